@@ -1,0 +1,155 @@
+"""The solver state of one game under one rule, and the thin validating wrappers around the
+kernels of :mod:`solver.cfr.kernels`."""
+
+from __future__ import annotations
+
+import numpy as np
+import numpy.typing as npt
+
+from solver.cfr.kernels import (
+    MODE_BR,
+    MODE_EVAL,
+    Scratch,
+    Storage,
+    normalize_strategy,
+    root_values,
+    run_iterations,
+)
+from solver.cfr.rules import NUM_COEFFICIENTS, Rule
+from solver.games.model import DECISION, Game
+
+Array = npt.NDArray[np.float64]
+
+
+def make_scratch(game: Game) -> Scratch:
+    """Work buffers sized for ``game``'s depth, widest node and hand counts."""
+    depth = game.max_depth + 2
+    h = int(max(game.hands.cards.shape[1], 1))
+    a = max(game.max_actions, 1)
+    return Scratch(
+        reach=np.zeros((depth, h)),
+        value=np.zeros((depth, h)),
+        action_value=np.zeros((depth, a, h)),
+        card_sum=np.zeros(max(game.hands.num_cards, 1)),
+        card_sum2=np.zeros(max(game.hands.num_cards, 1)),
+        tmp=np.zeros(a),
+        stack=np.zeros(depth, dtype=np.int64),
+        next_child=np.zeros(depth, dtype=np.int64),
+        reach_row=np.zeros(depth, dtype=np.int64),
+    )
+
+
+def uniform_strategy(game: Game) -> Array:
+    """Every action equally likely at every decision node, shape (action_size,)."""
+    out = np.zeros(game.action_size)
+    t = game.tree
+    for n in np.flatnonzero(t.kind == DECISION):
+        off, na, nh = game.block(int(n))
+        out[off : off + na * nh] = 1.0 / na
+    return out
+
+
+def _placeholder_storage() -> Storage:
+    one = np.zeros(1)
+    return Storage(one, one, one, one, one, one)
+
+
+def _check_strategy(game: Game, sigma: Array) -> Array:
+    sigma = np.ascontiguousarray(sigma, dtype=np.float64)
+    if sigma.shape != (game.action_size,):
+        raise ValueError(f"strategy must have shape ({game.action_size},), got {sigma.shape}")
+    return sigma
+
+
+def root_player_values(game: Game, sigma: Array, player: int, best_response: bool) -> Array:
+    """Counterfactual values (H[player],) at the root, chance of each deal included."""
+    sigma = _check_strategy(game, sigma)
+    mode = MODE_BR if best_response else MODE_EVAL
+    co = np.zeros(NUM_COEFFICIENTS)
+    return root_values(
+        game.tree,
+        game.hands,
+        game.boards,
+        sigma,
+        player,
+        mode,
+        _placeholder_storage(),
+        co,
+        make_scratch(game),
+    )
+
+
+def expected_values(game: Game, sigma: Array) -> tuple[float, float]:
+    """Each player's expected payoff (chips) when both play ``sigma``."""
+    out = []
+    for p in range(2):
+        v = root_player_values(game, sigma, p, best_response=False)
+        out.append(float(np.dot(game.hands.weights[p, : v.shape[0]], v)))
+    return out[0], out[1]
+
+
+def best_response_values(game: Game, sigma: Array) -> tuple[float, float]:
+    """(BR₀, BR₁): what each player's best response earns against the other's ``sigma``."""
+    out = []
+    for p in range(2):
+        v = root_player_values(game, sigma, p, best_response=True)
+        out.append(float(np.dot(game.hands.weights[p, : v.shape[0]], v)))
+    return out[0], out[1]
+
+
+def exploitability(game: Game, sigma: Array) -> float:
+    """NashConv/2 = (BR₀ + BR₁)/2 in chips (the game is zero-sum)."""
+    b0, b1 = best_response_values(game, sigma)
+    return 0.5 * (b0 + b1)
+
+
+class Engine:
+    """Regrets, strategies and sums of one solve; :meth:`iterate` runs the kernel.
+
+    The per-action arrays have shape (action_size,), laid out per decision node as
+    ``[action, hand]`` blocks (see :mod:`solver.games.model`).
+    """
+
+    def __init__(self, game: Game, rule: Rule) -> None:
+        self.game = game
+        self.rule = rule
+        size = game.action_size
+        adaptive = rule.adaptive
+        self.storage = Storage(
+            regrets=np.zeros(size),
+            strategy=uniform_strategy(game),
+            cumulative=np.zeros(size),
+            last_regret=np.zeros(size if adaptive else 1),
+            step_num=np.zeros(game.info_size if adaptive else 1),
+            step_den=np.zeros(game.info_size if adaptive else 1),
+        )
+        self.scratch = make_scratch(game)
+        self.iteration = 0
+        self.nodes_touched = 0
+
+    def iterate(self, n: int = 1) -> int:
+        """Run ``n`` iterations; returns the nodes visited by them."""
+        if n < 0:
+            raise ValueError("iterations must be ≥ 0")
+        if n == 0:
+            return 0
+        t = np.arange(self.iteration + 1, self.iteration + n + 1, dtype=np.float64)
+        coefs = np.ascontiguousarray(self.rule.coefficients(t))
+        g = self.game
+        touched = int(run_iterations(g.tree, g.hands, g.boards, self.storage, coefs, self.scratch))
+        self.iteration += n
+        self.nodes_touched += touched
+        return touched
+
+    @property
+    def memory_bytes(self) -> int:
+        return int(sum(a.nbytes for a in self.storage))
+
+    def average_strategy(self) -> Array:
+        """Average strategy σ̄ (action_size,): S normalised per infoset, uniform if S = 0."""
+        out = np.empty(self.game.action_size)
+        normalize_strategy(self.game.tree, self.game.hands, self.storage.cumulative, out)
+        return out
+
+    def current_strategy(self) -> Array:
+        return self.storage.strategy.copy()

@@ -1,0 +1,494 @@
+"""The one traversal: vector-form CFR, best response and evaluation over a public tree.
+
+A pass for traverser ``i`` walks the public tree depth first carrying the opponent's reach
+vector down (one entry per opponent hand) and bringing ``i``'s counterfactual values back up
+(one entry per ``i`` hand). The same walk serves three modes:
+
+* ``MODE_UPDATE``: CFR. At ``i``'s nodes it mixes the action values with the current strategy
+  and applies the rule's regret and strategy update; at the opponent's nodes it adds to the
+  opponent's average-strategy sums (weighted by the opponent's reach).
+* ``MODE_BR``: best response. At ``i``'s nodes it takes the best action per hand; the
+  opponent plays the strategy array passed in (normally the average strategy).
+* ``MODE_EVAL``: expected values of the strategy array passed in, for both players.
+
+Terminal values use card removal with inclusion–exclusion: O(n) for folds, one sweep over
+hands sorted by strength for showdowns. Chance nodes zero the hands the dealt card blocks.
+All kernels are ``nogil`` and cached (see :mod:`solver.jit`); nothing here allocates per node.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import NamedTuple
+
+import numpy as np
+import numpy.typing as npt
+from numba import njit
+
+from solver.cfr.rules import (
+    ADAPTIVE,
+    ALPHA_MAX,
+    AVG_WEIGHT,
+    DECAY,
+    FLOOR,
+    NORMAL_HEDGE,
+    POST_NEG,
+    POST_POS,
+    PRE_NEG,
+    PRE_POS,
+    PRED,
+    REGRET_WEIGHT,
+    SCALE,
+)
+from solver.games.model import CHANCE, DECISION, FIXED, Boards, Hands, Tree
+from solver.jit import JIT_OPTIONS
+
+MODE_UPDATE = 0
+MODE_BR = 1
+MODE_EVAL = 2
+
+Array = npt.NDArray[np.float64]
+
+
+class Storage(NamedTuple):
+    """Per-infoset buffers of one solve. ``A`` = total action size, ``I`` = total info size.
+
+    Adaptive rules use ``last_regret`` (A,) and ``step_num``/``step_den`` (I,); other rules
+    get length-1 placeholders there.
+    """
+
+    regrets: Array  # (A,) accumulated regrets R, [action, hand] blocks
+    strategy: Array  # (A,) current strategy σ (what the next pass plays)
+    cumulative: Array  # (A,) average-strategy sums S
+    last_regret: Array  # (A,) or (1,): last instantaneous regret (adaptive rules)
+    step_num: Array  # (I,) or (1,): Σ‖r − m‖² per infoset (adaptive rules)
+    step_den: Array  # (I,) or (1,): Σ‖ΔR‖² per infoset (adaptive rules)
+
+
+class Scratch(NamedTuple):
+    """Work buffers, one row per tree depth so recursion never allocates."""
+
+    reach: Array  # (D + 2, H)
+    value: Array  # (D + 2, H)
+    action_value: Array  # (D + 2, max_actions, H)
+    card_sum: Array  # (C,)
+    card_sum2: Array  # (C,)
+    tmp: Array  # (max_actions,)
+    stack: npt.NDArray[np.int64]  # (D + 2,) node at each depth of the walk
+    next_child: npt.NDArray[np.int64]  # (D + 2,) next child to visit, -1 on entry
+    reach_row: npt.NDArray[np.int64]  # (D + 2,) which reach row holds the node's reach
+
+
+@njit(**JIT_OPTIONS)
+def _fold_values(
+    hands: Hands, boards: Boards, b: int, trav: int, u: float, reach: Array, out: Array, cs: Array
+) -> None:
+    """out[h] = u · (opponent reach of hands compatible with h); O(n) inclusion–exclusion."""
+    opp = 1 - trav
+    no = hands.num_hands[opp]
+    nt = hands.num_hands[trav]
+    cs[:] = 0.0
+    total = 0.0
+    for j in range(no):
+        r = reach[j]
+        if r != 0.0:
+            total += r
+            for k in range(2):
+                c = hands.cards[opp, j, k]
+                if c >= 0:
+                    cs[c] += r
+    for h in range(nt):
+        s = total
+        n = 0
+        for k in range(2):
+            c = hands.cards[trav, h, k]
+            if c >= 0:
+                s -= cs[c]
+                n += 1
+        if n == 2:
+            sm = hands.same[trav, h]
+            if sm >= 0:
+                s += reach[sm]
+        out[h] = u * s * boards.valid[b, trav, h]
+
+
+@njit(**JIT_OPTIONS)
+def _showdown_values(
+    hands: Hands,
+    boards: Boards,
+    b: int,
+    trav: int,
+    amount: float,
+    reach: Array,
+    out: Array,
+    cs: Array,
+    cs2: Array,
+) -> None:
+    """out[h] = amount · (reach of compatible weaker hands − reach of compatible stronger).
+
+    One ascending sweep for wins and one descending sweep for losses over hands sorted by
+    strength; per-card running sums remove the hands that share a card with ``h``.
+    """
+    opp = 1 - trav
+    no = hands.num_hands[opp]
+    nt = hands.num_hands[trav]
+    ordt = boards.order[b, trav]
+    ordo = boards.order[b, opp]
+    rankt = boards.rank[b, trav]
+    ranko = boards.rank[b, opp]
+    # wins: opponent hands strictly weaker
+    cs[:] = 0.0
+    cum = 0.0
+    j = 0
+    for i in range(nt):
+        h = ordt[i]
+        rh = rankt[h]
+        while j < no and ranko[ordo[j]] < rh:
+            o = ordo[j]
+            r = reach[o]
+            cum += r
+            for k in range(2):
+                c = hands.cards[opp, o, k]
+                if c >= 0:
+                    cs[c] += r
+            j += 1
+        s = cum
+        for k in range(2):
+            c = hands.cards[trav, h, k]
+            if c >= 0:
+                s -= cs[c]
+        out[h] = s
+    # losses: opponent hands strictly stronger
+    cs2[:] = 0.0
+    cum = 0.0
+    j = no - 1
+    for i in range(nt - 1, -1, -1):
+        h = ordt[i]
+        rh = rankt[h]
+        while j >= 0 and ranko[ordo[j]] > rh:
+            o = ordo[j]
+            r = reach[o]
+            cum += r
+            for k in range(2):
+                c = hands.cards[opp, o, k]
+                if c >= 0:
+                    cs2[c] += r
+            j -= 1
+        s = cum
+        for k in range(2):
+            c = hands.cards[trav, h, k]
+            if c >= 0:
+                s -= cs2[c]
+        out[h] = amount * (out[h] - s) * boards.valid[b, trav, h]
+
+
+@njit(**JIT_OPTIONS)
+def _normal_hedge(x: Array, na: int, out: Array) -> None:
+    """NormalHedge weights of the non-negative vector ``x[:na]`` into ``out[:na]``.
+
+    Solves (1/na)·Σ exp(x²/(2c)) = e for c by bisection on log c in
+    [M²/(2(1 + ln na)), M²/2] (M = max x), then out ∝ (x/c)·exp(x²/(2c)).
+    """
+    m = 0.0
+    for a in range(na):
+        if x[a] > m:
+            m = x[a]
+    if m <= 0.0:
+        for a in range(na):
+            out[a] = 1.0 / na
+        return
+    lo = math.log(m * m / (2.0 * (1.0 + math.log(na))))
+    hi = math.log(m * m / 2.0)
+    for _ in range(80):
+        mid = 0.5 * (lo + hi)
+        c = math.exp(mid)
+        f = 0.0
+        for a in range(na):
+            f += math.exp(x[a] * x[a] / (2.0 * c))
+        if f / na > math.e:
+            lo = mid
+        else:
+            hi = mid
+    c = math.exp(0.5 * (lo + hi))
+    s = 0.0
+    for a in range(na):
+        w = (x[a] / c) * math.exp(x[a] * x[a] / (2.0 * c))
+        out[a] = w
+        s += w
+    for a in range(na):
+        out[a] /= s
+
+
+@njit(**JIT_OPTIONS)
+def _update_infosets(
+    st: Storage,
+    co: Array,
+    off: int,
+    ioff: int,
+    na: int,
+    nt: int,
+    av: Array,
+    out: Array,
+    tmp: Array,
+) -> None:
+    """Apply the rule to every hand's infoset at one decision node.
+
+    ``av`` is (actions, hands) action values, ``out`` the node values under the strategy
+    just played. Updates regrets, then the next strategy, in place.
+    """
+    pre_pos = co[PRE_POS]
+    pre_neg = co[PRE_NEG]
+    rw = co[REGRET_WEIGHT]
+    post_pos = co[POST_POS]
+    post_neg = co[POST_NEG]
+    floor = co[FLOOR] != 0.0
+    scale = co[SCALE]
+    pred = co[PRED]
+    adaptive = co[ADAPTIVE] != 0.0
+    nh = co[NORMAL_HEDGE] != 0.0
+    R = st.regrets
+    sigma = st.strategy
+    for h in range(nt):
+        v = out[h]
+        mnorm = 0.0
+        dnorm = 0.0
+        for a in range(na):
+            i = off + a * nt + h
+            r = av[a, h] - v
+            old = R[i]
+            x = old * (pre_pos if old > 0.0 else pre_neg) + rw * r
+            x = x * (post_pos if x > 0.0 else post_neg)
+            if floor and x < 0.0:
+                x = 0.0
+            R[i] = x
+            if adaptive:
+                d = r - st.last_regret[i]
+                mnorm += d * d
+                e = x - old
+                dnorm += e * e
+                st.last_regret[i] = r
+        step = pred
+        if adaptive:
+            st.step_num[ioff + h] += mnorm
+            st.step_den[ioff + h] += dnorm
+            den = st.step_den[ioff + h]
+            amax = co[ALPHA_MAX]
+            alpha = amax
+            if den > 0.0:
+                alpha = min(math.sqrt(st.step_num[ioff + h] / den), amax)
+            step = pred / (1.0 + alpha)
+        total = 0.0
+        for a in range(na):
+            i = off + a * nt + h
+            y = R[i] * scale
+            if step != 0.0:
+                y += step * (av[a, h] - v)
+            y = y if y > 0.0 else 0.0
+            tmp[a] = y
+            total += y
+        if nh:
+            _normal_hedge(tmp, na, tmp)
+            for a in range(na):
+                sigma[off + a * nt + h] = tmp[a]
+        elif total > 0.0:
+            for a in range(na):
+                sigma[off + a * nt + h] = tmp[a] / total
+        else:
+            for a in range(na):
+                sigma[off + a * nt + h] = 1.0 / na
+
+
+@njit(**JIT_OPTIONS)
+def _traverse(
+    tree: Tree,
+    hands: Hands,
+    boards: Boards,
+    trav: int,
+    mode: int,
+    sigma: Array,
+    st: Storage,
+    co: Array,
+    sc: Scratch,
+) -> int:
+    """One depth-first pass for ``trav`` over the whole public tree.
+
+    Input: the opponent's root reach in ``sc.reach[0, :H[opp]]``. Output: ``trav``'s
+    counterfactual values at the root in ``sc.value[0, :H[trav]]``. Returns the number of
+    nodes visited. The walk keeps an explicit stack (one row of the scratch buffers per depth)
+    instead of recursing: a Numba call per node costs more than Leduc's whole node.
+    """
+    opp = 1 - trav
+    nt = hands.num_hands[trav]
+    no = hands.num_hands[opp]
+    stack = sc.stack
+    nxt = sc.next_child
+    rrow = sc.reach_row
+    d = 0
+    stack[0] = 0
+    nxt[0] = -1
+    rrow[0] = 0
+    touched = 0
+    while True:
+        node = stack[d]
+        kind = tree.kind[node]
+        out = sc.value[d]
+        done = False
+        if nxt[d] < 0:  # entering the node
+            touched += 1
+            b = tree.board[node]
+            reach = sc.reach[rrow[d]]
+            if kind == FIXED:
+                u = tree.payoff[node] if trav == 0 else -tree.payoff[node]
+                _fold_values(hands, boards, b, trav, u, reach, out, sc.card_sum)
+                done = True
+            elif kind != DECISION and kind != CHANCE:
+                _showdown_values(
+                    hands, boards, b, trav, tree.payoff[node], reach, out, sc.card_sum, sc.card_sum2
+                )
+                done = True
+            else:
+                nxt[d] = 0
+                if kind == CHANCE or tree.player[node] != trav:
+                    for h in range(nt):
+                        out[h] = 0.0
+        if not done:
+            k = nxt[d]
+            na = tree.num_children[node]
+            if k < na:
+                child = tree.first_child[node] + k
+                reach = sc.reach[rrow[d]]
+                if kind == CHANCE:
+                    cr = sc.reach[d + 1]
+                    cb = tree.board[child]
+                    for j in range(no):
+                        cr[j] = reach[j] * boards.valid[cb, opp, j]
+                    rrow[d + 1] = d + 1
+                elif tree.player[node] == trav:
+                    rrow[d + 1] = rrow[d]
+                else:
+                    cr = sc.reach[d + 1]
+                    base = tree.offset[node] + k * no
+                    for j in range(no):
+                        cr[j] = reach[j] * sigma[base + j]
+                    rrow[d + 1] = d + 1
+                d += 1
+                stack[d] = child
+                nxt[d] = -1
+                continue
+            # all children done: finish the node
+            if kind == DECISION:
+                off = tree.offset[node]
+                if tree.player[node] == trav:
+                    av = sc.action_value[d]
+                    if mode == MODE_BR:
+                        for h in range(nt):
+                            best = av[0, h]
+                            for a in range(1, na):
+                                if av[a, h] > best:
+                                    best = av[a, h]
+                            out[h] = best
+                    else:
+                        for h in range(nt):
+                            s = 0.0
+                            for a in range(na):
+                                s += sigma[off + a * nt + h] * av[a, h]
+                            out[h] = s
+                    if mode == MODE_UPDATE:
+                        _update_infosets(st, co, off, tree.ioffset[node], na, nt, av, out, sc.tmp)
+                elif mode == MODE_UPDATE:
+                    decay = co[DECAY]
+                    w = co[AVG_WEIGHT]
+                    reach = sc.reach[rrow[d]]
+                    S = st.cumulative
+                    for i in range(off, off + na * no):
+                        j = (i - off) % no
+                        S[i] = S[i] * decay + w * reach[j] * sigma[i]
+        # the node at depth d is finished: hand its values to the parent
+        if d == 0:
+            return touched
+        parent = stack[d - 1]
+        k = nxt[d - 1]
+        pout = sc.value[d - 1]
+        pkind = tree.kind[parent]
+        if pkind == CHANCE:
+            child = tree.first_child[parent] + k
+            w = tree.chance_weight[child]
+            cb = tree.board[child]
+            for h in range(nt):
+                pout[h] += w * boards.valid[cb, trav, h] * out[h]
+        elif tree.player[parent] == trav:
+            av = sc.action_value[d - 1, k]
+            for h in range(nt):
+                av[h] = out[h]
+        else:
+            for h in range(nt):
+                pout[h] += out[h]
+        nxt[d - 1] = k + 1
+        d -= 1
+
+
+@njit(**JIT_OPTIONS)
+def _root_reach(hands: Hands, player: int, out: Array) -> None:
+    n = hands.num_hands[player]
+    for j in range(n):
+        out[j] = hands.norm * hands.weights[player, j]
+
+
+@njit(**JIT_OPTIONS)
+def run_iterations(
+    tree: Tree, hands: Hands, boards: Boards, st: Storage, coefs: Array, sc: Scratch
+) -> int:
+    """Run ``coefs.shape[0]`` CFR iterations (alternating: player 0 then player 1).
+
+    ``coefs[k]`` holds the rule's scalars for the k-th iteration of the chunk. Updates
+    ``st`` in place. Returns the number of nodes visited.
+    """
+    touched = 0
+    for k in range(coefs.shape[0]):
+        co = coefs[k]
+        for trav in range(2):
+            _root_reach(hands, 1 - trav, sc.reach[0])
+            touched += _traverse(tree, hands, boards, trav, MODE_UPDATE, st.strategy, st, co, sc)
+    return touched
+
+
+@njit(**JIT_OPTIONS)
+def root_values(
+    tree: Tree,
+    hands: Hands,
+    boards: Boards,
+    sigma: Array,
+    trav: int,
+    mode: int,
+    st: Storage,
+    co: Array,
+    sc: Scratch,
+) -> Array:
+    """Counterfactual values (H[trav],) of ``trav`` at the root when both play ``sigma``
+    (``MODE_EVAL``) or ``trav`` best-responds to the opponent's part of it (``MODE_BR``).
+
+    Values are already weighted by the chance of each deal; the player's expected value is
+    ``Σ_h weights[trav, h] · values[h]``."""
+    _root_reach(hands, 1 - trav, sc.reach[0])
+    _traverse(tree, hands, boards, trav, mode, sigma, st, co, sc)
+    return sc.value[0, : hands.num_hands[trav]].copy()
+
+
+@njit(**JIT_OPTIONS)
+def normalize_strategy(
+    tree: Tree, hands: Hands, cumulative: Array, out: Array
+) -> None:
+    """out ← cumulative normalised per (decision node, hand); uniform where the sum is 0."""
+    for node in range(tree.kind.shape[0]):
+        if tree.kind[node] != DECISION:
+            continue
+        off = tree.offset[node]
+        na = tree.num_children[node]
+        nh = hands.num_hands[tree.player[node]]
+        for h in range(nh):
+            s = 0.0
+            for a in range(na):
+                s += cumulative[off + a * nh + h]
+            for a in range(na):
+                i = off + a * nh + h
+                out[i] = cumulative[i] / s if s > 0.0 else 1.0 / na

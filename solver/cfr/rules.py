@@ -1,0 +1,300 @@
+"""CFR-family algorithms as small rules: a schedule of per-iteration scalars.
+
+The engine owns the one traversal (:mod:`solver.cfr.kernels`). A rule only says, for each
+iteration ``t`` (1-based), how to update one infoset's buffers. With ``r`` the instantaneous
+regret vector of an infoset and ``R`` its accumulated regrets:
+
+1. regrets ``R ← post(pre(R) + w·r)`` where ``pre`` multiplies positive entries by
+   ``pre_pos`` and negative ones by ``pre_neg``, ``post`` likewise with ``post_pos`` and
+   ``post_neg``; then ``R ← max(R, 0)`` if ``floor``;
+2. the next current strategy ``σ = RM(R·scale + pred·r/(1+α_I))`` (or NormalHedge of its
+   positive part), where ``α_I = 0`` unless the rule is ``adaptive``, in which case
+   ``α_I = min(sqrt(Σ‖r − m‖² / Σ‖ΔR‖²), alpha_max)`` per infoset (``alpha_max`` when no
+   regret has moved), ``m`` the previous instantaneous regret;
+3. at the opponent's nodes, the average-strategy sums ``S ← S·decay + avg_weight·π·σ`` with
+   ``π`` the owner's reach (CFR+ paper, Algorithm 1).
+
+Every rule here is a frozen dataclass whose ``coefficients(t)`` returns those scalars for a
+vector of iterations; :data:`RULES` is the registry the API, CLI and app list.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, fields
+from typing import ClassVar
+
+import numpy as np
+import numpy.typing as npt
+
+# Column indices of a coefficient table (one row per iteration).
+PRE_POS, PRE_NEG, REGRET_WEIGHT, POST_POS, POST_NEG = 0, 1, 2, 3, 4
+FLOOR, SCALE, PRED, ADAPTIVE, ALPHA_MAX = 5, 6, 7, 8, 9
+DECAY, AVG_WEIGHT, NORMAL_HEDGE = 10, 11, 12
+NUM_COEFFICIENTS = 13
+
+FloatArray = npt.NDArray[np.float64]
+
+
+def _discount(t: FloatArray, power: float) -> FloatArray:
+    """t^p / (t^p + 1) elementwise, with p = -inf giving 0 and p = +inf giving 1 (t ≥ 1)."""
+    if power == -math.inf:
+        return np.zeros_like(t)
+    if power == math.inf:
+        return np.ones_like(t)
+    with np.errstate(over="ignore", divide="ignore"):
+        return 1.0 / (1.0 + np.power(t, -power))
+
+
+def _pdcfr_discount(t: FloatArray, alpha: float) -> FloatArray:
+    """PDCFR+'s d(t) = (t−1)^α / ((t−1)^α + 1); d(1) = 0."""
+    tm1 = t - 1.0
+    out = np.zeros_like(t)
+    pos = tm1 > 0
+    out[pos] = _discount(tm1[pos], alpha)
+    return out
+
+
+@dataclass(frozen=True)
+class Rule:
+    """Base of every rule. Subclasses add their parameters as fields with defaults."""
+
+    name: ClassVar[str] = ""
+    description: ClassVar[str] = ""
+    paper: ClassVar[str] = ""
+
+    def coefficients(self, t: FloatArray) -> FloatArray:
+        """Scalars for iterations ``t`` (a float array of 1-based iterations): shape
+        ``(len(t), NUM_COEFFICIENTS)``. Pure: depends on ``t`` and the parameters only."""
+        c = np.zeros((t.shape[0], NUM_COEFFICIENTS), dtype=np.float64)
+        c[:, [PRE_POS, PRE_NEG, REGRET_WEIGHT, POST_POS, POST_NEG, SCALE, DECAY, AVG_WEIGHT]] = 1
+        self._fill(np.asarray(t, dtype=np.float64), c)
+        return c
+
+    def _fill(self, t: FloatArray, c: FloatArray) -> None:
+        raise NotImplementedError
+
+    @property
+    def adaptive(self) -> bool:
+        """Whether the rule keeps per-infoset step statistics (and the last regret)."""
+        return False
+
+    def params(self) -> dict[str, float]:
+        return {f.name: float(getattr(self, f.name)) for f in fields(self)}
+
+    def label(self) -> str:
+        ps = ", ".join(f"{k}={v:g}" for k, v in self.params().items())
+        return f"{self.name}({ps})" if ps else self.name
+
+
+@dataclass(frozen=True)
+class CFR(Rule):
+    name = "cfr"
+    description = "Vanilla CFR: regret matching on summed regrets, uniform averaging."
+    paper = "Zinkevich, Johanson, Bowling, Piccione 2007"
+
+    def _fill(self, t: FloatArray, c: FloatArray) -> None:
+        pass
+
+
+@dataclass(frozen=True)
+class CFRPlus(Rule):
+    delay: float = 0.0
+    name = "cfr+"
+    description = "CFR+: regrets floored at zero (RM+), linear averaging after a delay d."
+    paper = "Tammelin 2014 (arXiv 1407.5042)"
+
+    def _fill(self, t: FloatArray, c: FloatArray) -> None:
+        if self.delay < 0:
+            raise ValueError("delay must be ≥ 0")
+        c[:, FLOOR] = 1
+        c[:, AVG_WEIGHT] = np.maximum(t - self.delay, 0.0)
+
+
+@dataclass(frozen=True)
+class LinearCFR(Rule):
+    name = "lcfr"
+    description = "Linear CFR: iteration t's regrets and strategy weighted by t; = DCFR(1,1,1)."
+    paper = "Brown & Sandholm 2019 (AAAI), Discounted CFR"
+
+    def _fill(self, t: FloatArray, c: FloatArray) -> None:
+        c[:, REGRET_WEIGHT] = t
+        c[:, AVG_WEIGHT] = t
+
+
+@dataclass(frozen=True)
+class DCFR(Rule):
+    alpha: float = 1.5
+    beta: float = 0.0
+    gamma: float = 2.0
+    name = "dcfr"
+    description = (
+        "Discounted CFR: positive regrets × t^α/(t^α+1), negative × t^β/(t^β+1) "
+        "(β = -inf zeroes them), average weights ∝ t^γ."
+    )
+    paper = "Brown & Sandholm 2019 (AAAI), Discounted CFR"
+
+    def _fill(self, t: FloatArray, c: FloatArray) -> None:
+        c[:, POST_POS] = _discount(t, self.alpha)
+        c[:, POST_NEG] = _discount(t, self.beta)
+        c[:, DECAY] = ((t - 1.0) / t) ** self.gamma
+
+
+@dataclass(frozen=True)
+class DCFRNormalHedge(DCFR):
+    name = "dcfr-nh"
+    description = "DCFR with NormalHedge instead of regret matching as the local minimizer."
+    paper = "Brown & Sandholm 2019 (AAAI), Discounted CFR, section 5"
+
+    def _fill(self, t: FloatArray, c: FloatArray) -> None:
+        super()._fill(t, c)
+        c[:, NORMAL_HEDGE] = 1
+
+
+@dataclass(frozen=True)
+class LCFRPlus(Rule):
+    name = "lcfr+"
+    description = "LCFR+: linear regret weights with the CFR+ floor (the DCFR paper: worse)."
+    paper = "Brown & Sandholm 2019 (AAAI), Discounted CFR"
+
+    def _fill(self, t: FloatArray, c: FloatArray) -> None:
+        c[:, REGRET_WEIGHT] = t
+        c[:, FLOOR] = 1
+        c[:, AVG_WEIGHT] = t
+
+
+@dataclass(frozen=True)
+class OptimisticLCFR(Rule):
+    name = "olcfr"
+    description = "Optimistic Linear CFR: the next strategy counts the last iteration twice."
+    paper = "Brown & Sandholm 2019 (AAAI), Discounted CFR"
+
+    def _fill(self, t: FloatArray, c: FloatArray) -> None:
+        c[:, REGRET_WEIGHT] = t
+        c[:, PRED] = t
+        c[:, AVG_WEIGHT] = t
+
+
+@dataclass(frozen=True)
+class PCFRPlus(Rule):
+    name = "pcfr+"
+    description = "Predictive CFR+: RM+ on regrets plus the last regret as prediction; t² avg."
+    paper = "Farina, Kroer, Sandholm 2021 (AAAI), Faster Game Solving via Predictive Blackwell"
+
+    def _fill(self, t: FloatArray, c: FloatArray) -> None:
+        c[:, FLOOR] = 1
+        c[:, PRED] = 1
+        c[:, AVG_WEIGHT] = t * t
+
+
+@dataclass(frozen=True)
+class SAPCFRPlus(Rule):
+    alpha: float = 2.0
+    name = "sapcfr+"
+    description = "Simple Asynchronous PCFR+: PCFR+ with the prediction scaled by 1/(1+α)."
+    paper = "Meng et al. 2025 (arXiv 2503.12770), Asynchronous PCFR+"
+
+    def _fill(self, t: FloatArray, c: FloatArray) -> None:
+        if self.alpha < 0:
+            raise ValueError("alpha must be ≥ 0")
+        c[:, FLOOR] = 1
+        c[:, PRED] = 1.0 / (1.0 + self.alpha)
+        c[:, AVG_WEIGHT] = t * t
+
+
+@dataclass(frozen=True)
+class APCFRPlus(Rule):
+    alpha_max: float = 5.0
+    name = "apcfr+"
+    description = "Asynchronous PCFR+: per-infoset adaptive step 1/(1+α) on the prediction."
+    paper = "Meng et al. 2025 (arXiv 2503.12770), Asynchronous PCFR+"
+
+    @property
+    def adaptive(self) -> bool:
+        return True
+
+    def _fill(self, t: FloatArray, c: FloatArray) -> None:
+        if self.alpha_max < 0:
+            raise ValueError("alpha_max must be ≥ 0")
+        c[:, FLOOR] = 1
+        c[:, PRED] = 1
+        c[:, ADAPTIVE] = 1
+        c[:, ALPHA_MAX] = self.alpha_max
+        c[:, AVG_WEIGHT] = t * t
+
+
+@dataclass(frozen=True)
+class PDCFRPlus(Rule):
+    alpha: float = 2.3
+    gamma: float = 5.0
+    name = "pdcfr+"
+    description = "Predictive Discounted CFR+: discounted RM+ regrets with a prediction."
+    paper = "Xu et al. 2024 (IJCAI), Minimizing Weighted Counterfactual Regret with Optimistic OMD"
+
+    def _fill(self, t: FloatArray, c: FloatArray) -> None:
+        d = _pdcfr_discount(t, self.alpha)
+        c[:, PRE_POS] = d
+        c[:, PRE_NEG] = d
+        c[:, FLOOR] = 1
+        c[:, SCALE] = _pdcfr_discount(t + 1.0, self.alpha)
+        c[:, PRED] = 1
+        c[:, DECAY] = ((t - 1.0) / t) ** self.gamma
+
+
+@dataclass(frozen=True)
+class APDCFRPlus(PDCFRPlus):
+    alpha_max: float = 5.0
+    name = "apdcfr+"
+    description = "PDCFR+ with APCFR+'s adaptive asynchronous step on the prediction."
+    paper = "Meng et al. 2025 (arXiv 2503.12770), appendix C"
+
+    @property
+    def adaptive(self) -> bool:
+        return True
+
+    def _fill(self, t: FloatArray, c: FloatArray) -> None:
+        super()._fill(t, c)
+        c[:, ADAPTIVE] = 1
+        c[:, ALPHA_MAX] = self.alpha_max
+
+
+RULES: dict[str, type[Rule]] = {
+    cls.name: cls
+    for cls in (
+        CFR,
+        CFRPlus,
+        LinearCFR,
+        DCFR,
+        PCFRPlus,
+        APCFRPlus,
+        SAPCFRPlus,
+        PDCFRPlus,
+        APDCFRPlus,
+        LCFRPlus,
+        OptimisticLCFR,
+        DCFRNormalHedge,
+    )
+}
+
+
+def make_rule(name: str, **params: float) -> Rule:
+    """The rule registered as ``name`` with ``params`` overriding its defaults."""
+    key = name.lower()
+    if key not in RULES:
+        raise KeyError(f"unknown algorithm {name!r}; known: {', '.join(RULES)}")
+    cls = RULES[key]
+    allowed = {f.name for f in fields(cls)}
+    for p, v in params.items():
+        if p not in allowed:
+            opts = ", ".join(sorted(allowed)) or "none"
+            raise ValueError(f"algorithm {key!r} has no parameter {p!r} (parameters: {opts})")
+        if not isinstance(v, (int, float)) or math.isnan(v):
+            raise ValueError(f"parameter {p!r} must be a number, got {v!r}")
+    rule = cls(**{k: float(v) for k, v in params.items()})
+    rule.coefficients(np.array([1.0, 2.0]))  # validates parameter ranges
+    return rule
+
+
+def rule_defaults(name: str) -> dict[str, float]:
+    cls = RULES[name]
+    return {f.name: float(f.default) for f in fields(cls)}  # type: ignore[arg-type]

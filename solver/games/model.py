@@ -1,0 +1,334 @@
+"""The game model every game is built into: a public tree with private-hand vectors.
+
+A game is a *public tree* (what both players see: actions and public cards), a list of
+*private hands* per player (Kuhn and Leduc: one card; hold'em: two-card combos), and per
+public board the data needed to turn an opponent reach vector into counterfactual values with
+card removal. The engine never sees a game's rules, only these flat arrays.
+
+Layout (``N`` nodes, ``H`` = the larger of the two players' hand counts, ``B`` boards,
+``C`` cards in the deck):
+
+* nodes are numbered so that a parent comes before its children and siblings are contiguous
+  (breadth first); node 0 is the root;
+* a decision node of player ``p`` with ``A`` actions owns the block
+  ``offset : offset + A * num_hands[p]`` of the per-action arrays (regrets, strategy, strategy
+  sums), laid out ``[a, h]``, and ``ioffset : ioffset + num_hands[p]`` of the per-hand arrays;
+* all payoffs are in chips and zero-sum: ``payoff`` of a FIXED terminal is player 0's payoff
+  (player 1 gets its negative); ``payoff`` of a SHOWDOWN terminal is what the winner wins
+  (each player's contribution), a tie pays 0.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import NamedTuple
+
+import numpy as np
+import numpy.typing as npt
+
+DECISION = 0
+CHANCE = 1
+FIXED = 2  # terminal with a fixed payoff (a fold)
+SHOWDOWN = 3
+
+KIND_NAMES = {DECISION: "decision", CHANCE: "chance", FIXED: "fold", SHOWDOWN: "showdown"}
+
+
+class Tree(NamedTuple):
+    """Flat public tree. Every array has length ``N`` (number of nodes)."""
+
+    kind: npt.NDArray[np.int8]  # DECISION, CHANCE, FIXED or SHOWDOWN
+    player: npt.NDArray[np.int8]  # acting player at a decision node, else -1
+    first_child: npt.NDArray[np.int32]  # index of the first child, -1 for terminals
+    num_children: npt.NDArray[np.int32]
+    offset: npt.NDArray[np.int64]  # decision: start of its [action, hand] block, else -1
+    ioffset: npt.NDArray[np.int64]  # decision: start of its [hand] block, else -1
+    payoff: npt.NDArray[np.float64]  # FIXED: player 0's payoff; SHOWDOWN: winner's gain (chips)
+    board: npt.NDArray[np.int32]  # index of the public board at this node
+    chance_weight: npt.NDArray[np.float64]  # child of a chance node: probability of its card
+
+
+class Hands(NamedTuple):
+    """Private hands of both players, padded to ``H`` entries."""
+
+    num_hands: npt.NDArray[np.int64]  # (2,)
+    cards: npt.NDArray[np.int32]  # (2, H, 2): the hand's cards, -1 where unused
+    weights: npt.NDArray[np.float64]  # (2, H): initial range weight of each hand
+    same: npt.NDArray[np.int32]  # (2, H): index of the opponent hand with the same cards, or -1
+    num_cards: int  # cards in the deck (size of per-card scratch arrays)
+    norm: float  # 1 / sum of w0(h0) * w1(h1) over compatible pairs: chance of each deal
+
+
+class Boards(NamedTuple):
+    """Per public board: which hands it blocks and the showdown order of the rest."""
+
+    valid: npt.NDArray[np.float64]  # (B, 2, H): 1.0 if the hand shares no card with the board
+    order: npt.NDArray[np.int32]  # (B, 2, H): hand indices sorted by ascending strength
+    rank: npt.NDArray[np.int64]  # (B, 2, H): strength of each hand (higher wins)
+
+
+@dataclass
+class Game:
+    """A built game: the flat arrays the kernels use plus names for people.
+
+    ``labels[n]`` is the label of the action or card that leads to node ``n`` ("" at the
+    root); ``hand_names[p][h]`` names player ``p``'s hand ``h``.
+    """
+
+    name: str
+    tree: Tree
+    hands: Hands
+    boards: Boards
+    labels: list[str]
+    hand_names: list[list[str]]
+    description: str = ""
+    meta: dict[str, object] = field(default_factory=dict)
+    _parents: npt.NDArray[np.int64] | None = field(default=None, repr=False)
+
+    # ----- sizes -------------------------------------------------------------------------
+    @property
+    def num_nodes(self) -> int:
+        return int(self.tree.kind.shape[0])
+
+    @property
+    def num_hands(self) -> tuple[int, int]:
+        return int(self.hands.num_hands[0]), int(self.hands.num_hands[1])
+
+    @property
+    def action_size(self) -> int:
+        """Length of the per-action arrays (regrets, strategy): sum of ``A * H[p]``."""
+        t = self.tree
+        dec = np.flatnonzero(t.kind == DECISION)
+        if dec.size == 0:
+            return 0
+        last = dec[np.argmax(t.offset[dec])]
+        return int(t.offset[last] + t.num_children[last] * self.hands.num_hands[t.player[last]])
+
+    @property
+    def info_size(self) -> int:
+        """Length of the per-hand arrays: sum over decision nodes of ``H[p]``."""
+        t = self.tree
+        dec = np.flatnonzero(t.kind == DECISION)
+        if dec.size == 0:
+            return 0
+        last = dec[np.argmax(t.ioffset[dec])]
+        return int(t.ioffset[last] + self.hands.num_hands[t.player[last]])
+
+    @property
+    def max_depth(self) -> int:
+        depth = np.zeros(self.num_nodes, dtype=np.int64)
+        parents = self.parents
+        for n in range(1, self.num_nodes):
+            depth[n] = depth[parents[n]] + 1
+        return int(depth.max())
+
+    @property
+    def max_actions(self) -> int:
+        return int(self.tree.num_children.max()) if self.num_nodes else 0
+
+    @property
+    def num_infosets(self) -> int:
+        """Decision infosets: (decision node, hand of the actor) pairs a deal can reach."""
+        t = self.tree
+        total = 0
+        for n in np.flatnonzero(t.kind == DECISION):
+            p = t.player[n]
+            hp = self.hands.num_hands[p]
+            total += int(np.count_nonzero(self.boards.valid[t.board[n], p, :hp]))
+        return total
+
+    # ----- navigation --------------------------------------------------------------------
+    @property
+    def parents(self) -> npt.NDArray[np.int64]:
+        if self._parents is None:
+            parents = np.full(self.num_nodes, -1, dtype=np.int64)
+            t = self.tree
+            for n in range(self.num_nodes):
+                fc = t.first_child[n]
+                if fc >= 0:
+                    parents[fc : fc + t.num_children[n]] = n
+            self._parents = parents
+        return self._parents
+
+    def children(self, node: int) -> range:
+        fc = int(self.tree.first_child[node])
+        if fc < 0:
+            return range(0)
+        return range(fc, fc + int(self.tree.num_children[node]))
+
+    def history(self, node: int) -> tuple[str, ...]:
+        """Labels of the actions and cards from the root to ``node``."""
+        out: list[str] = []
+        parents = self.parents
+        while node > 0:
+            out.append(self.labels[node])
+            node = int(parents[node])
+        return tuple(reversed(out))
+
+    def action_labels(self, node: int) -> list[str]:
+        return [self.labels[c] for c in self.children(node)]
+
+    def find(self, history: tuple[str, ...] | list[str]) -> int:
+        """The node reached by following ``history`` labels from the root."""
+        node = 0
+        for label in history:
+            for c in self.children(node):
+                if self.labels[c] == label:
+                    node = c
+                    break
+            else:
+                raise KeyError(f"no action or card {label!r} at {self.history(node)}")
+        return node
+
+    def decision_nodes(self) -> npt.NDArray[np.int64]:
+        return np.flatnonzero(self.tree.kind == DECISION)
+
+    def block(self, node: int) -> tuple[int, int, int]:
+        """(offset, num_actions, num_hands) of a decision node's ``[action, hand]`` block."""
+        t = self.tree
+        if t.kind[node] != DECISION:
+            raise ValueError(f"node {node} is not a decision node")
+        p = int(t.player[node])
+        return int(t.offset[node]), int(t.num_children[node]), int(self.hands.num_hands[p])
+
+    def valid_hands(self, node: int, player: int) -> npt.NDArray[np.bool_]:
+        """Which of ``player``'s hands the board at ``node`` leaves possible."""
+        h = self.hands.num_hands[player]
+        return self.boards.valid[self.tree.board[node], player, :h] > 0
+
+
+class NodeSpec:
+    """A node while a tree is being built (Python objects, converted once by ``flatten``)."""
+
+    __slots__ = ("kind", "player", "children", "payoff", "board", "weight", "label")
+
+    def __init__(
+        self,
+        kind: int,
+        *,
+        player: int = -1,
+        payoff: float = 0.0,
+        board: int = 0,
+        weight: float = 0.0,
+        label: str = "",
+    ) -> None:
+        self.kind = kind
+        self.player = player
+        self.children: list[NodeSpec] = []
+        self.payoff = payoff
+        self.board = board
+        self.weight = weight
+        self.label = label
+
+
+def flatten(root: NodeSpec, num_hands: tuple[int, int]) -> tuple[Tree, list[str]]:
+    """Number ``root``'s tree breadth first and pack it into a :class:`Tree`.
+
+    Decision blocks are allocated in node order: offsets into the ``[action, hand]`` arrays
+    and ioffsets into the ``[hand]`` arrays.
+    """
+    order: list[NodeSpec] = [root]
+    i = 0
+    while i < len(order):
+        order.extend(order[i].children)
+        i += 1
+    n = len(order)
+    index = {id(node): k for k, node in enumerate(order)}
+    kind = np.empty(n, dtype=np.int8)
+    player = np.full(n, -1, dtype=np.int8)
+    first_child = np.full(n, -1, dtype=np.int32)
+    num_children = np.zeros(n, dtype=np.int32)
+    offset = np.full(n, -1, dtype=np.int64)
+    ioffset = np.full(n, -1, dtype=np.int64)
+    payoff = np.zeros(n, dtype=np.float64)
+    board = np.zeros(n, dtype=np.int32)
+    weight = np.zeros(n, dtype=np.float64)
+    labels: list[str] = []
+    off = 0
+    ioff = 0
+    for k, node in enumerate(order):
+        kind[k] = node.kind
+        player[k] = node.player
+        payoff[k] = node.payoff
+        board[k] = node.board
+        weight[k] = node.weight
+        labels.append(node.label)
+        if node.children:
+            first_child[k] = index[id(node.children[0])]
+            num_children[k] = len(node.children)
+        if node.kind == DECISION:
+            if not node.children:
+                raise ValueError("a decision node needs at least one action")
+            offset[k] = off
+            ioffset[k] = ioff
+            off += len(node.children) * num_hands[node.player]
+            ioff += num_hands[node.player]
+    tree = Tree(kind, player, first_child, num_children, offset, ioffset, payoff, board, weight)
+    return tree, labels
+
+
+def make_hands(
+    cards: list[list[tuple[int, ...]]],
+    weights: list[npt.NDArray[np.float64]],
+    num_cards: int,
+    initial_board: tuple[int, ...] = (),
+) -> Hands:
+    """Pack both players' hands; ``cards[p][h]`` is the tuple of card indices of hand ``h``.
+
+    ``norm`` is 1 / the total weight of compatible hand pairs (no shared card with each
+    other or with ``initial_board``), so that ``norm * w0 * w1`` is the probability of a deal.
+    """
+    nh = np.array([len(cards[0]), len(cards[1])], dtype=np.int64)
+    hmax = int(max(nh.max(), 1))
+    arr = np.full((2, hmax, 2), -1, dtype=np.int32)
+    w = np.zeros((2, hmax), dtype=np.float64)
+    same = np.full((2, hmax), -1, dtype=np.int32)
+    keys: list[dict[frozenset[int], int]] = [{}, {}]
+    for p in range(2):
+        for h, hc in enumerate(cards[p]):
+            if len(hc) > 2:
+                raise ValueError("a private hand has at most two cards")
+            arr[p, h, : len(hc)] = hc
+            keys[p][frozenset(hc)] = h
+        w[p, : nh[p]] = weights[p]
+    for p in range(2):
+        for h, hc in enumerate(cards[p]):
+            if hc:
+                same[p, h] = keys[1 - p].get(frozenset(hc), -1)
+    board = set(initial_board)
+    total = 0.0
+    for h0, c0 in enumerate(cards[0]):
+        if board & set(c0):
+            continue
+        for h1, c1 in enumerate(cards[1]):
+            if board & set(c1) or set(c0) & set(c1):
+                continue
+            total += w[0, h0] * w[1, h1]
+    if total <= 0:
+        raise ValueError("no pair of hands can be dealt together")
+    return Hands(nh, arr, w, same, int(num_cards), 1.0 / total)
+
+
+def make_boards(
+    hands: Hands,
+    boards: list[tuple[int, ...]],
+    strength: list[list[list[int]]] | None,
+) -> Boards:
+    """Per board the validity mask and showdown order; ``strength[b][p][h]`` may be None."""
+    nb = len(boards)
+    hmax = hands.cards.shape[1]
+    valid = np.zeros((nb, 2, hmax), dtype=np.float64)
+    order = np.zeros((nb, 2, hmax), dtype=np.int32)
+    rank = np.zeros((nb, 2, hmax), dtype=np.int64)
+    for b, cards in enumerate(boards):
+        bset = set(cards)
+        for p in range(2):
+            nh = int(hands.num_hands[p])
+            for h in range(nh):
+                hc = {int(c) for c in hands.cards[p, h] if c >= 0}
+                valid[b, p, h] = 0.0 if hc & bset else 1.0
+            if strength is not None and strength[b] is not None:
+                rank[b, p, :nh] = strength[b][p]
+            order[b, p, :nh] = np.argsort(rank[b, p, :nh], kind="stable")
+            order[b, p, nh:] = np.arange(nh, hmax)
+    return Boards(valid, order, rank)
