@@ -1,0 +1,27 @@
+"""Regret Lab solver: one vector-form CFR engine for Kuhn, Leduc and hold'em subgames.
+
+Entry points: :func:`solve` (Python API), ``python -m solver`` (CLI).
+"""
+
+from __future__ import annotations
+
+from solver.api import Checkpoint, SolveResult, solve
+from solver.cfr.engine import Engine, best_response_values, expected_values, exploitability
+from solver.cfr.rules import RULES, Rule, make_rule
+from solver.games import GAMES, Game, make_game
+
+__all__ = [
+    "GAMES",
+    "RULES",
+    "Checkpoint",
+    "Engine",
+    "Game",
+    "Rule",
+    "SolveResult",
+    "best_response_values",
+    "expected_values",
+    "exploitability",
+    "make_game",
+    "make_rule",
+    "solve",
+]

@@ -81,9 +81,23 @@ class Scratch(NamedTuple):
 
 @njit(**JIT_OPTIONS)
 def _fold_values(
-    hands: Hands, boards: Boards, b: int, trav: int, u: float, reach: Array, out: Array, cs: Array
+    hands: Hands,
+    boards: Boards,
+    b: int,
+    trav: int,
+    u: float,
+    reach2: Array,
+    rrow: int,
+    out2: Array,
+    orow: int,
+    cs: Array,
 ) -> None:
-    """out[h] = u · (opponent reach of hands compatible with h); O(n) inclusion–exclusion."""
+    """out[h] = u · (opponent reach of hands compatible with h); O(n) inclusion–exclusion.
+
+    ``reach = reach2[rrow]`` and ``out = out2[orow]`` (rows passed by index: making array
+    views per node costs more than a small game's whole node)."""
+    reach = reach2[rrow]
+    out = out2[orow]
     opp = 1 - trav
     no = hands.num_hands[opp]
     nt = hands.num_hands[trav]
@@ -119,8 +133,10 @@ def _showdown_values(
     b: int,
     trav: int,
     amount: float,
-    reach: Array,
-    out: Array,
+    reach2: Array,
+    rrow: int,
+    out2: Array,
+    orow: int,
     cs: Array,
     cs2: Array,
 ) -> None:
@@ -129,6 +145,8 @@ def _showdown_values(
     One ascending sweep for wins and one descending sweep for losses over hands sorted by
     strength; per-card running sums remove the hands that share a card with ``h``.
     """
+    reach = reach2[rrow]
+    out = out2[orow]
     opp = 1 - trav
     no = hands.num_hands[opp]
     nt = hands.num_hands[trav]
@@ -323,6 +341,10 @@ def _traverse(
     stack = sc.stack
     nxt = sc.next_child
     rrow = sc.reach_row
+    RE = sc.reach
+    VA = sc.value
+    AV = sc.action_value
+    valid = boards.valid
     d = 0
     stack[0] = 0
     nxt[0] = -1
@@ -331,45 +353,42 @@ def _traverse(
     while True:
         node = stack[d]
         kind = tree.kind[node]
-        out = sc.value[d]
         done = False
         if nxt[d] < 0:  # entering the node
             touched += 1
             b = tree.board[node]
-            reach = sc.reach[rrow[d]]
             if kind == FIXED:
                 u = tree.payoff[node] if trav == 0 else -tree.payoff[node]
-                _fold_values(hands, boards, b, trav, u, reach, out, sc.card_sum)
+                _fold_values(hands, boards, b, trav, u, RE, rrow[d], VA, d, sc.card_sum)
                 done = True
             elif kind != DECISION and kind != CHANCE:
+                amount = tree.payoff[node]
                 _showdown_values(
-                    hands, boards, b, trav, tree.payoff[node], reach, out, sc.card_sum, sc.card_sum2
+                    hands, boards, b, trav, amount, RE, rrow[d], VA, d, sc.card_sum, sc.card_sum2
                 )
                 done = True
             else:
                 nxt[d] = 0
                 if kind == CHANCE or tree.player[node] != trav:
                     for h in range(nt):
-                        out[h] = 0.0
+                        VA[d, h] = 0.0
         if not done:
             k = nxt[d]
             na = tree.num_children[node]
             if k < na:
                 child = tree.first_child[node] + k
-                reach = sc.reach[rrow[d]]
+                r0 = rrow[d]
                 if kind == CHANCE:
-                    cr = sc.reach[d + 1]
                     cb = tree.board[child]
                     for j in range(no):
-                        cr[j] = reach[j] * boards.valid[cb, opp, j]
+                        RE[d + 1, j] = RE[r0, j] * valid[cb, opp, j]
                     rrow[d + 1] = d + 1
                 elif tree.player[node] == trav:
-                    rrow[d + 1] = rrow[d]
+                    rrow[d + 1] = r0
                 else:
-                    cr = sc.reach[d + 1]
                     base = tree.offset[node] + k * no
                     for j in range(no):
-                        cr[j] = reach[j] * sigma[base + j]
+                        RE[d + 1, j] = RE[r0, j] * sigma[base + j]
                     rrow[d + 1] = d + 1
                 d += 1
                 stack[d] = child
@@ -379,50 +398,50 @@ def _traverse(
             if kind == DECISION:
                 off = tree.offset[node]
                 if tree.player[node] == trav:
-                    av = sc.action_value[d]
                     if mode == MODE_BR:
                         for h in range(nt):
-                            best = av[0, h]
+                            best = AV[d, 0, h]
                             for a in range(1, na):
-                                if av[a, h] > best:
-                                    best = av[a, h]
-                            out[h] = best
+                                if AV[d, a, h] > best:
+                                    best = AV[d, a, h]
+                            VA[d, h] = best
                     else:
                         for h in range(nt):
                             s = 0.0
                             for a in range(na):
-                                s += sigma[off + a * nt + h] * av[a, h]
-                            out[h] = s
+                                s += sigma[off + a * nt + h] * AV[d, a, h]
+                            VA[d, h] = s
                     if mode == MODE_UPDATE:
-                        _update_infosets(st, co, off, tree.ioffset[node], na, nt, av, out, sc.tmp)
+                        _update_infosets(
+                            st, co, off, tree.ioffset[node], na, nt, AV[d], VA[d], sc.tmp
+                        )
                 elif mode == MODE_UPDATE:
                     decay = co[DECAY]
                     w = co[AVG_WEIGHT]
-                    reach = sc.reach[rrow[d]]
+                    r0 = rrow[d]
                     S = st.cumulative
-                    for i in range(off, off + na * no):
-                        j = (i - off) % no
-                        S[i] = S[i] * decay + w * reach[j] * sigma[i]
+                    for a in range(na):
+                        base = off + a * no
+                        for j in range(no):
+                            i = base + j
+                            S[i] = S[i] * decay + w * RE[r0, j] * sigma[i]
         # the node at depth d is finished: hand its values to the parent
         if d == 0:
             return touched
         parent = stack[d - 1]
         k = nxt[d - 1]
-        pout = sc.value[d - 1]
-        pkind = tree.kind[parent]
-        if pkind == CHANCE:
+        if tree.kind[parent] == CHANCE:
             child = tree.first_child[parent] + k
             w = tree.chance_weight[child]
             cb = tree.board[child]
             for h in range(nt):
-                pout[h] += w * boards.valid[cb, trav, h] * out[h]
+                VA[d - 1, h] += w * valid[cb, trav, h] * VA[d, h]
         elif tree.player[parent] == trav:
-            av = sc.action_value[d - 1, k]
             for h in range(nt):
-                av[h] = out[h]
+                AV[d - 1, k, h] = VA[d, h]
         else:
             for h in range(nt):
-                pout[h] += out[h]
+                VA[d - 1, h] += VA[d, h]
         nxt[d - 1] = k + 1
         d -= 1
 
@@ -475,9 +494,7 @@ def root_values(
 
 
 @njit(**JIT_OPTIONS)
-def normalize_strategy(
-    tree: Tree, hands: Hands, cumulative: Array, out: Array
-) -> None:
+def normalize_strategy(tree: Tree, hands: Hands, cumulative: Array, out: Array) -> None:
     """out ← cumulative normalised per (decision node, hand); uniform where the sum is 0."""
     for node in range(tree.kind.shape[0]):
         if tree.kind[node] != DECISION:

@@ -200,7 +200,7 @@ class Game:
 class NodeSpec:
     """A node while a tree is being built (Python objects, converted once by ``flatten``)."""
 
-    __slots__ = ("kind", "player", "children", "payoff", "board", "weight", "label")
+    __slots__ = ("board", "children", "kind", "label", "payoff", "player", "weight")
 
     def __init__(
         self,

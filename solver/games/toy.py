@@ -186,3 +186,25 @@ def leduc5() -> Game:
         2,
         "Leduc-5: Leduc with bets/raises of 0.5, 1, 2, 4, 8 (round 1) and 1..16 (round 2).",
     )
+
+
+def one_decision(payoffs: Sequence[float], name: str = "one-decision") -> Game:
+    """Player 0 picks one of ``len(payoffs)`` actions paying ``payoffs`` (chips); player 1
+    never acts. The DCFR paper's "large mistake" example is ``one_decision([0, 1, -1e6])``."""
+    if len(payoffs) < 1:
+        raise ValueError("need at least one action")
+    root = NodeSpec(DECISION, player=0)
+    for i, u in enumerate(payoffs):
+        root.children.append(NodeSpec(FIXED, payoff=float(u), label=f"a{i}"))
+    hands = make_hands([[()], [()]], [np.ones(1), np.ones(1)], 0)
+    tree, labels = flatten(root, (1, 1))
+    return Game(
+        name=name,
+        tree=tree,
+        hands=hands,
+        boards=make_boards(hands, [()], None),
+        labels=labels,
+        hand_names=[["-"], ["-"]],
+        description=f"One decision with payoffs {list(payoffs)}",
+        meta={"kind": "toy"},
+    )

@@ -1,0 +1,192 @@
+"""The Python API: build a game, solve it with any rule, query the result.
+
+>>> from solver import solve
+>>> result = solve("kuhn", "cfr+", iterations=1000)
+>>> round(result.ev[0], 3)
+-0.056
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+
+import numpy as np
+import numpy.typing as npt
+
+from solver.cfr.engine import Engine, best_response_values, expected_values
+from solver.cfr.rules import Rule, make_rule
+from solver.games import Game, make_game
+
+Array = npt.NDArray[np.float64]
+
+
+@dataclass(frozen=True)
+class Checkpoint:
+    """One exploitability measurement of the average strategy during a solve."""
+
+    iteration: int
+    elapsed_s: float  # wall time since the solve started, checks included
+    exploitability: float  # chips: (BR₀ + BR₁) / 2
+    best_response: tuple[float, float]  # (BR₀, BR₁) in chips
+    nodes_touched: int  # nodes visited by the CFR passes so far
+
+    def as_dict(self) -> dict[str, object]:
+        return {
+            "iteration": self.iteration,
+            "elapsed_s": round(self.elapsed_s, 6),
+            "exploitability": self.exploitability,
+            "nodes_touched": self.nodes_touched,
+        }
+
+
+Callback = Callable[[Checkpoint], bool | None]
+
+
+@dataclass
+class SolveResult:
+    """What a solve leaves: the engine state, the checkpoints, and queries on them."""
+
+    game: Game
+    rule: Rule
+    engine: Engine
+    history: list[Checkpoint] = field(default_factory=list)
+    stopped_by: str = "iterations"  # "iterations", "target" or "callback"
+
+    @property
+    def iteration(self) -> int:
+        return self.engine.iteration
+
+    @property
+    def exploitability(self) -> float:
+        """Exploitability (chips) of the average strategy at the last checkpoint."""
+        return self.history[-1].exploitability
+
+    @property
+    def elapsed_s(self) -> float:
+        return self.history[-1].elapsed_s
+
+    def average_strategy(self) -> Array:
+        """Average strategy, flat (action_size,) array in ``[action, hand]`` node blocks."""
+        return self.engine.average_strategy()
+
+    @property
+    def ev(self) -> tuple[float, float]:
+        """Each player's expected value (chips) when both play the average strategy."""
+        return expected_values(self.game, self.average_strategy())
+
+    @property
+    def game_value(self) -> float:
+        """Player 0's expected value under the average strategies (chips)."""
+        return self.ev[0]
+
+    def node_strategy(
+        self, history: tuple[str, ...] | list[str] | int, average: bool = True
+    ) -> Array:
+        """Strategy at a decision node as an (actions, hands) array.
+
+        ``history`` is a node index or the labels of the actions/cards leading to it.
+        """
+        node = history if isinstance(history, int) else self.game.find(tuple(history))
+        off, na, nh = self.game.block(node)
+        flat = self.average_strategy() if average else self.engine.current_strategy()
+        return flat[off : off + na * nh].reshape(na, nh).copy()
+
+    def strategy(
+        self, history: tuple[str, ...] | list[str] | int, hand: str | None = None
+    ) -> dict[str, dict[str, float]] | dict[str, float]:
+        """Average strategy at a node by hand name and action label (or one hand's)."""
+        node = history if isinstance(history, int) else self.game.find(tuple(history))
+        table = self.node_strategy(node)
+        player = int(self.game.tree.player[node])
+        actions = self.game.action_labels(node)
+        valid = self.game.valid_hands(node, player)
+        out: dict[str, dict[str, float]] = {}
+        for h, name in enumerate(self.game.hand_names[player]):
+            if valid[h]:
+                out[name] = {a: float(table[i, h]) for i, a in enumerate(actions)}
+        if hand is not None:
+            if hand not in out:
+                raise KeyError(f"hand {hand!r} cannot be at this node")
+            return out[hand]
+        return out
+
+
+def _resolve_game(game: Game | str) -> Game:
+    return make_game(game) if isinstance(game, str) else game
+
+
+def _resolve_rule(algorithm: Rule | str, params: Mapping[str, float] | None) -> Rule:
+    if isinstance(algorithm, Rule):
+        if params:
+            raise ValueError("pass parameters inside the Rule object or with a rule name")
+        return algorithm
+    return make_rule(algorithm, **dict(params or {}))
+
+
+def measure(engine: Engine, started: float) -> Checkpoint:
+    """Exploitability checkpoint of the engine's current average strategy."""
+    br = best_response_values(engine.game, engine.average_strategy())
+    return Checkpoint(
+        iteration=engine.iteration,
+        elapsed_s=time.perf_counter() - started,
+        exploitability=0.5 * (br[0] + br[1]),
+        best_response=br,
+        nodes_touched=engine.nodes_touched,
+    )
+
+
+def solve(
+    game: Game | str,
+    algorithm: Rule | str = "dcfr",
+    iterations: int | None = None,
+    target_exploitability: float | None = None,
+    check_every: int = 10,
+    callback: Callback | None = None,
+    params: Mapping[str, float] | None = None,
+) -> SolveResult:
+    """Solve ``game`` with ``algorithm`` (a registered name or a :class:`Rule`).
+
+    Runs until ``iterations`` are done or the exploitability (chips) drops to
+    ``target_exploitability``, whichever comes first; with neither, 1,000 iterations.
+    Exploitability is measured every ``check_every`` iterations and at the end; ``callback``
+    gets each :class:`Checkpoint` and may return True to stop early. ``iterations=0`` reports
+    the uniform strategy.
+    """
+    g = _resolve_game(game)
+    rule = _resolve_rule(algorithm, params)
+    if iterations is not None and iterations < 0:
+        raise ValueError("iterations must be ≥ 0")
+    if target_exploitability is not None and not (target_exploitability > 0):
+        raise ValueError("target exploitability must be > 0")
+    if check_every < 1:
+        raise ValueError("check_every must be ≥ 1")
+    limit = iterations
+    if limit is None:
+        limit = 1000 if target_exploitability is None else math.inf  # type: ignore[assignment]
+    engine = Engine(g, rule)
+    result = SolveResult(g, rule, engine)
+    started = time.perf_counter()
+    cp = measure(engine, started)
+    result.history.append(cp)
+    if callback is not None and callback(cp):
+        result.stopped_by = "callback"
+        return result
+    assert limit is not None
+    while engine.iteration < limit:
+        if target_exploitability is not None and cp.exploitability <= target_exploitability:
+            result.stopped_by = "target"
+            break
+        n = int(min(check_every, limit - engine.iteration))
+        engine.iterate(n)
+        cp = measure(engine, started)
+        result.history.append(cp)
+        if callback is not None and callback(cp):
+            result.stopped_by = "callback"
+            break
+    else:
+        if target_exploitability is not None and cp.exploitability <= target_exploitability:
+            result.stopped_by = "target"
+    return result

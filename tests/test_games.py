@@ -1,0 +1,120 @@
+"""Known values of Kuhn and Leduc (OpenSpiel's tests) and the shape of the three games."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from conftest import game
+
+from solver import best_response_values, expected_values, exploitability
+from solver.cfr.engine import uniform_strategy
+from solver.games.model import DECISION
+
+
+def first_action_strategy(name: str) -> np.ndarray:
+    g = game(name)
+    sigma = np.zeros(g.action_size)
+    for n in g.decision_nodes():
+        off, na, nh = g.block(int(n))
+        sigma[off : off + nh] = 1.0
+    return sigma
+
+
+def test_kuhn_uniform_nash_conv() -> None:
+    assert 2 * exploitability(game("kuhn"), uniform_strategy(game("kuhn"))) == pytest.approx(
+        11 / 12, abs=1e-12
+    )
+
+
+def test_kuhn_first_action_nash_conv_is_two() -> None:
+    g = game("kuhn")
+    assert 2 * exploitability(g, first_action_strategy("kuhn")) == pytest.approx(2.0, abs=1e-12)
+
+
+def test_leduc_uniform_nash_conv() -> None:
+    g = game("leduc")
+    assert 2 * exploitability(g, uniform_strategy(g)) == pytest.approx(4.747222222222222, abs=1e-12)
+
+
+def test_kuhn_known_equilibrium_has_zero_exploitability() -> None:
+    """Kuhn's equilibrium family (alpha = 1/3): exploitability 0 and value -1/18."""
+    g = game("kuhn")
+    a = 1 / 3
+    bet_prob = {  # (history, card) -> probability of the second action (bet/call)
+        ((), "J"): a,
+        ((), "Q"): 0.0,
+        ((), "K"): 3 * a,
+        (("k",), "J"): 1 / 3,
+        (("k",), "Q"): 0.0,
+        (("k",), "K"): 1.0,
+        (("b:1",), "J"): 0.0,
+        (("b:1",), "Q"): 1 / 3,
+        (("b:1",), "K"): 1.0,
+        (("k", "b:1"), "J"): 0.0,
+        (("k", "b:1"), "Q"): a + 1 / 3,
+        (("k", "b:1"), "K"): 1.0,
+    }
+    sigma = np.zeros(g.action_size)
+    for n in g.decision_nodes():
+        off, na, nh = g.block(int(n))
+        hist = g.history(int(n))
+        for h, card in enumerate(g.hand_names[int(g.tree.player[n])]):
+            p = bet_prob[(hist, card)]
+            sigma[off + h] = 1 - p
+            sigma[off + nh + h] = p
+    assert exploitability(g, sigma) == pytest.approx(0.0, abs=1e-12)
+    ev = expected_values(g, sigma)
+    assert ev[0] == pytest.approx(-1 / 18, abs=1e-12)
+    assert ev[0] + ev[1] == pytest.approx(0.0, abs=1e-15)
+    br = best_response_values(g, sigma)
+    assert br[0] == pytest.approx(-1 / 18, abs=1e-12)
+
+
+@pytest.mark.parametrize(
+    ("name", "infosets", "decision_nodes"),
+    [("kuhn", 12, 4), ("leduc", 936, 186), ("leduc5", 113832, None)],
+)
+def test_game_sizes(name: str, infosets: int, decision_nodes: int | None) -> None:
+    g = game(name)
+    assert g.num_infosets == infosets
+    if decision_nodes is not None:
+        assert int(np.sum(g.tree.kind == DECISION)) == decision_nodes
+
+
+def test_tree_layout_parents_before_children_and_contiguous_siblings() -> None:
+    g = game("leduc")
+    t = g.tree
+    for n in range(g.num_nodes):
+        if t.first_child[n] >= 0:
+            assert t.first_child[n] > n
+            kids = list(g.children(n))
+            assert all(g.parents[c] == n for c in kids)
+
+
+def test_leduc5_actions_and_raises() -> None:
+    g = game("leduc5")
+    assert g.action_labels(0) == ["k", "b:0.5", "b:1", "b:2", "b:4", "b:8"]
+    node = g.find(["b:2"])
+    assert g.action_labels(node) == ["f", "c", "r:0.5", "r:1", "r:2", "r:4", "r:8"]
+    # after a bet and a raise (two bets) no more raises
+    node = g.find(["b:2", "r:8"])
+    assert g.action_labels(node) == ["f", "c"]
+    # a fold after b:2 r:8: player 1 raised to 1 + 2 + 8 = 11, player 0 folds its 3 chips
+    fold = g.find(["b:2", "r:8", "f"])
+    assert g.tree.payoff[fold] == -3.0
+    # round 2 sizes after the public card
+    node = g.find(["k", "k", "d:Ks"])
+    assert g.action_labels(node) == ["k", "b:1", "b:2", "b:4", "b:8", "b:16"]
+
+
+def test_leduc_card_removal_at_the_chance_node() -> None:
+    """Each of the 6 public cards is a child; for any two hole cards 4 remain, each 1/4."""
+    g = game("leduc")
+    chance = g.find(["k", "k"])
+    kids = list(g.children(chance))
+    assert len(kids) == 6
+    assert all(g.tree.chance_weight[c] == 0.25 for c in kids)
+    # the Ks board blocks the Ks hand for both players
+    ks = g.find(["k", "k", "d:Ks"])
+    assert not g.valid_hands(ks, 0)[4]
+    assert g.valid_hands(ks, 0).sum() == 5
