@@ -15,7 +15,7 @@ def first_action_strategy(name: str) -> np.ndarray:
     g = game(name)
     sigma = np.zeros(g.action_size)
     for n in g.decision_nodes():
-        off, na, nh = g.block(int(n))
+        off, _na, nh = g.block(int(n))
         sigma[off : off + nh] = 1.0
     return sigma
 
@@ -56,7 +56,7 @@ def test_kuhn_known_equilibrium_has_zero_exploitability() -> None:
     }
     sigma = np.zeros(g.action_size)
     for n in g.decision_nodes():
-        off, na, nh = g.block(int(n))
+        off, _na, nh = g.block(int(n))
         hist = g.history(int(n))
         for h, card in enumerate(g.hand_names[int(g.tree.player[n])]):
             p = bet_prob[(hist, card)]

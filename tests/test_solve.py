@@ -3,6 +3,8 @@ convergence of every rule on Leduc."""
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 import pytest
 from conftest import game
@@ -80,7 +82,7 @@ def test_vanilla_and_linear_cfr_converge_at_the_published_rate(rule: str, bound:
     result = solve(game("leduc"), rule, iterations=5000, check_every=1000)
     values = [cp.exploitability for cp in result.history[1:]]
     assert values[-1] < bound
-    assert all(b < a for a, b in zip(values, values[1:], strict=False))
+    assert all(b < a for a, b in itertools.pairwise(values))
 
 
 def test_uniform_report_with_zero_iterations() -> None:
