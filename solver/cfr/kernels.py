@@ -79,7 +79,7 @@ class Scratch(NamedTuple):
     reach_row: npt.NDArray[np.int64]  # (D + 2,) which reach row holds the node's reach
 
 
-@njit(**JIT_OPTIONS)
+@njit(inline="always", **JIT_OPTIONS)
 def _fold_values(
     hands: Hands,
     boards: Boards,
@@ -126,7 +126,7 @@ def _fold_values(
         out[h] = u * s * boards.valid[b, trav, h]
 
 
-@njit(**JIT_OPTIONS)
+@njit(inline="always", **JIT_OPTIONS)
 def _showdown_values(
     hands: Hands,
     boards: Boards,
@@ -237,7 +237,7 @@ def _normal_hedge(x: Array, na: int, out: Array) -> None:
         out[a] /= s
 
 
-@njit(**JIT_OPTIONS)
+@njit(inline="always", **JIT_OPTIONS)
 def _update_infosets(
     st: Storage,
     co: Array,

@@ -1,0 +1,10 @@
+#!/usr/bin/env bash
+# Set everything up, then run every check: ruff (lint + format), mypy and the whole test suite.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/setup.sh
+export NUMBA_THREADING_LAYER=threadsafe
+.venv/bin/ruff check .
+.venv/bin/ruff format --check .
+.venv/bin/mypy
+.venv/bin/python -m pytest "$@"
