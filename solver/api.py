@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import numpy.typing as npt
 
-from solver.cfr.engine import Engine, best_response_values, expected_values
+from solver.cfr.engine import Engine, expected_values
 from solver.cfr.rules import Rule, make_rule
 from solver.games import Game, make_game
 
@@ -94,10 +94,17 @@ class SolveResult:
         flat = self.average_strategy() if average else self.engine.current_strategy()
         return flat[off : off + na * nh].reshape(na, nh).copy()
 
-    def strategy(
-        self, history: tuple[str, ...] | list[str] | int, hand: str | None = None
-    ) -> dict[str, dict[str, float]] | dict[str, float]:
-        """Average strategy at a node by hand name and action label (or one hand's)."""
+    def hand_strategy(
+        self, history: tuple[str, ...] | list[str] | int, hand: str
+    ) -> dict[str, float]:
+        """One hand's average strategy at a node, by action label."""
+        table = self.strategy(history)
+        if hand not in table:
+            raise KeyError(f"hand {hand!r} cannot be at this node")
+        return table[hand]
+
+    def strategy(self, history: tuple[str, ...] | list[str] | int) -> dict[str, dict[str, float]]:
+        """Average strategy at a node: hand name → action label → probability."""
         node = history if isinstance(history, int) else self.game.find(tuple(history))
         table = self.node_strategy(node)
         player = int(self.game.tree.player[node])
@@ -107,10 +114,6 @@ class SolveResult:
         for h, name in enumerate(self.game.hand_names[player]):
             if valid[h]:
                 out[name] = {a: float(table[i, h]) for i, a in enumerate(actions)}
-        if hand is not None:
-            if hand not in out:
-                raise KeyError(f"hand {hand!r} cannot be at this node")
-            return out[hand]
         return out
 
 
@@ -128,7 +131,7 @@ def _resolve_rule(algorithm: Rule | str, params: Mapping[str, float] | None) -> 
 
 def measure(engine: Engine, started: float) -> Checkpoint:
     """Exploitability checkpoint of the engine's current average strategy."""
-    br = best_response_values(engine.game, engine.average_strategy())
+    br = engine.best_response_values()
     return Checkpoint(
         iteration=engine.iteration,
         elapsed_s=time.perf_counter() - started,

@@ -110,10 +110,10 @@ def test_strategy_queries() -> None:
     result = solve(game("kuhn"), "dcfr", iterations=2000)
     root = result.strategy(())
     assert set(root) == {"J", "Q", "K"}
-    assert sum(root["Q"].values()) == pytest.approx(1.0)  # type: ignore[union-attr]
+    assert sum(root["Q"].values()) == pytest.approx(1.0)
     # Q never bets first at equilibrium, K always calls a bet
-    assert root["Q"]["b:1"] < 0.02  # type: ignore[index]
-    assert result.strategy(("b:1",), "K")["c"] > 0.98  # type: ignore[index]
+    assert root["Q"]["b:1"] < 0.02
+    assert result.hand_strategy(("b:1",), "K")["c"] > 0.98
     table = result.node_strategy(("k", "b:1"))
     assert table.shape == (2, 3)
     with pytest.raises(KeyError):

@@ -61,7 +61,9 @@ def _check_strategy(game: Game, sigma: Array) -> Array:
     return sigma
 
 
-def root_player_values(game: Game, sigma: Array, player: int, best_response: bool) -> Array:
+def root_player_values(
+    game: Game, sigma: Array, player: int, best_response: bool, scratch: Scratch | None = None
+) -> Array:
     """Counterfactual values (H[player],) at the root, chance of each deal included."""
     sigma = _check_strategy(game, sigma)
     mode = MODE_BR if best_response else MODE_EVAL
@@ -75,7 +77,7 @@ def root_player_values(game: Game, sigma: Array, player: int, best_response: boo
         mode,
         _placeholder_storage(),
         co,
-        make_scratch(game),
+        scratch if scratch is not None else make_scratch(game),
     )
 
 
@@ -88,11 +90,13 @@ def expected_values(game: Game, sigma: Array) -> tuple[float, float]:
     return out[0], out[1]
 
 
-def best_response_values(game: Game, sigma: Array) -> tuple[float, float]:
+def best_response_values(
+    game: Game, sigma: Array, scratch: Scratch | None = None
+) -> tuple[float, float]:
     """(BR₀, BR₁): what each player's best response earns against the other's ``sigma``."""
     out = []
     for p in range(2):
-        v = root_player_values(game, sigma, p, best_response=True)
+        v = root_player_values(game, sigma, p, best_response=True, scratch=scratch)
         out.append(float(np.dot(game.hands.weights[p, : v.shape[0]], v)))
     return out[0], out[1]
 
@@ -124,6 +128,7 @@ class Engine:
             step_den=np.zeros(game.info_size if adaptive else 1),
         )
         self.scratch = make_scratch(game)
+        self._eval_scratch = make_scratch(game)
         self.iteration = 0
         self.nodes_touched = 0
 
@@ -150,6 +155,10 @@ class Engine:
         out = np.empty(self.game.action_size)
         normalize_strategy(self.game.tree, self.game.hands, self.storage.cumulative, out)
         return out
+
+    def best_response_values(self) -> tuple[float, float]:
+        """(BR₀, BR₁) in chips against the current average strategy."""
+        return best_response_values(self.game, self.average_strategy(), self._eval_scratch)
 
     def current_strategy(self) -> Array:
         return self.storage.strategy.copy()

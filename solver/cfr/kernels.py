@@ -23,7 +23,6 @@ from typing import NamedTuple
 
 import numpy as np
 import numpy.typing as npt
-from numba import njit
 
 from solver.cfr.rules import (
     ADAPTIVE,
@@ -41,7 +40,7 @@ from solver.cfr.rules import (
     SCALE,
 )
 from solver.games.model import CHANCE, DECISION, FIXED, Boards, Hands, Tree
-from solver.jit import JIT_OPTIONS
+from solver.jit import inline_kernel, kernel
 
 MODE_UPDATE = 0
 MODE_BR = 1
@@ -79,7 +78,7 @@ class Scratch(NamedTuple):
     reach_row: npt.NDArray[np.int64]  # (D + 2,) which reach row holds the node's reach
 
 
-@njit(inline="always", **JIT_OPTIONS)
+@inline_kernel
 def _fold_values(
     hands: Hands,
     boards: Boards,
@@ -126,7 +125,7 @@ def _fold_values(
         out[h] = u * s * boards.valid[b, trav, h]
 
 
-@njit(inline="always", **JIT_OPTIONS)
+@inline_kernel
 def _showdown_values(
     hands: Hands,
     boards: Boards,
@@ -200,7 +199,7 @@ def _showdown_values(
         out[h] = amount * (out[h] - s) * boards.valid[b, trav, h]
 
 
-@njit(**JIT_OPTIONS)
+@kernel
 def _normal_hedge(x: Array, na: int, out: Array) -> None:
     """NormalHedge weights of the non-negative vector ``x[:na]`` into ``out[:na]``.
 
@@ -237,7 +236,7 @@ def _normal_hedge(x: Array, na: int, out: Array) -> None:
         out[a] /= s
 
 
-@njit(inline="always", **JIT_OPTIONS)
+@inline_kernel
 def _update_infosets(
     st: Storage,
     co: Array,
@@ -316,7 +315,7 @@ def _update_infosets(
                 sigma[off + a * nt + h] = 1.0 / na
 
 
-@njit(**JIT_OPTIONS)
+@kernel
 def _traverse(
     tree: Tree,
     hands: Hands,
@@ -446,14 +445,14 @@ def _traverse(
         d -= 1
 
 
-@njit(**JIT_OPTIONS)
+@kernel
 def _root_reach(hands: Hands, player: int, out: Array) -> None:
     n = hands.num_hands[player]
     for j in range(n):
         out[j] = hands.norm * hands.weights[player, j]
 
 
-@njit(**JIT_OPTIONS)
+@kernel
 def run_iterations(
     tree: Tree, hands: Hands, boards: Boards, st: Storage, coefs: Array, sc: Scratch
 ) -> int:
@@ -471,7 +470,7 @@ def run_iterations(
     return touched
 
 
-@njit(**JIT_OPTIONS)
+@kernel
 def root_values(
     tree: Tree,
     hands: Hands,
@@ -493,7 +492,7 @@ def root_values(
     return sc.value[0, : hands.num_hands[trav]].copy()
 
 
-@njit(**JIT_OPTIONS)
+@kernel
 def normalize_strategy(tree: Tree, hands: Hands, cumulative: Array, out: Array) -> None:
     """out ← cumulative normalised per (decision node, hand); uniform where the sum is 0."""
     for node in range(tree.kind.shape[0]):
