@@ -78,7 +78,7 @@ def test_target_stops_early_and_zero_iterations_reports_uniform() -> None:
         ("solve", "--game", "kuhn", "--algorithm", "dcfr", "--param", "alpha"),
         ("solve", "--game", "kuhn", "--algorithm", "dcfr", "--param", "zeta=1"),
         ("solve", "--game", "kuhn", "--algorithm", "cfr+", "--param", "delay=-3"),
-        ("solve", "--bogus",),
+        ("solve", "--bogus"),
         ("frobnicate",),
     ],
 )
