@@ -12,7 +12,9 @@ vector down (one entry per opponent hand) and bringing ``i``'s counterfactual va
 * ``MODE_EVAL``: expected values of the strategy array passed in, for both players.
 
 Terminal values use card removal with inclusion–exclusion: O(n) for folds, one sweep over
-hands sorted by strength for showdowns. Chance nodes zero the hands the dealt card blocks.
+hands sorted by strength for showdowns. Chance nodes scale the opponent reach by the card's
+probability and zero the hands the dealt card blocks, so every counterfactual value below
+them carries the chance of the deal (the textbook definition).
 All kernels are ``nogil`` and cached (see :mod:`solver.jit`); nothing here allocates per node.
 """
 
@@ -41,6 +43,8 @@ from solver.cfr.rules import (
 )
 from solver.games.model import CHANCE, DECISION, FIXED, Boards, Hands, Tree
 from solver.jit import inline_kernel, kernel
+
+NOISE = 1e-13  # relative size of rounding noise in an instantaneous regret
 
 MODE_UPDATE = 0
 MODE_BR = 1
@@ -237,6 +241,19 @@ def _normal_hedge(x: Array, na: int, out: Array) -> None:
 
 
 @inline_kernel
+def _regret(q: float, v: float) -> float:
+    """Instantaneous regret q − v, with rounding noise snapped to 0.
+
+    When an action's value equals the node's value in exact arithmetic, q − v comes out as a
+    few ulps of either sign, and regret matching would turn that noise into a pure strategy.
+    Differences below NOISE × (|q| + |v|) are set to 0 (the reference does the same)."""
+    r = q - v
+    if abs(r) <= NOISE * (abs(q) + abs(v)):
+        return 0.0
+    return r
+
+
+@inline_kernel
 def _update_infosets(
     st: Storage,
     co: Array,
@@ -271,7 +288,7 @@ def _update_infosets(
         dnorm = 0.0
         for a in range(na):
             i = off + a * nt + h
-            r = av[a, h] - v
+            r = _regret(av[a, h], v)
             old = R[i]
             x = old * (pre_pos if old > 0.0 else pre_neg) + rw * r
             x = x * (post_pos if x > 0.0 else post_neg)
@@ -299,7 +316,7 @@ def _update_infosets(
             i = off + a * nt + h
             y = R[i] * scale
             if step != 0.0:
-                y += step * (av[a, h] - v)
+                y += step * _regret(av[a, h], v)
             y = y if y > 0.0 else 0.0
             tmp[a] = y
             total += y
@@ -379,8 +396,9 @@ def _traverse(
                 r0 = rrow[d]
                 if kind == CHANCE:
                     cb = tree.board[child]
+                    w = tree.chance_weight[child]
                     for j in range(no):
-                        RE[d + 1, j] = RE[r0, j] * valid[cb, opp, j]
+                        RE[d + 1, j] = RE[r0, j] * w * valid[cb, opp, j]
                     rrow[d + 1] = d + 1
                 elif tree.player[node] == trav:
                     rrow[d + 1] = r0
@@ -430,11 +448,9 @@ def _traverse(
         parent = stack[d - 1]
         k = nxt[d - 1]
         if tree.kind[parent] == CHANCE:
-            child = tree.first_child[parent] + k
-            w = tree.chance_weight[child]
-            cb = tree.board[child]
+            cb = tree.board[tree.first_child[parent] + k]
             for h in range(nt):
-                VA[d - 1, h] += w * valid[cb, trav, h] * VA[d, h]
+                VA[d - 1, h] += valid[cb, trav, h] * VA[d, h]
         elif tree.player[parent] == trav:
             for h in range(nt):
                 AV[d - 1, k, h] = VA[d, h]
