@@ -33,13 +33,24 @@ class Checkpoint:
     best_response: tuple[float, float]  # (BR₀, BR₁) in chips
     nodes_touched: int  # nodes visited by the CFR passes so far
 
-    def as_dict(self) -> dict[str, object]:
-        return {
+    def as_dict(self, game: Game | None = None) -> dict[str, object]:
+        out: dict[str, object] = {
             "iteration": self.iteration,
             "elapsed_s": round(self.elapsed_s, 6),
             "exploitability": self.exploitability,
             "nodes_touched": self.nodes_touched,
         }
+        if game is not None and game.is_holdem:
+            out["exploitability_pct_pot"] = exploitability_pct_pot(game, self.exploitability)
+            bb = game.big_blind
+            if bb:
+                out["exploitability_mbb"] = 1000.0 * self.exploitability / bb
+        return out
+
+
+def exploitability_pct_pot(game: Game, chips: float) -> float:
+    """Exploitability as a percentage of the starting pot (hold'em subgames)."""
+    return 100.0 * chips / game.starting_pot
 
 
 Callback = Callable[[Checkpoint], bool | None]
@@ -74,13 +85,18 @@ class SolveResult:
 
     @property
     def ev(self) -> tuple[float, float]:
-        """Each player's expected value (chips) when both play the average strategy."""
-        return expected_values(self.game, self.average_strategy())
+        """Each player's expected value (chips) when both play the average strategy.
+
+        Toy games: zero-sum. Hold'em subgames: pot share at the end minus chips put in after
+        the start, so the two sum to the starting pot (see ``Game.ev_offset``)."""
+        ev = expected_values(self.game, self.average_strategy())
+        off = self.game.ev_offset
+        return ev[0] + off, ev[1] + off
 
     @property
     def game_value(self) -> float:
-        """Player 0's expected value under the average strategies (chips)."""
-        return self.ev[0]
+        """Player 0's zero-sum expected value under the average strategies (chips)."""
+        return self.ev[0] - self.game.ev_offset
 
     def node_strategy(
         self, history: tuple[str, ...] | list[str] | int, average: bool = True

@@ -1,9 +1,11 @@
-"""Command line: ``python -m solver {games,algorithms,solve}``.
+"""Command line: ``python -m solver {games,algorithms,presets,solve,tree}``.
 
 ``solve --json`` prints one JSON object per line: one per checkpoint (``iteration``,
-``elapsed_s``, ``exploitability`` in chips, ``nodes_touched``) and a final one with
-``"final": true`` and ``ev`` (player 0's and player 1's expected value in chips under the
-average strategies). Bad input prints one line on stderr and exits with code 2.
+``elapsed_s``, ``exploitability`` in chips, ``nodes_touched``; hold'em spots add
+``exploitability_pct_pot`` and ``exploitability_mbb``) and a final one with ``"final": true``
+and ``ev`` (player 0's and player 1's expected value in chips under the average strategies;
+for hold'em spots each player's pot share minus chips put in after the start, summing to the
+starting pot). Bad input prints one line on stderr and exits with code 2.
 """
 
 from __future__ import annotations
@@ -15,9 +17,11 @@ import sys
 from collections.abc import Sequence
 from typing import NoReturn
 
-from solver.api import Checkpoint, solve
+from solver.api import Checkpoint, exploitability_pct_pot, solve
 from solver.cfr.rules import RULES, make_rule, rule_defaults
-from solver.games import GAMES, make_game
+from solver.games import GAMES, Game, make_game
+from solver.games.holdem import HoldemSpec, SpecError, build_holdem, estimate, validate
+from solver.presets import PresetError, list_presets, load_preset
 
 EXIT_USAGE = 2
 
@@ -47,20 +51,125 @@ def _parse_params(items: Sequence[str]) -> dict[str, float]:
     return out
 
 
+def _add_game_args(p: argparse.ArgumentParser) -> None:
+    g = p.add_argument_group("game (one of --game, --preset, or a custom spot with --board)")
+    g.add_argument("--game", help=f"a built-in game: {', '.join(GAMES)}")
+    g.add_argument("--preset", help="a preset name (see 'presets') or a path to a .toml file")
+    g.add_argument("--board", help="hold'em spot: board cards, e.g. Td9d6hQc")
+    g.add_argument("--pot", help="starting pot (chips)")
+    g.add_argument("--stack", help="effective stack behind (chips)")
+    g.add_argument("--oop-range", help="OOP range text, e.g. '66+, AQs+'")
+    g.add_argument("--ip-range", help="IP range text")
+    g.add_argument("--bets", help="bet sizes for every street and player (default 50%%, 100%%, a)")
+    g.add_argument("--raises", help="raise sizes (default 100%%, a)")
+    g.add_argument("--donks", help="OOP donk sizes on turn and river")
+    g.add_argument(
+        "--size",
+        action="append",
+        default=[],
+        help="override STREET.PLAYER.KIND=SIZES, e.g. turn.ip.bets='75%%, a'",
+    )
+    g.add_argument("--raise-cap", help="raises per street after the first bet (default 3)")
+    g.add_argument("--add-allin", help="add-all-in threshold (stack ≤ X × pot; 0 = off)")
+    g.add_argument("--force-allin", help="force-all-in threshold (SPR after call; 0 = off)")
+    g.add_argument("--merging", help="merging threshold (× pot; 0 = off)")
+    g.add_argument("--big-blind", help="big blind in chips, for mbb/hand (default 100)")
+    g.add_argument("--max-memory-mb", help="refuse trees needing more (default 4096)")
+
+
 def _build_parser() -> _Parser:
     parser = _Parser(prog="python -m solver", description="Regret Lab solver")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
     sub.add_parser("games", help="list the games")
     sub.add_parser("algorithms", help="list the algorithms with their parameters")
-    s = sub.add_parser("solve", help="solve a game")
-    s.add_argument("--game", required=True, help=f"one of: {', '.join(GAMES)}")
+    sub.add_parser("presets", help="list the presets")
+    s = sub.add_parser("solve", help="solve a game, preset or hold'em spot")
+    _add_game_args(s)
     s.add_argument("--algorithm", default="dcfr", help="algorithm name (see 'algorithms')")
     s.add_argument("--iterations", type=str, default=None, help="maximum iterations")
-    s.add_argument("--target", type=str, default=None, help="stop at this exploitability (chips)")
+    s.add_argument(
+        "--target",
+        type=str,
+        default=None,
+        help="stop at this exploitability: chips, or a percentage of the pot (0.3%%)",
+    )
     s.add_argument("--every", type=str, default="10", help="measure every K iterations")
     s.add_argument("--param", action="append", default=[], help="rule parameter NAME=VALUE")
     s.add_argument("--json", action="store_true", help="JSON lines output")
+    t = sub.add_parser("tree", help="tree size and memory estimate of a spot, without solving")
+    _add_game_args(t)
+    t.add_argument("--json", action="store_true", help="JSON output")
     return parser
+
+
+_SPOT_FLAGS = {
+    "pot": "pot",
+    "stack": "stack",
+    "oop_range": "oop_range",
+    "ip_range": "ip_range",
+    "bets": "bets",
+    "raises": "raises",
+    "donks": "donks",
+    "raise_cap": "raise_cap",
+    "add_allin": "add_allin_threshold",
+    "force_allin": "force_allin_threshold",
+    "merging": "merging_threshold",
+    "big_blind": "big_blind",
+    "max_memory_mb": "max_memory_mb",
+}
+
+
+def _flag(name: str) -> str:
+    return "--" + name.replace("_", "-")
+
+
+def _spot_spec(args: argparse.Namespace) -> HoldemSpec:
+    for required in ("pot", "stack", "oop_range", "ip_range"):
+        if getattr(args, required) is None:
+            raise UsageError(f"{_flag(required)}: required for a hold'em spot (--board given)")
+    kwargs: dict[str, object] = {"board": args.board, "name": "custom spot"}
+    for flag, field_name in _SPOT_FLAGS.items():
+        value = getattr(args, flag)
+        if value is not None:
+            kwargs[field_name] = value
+    sizes: dict[str, dict[str, dict[str, str]]] = {}
+    for item in args.size:
+        key, eq, value = item.partition("=")
+        parts = key.strip().split(".")
+        if not eq or len(parts) != 3:
+            raise UsageError(f"--size {item!r}: expected STREET.PLAYER.KIND=SIZES")
+        sizes.setdefault(parts[0], {}).setdefault(parts[1], {})[parts[2]] = value
+    kwargs["sizes"] = sizes
+    return HoldemSpec(**kwargs)  # type: ignore[arg-type]
+
+
+def _game_from_args(args: argparse.Namespace) -> Game:
+    chosen = [x for x in (args.game, args.preset, args.board) if x is not None]
+    if len(chosen) != 1:
+        raise UsageError("give exactly one of --game, --preset or --board")
+    spot_flags = [f for f in _SPOT_FLAGS if getattr(args, f) is not None] + (
+        ["size"] if args.size else []
+    )
+    if args.board is None and spot_flags:
+        raise UsageError(f"{_flag(spot_flags[0])}: only with --board (a custom hold'em spot)")
+    if args.game is not None:
+        if args.game.lower() not in GAMES:
+            raise UsageError(f"--game: unknown game {args.game!r} (known: {', '.join(GAMES)})")
+        return make_game(args.game)
+    try:
+        if args.preset is not None:
+            return load_preset(args.preset).build()
+        return build_holdem(_spot_spec(args))
+    except PresetError as exc:
+        raise UsageError(f"--preset: {exc}") from None
+    except SpecError as exc:
+        flag = _flag(exc.field) if exc.field in _SPOT_FLAGS or exc.field == "board" else exc.field
+        flag = {
+            "--add-allin-threshold": "--add-allin",
+            "--force-allin-threshold": "--force-allin",
+            "--merging-threshold": "--merging",
+        }.get(flag, flag)
+        raise UsageError(f"{flag}: {exc.message}") from None
 
 
 def _int_arg(name: str, raw: str | None, minimum: int) -> int | None:
@@ -100,9 +209,60 @@ def _cmd_algorithms() -> None:
         print(f"{name:8s} [{ps}] {cls.description} ({cls.paper})")
 
 
+def _target(raw: str | None, game: Game) -> float | None:
+    if raw is None:
+        return None
+    text = raw.strip()
+    if text.endswith("%"):
+        if not game.is_holdem:
+            raise UsageError("--target: a percentage of the pot needs a hold'em spot; use chips")
+        pct = _float_arg("--target", text[:-1])
+        assert pct is not None
+        return pct / 100.0 * game.starting_pot
+    return _float_arg("--target", text)
+
+
+def _cmd_presets() -> None:
+    for preset in list_presets():
+        print(f"{preset.key:28s} {preset.game:7s} {preset.name}")
+
+
+def _cmd_tree(args: argparse.Namespace) -> None:
+    if args.board is not None:
+        try:
+            setup = validate(_spot_spec(args))
+        except SpecError as exc:
+            raise UsageError(f"{_flag(exc.field)}: {exc.message}") from None
+        est = estimate(setup)
+        info = {
+            "nodes": est.nodes,
+            "decision_nodes": est.decision_nodes,
+            "chance_nodes": est.chance_nodes,
+            "terminal_nodes": est.terminal_nodes,
+            "hands": list(est.hands),
+            "storage_entries": est.storage_entries,
+            "memory_bytes": est.memory_bytes,
+            "memory_mb": round(est.memory_mb, 3),
+        }
+    else:
+        game = _game_from_args(args)
+        info = {
+            "nodes": game.num_nodes,
+            "decision_nodes": len(game.decision_nodes()),
+            "infosets": game.num_infosets,
+            "hands": list(game.num_hands),
+            "storage_entries": game.action_size,
+            "memory_bytes": 3 * 8 * game.action_size,
+            "memory_mb": round(3 * 8 * game.action_size / 2**20, 3),
+        }
+    if args.json:
+        print(json.dumps(info))
+    else:
+        for key, value in info.items():
+            print(f"{key:16s} {value}")
+
+
 def _cmd_solve(args: argparse.Namespace) -> None:
-    if args.game.lower() not in GAMES:
-        raise UsageError(f"--game: unknown game {args.game!r} (known: {', '.join(GAMES)})")
     if args.algorithm.lower() not in RULES:
         raise UsageError(
             f"--algorithm: unknown algorithm {args.algorithm!r} (known: {', '.join(RULES)})"
@@ -113,18 +273,21 @@ def _cmd_solve(args: argparse.Namespace) -> None:
     except ValueError as exc:
         raise UsageError(f"--param: {exc}") from None
     iterations = _int_arg("--iterations", args.iterations, 0)
-    target = _float_arg("--target", args.target)
     every = _int_arg("--every", args.every, 1)
     assert every is not None
-    game = make_game(args.game)
+    game = _game_from_args(args)
+    target = _target(args.target, game)
 
     def report(cp: Checkpoint) -> None:
         if args.json:
-            print(json.dumps(cp.as_dict()), flush=True)
+            print(json.dumps(cp.as_dict(game)), flush=True)
         else:
+            extra = ""
+            if game.is_holdem:
+                extra = f" ({exploitability_pct_pot(game, cp.exploitability):.4f}% pot)"
             print(
                 f"iter {cp.iteration:8d}  {cp.elapsed_s:9.3f} s  "
-                f"exploitability {cp.exploitability:.6g} chips",
+                f"exploitability {cp.exploitability:.6g} chips{extra}",
                 flush=True,
             )
 
@@ -142,10 +305,7 @@ def _cmd_solve(args: argparse.Namespace) -> None:
         "game": game.name,
         "algorithm": rule.name,
         "params": rule.params(),
-        "iteration": result.iteration,
-        "elapsed_s": round(result.elapsed_s, 6),
-        "exploitability": result.exploitability,
-        "nodes_touched": result.engine.nodes_touched,
+        **result.history[-1].as_dict(game),
         "ev": [ev[0], ev[1]],
         "stopped_by": result.stopped_by,
     }
@@ -167,6 +327,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             _cmd_games()
         elif args.command == "algorithms":
             _cmd_algorithms()
+        elif args.command == "presets":
+            _cmd_presets()
+        elif args.command == "tree":
+            _cmd_tree(args)
         else:
             _cmd_solve(args)
     except UsageError as exc:

@@ -137,6 +137,28 @@ class Game:
             total += int(np.count_nonzero(self.boards.valid[t.board[n], p, :hp]))
         return total
 
+    # ----- units -------------------------------------------------------------------------
+    @property
+    def is_holdem(self) -> bool:
+        return self.meta.get("kind") == "holdem"
+
+    @property
+    def starting_pot(self) -> float:
+        """Chips in the pot at the root (hold'em subgames; 0 for the toy games)."""
+        return float(self.meta.get("pot", 0.0))  # type: ignore[arg-type]
+
+    @property
+    def big_blind(self) -> float | None:
+        bb = self.meta.get("big_blind")
+        return None if bb is None else float(bb)  # type: ignore[arg-type]
+
+    @property
+    def ev_offset(self) -> float:
+        """Added to zero-sum EVs to report them as solvers do for subgames: each player's
+        share of the pot at the end minus chips put in after the start (the two sum to the
+        starting pot). 0 for the toy games, whose EVs stay zero-sum."""
+        return self.starting_pot / 2.0
+
     # ----- navigation --------------------------------------------------------------------
     @property
     def parents(self) -> npt.NDArray[np.int64]:

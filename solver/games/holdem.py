@@ -1,0 +1,350 @@
+"""Heads-up no-limit hold'em subgames (flop, turn or river) in the common game model.
+
+A :class:`HoldemSpec` is what the UI, the CLI and preset files fill in. :func:`validate`
+turns it into a checked :class:`HoldemSetup` (errors name the field), :func:`estimate`
+reports the tree size and memory before anything big is allocated, and :func:`build_holdem`
+builds the :class:`~solver.games.model.Game`.
+
+Exactness: at a street end every card not on the board is a child, weighted
+1 / (52 − board − 4): for two disjoint hands on a 4-card board 44 river cards remain
+possible whichever 48 are left. Hands that share a card with the dealt card are zeroed by
+the board's validity mask, so every child counts exactly the deals it can be.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from solver.cards import COMBOS, card_str, parse_board
+from solver.games.model import (
+    CHANCE,
+    DECISION,
+    Boards,
+    Game,
+    NodeSpec,
+    flatten,
+    make_hands,
+)
+from solver.handeval import rank_hands
+from solver.ranges import parse_range
+from solver.tree.betting import (
+    STREETS,
+    ActionNode,
+    BettingConfig,
+    PlayerSizes,
+    build_betting_tree,
+    count_nodes,
+)
+from solver.tree.sizes import SizeError, parse_sizes
+
+PLAYERS = ("oop", "ip")
+BYTES_PER_ENTRY = 8  # float64 storage
+
+
+class SpecError(ValueError):
+    """Bad input in a subgame spec. ``field`` names the input; the message says what is wrong."""
+
+    def __init__(self, field: str, message: str) -> None:
+        super().__init__(f"{field}: {message}")
+        self.field = field
+        self.message = message
+
+
+@dataclass
+class HoldemSpec:
+    """A subgame as a person describes it. Sizes use the solver syntax (33%, 2.5x, a, 3e,
+    120c); ``sizes[street][player][kind]`` overrides ``bets``/``raises``/``donks`` where
+    given (street: flop/turn/river, player: oop/ip, kind: bets/raises/donks)."""
+
+    board: str
+    pot: float
+    stack: float
+    oop_range: str
+    ip_range: str
+    bets: str = "50%, 100%, a"
+    raises: str = "100%, a"
+    donks: str | None = None
+    sizes: dict[str, dict[str, dict[str, str]]] = field(default_factory=dict)
+    big_blind: float = 100.0
+    raise_cap: int = 3
+    add_allin_threshold: float = 0.0
+    force_allin_threshold: float = 0.0
+    merging_threshold: float = 0.0
+    max_memory_mb: float = 4096.0
+    name: str = "hold'em subgame"
+    oop_weights: list[float] | None = None  # 1,326 weights (combo order); overrides oop_range
+    ip_weights: list[float] | None = None
+
+
+@dataclass
+class HoldemSetup:
+    """A validated spec: parsed board, range weights (1326,) and the betting config."""
+
+    spec: HoldemSpec
+    board: tuple[int, ...]
+    weights: tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]
+    config: BettingConfig
+
+
+def _number(field_name: str, value: Any, *, positive: bool = True, minimum: float = 0.0) -> float:
+    try:
+        x = float(value)
+    except (TypeError, ValueError):
+        raise SpecError(field_name, f"{value!r} is not a number") from None
+    if not np.isfinite(x):
+        raise SpecError(field_name, f"{value!r} is not a finite number")
+    if positive and x <= 0:
+        raise SpecError(field_name, f"must be positive, got {value!r}")
+    if x < minimum:
+        raise SpecError(field_name, f"must be ≥ {minimum:g}, got {value!r}")
+    return x
+
+
+def validate(spec: HoldemSpec) -> HoldemSetup:
+    """Check every field of ``spec``; raise :class:`SpecError` naming the first bad one."""
+    try:
+        board = parse_board(spec.board)
+    except ValueError as exc:
+        raise SpecError("board", str(exc)) from None
+    pot = _number("pot", spec.pot)
+    stack = _number("stack", spec.stack)
+    if pot != int(pot):
+        raise SpecError("pot", f"must be whole chips, got {spec.pot!r}")
+    if stack != int(stack):
+        raise SpecError("stack", f"must be whole chips, got {spec.stack!r}")
+    big_blind = _number("big_blind", spec.big_blind)
+    raise_cap = _number("raise_cap", spec.raise_cap, positive=False)
+    if raise_cap != int(raise_cap):
+        raise SpecError("raise_cap", f"must be a whole number, got {spec.raise_cap!r}")
+    thresholds = {}
+    for name in ("add_allin_threshold", "force_allin_threshold", "merging_threshold"):
+        thresholds[name] = _number(name, getattr(spec, name), positive=False)
+    _number("max_memory_mb", spec.max_memory_mb)
+    weights = []
+    blocked = np.zeros(len(COMBOS), dtype=bool)
+    for c in board:
+        blocked |= (COMBOS[:, 0] == c) | (COMBOS[:, 1] == c)
+    for player, text, given in (
+        ("oop_range", spec.oop_range, spec.oop_weights),
+        ("ip_range", spec.ip_range, spec.ip_weights),
+    ):
+        if given is not None:
+            field_name = player.replace("range", "weights")
+            try:
+                w = np.asarray(given, dtype=np.float64)
+            except (TypeError, ValueError):
+                raise SpecError(field_name, "must be a list of numbers") from None
+            if w.shape != (len(COMBOS),):
+                raise SpecError(field_name, f"needs {len(COMBOS)} weights, got {w.size}")
+            if not np.all(np.isfinite(w)) or np.any(w < 0) or np.any(w > 1):
+                raise SpecError(field_name, "weights must be numbers in [0, 1]")
+        else:
+            try:
+                w = parse_range(text)
+            except ValueError as exc:
+                raise SpecError(player, str(exc)) from None
+        w = np.where(blocked, 0.0, w)
+        if not np.any(w > 0):
+            raise SpecError(player, "no combos left once the board's cards are removed")
+        weights.append(w)
+    for street, per_player in spec.sizes.items():
+        if street not in STREETS:
+            raise SpecError(f"sizes.{street}", f"unknown street (use {', '.join(STREETS)})")
+        for player, kinds in per_player.items():
+            if player not in PLAYERS:
+                raise SpecError(f"sizes.{street}.{player}", "unknown player (use oop or ip)")
+            for kind in kinds:
+                if kind not in ("bets", "raises", "donks"):
+                    raise SpecError(
+                        f"sizes.{street}.{player}.{kind}", "unknown kind (use bets, raises, donks)"
+                    )
+                if kind == "donks" and (player != "oop" or street == "flop"):
+                    raise SpecError(
+                        f"sizes.{street}.{player}.donks", "donk bets are OOP's, on turn or river"
+                    )
+    streets = []
+    for street in STREETS:
+        pair = []
+        for player in PLAYERS:
+            over = spec.sizes.get(street, {}).get(player, {})
+            prefix = f"sizes.{street}.{player}"
+            try:
+                bets = parse_sizes(over.get("bets", spec.bets), raise_sizes=False, field="bets")
+                raises = parse_sizes(
+                    over.get("raises", spec.raises), raise_sizes=True, field="raises"
+                )
+                donk_text = over.get("donks", spec.donks if player == "oop" else None)
+                donks = (
+                    None
+                    if donk_text is None
+                    else parse_sizes(donk_text, raise_sizes=False, field="donks")
+                )
+            except SizeError as exc:
+                name = str(exc).split(":", 1)[0]
+                where = f"{prefix}.{name}" if street in spec.sizes else name
+                raise SpecError(where, str(exc).split(":", 1)[1].strip()) from None
+            pair.append(PlayerSizes(bets, raises, donks))
+        streets.append((pair[0], pair[1]))
+    config = BettingConfig(
+        start_street=len(board) - 3,
+        pot=int(pot),
+        stack=int(stack),
+        sizes=tuple(streets),
+        big_blind=big_blind,
+        raise_cap=int(raise_cap),
+        **thresholds,
+    )
+    return HoldemSetup(spec, board, (weights[0], weights[1]), config)
+
+
+@dataclass(frozen=True)
+class Estimate:
+    """Size of a subgame before it is built."""
+
+    nodes: int
+    decision_nodes: int
+    chance_nodes: int
+    terminal_nodes: int
+    hands: tuple[int, int]
+    storage_entries: int  # per-action entries (regrets, strategy, sums each hold this many)
+    memory_bytes: int  # solver storage + per-board data
+
+    @property
+    def memory_mb(self) -> float:
+        return self.memory_bytes / 2**20
+
+
+def estimate(setup: HoldemSetup, tree: ActionNode | None = None) -> Estimate:
+    """Node counts and the memory a solve will need, computed without building the tree."""
+    root = tree if tree is not None else build_betting_tree(setup.config)
+    counts = count_nodes(root, len(setup.board))
+    hands = (int(np.count_nonzero(setup.weights[0])), int(np.count_nonzero(setup.weights[1])))
+    entries = counts["actions0"] * hands[0] + counts["actions1"] * hands[1]
+    boards = _num_boards(len(setup.board))
+    hmax = max(hands)
+    board_bytes = boards * 2 * hmax * (8 + 4 + 8)
+    memory = 3 * entries * BYTES_PER_ENTRY + board_bytes + counts["nodes"] * 48
+    return Estimate(
+        nodes=counts["nodes"],
+        decision_nodes=counts["decision"],
+        chance_nodes=counts["chance"],
+        terminal_nodes=counts["terminal"],
+        hands=hands,
+        storage_entries=entries,
+        memory_bytes=int(memory),
+    )
+
+
+def _num_boards(board_len: int) -> int:
+    left = 52 - board_len
+    if board_len == 5:
+        return 1
+    if board_len == 4:
+        return 1 + left
+    return 1 + left + left * (left - 1) // 2
+
+
+def build_holdem(spec: HoldemSpec | HoldemSetup) -> Game:
+    """Validate (if needed), check the memory budget, and build the game."""
+    setup = spec if isinstance(spec, HoldemSetup) else validate(spec)
+    tree = build_betting_tree(setup.config)
+    est = estimate(setup, tree)
+    if est.memory_mb > setup.spec.max_memory_mb:
+        raise SpecError(
+            "max_memory_mb",
+            f"this tree needs {est.memory_mb:,.0f} MB ({est.nodes:,} nodes), over the "
+            f"{setup.spec.max_memory_mb:,.0f} MB allowed",
+        )
+    hand_ids = [np.flatnonzero(setup.weights[p] > 0) for p in range(2)]
+    hand_cards: list[list[tuple[int, ...]]] = [
+        [(int(COMBOS[i, 0]), int(COMBOS[i, 1])) for i in hand_ids[p]] for p in range(2)
+    ]
+    hands = make_hands(
+        hand_cards,
+        [setup.weights[p][hand_ids[p]] for p in range(2)],
+        52,
+        initial_board=setup.board,
+    )
+    board_index: dict[frozenset[int], int] = {}
+    board_list: list[tuple[int, ...]] = []
+
+    def board_id(cards: tuple[int, ...]) -> int:
+        key = frozenset(cards)
+        if key not in board_index:
+            board_index[key] = len(board_list)
+            board_list.append(tuple(sorted(cards)))
+        return board_index[key]
+
+    def expand(node: ActionNode, board: tuple[int, ...]) -> NodeSpec:
+        b = board_id(board)
+        spec_node = NodeSpec(
+            node.kind, player=node.player, payoff=node.payoff, board=b, label=node.label
+        )
+        if node.kind == DECISION:
+            spec_node.children = [expand(c, board) for c in node.children]
+        elif node.kind == CHANCE:
+            weight = 1.0 / (52 - len(board) - 4)
+            for card in range(52):
+                if card in board:
+                    continue
+                child = expand(node.children[0], (*board, card))
+                child.label = f"d:{card_str(card)}"
+                child.weight = weight
+                spec_node.children.append(child)
+        return spec_node
+
+    root = expand(tree, setup.board)
+    ftree, labels = flatten(root, (len(hand_cards[0]), len(hand_cards[1])))
+    boards = _holdem_boards(hands.cards, hands.num_hands, board_list)
+    names = [[_combo_name(c) for c in hand_cards[p]] for p in range(2)]
+    return Game(
+        name=setup.spec.name,
+        tree=ftree,
+        hands=hands,
+        boards=boards,
+        labels=labels,
+        hand_names=names,
+        description=(
+            f"{setup.spec.name}: board {' '.join(card_str(c) for c in setup.board)}, "
+            f"pot {setup.config.pot}, stack {setup.config.stack}"
+        ),
+        meta={
+            "kind": "holdem",
+            "board": setup.board,
+            "pot": setup.config.pot,
+            "stack": setup.config.stack,
+            "big_blind": setup.config.big_blind,
+            "combos": hand_ids,
+        },
+    )
+
+
+def _combo_name(cards: tuple[int, ...]) -> str:
+    a, b = sorted(cards, reverse=True)
+    return card_str(a) + card_str(b)
+
+
+def _holdem_boards(
+    cards: npt.NDArray[np.int32], num_hands: npt.NDArray[np.int64], boards: list[tuple[int, ...]]
+) -> Boards:
+    nb = len(boards)
+    hmax = cards.shape[1]
+    valid = np.zeros((nb, 2, hmax), dtype=np.float64)
+    order = np.zeros((nb, 2, hmax), dtype=np.int32)
+    rank = np.zeros((nb, 2, hmax), dtype=np.int64)
+    for b, bcards in enumerate(boards):
+        bset = np.zeros(52, dtype=bool)
+        bset[list(bcards)] = True
+        for p in range(2):
+            n = int(num_hands[p])
+            hc = cards[p, :n]
+            valid[b, p, :n] = ~(bset[hc[:, 0]] | bset[hc[:, 1]])
+            if len(bcards) == 5:
+                rank[b, p, :n] = rank_hands(np.array(bcards, dtype=np.int64), hc.astype(np.int64))
+            order[b, p, :n] = np.argsort(rank[b, p, :n], kind="stable")
+            order[b, p, n:] = np.arange(n, hmax)
+    return Boards(valid, order, rank)

@@ -1,0 +1,1 @@
+"""Card-free bet trees: size syntax and the betting tree builder."""

@@ -1,0 +1,235 @@
+"""Hold'em subgames: O(n) terminal values against naive O(n²), a brute-force enumeration of
+every deal against the vector form, equity with check-down only, suit symmetry, bad input."""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pytest
+
+from solver import expected_values, solve
+from solver.cards import COMBOS, card_str, parse_board
+from solver.cfr.engine import make_scratch
+from solver.cfr.kernels import _fold_values, _showdown_values
+from solver.games.holdem import HoldemSpec, SpecError, build_holdem, estimate, validate
+from solver.games.model import CHANCE, DECISION, FIXED, Game
+from solver.handeval import rank_hands
+
+OOP = "66+,A8s+,A5s-A4s,AJo+,K9s+,KQo,QTs+,JTs,96s+,85s+,75s+,65s,54s"
+IP = "QQ-22,AQs-A2s,ATo+,K5s+,KJo+,Q8s+,J8s+,T7s+,96s+,86s+,75s+,64s+,53s+"
+
+
+def river(**kw: object) -> HoldemSpec:
+    args: dict[str, object] = {
+        "board": "Td9d6hQc2s", "pot": 200, "stack": 900, "oop_range": OOP, "ip_range": IP,
+    }  # fmt: skip
+    args.update(kw)
+    return HoldemSpec(**args)  # type: ignore[arg-type]
+
+
+def _random_reach(rng: np.random.Generator, g: Game, player: int) -> np.ndarray:
+    out = np.zeros(g.hands.cards.shape[1])
+    n = g.hands.num_hands[player]
+    out[:n] = rng.random(n) * (rng.random(n) < 0.8)
+    return out
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_fold_and_showdown_values_equal_naive(seed: int) -> None:
+    rng = np.random.default_rng(seed)
+    board_cards = rng.choice(52, size=5, replace=False)
+    board = "".join(card_str(int(c)) for c in board_cards)
+    g = build_holdem(river(board=board, oop_range="22+,A2+,K2+,Q2+,J2+", ip_range="T2+,92+,82+"))
+    sc = make_scratch(g)
+    cards = g.hands.cards
+    for trav in range(2):
+        opp = 1 - trav
+        reach = _random_reach(rng, g, opp)
+        reach2 = reach[None, :].copy()
+        out = np.zeros((1, reach.shape[0]))
+        nt, no = g.hands.num_hands[trav], g.hands.num_hands[opp]
+        ranks = g.boards.rank[0]
+        disjoint = np.array(
+            [[not (set(cards[trav, h]) & set(cards[opp, j])) for j in range(no)] for h in range(nt)]
+        )
+        _fold_values(g.hands, g.boards, 0, trav, 2.5, reach2, 0, out, 0, sc.card_sum)
+        naive = 2.5 * (disjoint * reach[None, :no]).sum(axis=1)
+        np.testing.assert_allclose(out[0, :nt], naive, rtol=1e-12, atol=1e-12)
+        _showdown_values(
+            g.hands, g.boards, 0, trav, 3.0, reach2, 0, out, 0, sc.card_sum, sc.card_sum2
+        )
+        sign = np.sign(ranks[trav, :nt, None] - ranks[opp, None, :no])
+        naive = 3.0 * (disjoint * sign * reach[None, :no]).sum(axis=1)
+        np.testing.assert_allclose(out[0, :nt], naive, rtol=1e-12, atol=1e-12)
+
+
+def _brute_force_ev(g: Game, sigma: np.ndarray) -> float:
+    """Player 0's expected payoff by enumerating every deal of hole cards and runout cards."""
+    t = g.tree
+    board0 = tuple(int(c) for c in g.meta["board"])  # type: ignore[attr-defined]
+    card_of = {f"d:{card_str(c)}": c for c in range(52)}
+
+    def walk(node: int, h0: int, h1: int, board: tuple[int, ...], dead: set[int]) -> float:
+        kind = t.kind[node]
+        if kind == FIXED:
+            return float(t.payoff[node])
+        if kind == DECISION:
+            p = int(t.player[node])
+            h = h0 if p == 0 else h1
+            off, na, nh = g.block(node)
+            return sum(
+                sigma[off + a * nh + h] * walk(c, h0, h1, board, dead)
+                for a, c in enumerate(g.children(node))
+                if sigma[off + a * nh + h] > 0
+            )
+        if kind == CHANCE:
+            kids = [c for c in g.children(node) if card_of[g.labels[c]] not in dead]
+            assert len(kids) == 52 - len(dead)
+            return sum(
+                walk(c, h0, h1, (*board, card_of[g.labels[c]]), dead | {card_of[g.labels[c]]})
+                for c in kids
+            ) / len(kids)
+        b = np.array(board, dtype=np.int64)
+        r0 = rank_hands(b, g.hands.cards[0, h0 : h0 + 1].astype(np.int64))[0]
+        r1 = rank_hands(b, g.hands.cards[1, h1 : h1 + 1].astype(np.int64))[0]
+        return float(t.payoff[node]) * float(np.sign(r0 - r1))
+
+    total = 0.0
+    weight = 0.0
+    for h0, h1 in itertools.product(range(g.num_hands[0]), range(g.num_hands[1])):
+        c0 = set(int(c) for c in g.hands.cards[0, h0])
+        c1 = set(int(c) for c in g.hands.cards[1, h1])
+        if c0 & c1:
+            continue
+        w = g.hands.weights[0, h0] * g.hands.weights[1, h1]
+        total += w * walk(0, h0, h1, board0, set(board0) | c0 | c1)
+        weight += w
+    return total / weight
+
+
+def _random_profile(g: Game, seed: int) -> np.ndarray:
+    rng = np.random.default_rng(seed)
+    sigma = np.zeros(g.action_size)
+    for n in g.decision_nodes():
+        off, na, nh = g.block(int(n))
+        block = rng.random((na, nh))
+        sigma[off : off + na * nh] = (block / block.sum(axis=0)).ravel()
+    return sigma
+
+
+def test_every_deal_enumerated_equals_the_vector_form_on_a_turn_spot() -> None:
+    """A turn spot (one chance node per line that sees the river): 44 river cards for every
+    pair of hands, whatever 48 cards are left — the vector form must agree exactly."""
+    spec = HoldemSpec(
+        board="Ks7h2d9c", pot=100, stack=150, oop_range="AA,KQs,T8s:0.5,76s", ip_range="QQ,AK,J9s",
+        bets="100%", raises="a",
+    )  # fmt: skip
+    g = build_holdem(spec)
+    sigma = _random_profile(g, 3)
+    ev0, ev1 = expected_values(g, sigma)
+    assert ev0 + ev1 == pytest.approx(0.0, abs=1e-12)
+    assert ev0 == pytest.approx(_brute_force_ev(g, sigma), abs=1e-10)
+
+
+def test_every_deal_enumerated_on_a_flop_allin_spot() -> None:
+    """Flop all-in only: the runout of turn and river with card removal, exactly."""
+    spec = HoldemSpec(
+        board="Qs8h3d", pot=100, stack=100, oop_range="AsKs,TT", ip_range="QhJh,9d9c",
+        bets="a", raises="",
+    )  # fmt: skip
+    g = build_holdem(spec)
+    sigma = _random_profile(g, 5)
+    assert expected_values(g, sigma)[0] == pytest.approx(_brute_force_ev(g, sigma), abs=1e-10)
+
+
+def _equity(board: str, oop: str, ip: str) -> float:
+    """OOP's share of the pot at showdown, by brute force over hand pairs (river)."""
+    from solver.ranges import parse_range
+
+    b = parse_board(board)
+    w0, w1 = parse_range(oop), parse_range(ip)
+    barr = np.array(b, dtype=np.int64)
+    ranks = rank_hands(barr, COMBOS.astype(np.int64))
+    num = den = 0.0
+    for i in np.flatnonzero(w0):
+        for j in np.flatnonzero(w1):
+            cards = set(COMBOS[i]) | set(COMBOS[j])
+            if len(cards) < 4 or cards & set(b):
+                continue
+            w = w0[i] * w1[j]
+            num += w * (1.0 if ranks[i] > ranks[j] else 0.5 if ranks[i] == ranks[j] else 0.0)
+            den += w
+    return num / den
+
+
+def test_check_down_only_gives_each_player_its_equity_share() -> None:
+    spec = river(bets="", raises="", oop_range="AA,KK,QQ,AKs,T9s", ip_range="JJ-99,AQo,KQs")
+    result = solve(build_holdem(spec), "cfr", iterations=1)
+    eq = _equity(spec.board, spec.oop_range, spec.ip_range)
+    assert result.ev[0] == pytest.approx(eq * 200, abs=1e-9)
+    assert result.ev[0] + result.ev[1] == pytest.approx(200, abs=1e-9)
+    assert result.exploitability == pytest.approx(0.0, abs=1e-9)
+
+
+def test_suit_permutation_leaves_the_solution_unchanged() -> None:
+    perm = str.maketrans("shdc", "dcsh")
+    a = solve(build_holdem(river()), "dcfr", iterations=60, check_every=60)
+    b = solve(build_holdem(river(board="Td9d6hQc2s".translate(perm))), "dcfr", iterations=60)
+    assert a.exploitability == pytest.approx(b.exploitability, rel=1e-7)
+    assert a.ev[0] == pytest.approx(b.ev[0], rel=1e-9)
+
+
+def test_river_solve_converges_and_is_zero_sum() -> None:
+    result = solve(build_holdem(river()), "dcfr", target_exploitability=0.2, check_every=20)
+    assert result.exploitability <= 0.2  # 0.1 % of the pot
+    assert sum(result.ev) == pytest.approx(200, abs=1e-9)
+    values = [cp.exploitability for cp in result.history]
+    assert values[-1] < values[0] / 50
+
+
+@pytest.mark.parametrize(
+    ("kw", "field", "fragment"),
+    [
+        ({"board": "Td9dTd"}, "board", "twice"),
+        ({"board": "Td"}, "board", "3, 4 or 5"),
+        ({"board": "Td9d"}, "board", "3, 4 or 5"),
+        ({"board": "Td9dXx"}, "board", "Xx"),
+        ({"pot": -5}, "pot", "positive"),
+        ({"pot": 0}, "pot", "positive"),
+        ({"stack": 0}, "stack", "positive"),
+        ({"stack": "lots"}, "stack", "not a number"),
+        ({"oop_range": "TdTh"}, "oop_range", "no combos"),
+        ({"ip_range": "AKx"}, "ip_range", "AKx"),
+        ({"bets": "50%, 3y"}, "bets", "3y"),
+        ({"raises": "2e"}, "raises", "2e"),
+        ({"bets": "2x"}, "bets", "2x"),
+        ({"sizes": {"preflop": {}}}, "sizes.preflop", "street"),
+    ],
+)
+def test_bad_input_names_the_field(kw: dict[str, object], field: str, fragment: str) -> None:
+    with pytest.raises(SpecError) as info:
+        validate(river(**kw))
+    assert info.value.field == field
+    assert fragment in str(info.value)
+
+
+def test_memory_budget_refuses_big_trees_with_the_number() -> None:
+    spec = river(board="Td9d6h", max_memory_mb=1)
+    est = estimate(validate(spec))
+    with pytest.raises(SpecError) as info:
+        build_holdem(spec)
+    assert info.value.field == "max_memory_mb"
+    assert f"{est.memory_mb:,.0f} MB" in str(info.value)
+
+
+def test_estimate_matches_the_built_tree() -> None:
+    spec = HoldemSpec(
+        board="Ks7h2d9c", pot=100, stack=300, oop_range="AA,KQs,76s", ip_range="QQ,AK,J9s"
+    )
+    setup = validate(spec)
+    est = estimate(setup)
+    g = build_holdem(setup)
+    assert est.nodes == g.num_nodes
+    assert est.storage_entries == g.action_size
+    assert est.decision_nodes == len(g.decision_nodes())
