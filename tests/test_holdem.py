@@ -77,7 +77,7 @@ def _brute_force_ev(g: Game, sigma: np.ndarray) -> float:
         if kind == DECISION:
             p = int(t.player[node])
             h = h0 if p == 0 else h1
-            off, na, nh = g.block(node)
+            off, _na, nh = g.block(node)
             return sum(
                 sigma[off + a * nh + h] * walk(c, h0, h1, board, dead)
                 for a, c in enumerate(g.children(node))
