@@ -118,3 +118,23 @@ def test_leduc_card_removal_at_the_chance_node() -> None:
     ks = g.find(["k", "k", "d:Ks"])
     assert not g.valid_hands(ks, 0)[4]
     assert g.valid_hands(ks, 0).sum() == 5
+
+
+def test_node_values_at_the_root_match_the_root_pass() -> None:
+    from solver.cfr.engine import node_values, root_player_values
+
+    g = game("leduc")
+    rng = np.random.default_rng(7)
+    sigma = np.zeros(g.action_size)
+    for n in g.decision_nodes():
+        off, na, nh = g.block(int(n))
+        block = rng.random((na, nh))
+        sigma[off : off + na * nh] = (block / block.sum(axis=0)).ravel()
+    for p in range(2):
+        np.testing.assert_allclose(
+            node_values(g, sigma, 0, p), root_player_values(g, sigma, p, False), atol=1e-15
+        )
+    # below a chance node: the values of the Ks board sum (over boards) to the parent's
+    chance = g.find(["k", "k"])
+    total = sum(node_values(g, sigma, c, 0) for c in g.children(chance))
+    np.testing.assert_allclose(total, node_values(g, sigma, chance, 0), atol=1e-15)

@@ -14,9 +14,10 @@ from solver.cfr.kernels import (
     normalize_strategy,
     root_values,
     run_iterations,
+    subtree_values,
 )
 from solver.cfr.rules import NUM_COEFFICIENTS, Rule
-from solver.games.model import DECISION, Game
+from solver.games.model import CHANCE, DECISION, Game
 
 Array = npt.NDArray[np.float64]
 
@@ -78,6 +79,69 @@ def root_player_values(
         _placeholder_storage(),
         co,
         scratch if scratch is not None else make_scratch(game),
+    )
+
+
+def path_reach(game: Game, sigma: Array, node: int) -> tuple[Array, Array]:
+    """Each player's reach vector at ``node`` (shapes (H[0],), (H[1],)): the initial range
+    weights times the player's own action probabilities along the path, zeroed where a
+    dealt card blocks the hand. Chance probabilities are not included."""
+    t = game.tree
+    reach = [game.hands.weights[p, : game.num_hands[p]].copy() for p in range(2)]
+    path = []
+    n = node
+    while n > 0:
+        path.append(n)
+        n = int(game.parents[n])
+    for child in reversed(path):
+        parent = int(game.parents[child])
+        if t.kind[parent] == DECISION:
+            p = int(t.player[parent])
+            off, _na, nh = game.block(parent)
+            a = child - int(t.first_child[parent])
+            reach[p] *= sigma[off + a * nh : off + (a + 1) * nh]
+        elif t.kind[parent] == CHANCE:
+            for p in range(2):
+                reach[p] *= game.valid_hands(child, p)
+    return reach[0], reach[1]
+
+
+def chance_factor(game: Game, node: int) -> float:
+    """Product of the chance weights on the path to ``node`` times the deal normaliser."""
+    f = game.hands.norm
+    n = node
+    while n > 0:
+        parent = int(game.parents[n])
+        if game.tree.kind[parent] == CHANCE:
+            f *= float(game.tree.chance_weight[n])
+        n = parent
+    return f
+
+
+def node_values(
+    game: Game, sigma: Array, node: int, player: int, best_response: bool = False
+) -> Array:
+    """``player``'s counterfactual values (H[player],) at ``node``: chips, weighted by the
+    opponent's reach and the chance of the deal, when both play ``sigma`` below the node
+    (or ``player`` best-responds). Divide by the compatible opponent reach mass to get
+    per-hand expected values."""
+    sigma = _check_strategy(game, sigma)
+    opp = 1 - player
+    reach = np.zeros(game.hands.cards.shape[1])
+    r = path_reach(game, sigma, node)[opp]
+    reach[: r.shape[0]] = r * chance_factor(game, node)
+    return subtree_values(
+        game.tree,
+        game.hands,
+        game.boards,
+        node,
+        reach,
+        sigma,
+        player,
+        MODE_BR if best_response else MODE_EVAL,
+        _placeholder_storage(),
+        np.zeros(NUM_COEFFICIENTS),
+        make_scratch(game),
     )
 
 

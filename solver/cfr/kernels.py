@@ -337,6 +337,7 @@ def _traverse(
     tree: Tree,
     hands: Hands,
     boards: Boards,
+    start: int,
     trav: int,
     mode: int,
     sigma: Array,
@@ -344,10 +345,10 @@ def _traverse(
     co: Array,
     sc: Scratch,
 ) -> int:
-    """One depth-first pass for ``trav`` over the whole public tree.
+    """One depth-first pass for ``trav`` over the subtree of node ``start``.
 
-    Input: the opponent's root reach in ``sc.reach[0, :H[opp]]``. Output: ``trav``'s
-    counterfactual values at the root in ``sc.value[0, :H[trav]]``. Returns the number of
+    Input: the opponent's reach at ``start`` in ``sc.reach[0, :H[opp]]``. Output: ``trav``'s
+    counterfactual values at ``start`` in ``sc.value[0, :H[trav]]``. Returns the number of
     nodes visited. The walk keeps an explicit stack (one row of the scratch buffers per depth)
     instead of recursing: a Numba call per node costs more than Leduc's whole node.
     """
@@ -362,7 +363,7 @@ def _traverse(
     AV = sc.action_value
     valid = boards.valid
     d = 0
-    stack[0] = 0
+    stack[0] = start
     nxt[0] = -1
     rrow[0] = 0
     touched = 0
@@ -482,7 +483,7 @@ def run_iterations(
         co = coefs[k]
         for trav in range(2):
             _root_reach(hands, 1 - trav, sc.reach[0])
-            touched += _traverse(tree, hands, boards, trav, MODE_UPDATE, st.strategy, st, co, sc)
+            touched += _traverse(tree, hands, boards, 0, trav, MODE_UPDATE, st.strategy, st, co, sc)
     return touched
 
 
@@ -504,7 +505,31 @@ def root_values(
     Values are already weighted by the chance of each deal; the player's expected value is
     ``Σ_h weights[trav, h] · values[h]``."""
     _root_reach(hands, 1 - trav, sc.reach[0])
-    _traverse(tree, hands, boards, trav, mode, sigma, st, co, sc)
+    _traverse(tree, hands, boards, 0, trav, mode, sigma, st, co, sc)
+    return sc.value[0, : hands.num_hands[trav]].copy()
+
+
+@kernel
+def subtree_values(
+    tree: Tree,
+    hands: Hands,
+    boards: Boards,
+    node: int,
+    opp_reach: Array,
+    sigma: Array,
+    trav: int,
+    mode: int,
+    st: Storage,
+    co: Array,
+    sc: Scratch,
+) -> Array:
+    """Counterfactual values (H[trav],) of ``trav`` at ``node`` given the opponent's reach
+    there (``opp_reach``, (H[opp],), chance and card removal included), both playing
+    ``sigma`` below it (``MODE_EVAL``) or ``trav`` best-responding (``MODE_BR``)."""
+    no = hands.num_hands[1 - trav]
+    for j in range(no):
+        sc.reach[0, j] = opp_reach[j]
+    _traverse(tree, hands, boards, node, trav, mode, sigma, st, co, sc)
     return sc.value[0, : hands.num_hands[trav]].copy()
 
 
