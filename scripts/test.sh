@@ -3,6 +3,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
+if [ -f scripts/ensure_chromium.sh ]; then
+  bash scripts/ensure_chromium.sh  # browser tests drive Debian's chromium
+fi
 export NUMBA_THREADING_LAYER=threadsafe
 .venv/bin/ruff check .
 .venv/bin/ruff format --check .
