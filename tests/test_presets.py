@@ -96,7 +96,7 @@ def test_bad_presets_name_the_field(text: str, fragment: str) -> None:
 
 def test_good_text_preset_parses_and_unknown_name_is_clear() -> None:
     preset = parse_preset(GOOD)
-    assert preset.build().num_hands == (6, 5)
+    assert preset.build().num_hands == (6, 6)
     with pytest.raises(PresetError, match="not found"):
         load_preset("no-such-preset")
     with pytest.raises(PresetError, match="larger than"):
