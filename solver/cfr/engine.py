@@ -37,6 +37,7 @@ def make_scratch(game: Game) -> Scratch:
         stack=np.zeros(depth, dtype=np.int64),
         next_child=np.zeros(depth, dtype=np.int64),
         reach_row=np.zeros(depth, dtype=np.int64),
+        sd=np.zeros((2, h)),
     )
 
 

@@ -80,6 +80,7 @@ class Scratch(NamedTuple):
     stack: npt.NDArray[np.int64]  # (D + 2,) node at each depth of the walk
     next_child: npt.NDArray[np.int64]  # (D + 2,) next child to visit, -1 on entry
     reach_row: npt.NDArray[np.int64]  # (D + 2,) which reach row holds the node's reach
+    sd: Array  # (2, H) showdown sweep buffers
 
 
 @inline_kernel
@@ -201,6 +202,65 @@ def _showdown_values(
             if c >= 0:
                 s -= cs2[c]
         out[h] = amount * (out[h] - s) * boards.valid[b, trav, h]
+
+
+@inline_kernel
+def _showdown_values_2card(
+    boards: Boards,
+    b: int,
+    trav: int,
+    nt: int,
+    no: int,
+    amount: float,
+    reach2: Array,
+    rrow: int,
+    out2: Array,
+    orow: int,
+    cs: Array,
+    sbuf: Array,
+) -> None:
+    """:func:`_showdown_values` for two-card hands (hold'em), on the board's contiguous
+    sorted copies: the opponent reach is gathered into strength order once, then both sweeps
+    read memory in order. ``sbuf`` is (2, H) scratch."""
+    opp = 1 - trav
+    ordo = boards.order[b, opp]
+    ordt = boards.order[b, trav]
+    srt = boards.sorted_rank[b, trav]
+    sro = boards.sorted_rank[b, opp]
+    sct = boards.sorted_cards[b, trav]
+    sco = boards.sorted_cards[b, opp]
+    rs = sbuf[0]
+    acc = sbuf[1]
+    for j in range(no):
+        rs[j] = reach2[rrow, ordo[j]]
+    cs[:] = 0.0
+    cum = 0.0
+    j = 0
+    for i in range(nt):
+        rh = srt[i]
+        while j < no and sro[j] < rh:
+            r = rs[j]
+            cum += r
+            cs[sco[j, 0]] += r
+            cs[sco[j, 1]] += r
+            j += 1
+        acc[i] = cum - cs[sct[i, 0]] - cs[sct[i, 1]]
+    cs[:] = 0.0
+    cum = 0.0
+    j = no - 1
+    for i in range(nt - 1, -1, -1):
+        rh = srt[i]
+        while j >= 0 and sro[j] > rh:
+            r = rs[j]
+            cum += r
+            cs[sco[j, 0]] += r
+            cs[sco[j, 1]] += r
+            j -= 1
+        acc[i] -= cum - cs[sct[i, 0]] - cs[sct[i, 1]]
+    valid = boards.valid[b, trav]
+    for i in range(nt):
+        h = ordt[i]
+        out2[orow, h] = amount * acc[i] * valid[h]
 
 
 @kernel
@@ -362,6 +422,7 @@ def _traverse(
     VA = sc.value
     AV = sc.action_value
     valid = boards.valid
+    two_card = hands.cards[0, 0, 1] >= 0 and hands.cards[1, 0, 1] >= 0
     d = 0
     stack[0] = start
     nxt[0] = -1
@@ -380,9 +441,24 @@ def _traverse(
                 done = True
             elif kind != DECISION and kind != CHANCE:
                 amount = tree.payoff[node]
-                _showdown_values(
-                    hands, boards, b, trav, amount, RE, rrow[d], VA, d, sc.card_sum, sc.card_sum2
-                )
+                if two_card:
+                    _showdown_values_2card(
+                        boards, b, trav, nt, no, amount, RE, rrow[d], VA, d, sc.card_sum, sc.sd
+                    )
+                else:
+                    _showdown_values(
+                        hands,
+                        boards,
+                        b,
+                        trav,
+                        amount,
+                        RE,
+                        rrow[d],
+                        VA,
+                        d,
+                        sc.card_sum,
+                        sc.card_sum2,
+                    )
                 done = True
             else:
                 nxt[d] = 0

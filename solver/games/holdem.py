@@ -25,11 +25,13 @@ from solver.games.model import (
     DECISION,
     Boards,
     Game,
+    Hands,
     NodeSpec,
+    finish_boards,
     flatten,
     make_hands,
 )
-from solver.handeval import rank_hands
+from solver.handeval import rank_boards
 from solver.ranges import parse_range
 from solver.tree.betting import (
     STREETS,
@@ -299,7 +301,7 @@ def build_holdem(spec: HoldemSpec | HoldemSetup) -> Game:
 
     root = expand(tree, setup.board)
     ftree, labels = flatten(root, (len(hand_cards[0]), len(hand_cards[1])))
-    boards = _holdem_boards(hands.cards, hands.num_hands, board_list)
+    boards = _holdem_boards(hands, board_list)
     names = [[_combo_name(c) for c in hand_cards[p]] for p in range(2)]
     return Game(
         name=setup.spec.name,
@@ -328,14 +330,14 @@ def _combo_name(cards: tuple[int, ...]) -> str:
     return card_str(a) + card_str(b)
 
 
-def _holdem_boards(
-    cards: npt.NDArray[np.int32], num_hands: npt.NDArray[np.int64], boards: list[tuple[int, ...]]
-) -> Boards:
+def _holdem_boards(hands: Hands, boards: list[tuple[int, ...]]) -> Boards:
+    cards = hands.cards
+    num_hands = hands.num_hands
     nb = len(boards)
     hmax = cards.shape[1]
     valid = np.zeros((nb, 2, hmax), dtype=np.float64)
-    order = np.zeros((nb, 2, hmax), dtype=np.int32)
     rank = np.zeros((nb, 2, hmax), dtype=np.int64)
+    river = np.array([len(b) == 5 for b in boards], dtype=bool)
     for b, bcards in enumerate(boards):
         bset = np.zeros(52, dtype=bool)
         bset[list(bcards)] = True
@@ -343,8 +345,10 @@ def _holdem_boards(
             n = int(num_hands[p])
             hc = cards[p, :n]
             valid[b, p, :n] = ~(bset[hc[:, 0]] | bset[hc[:, 1]])
-            if len(bcards) == 5:
-                rank[b, p, :n] = rank_hands(np.array(bcards, dtype=np.int64), hc.astype(np.int64))
-            order[b, p, :n] = np.argsort(rank[b, p, :n], kind="stable")
-            order[b, p, n:] = np.arange(n, hmax)
-    return Boards(valid, order, rank)
+    if river.any():
+        idx = np.flatnonzero(river)
+        board_arr = np.array([boards[b] for b in idx], dtype=np.int64)
+        for p in range(2):
+            n = int(num_hands[p])
+            rank[idx, p, :n] = rank_boards(board_arr, cards[p, :n].astype(np.int64))
+    return finish_boards(hands, valid, rank, river)

@@ -65,6 +65,32 @@ class Boards(NamedTuple):
     valid: npt.NDArray[np.float64]  # (B, 2, H): 1.0 if the hand shares no card with the board
     order: npt.NDArray[np.int32]  # (B, 2, H): hand indices sorted by ascending strength
     rank: npt.NDArray[np.int64]  # (B, 2, H): strength of each hand (higher wins)
+    sorted_rank: npt.NDArray[np.int64]  # (B, 2, H): rank[order], contiguous for the sweeps
+    sorted_cards: npt.NDArray[np.int32]  # (B, 2, H, 2): cards of hand order[i]
+
+
+def finish_boards(
+    hands: Hands,
+    valid: npt.NDArray[np.float64],
+    rank: npt.NDArray[np.int64],
+    showdown: npt.NDArray[np.bool_] | None = None,
+) -> Boards:
+    """Add the showdown order (and its contiguous copies) to per-board validity and ranks.
+
+    ``showdown[b]`` False skips boards no showdown is played on (they keep identity order)."""
+    nb, _, hmax = valid.shape
+    order = np.tile(np.arange(hmax, dtype=np.int32), (nb, 2, 1))
+    for b in range(nb):
+        if showdown is not None and not showdown[b]:
+            continue
+        for p in range(2):
+            nh = int(hands.num_hands[p])
+            order[b, p, :nh] = np.argsort(rank[b, p, :nh], kind="stable")
+    sorted_rank = np.take_along_axis(rank, order.astype(np.int64), axis=2)
+    sorted_cards = np.empty((nb, 2, hmax, 2), dtype=np.int32)
+    for p in range(2):
+        sorted_cards[:, p] = hands.cards[p][order[:, p]]
+    return Boards(valid, order, rank, sorted_rank, sorted_cards)
 
 
 @dataclass
@@ -340,7 +366,6 @@ def make_boards(
     nb = len(boards)
     hmax = hands.cards.shape[1]
     valid = np.zeros((nb, 2, hmax), dtype=np.float64)
-    order = np.zeros((nb, 2, hmax), dtype=np.int32)
     rank = np.zeros((nb, 2, hmax), dtype=np.int64)
     for b, cards in enumerate(boards):
         bset = set(cards)
@@ -351,6 +376,4 @@ def make_boards(
                 valid[b, p, h] = 0.0 if hc & bset else 1.0
             if strength is not None and strength[b] is not None:
                 rank[b, p, :nh] = strength[b][p]
-            order[b, p, :nh] = np.argsort(rank[b, p, :nh], kind="stable")
-            order[b, p, nh:] = np.arange(nh, hmax)
-    return Boards(valid, order, rank)
+    return finish_boards(hands, valid, rank)
