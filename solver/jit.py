@@ -9,6 +9,12 @@ traversal measured ~15-20 % faster on Leduc.
 
 from __future__ import annotations
 
+import os
+
+# Parallel kernels from several threads at once (two app sessions solving) abort the process
+# with Numba's default "workqueue" layer; "threadsafe" picks OpenMP or TBB (PLATFORM.md).
+os.environ.setdefault("NUMBA_THREADING_LAYER", "threadsafe")
+
 from numba import njit
 
 kernel = njit(cache=True, nogil=True, fastmath=False)

@@ -233,3 +233,21 @@ def test_estimate_matches_the_built_tree() -> None:
     assert est.nodes == g.num_nodes
     assert est.storage_entries == g.action_size
     assert est.decision_nodes == len(g.decision_nodes())
+
+
+def test_two_threads_give_the_serial_numbers_bit_for_bit() -> None:
+    from solver import Engine, make_rule
+
+    spec = HoldemSpec(
+        board="Ks7h2d9c", pot=100, stack=300, oop_range="AA,KQs,T8s,76s,QJo", ip_range="QQ-99,AK,J9s"
+    )
+    g = build_holdem(spec)
+    engines = [Engine(g, make_rule("pcfr+"), threads=t) for t in (1, 2)]
+    for e in engines:
+        e.iterate(7)
+    a, b = engines
+    assert b.parallel.threads == 2 and b.parallel.task_node.size > 0
+    np.testing.assert_array_equal(a.storage.regrets, b.storage.regrets)
+    np.testing.assert_array_equal(a.average_strategy(), b.average_strategy())
+    assert a.best_response_values() == b.best_response_values()
+    assert a.nodes_touched == b.nodes_touched

@@ -3,18 +3,26 @@ kernels of :mod:`solver.cfr.kernels`."""
 
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
+
 import numpy as np
 import numpy.typing as npt
 
 from solver.cfr.kernels import (
     MODE_BR,
     MODE_EVAL,
+    MODE_UPDATE,
+    Leaves,
+    Parallel,
     Scratch,
     Storage,
     normalize_strategy,
+    pass_collect,
+    pass_finish,
     root_values,
     run_iterations,
     subtree_values,
+    thread_tasks,
 )
 from solver.cfr.rules import NUM_COEFFICIENTS, Rule
 from solver.games.model import CHANCE, DECISION, Game
@@ -41,6 +49,56 @@ def make_scratch(game: Game) -> Scratch:
     )
 
 
+def make_parallel(game: Game, threads: int = 1) -> Parallel:
+    """Split ``game``'s passes over ``threads`` threads: the first chance nodes below the
+    root become cut points and each of their children a task. ``threads`` = 1 gives the
+    serial walk (and tiny placeholder buffers)."""
+    if threads < 1:
+        raise ValueError("threads must be ≥ 1")
+    t = game.tree
+    h = int(max(game.hands.cards.shape[1], 1))
+    slot = np.full(game.num_nodes, -1, dtype=np.int32)
+    chance: list[int] = []
+    if threads > 1:
+        stack = [0]
+        while stack:
+            n = stack.pop()
+            if t.kind[n] == CHANCE:
+                slot[n] = len(chance)
+                chance.append(n)
+                continue
+            stack.extend(game.children(n))
+        chance.sort()
+        for i, n in enumerate(chance):
+            slot[n] = i
+    task_slot = np.array([slot[n] for n in chance for _ in game.children(n)], dtype=np.int32)
+    task_node = np.array([c for n in chance for c in game.children(n)], dtype=np.int32)
+    if task_node.size == 0:
+        threads = 1
+    nthreads = threads if threads > 1 else 1
+    base = make_scratch(game) if threads > 1 else _tiny_scratch()
+    scratch = Scratch(*(np.stack([f] * nthreads) for f in base))
+    leaves = Leaves(slot, np.zeros((max(len(chance), 1), h)), np.zeros((max(len(chance), 1), h)))
+    return Parallel(
+        threads, leaves, task_slot, task_node, np.zeros((max(task_node.size, 1), h)), scratch
+    )
+
+
+def _tiny_scratch() -> Scratch:
+    return Scratch(
+        reach=np.zeros((1, 1)),
+        value=np.zeros((1, 1)),
+        action_value=np.zeros((1, 1, 1)),
+        card_sum=np.zeros(1),
+        card_sum2=np.zeros(1),
+        tmp=np.zeros(1),
+        stack=np.zeros(1, dtype=np.int64),
+        next_child=np.zeros(1, dtype=np.int64),
+        reach_row=np.zeros(1, dtype=np.int64),
+        sd=np.zeros((2, 1)),
+    )
+
+
 def uniform_strategy(game: Game) -> Array:
     """Every action equally likely at every decision node, shape (action_size,)."""
     out = np.zeros(game.action_size)
@@ -63,13 +121,58 @@ def _check_strategy(game: Game, sigma: Array) -> Array:
     return sigma
 
 
+_POOLS: dict[int, ThreadPoolExecutor] = {}
+
+
+def _pool(threads: int) -> ThreadPoolExecutor:
+    if threads not in _POOLS:
+        _POOLS[threads] = ThreadPoolExecutor(threads, thread_name_prefix="regret-lab-solver")
+    return _POOLS[threads]
+
+
+def parallel_pass(
+    game: Game,
+    trav: int,
+    mode: int,
+    sigma: Array,
+    st: Storage,
+    co: Array,
+    sc: Scratch,
+    par: Parallel,
+) -> int:
+    """One pass for ``trav`` split over ``par.threads`` threads (see :class:`Parallel`).
+
+    Three kernel steps: collect the reach at the cut chance nodes, run the subtrees below
+    them on a thread pool (the kernels release the GIL), finish the upper tree. Values at
+    the root end up in ``sc.value[0]``; returns the nodes visited."""
+    g = game
+    pass_collect(g.tree, g.hands, g.boards, trav, sigma, st, co, sc, par)
+    futures = [
+        _pool(par.threads).submit(
+            thread_tasks, t, g.tree, g.hands, g.boards, trav, mode, sigma, st, co, par
+        )
+        for t in range(par.threads)
+    ]
+    touched = sum(int(f.result()) for f in futures)
+    return touched + int(pass_finish(g.tree, g.hands, g.boards, trav, mode, sigma, st, co, sc, par))
+
+
 def root_player_values(
-    game: Game, sigma: Array, player: int, best_response: bool, scratch: Scratch | None = None
+    game: Game,
+    sigma: Array,
+    player: int,
+    best_response: bool,
+    scratch: Scratch | None = None,
+    parallel: Parallel | None = None,
 ) -> Array:
     """Counterfactual values (H[player],) at the root, chance of each deal included."""
     sigma = _check_strategy(game, sigma)
     mode = MODE_BR if best_response else MODE_EVAL
     co = np.zeros(NUM_COEFFICIENTS)
+    if parallel is not None and parallel.threads > 1:
+        sc = scratch if scratch is not None else make_scratch(game)
+        parallel_pass(game, player, mode, sigma, _placeholder_storage(), co, sc, parallel)
+        return sc.value[0, : game.num_hands[player]].copy()
     return root_values(
         game.tree,
         game.hands,
@@ -80,6 +183,7 @@ def root_player_values(
         _placeholder_storage(),
         co,
         scratch if scratch is not None else make_scratch(game),
+        parallel if parallel is not None else make_parallel(game, 1),
     )
 
 
@@ -156,12 +260,15 @@ def expected_values(game: Game, sigma: Array) -> tuple[float, float]:
 
 
 def best_response_values(
-    game: Game, sigma: Array, scratch: Scratch | None = None
+    game: Game,
+    sigma: Array,
+    scratch: Scratch | None = None,
+    parallel: Parallel | None = None,
 ) -> tuple[float, float]:
     """(BR₀, BR₁): what each player's best response earns against the other's ``sigma``."""
     out = []
     for p in range(2):
-        v = root_player_values(game, sigma, p, best_response=True, scratch=scratch)
+        v = root_player_values(game, sigma, p, True, scratch, parallel)
         out.append(float(np.dot(game.hands.weights[p, : v.shape[0]], v)))
     return out[0], out[1]
 
@@ -179,9 +286,11 @@ class Engine:
     ``[action, hand]`` blocks (see :mod:`solver.games.model`).
     """
 
-    def __init__(self, game: Game, rule: Rule) -> None:
+    def __init__(self, game: Game, rule: Rule, threads: int = 1) -> None:
         self.game = game
         self.rule = rule
+        self.threads = threads
+        self.parallel = make_parallel(game, threads)
         size = game.action_size
         adaptive = rule.adaptive
         self.storage = Storage(
@@ -206,7 +315,20 @@ class Engine:
         t = np.arange(self.iteration + 1, self.iteration + n + 1, dtype=np.float64)
         coefs = np.ascontiguousarray(self.rule.coefficients(t))
         g = self.game
-        touched = int(run_iterations(g.tree, g.hands, g.boards, self.storage, coefs, self.scratch))
+        if self.parallel.threads > 1:
+            touched = 0
+            for co in coefs:
+                for trav in range(2):
+                    touched += parallel_pass(
+                        g, trav, MODE_UPDATE, self.storage.strategy, self.storage, co,
+                        self.scratch, self.parallel,
+                    )  # fmt: skip
+        else:
+            touched = int(
+                run_iterations(
+                    g.tree, g.hands, g.boards, self.storage, coefs, self.scratch, self.parallel
+                )
+            )
         self.iteration += n
         self.nodes_touched += touched
         return touched
@@ -223,7 +345,9 @@ class Engine:
 
     def best_response_values(self) -> tuple[float, float]:
         """(BR₀, BR₁) in chips against the current average strategy."""
-        return best_response_values(self.game, self.average_strategy(), self._eval_scratch)
+        return best_response_values(
+            self.game, self.average_strategy(), self._eval_scratch, self.parallel
+        )
 
     def current_strategy(self) -> Array:
         return self.storage.strategy.copy()

@@ -83,6 +83,23 @@ class Scratch(NamedTuple):
     sd: Array  # (2, H) showdown sweep buffers
 
 
+class Leaves(NamedTuple):
+    """Chance nodes cut out of a pass so their children can run in parallel (``L`` slots).
+
+    ``slot[n]`` is the slot of node ``n`` or -1. With ``leaf_mode`` 1 a pass stores the
+    opponent reach arriving at a slotted node in ``reach[slot]`` and goes no deeper; with
+    ``leaf_mode`` 2 it takes the node's values from ``value[slot]``; 0 ignores slots."""
+
+    slot: npt.NDArray[np.int32]  # (N,)
+    reach: Array  # (L, H)
+    value: Array  # (L, H)
+
+
+LEAF_OFF = 0
+LEAF_COLLECT = 1
+LEAF_USE = 2
+
+
 @inline_kernel
 def _fold_values(
     hands: Hands,
@@ -404,6 +421,8 @@ def _traverse(
     st: Storage,
     co: Array,
     sc: Scratch,
+    lv: Leaves,
+    leaf_mode: int,
 ) -> int:
     """One depth-first pass for ``trav`` over the subtree of node ``start``.
 
@@ -435,7 +454,19 @@ def _traverse(
         if nxt[d] < 0:  # entering the node
             touched += 1
             b = tree.board[node]
-            if kind == FIXED:
+            if leaf_mode != LEAF_OFF and lv.slot[node] >= 0:
+                slot = lv.slot[node]
+                if leaf_mode == LEAF_COLLECT:
+                    r0 = rrow[d]
+                    for j in range(no):
+                        lv.reach[slot, j] = RE[r0, j]
+                    for h in range(nt):
+                        VA[d, h] = 0.0
+                else:
+                    for h in range(nt):
+                        VA[d, h] = lv.value[slot, h]
+                done = True
+            elif kind == FIXED:
                 u = tree.payoff[node] if trav == 0 else -tree.payoff[node]
                 _fold_values(hands, boards, b, trav, u, RE, rrow[d], VA, d, sc.card_sum)
                 done = True
@@ -538,6 +569,133 @@ def _traverse(
         d -= 1
 
 
+class Parallel(NamedTuple):
+    """Work split for running a pass on several threads (see :func:`_pass`).
+
+    The first chance nodes below the root are cut out (``leaves``); each of their children
+    is a task (``task_slot``: the chance node's slot, ``task_node``: the child) run on one of
+    ``threads`` threads with its own scratch (``scratch``: every field with a leading thread
+    axis). ``threads`` = 1 or no task: the plain serial walk."""
+
+    threads: int
+    leaves: Leaves
+    task_slot: npt.NDArray[np.int32]  # (K,)
+    task_node: npt.NDArray[np.int32]  # (K,)
+    task_value: Array  # (K, H)
+    scratch: Scratch  # fields with a leading (threads,) axis
+
+
+@kernel
+def _pass(
+    tree: Tree,
+    hands: Hands,
+    boards: Boards,
+    trav: int,
+    mode: int,
+    sigma: Array,
+    st: Storage,
+    co: Array,
+    sc: Scratch,
+    par: Parallel,
+) -> int:
+    """A whole serial pass for ``trav`` from the root (reach in ``sc.reach[0]``, values out
+    in ``sc.value[0]``)."""
+    return _traverse(tree, hands, boards, 0, trav, mode, sigma, st, co, sc, par.leaves, LEAF_OFF)
+
+
+@kernel
+def pass_collect(
+    tree: Tree,
+    hands: Hands,
+    boards: Boards,
+    trav: int,
+    sigma: Array,
+    st: Storage,
+    co: Array,
+    sc: Scratch,
+    par: Parallel,
+) -> None:
+    """Parallel pass, step 1: the upper tree only, storing the opponent reach arriving at
+    each cut chance node; nothing is updated."""
+    _root_reach(hands, 1 - trav, sc.reach[0])
+    _traverse(tree, hands, boards, 0, trav, MODE_EVAL, sigma, st, co, sc, par.leaves, LEAF_COLLECT)
+
+
+@kernel
+def pass_finish(
+    tree: Tree,
+    hands: Hands,
+    boards: Boards,
+    trav: int,
+    mode: int,
+    sigma: Array,
+    st: Storage,
+    co: Array,
+    sc: Scratch,
+    par: Parallel,
+) -> int:
+    """Parallel pass, step 3 (after :func:`thread_tasks` on every thread): sum each cut
+    chance node's children in a fixed order, then walk the upper tree again with those
+    values, doing its updates. The result equals the serial pass bit for bit."""
+    lv = par.leaves
+    nt = hands.num_hands[trav]
+    lv.value[:, :] = 0.0
+    for k in range(par.task_node.shape[0]):
+        slot = par.task_slot[k]
+        cb = tree.board[par.task_node[k]]
+        for h in range(nt):
+            lv.value[slot, h] += boards.valid[cb, trav, h] * par.task_value[k, h]
+    _root_reach(hands, 1 - trav, sc.reach[0])
+    return _traverse(tree, hands, boards, 0, trav, mode, sigma, st, co, sc, lv, LEAF_USE)
+
+
+@kernel
+def thread_tasks(
+    t: int,
+    tree: Tree,
+    hands: Hands,
+    boards: Boards,
+    trav: int,
+    mode: int,
+    sigma: Array,
+    st: Storage,
+    co: Array,
+    par: Parallel,
+) -> int:
+    """Parallel pass, step 2, run by thread ``t`` (the kernel releases the GIL): tasks t,
+    t + threads, t + 2·threads, … of ``par`` with the thread's own scratch."""
+    opp = 1 - trav
+    no = hands.num_hands[opp]
+    nt = hands.num_hands[trav]
+    ps = par.scratch
+    sct = Scratch(
+        ps.reach[t],
+        ps.value[t],
+        ps.action_value[t],
+        ps.card_sum[t],
+        ps.card_sum2[t],
+        ps.tmp[t],
+        ps.stack[t],
+        ps.next_child[t],
+        ps.reach_row[t],
+        ps.sd[t],
+    )
+    touched = 0
+    for k in range(t, par.task_node.shape[0], par.threads):
+        node = par.task_node[k]
+        slot = par.task_slot[k]
+        w = tree.chance_weight[node]
+        cb = tree.board[node]
+        for j in range(no):
+            sct.reach[0, j] = par.leaves.reach[slot, j] * w * boards.valid[cb, opp, j]
+        touched += _traverse(
+            tree, hands, boards, node, trav, mode, sigma, st, co, sct, par.leaves, LEAF_OFF
+        )
+        for h in range(nt):
+            par.task_value[k, h] = sct.value[0, h]
+    return touched
+
+
 @kernel
 def _root_reach(hands: Hands, player: int, out: Array) -> None:
     n = hands.num_hands[player]
@@ -547,7 +705,13 @@ def _root_reach(hands: Hands, player: int, out: Array) -> None:
 
 @kernel
 def run_iterations(
-    tree: Tree, hands: Hands, boards: Boards, st: Storage, coefs: Array, sc: Scratch
+    tree: Tree,
+    hands: Hands,
+    boards: Boards,
+    st: Storage,
+    coefs: Array,
+    sc: Scratch,
+    par: Parallel,
 ) -> int:
     """Run ``coefs.shape[0]`` CFR iterations (alternating: player 0 then player 1).
 
@@ -559,7 +723,7 @@ def run_iterations(
         co = coefs[k]
         for trav in range(2):
             _root_reach(hands, 1 - trav, sc.reach[0])
-            touched += _traverse(tree, hands, boards, 0, trav, MODE_UPDATE, st.strategy, st, co, sc)
+            touched += _pass(tree, hands, boards, trav, MODE_UPDATE, st.strategy, st, co, sc, par)
     return touched
 
 
@@ -574,6 +738,7 @@ def root_values(
     st: Storage,
     co: Array,
     sc: Scratch,
+    par: Parallel,
 ) -> Array:
     """Counterfactual values (H[trav],) of ``trav`` at the root when both play ``sigma``
     (``MODE_EVAL``) or ``trav`` best-responds to the opponent's part of it (``MODE_BR``).
@@ -581,7 +746,7 @@ def root_values(
     Values are already weighted by the chance of each deal; the player's expected value is
     ``Σ_h weights[trav, h] · values[h]``."""
     _root_reach(hands, 1 - trav, sc.reach[0])
-    _traverse(tree, hands, boards, 0, trav, mode, sigma, st, co, sc)
+    _pass(tree, hands, boards, trav, mode, sigma, st, co, sc, par)
     return sc.value[0, : hands.num_hands[trav]].copy()
 
 
@@ -605,7 +770,8 @@ def subtree_values(
     no = hands.num_hands[1 - trav]
     for j in range(no):
         sc.reach[0, j] = opp_reach[j]
-    _traverse(tree, hands, boards, node, trav, mode, sigma, st, co, sc)
+    lv = Leaves(np.zeros(1, dtype=np.int32), np.zeros((1, 1)), np.zeros((1, 1)))
+    _traverse(tree, hands, boards, node, trav, mode, sigma, st, co, sc, lv, LEAF_OFF)
     return sc.value[0, : hands.num_hands[trav]].copy()
 
 
