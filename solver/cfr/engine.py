@@ -77,7 +77,7 @@ def make_parallel(game: Game, threads: int = 1) -> Parallel:
         threads = 1
     nthreads = threads if threads > 1 else 1
     base = make_scratch(game) if threads > 1 else _tiny_scratch()
-    scratch = Scratch(*(np.stack([f] * nthreads) for f in base))
+    scratch = Scratch._make(np.stack([f] * nthreads) for f in base)
     leaves = Leaves(slot, np.zeros((max(len(chance), 1), h)), np.zeros((max(len(chance), 1), h)))
     return Parallel(
         threads, leaves, task_slot, task_node, np.zeros((max(task_node.size, 1), h)), scratch
