@@ -165,6 +165,7 @@ def solve(
     check_every: int = 10,
     callback: Callback | None = None,
     params: Mapping[str, float] | None = None,
+    threads: int = 1,
 ) -> SolveResult:
     """Solve ``game`` with ``algorithm`` (a registered name or a :class:`Rule`).
 
@@ -172,7 +173,8 @@ def solve(
     ``target_exploitability``, whichever comes first; with neither, 1,000 iterations.
     Exploitability is measured every ``check_every`` iterations and at the end; ``callback``
     gets each :class:`Checkpoint` and may return True to stop early. ``iterations=0`` reports
-    the uniform strategy.
+    the uniform strategy. ``threads`` > 1 splits each pass over threads below the first
+    chance nodes (hold'em turn and flop spots; same numbers as one thread).
     """
     g = _resolve_game(game)
     rule = _resolve_rule(algorithm, params)
@@ -185,7 +187,9 @@ def solve(
     limit = iterations
     if limit is None:
         limit = 1000 if target_exploitability is None else math.inf  # type: ignore[assignment]
-    engine = Engine(g, rule)
+    if threads < 1:
+        raise ValueError("threads must be ≥ 1")
+    engine = Engine(g, rule, threads=threads)
     result = SolveResult(g, rule, engine)
     started = time.perf_counter()
     cp = measure(engine, started)

@@ -94,6 +94,7 @@ def _build_parser() -> _Parser:
         help="stop at this exploitability: chips, or a percentage of the pot (0.3%%)",
     )
     s.add_argument("--every", type=str, default="10", help="measure every K iterations")
+    s.add_argument("--threads", type=str, default="1", help="solver threads (default 1)")
     s.add_argument("--param", action="append", default=[], help="rule parameter NAME=VALUE")
     s.add_argument("--json", action="store_true", help="JSON lines output")
     t = sub.add_parser("tree", help="tree size and memory estimate of a spot, without solving")
@@ -274,7 +275,8 @@ def _cmd_solve(args: argparse.Namespace) -> None:
         raise UsageError(f"--param: {exc}") from None
     iterations = _int_arg("--iterations", args.iterations, 0)
     every = _int_arg("--every", args.every, 1)
-    assert every is not None
+    threads = _int_arg("--threads", args.threads, 1)
+    assert every is not None and threads is not None
     game = _game_from_args(args)
     target = _target(args.target, game)
 
@@ -298,6 +300,7 @@ def _cmd_solve(args: argparse.Namespace) -> None:
         target_exploitability=target,
         check_every=every,
         callback=report,
+        threads=threads,
     )
     ev = result.ev
     final = {
