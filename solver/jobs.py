@@ -72,11 +72,15 @@ class Progress:
     nodes_touched: int = 0
     exploitability: float | None = None  # chips, at the last check
     best_response: tuple[float, float] | None = None  # (BR₀, BR₁) chips at the last check
-    history: tuple[Point, ...] = ()
+    history: tuple[Point, ...] = field(default=(), repr=False)
     watched_node: int = 0
-    watched_strategy: Array | None = None  # (num_actions, num_hands) average at watched_node
+    watched_strategy: Array | None = field(
+        default=None, repr=False
+    )  # (num_actions, num_hands) average at watched_node
     watched_iteration: int = 0  # iteration at which watched_strategy was copied
-    average: Array | None = None  # (action_size,) average strategy at the last check
+    average: Array | None = field(
+        default=None, repr=False
+    )  # (action_size,) average strategy at the last check
     average_iteration: int = 0
     stopped_by: str = ""  # "target", "iterations", "stop", "session", "exit" or ""
     error: str = ""
@@ -145,7 +149,8 @@ class SolveJob:
 
     ``target`` is an exploitability in chips (None: run to ``max_iterations``);
     exploitability is measured every ``check_every`` iterations, or when None, whenever at
-    least ``check_s`` seconds passed since the last check. Pass ``engine`` to resume a solve
+    least ``min(check_s, 10 % of the solve time so far)`` seconds passed since the last check
+    (and twice what the last check cost, so checks take at most a third of the time). Pass ``engine`` to resume a solve
     (its iteration count and sums carry on).
     """
 
@@ -305,6 +310,7 @@ class SolveJob:
             started = time.perf_counter()
             expl = self._measure(elapsed + time.perf_counter() - started)
             per_iter = 0.0  # seconds per iteration, smoothed
+            check_cost = 0.0  # seconds the last exploitability check took
             last_check_iter = eng.iteration
             last_check_t = time.perf_counter()
             stopped_by = ""
@@ -340,16 +346,18 @@ class SolveJob:
                 per_iter = dt / n if per_iter <= 0 else 0.5 * per_iter + 0.5 * dt / n
                 self._publish_watch()
                 now = time.perf_counter()
-                due = (
-                    eng.iteration - last_check_iter >= self.check_every
-                    if self.check_every is not None
-                    else now - last_check_t >= self.check_s
-                )
+                if self.check_every is not None:
+                    due = eng.iteration - last_check_iter >= self.check_every
+                else:  # log-spaced early, then every check_s; ≤ 1/3 of the time measuring
+                    spent = elapsed + now - started
+                    gap = max(min(0.1 * spent, self.check_s), 0.02, 2.0 * check_cost)
+                    due = now - last_check_t >= gap
                 done = eng.iteration >= self.max_iterations
                 if due or done:
                     expl = self._measure(elapsed + now - started)
                     last_check_iter = eng.iteration
                     last_check_t = time.perf_counter()
+                    check_cost = last_check_t - now
                 self._update(
                     iteration=eng.iteration,
                     nodes_touched=eng.nodes_touched,

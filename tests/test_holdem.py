@@ -251,3 +251,19 @@ def test_two_threads_give_the_serial_numbers_bit_for_bit() -> None:
     np.testing.assert_array_equal(a.average_strategy(), b.average_strategy())
     assert a.best_response_values() == b.best_response_values()
     assert a.nodes_touched == b.nodes_touched
+
+
+def test_float32_storage_tracks_float64_and_halves_memory() -> None:
+    from solver import Engine, make_rule
+
+    g = build_holdem(river())
+    a = Engine(g, make_rule("dcfr"), precision="float64")
+    b = Engine(g, make_rule("dcfr"))  # auto: float32 for hold'em
+    assert b.precision == "float32"
+    for _ in range(5):
+        a.iterate(20)
+        b.iterate(20)
+        ea = sum(a.best_response_values()) / 2
+        eb = sum(b.best_response_values()) / 2
+        assert abs(ea - eb) <= 0.01 * ea + 1e-3  # within 1 % of the exploitability
+    assert b.memory_bytes * 2 == a.memory_bytes

@@ -286,18 +286,27 @@ class Engine:
     ``[action, hand]`` blocks (see :mod:`solver.games.model`).
     """
 
-    def __init__(self, game: Game, rule: Rule, threads: int = 1) -> None:
+    def __init__(self, game: Game, rule: Rule, threads: int = 1, precision: str = "auto") -> None:
+        """``precision``: "float64", "float32" (storage only; every sum is still done in
+        float64 inside the kernels) or "auto" (float32 for hold'em subgames, whose trees are
+        big, float64 for the toy games, which the reference tests match to 1e-10)."""
         self.game = game
         self.rule = rule
         self.threads = threads
         self.parallel = make_parallel(game, threads)
+        if precision == "auto":
+            precision = "float32" if game.is_holdem else "float64"
+        if precision not in ("float32", "float64"):
+            raise ValueError("precision must be 'auto', 'float32' or 'float64'")
+        self.precision = precision
+        dtype = np.float32 if precision == "float32" else np.float64
         size = game.action_size
         adaptive = rule.adaptive
         self.storage = Storage(
-            regrets=np.zeros(size),
-            strategy=uniform_strategy(game),
-            cumulative=np.zeros(size),
-            last_regret=np.zeros(size if adaptive else 1),
+            regrets=np.zeros(size, dtype=dtype),
+            strategy=uniform_strategy(game).astype(dtype),
+            cumulative=np.zeros(size, dtype=dtype),
+            last_regret=np.zeros(size if adaptive else 1, dtype=dtype),
             step_num=np.zeros(game.info_size if adaptive else 1),
             step_den=np.zeros(game.info_size if adaptive else 1),
         )
@@ -350,4 +359,5 @@ class Engine:
         )
 
     def current_strategy(self) -> Array:
-        return self.storage.strategy.copy()
+        """Current strategy σ (action_size,) as float64."""
+        return self.storage.strategy.astype(np.float64)

@@ -44,7 +44,7 @@ from solver.tree.betting import (
 from solver.tree.sizes import SizeError, parse_sizes
 
 PLAYERS = ("oop", "ip")
-BYTES_PER_ENTRY = 8  # float64 storage
+BYTES_PER_ENTRY = 4  # float32 storage (the engine's default for hold'em)
 
 
 class SpecError(ValueError):
