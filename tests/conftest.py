@@ -10,3 +10,14 @@ from solver import Game, make_game
 @functools.cache
 def game(name: str) -> Game:
     return make_game(name)
+
+
+@functools.cache
+def full_game(name: str) -> Game:
+    """``name`` without suit isomorphism: for arbitrary (suit-asymmetric) strategy profiles,
+    which only the full tree represents."""
+    from solver.games.toy import leduc, leduc5
+
+    return {"leduc": lambda: leduc(False), "leduc5": lambda: leduc5(False)}.get(
+        name, lambda: make_game(name)
+    )()

@@ -72,7 +72,7 @@ def test_kuhn_known_equilibrium_has_zero_exploitability() -> None:
 
 @pytest.mark.parametrize(
     ("name", "infosets", "decision_nodes"),
-    [("kuhn", 12, 4), ("leduc", 936, 186), ("leduc5", 113832, None)],
+    [("kuhn", 12, 4), ("leduc", 936, 96), ("leduc5", 113832, None)],
 )
 def test_game_sizes(name: str, infosets: int, decision_nodes: int | None) -> None:
     g = game(name)
@@ -108,12 +108,17 @@ def test_leduc5_actions_and_raises() -> None:
 
 
 def test_leduc_card_removal_at_the_chance_node() -> None:
-    """Each of the 6 public cards is a child; for any two hole cards 4 remain, each 1/4."""
+    """All 6 public cards are dealt (3 as children, 3 mirrored by suit isomorphism); for any
+    two hole cards 4 remain, each 1/4."""
     g = game("leduc")
     chance = g.find(["k", "k"])
+    cards = g.chance_cards(chance)
+    assert sorted(label for label, _, _ in cards) == sorted(f"d:{c}" for c in g.card_names)
     kids = list(g.children(chance))
-    assert len(kids) == 6
+    assert len(kids) == 3
     assert all(g.tree.chance_weight[c] == 0.25 for c in kids)
+    flat = __import__("solver.games.toy", fromlist=["leduc"]).leduc(isomorphism=False)
+    assert len(list(flat.children(flat.find(["k", "k"])))) == 6
     # the Ks board blocks the Ks hand for both players
     ks = g.find(["k", "k", "d:Ks"])
     assert not g.valid_hands(ks, 0)[4]
@@ -134,7 +139,45 @@ def test_node_values_at_the_root_match_the_root_pass() -> None:
         np.testing.assert_allclose(
             node_values(g, sigma, 0, p), root_player_values(g, sigma, p, False), atol=1e-15
         )
-    # below a chance node: the values of the Ks board sum (over boards) to the parent's
+    # below a chance node the boards' values sum to the parent's (full tree, no mirroring)
+    from solver.games.toy import leduc
+
+    g = leduc(isomorphism=False)
+    sigma = np.zeros(g.action_size)
+    for n in g.decision_nodes():
+        off, na, nh = g.block(int(n))
+        block = rng.random((na, nh))
+        sigma[off : off + na * nh] = (block / block.sum(axis=0)).ravel()
     chance = g.find(["k", "k"])
     total = sum(node_values(g, sigma, c, 0) for c in g.children(chance))
     np.testing.assert_allclose(total, node_values(g, sigma, chance, 0), atol=1e-15)
+
+
+@pytest.mark.parametrize("rule", ["cfr+", "apcfr+", "dcfr"])
+def test_suit_isomorphism_solves_the_same_game(rule: str) -> None:
+    """Leduc with the hearts boards mirrored from the spades ones and Leduc built in full
+    give the same exploitability, values and strategies, iteration after iteration."""
+    from solver import Engine, make_rule
+    from solver.games.toy import leduc
+
+    full = leduc(isomorphism=False)
+    iso = game("leduc")
+    a, b = Engine(full, make_rule(rule)), Engine(iso, make_rule(rule))
+    for _ in range(4):
+        a.iterate(25)
+        b.iterate(25)
+        assert sum(a.best_response_values()) == pytest.approx(
+            sum(b.best_response_values()), abs=1e-12
+        )
+    sa, sb = a.average_strategy(), b.average_strategy()
+    for n in full.decision_nodes():
+        hist = full.history(int(n))
+        node, cmap = iso.locate(hist)
+        offa, na, nh = full.block(int(n))
+        offb, _, _ = iso.block(node)
+        p = int(full.tree.player[n])
+        for h in np.flatnonzero(full.valid_hands(int(n), p)):
+            hb = iso.map_hand(p, int(h), cmap)
+            np.testing.assert_allclose(
+                sa[offa + np.arange(na) * nh + h], sb[offb + np.arange(na) * nh + hb], atol=1e-12
+            )

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
-from conftest import game
+from conftest import full_game as game
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays

@@ -280,12 +280,36 @@ def _showdown_values_2card(
         out2[orow, h] = amount * acc[i] * valid[h]
 
 
+@inline_kernel
+def _add_chance_child(
+    tree: Tree,
+    hands: Hands,
+    boards: Boards,
+    child: int,
+    trav: int,
+    nt: int,
+    value: Array,
+    out: Array,
+) -> None:
+    """out += the chance child's values (H[trav],), hands its card blocks zeroed, plus, for
+    every card it stands for by suit isomorphism, the same values with hands mapped."""
+    cb = tree.board[child]
+    for h in range(nt):
+        out[h] += boards.valid[cb, trav, h] * value[h]
+    for e in range(tree.iso_start[child], tree.iso_start[child] + tree.iso_count[child]):
+        ib = tree.iso_board[e]
+        pm = hands.perm[tree.iso_perm[e], trav]
+        for h in range(nt):
+            out[h] += boards.valid[ib, trav, h] * value[pm[h]]
+
+
 @kernel
 def _normal_hedge(x: Array, na: int, out: Array) -> None:
     """NormalHedge weights of the non-negative vector ``x[:na]`` into ``out[:na]``.
 
-    Solves (1/na)·Σ exp(x²/(2c)) = e for c by bisection on log c in
-    [M²/(2(1 + ln na)), M²/2] (M = max x), then out ∝ (x/c)·exp(x²/(2c)).
+    Solves (1/na)·Σ exp(x²/(2c)) = e for c and sets out ∝ (x/c)·exp(x²/(2c)). The weights
+    are invariant to scaling x, so the solve runs on y = x / max(x): c by bisection on log c
+    in [1/(2(1 + ln na)), 1/2] — no overflow or underflow whatever the size of x.
     """
     m = 0.0
     for a in range(na):
@@ -295,14 +319,15 @@ def _normal_hedge(x: Array, na: int, out: Array) -> None:
         for a in range(na):
             out[a] = 1.0 / na
         return
-    lo = math.log(m * m / (2.0 * (1.0 + math.log(na))))
-    hi = math.log(m * m / 2.0)
+    lo = math.log(1.0 / (2.0 * (1.0 + math.log(na))))
+    hi = math.log(0.5)
     for _ in range(80):
         mid = 0.5 * (lo + hi)
         c = math.exp(mid)
         f = 0.0
         for a in range(na):
-            f += math.exp(x[a] * x[a] / (2.0 * c))
+            y = x[a] / m
+            f += math.exp(y * y / (2.0 * c))
         if f / na > math.e:
             lo = mid
         else:
@@ -310,7 +335,8 @@ def _normal_hedge(x: Array, na: int, out: Array) -> None:
     c = math.exp(0.5 * (lo + hi))
     s = 0.0
     for a in range(na):
-        w = (x[a] / c) * math.exp(x[a] * x[a] / (2.0 * c))
+        y = x[a] / m
+        w = y * math.exp(y * y / (2.0 * c))
         out[a] = w
         s += w
     for a in range(na):
@@ -556,9 +582,7 @@ def _traverse(
         parent = stack[d - 1]
         k = nxt[d - 1]
         if tree.kind[parent] == CHANCE:
-            cb = tree.board[tree.first_child[parent] + k]
-            for h in range(nt):
-                VA[d - 1, h] += valid[cb, trav, h] * VA[d, h]
+            _add_chance_child(tree, hands, boards, stack[d], trav, nt, VA[d], VA[d - 1])
         elif tree.player[parent] == trav:
             for h in range(nt):
                 AV[d - 1, k, h] = VA[d, h]
@@ -642,9 +666,9 @@ def pass_finish(
     lv.value[:, :] = 0.0
     for k in range(par.task_node.shape[0]):
         slot = par.task_slot[k]
-        cb = tree.board[par.task_node[k]]
-        for h in range(nt):
-            lv.value[slot, h] += boards.valid[cb, trav, h] * par.task_value[k, h]
+        _add_chance_child(
+            tree, hands, boards, par.task_node[k], trav, nt, par.task_value[k], lv.value[slot]
+        )
     _root_reach(hands, 1 - trav, sc.reach[0])
     return _traverse(tree, hands, boards, 0, trav, mode, sigma, st, co, sc, lv, LEAF_USE)
 

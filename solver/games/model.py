@@ -35,7 +35,11 @@ KIND_NAMES = {DECISION: "decision", CHANCE: "chance", FIXED: "fold", SHOWDOWN: "
 
 
 class Tree(NamedTuple):
-    """Flat public tree. Every array has length ``N`` (number of nodes)."""
+    """Flat public tree. Arrays have length ``N`` (number of nodes) except the ``K`` suit
+    isomorphism entries: a chance node deals only one card of each class of interchangeable
+    suits; the child of such a *canonical* card also stands for ``iso_count`` more cards
+    (entries ``iso_start :``), each a public board ``iso_board[e]`` whose values are the
+    child's with hands mapped by ``Hands.perm[iso_perm[e]]``."""
 
     kind: npt.NDArray[np.int8]  # DECISION, CHANCE, FIXED or SHOWDOWN
     player: npt.NDArray[np.int8]  # acting player at a decision node, else -1
@@ -46,6 +50,10 @@ class Tree(NamedTuple):
     payoff: npt.NDArray[np.float64]  # FIXED: player 0's payoff; SHOWDOWN: winner's gain (chips)
     board: npt.NDArray[np.int32]  # index of the public board at this node
     chance_weight: npt.NDArray[np.float64]  # child of a chance node: probability of its card
+    iso_start: npt.NDArray[np.int32]  # (N,) first isomorphism entry of a canonical child
+    iso_count: npt.NDArray[np.int32]  # (N,) number of cards it stands for besides its own
+    iso_board: npt.NDArray[np.int32]  # (K,) board id of the isomorphic card
+    iso_perm: npt.NDArray[np.int32]  # (K,) row of Hands.perm mapping hands to their images
 
 
 class Hands(NamedTuple):
@@ -57,6 +65,7 @@ class Hands(NamedTuple):
     same: npt.NDArray[np.int32]  # (2, H): index of the opponent hand with the same cards, or -1
     num_cards: int  # cards in the deck (size of per-card scratch arrays)
     norm: float  # 1 / sum of w0(h0) * w1(h1) over compatible pairs: chance of each deal
+    perm: npt.NDArray[np.int32]  # (P, 2, H): suit permutations as maps of hand indices
 
 
 class Boards(NamedTuple):
@@ -109,6 +118,9 @@ class Game:
     hand_names: list[list[str]]
     description: str = ""
     meta: dict[str, object] = field(default_factory=dict)
+    iso_labels: dict[int, str] = field(default_factory=dict)  # board id -> card label
+    card_names: list[str] = field(default_factory=list)  # card index -> name (dealt cards)
+    card_perms: list[list[int]] = field(default_factory=list)  # Hands.perm rows as card maps
     _parents: npt.NDArray[np.int64] | None = field(default=None, repr=False)
 
     # ----- sizes -------------------------------------------------------------------------
@@ -153,14 +165,26 @@ class Game:
         return int(self.tree.num_children.max()) if self.num_nodes else 0
 
     @property
-    def num_infosets(self) -> int:
-        """Decision infosets: (decision node, hand of the actor) pairs a deal can reach."""
+    def multiplicity(self) -> npt.NDArray[np.int64]:
+        """(N,): how many nodes of the full game each node stands for (suit isomorphism)."""
         t = self.tree
+        mult = np.ones(self.num_nodes, dtype=np.int64)
+        parents = self.parents
+        for n in range(1, self.num_nodes):
+            mult[n] = mult[parents[n]] * (1 + int(t.iso_count[n]))
+        return mult
+
+    @property
+    def num_infosets(self) -> int:
+        """Decision infosets of the full game: (decision node, hand of the actor) pairs a deal
+        can reach, counting the nodes suit isomorphism stands for."""
+        t = self.tree
+        mult = self.multiplicity
         total = 0
         for n in np.flatnonzero(t.kind == DECISION):
             p = t.player[n]
             hp = self.hands.num_hands[p]
-            total += int(np.count_nonzero(self.boards.valid[t.board[n], p, :hp]))
+            total += int(mult[n]) * int(np.count_nonzero(self.boards.valid[t.board[n], p, :hp]))
         return total
 
     # ----- units -------------------------------------------------------------------------
@@ -228,6 +252,57 @@ class Game:
                 raise KeyError(f"no action or card {label!r} at {self.history(node)}")
         return node
 
+    def chance_cards(self, node: int) -> list[tuple[str, int, int]]:
+        """Every card a chance node deals: (label, child node, permutation row or -1).
+
+        A card dealt through suit isomorphism maps to its canonical child: its strategies
+        are the child's with hands mapped by ``hands.perm[row]``."""
+        out: list[tuple[str, int, int]] = []
+        t = self.tree
+        for c in self.children(node):
+            out.append((self.labels[c], c, -1))
+            for e in range(int(t.iso_start[c]), int(t.iso_start[c] + t.iso_count[c])):
+                out.append((self.iso_labels.get(int(t.iso_board[e]), "?"), c, int(t.iso_perm[e])))
+        return out
+
+    def locate(self, history: tuple[str, ...] | list[str]) -> tuple[int, list[int]]:
+        """The node standing for ``history`` and the card map (real card → card in that
+        node's frame): identity unless a dealt card on the way was a suit-isomorphic one.
+        Map a hand through it with :meth:`map_hand`."""
+        node = 0
+        cmap = list(range(len(self.card_names)))
+        for label in history:
+            if self.tree.kind[node] == 1 and label.startswith("d:"):  # CHANCE
+                name = label[2:]
+                if name not in self.card_names:
+                    raise KeyError(f"no card {name!r} here")
+                canon = "d:" + self.card_names[cmap[self.card_names.index(name)]]
+                for lab, child, row in self.chance_cards(node):
+                    if lab == canon:
+                        if row >= 0:
+                            cmap = [self.card_perms[row][c] for c in cmap]
+                        node = child
+                        break
+                else:
+                    raise KeyError(f"card {name!r} cannot be dealt at {self.history(node)}")
+                continue
+            for c in self.children(node):
+                if self.labels[c] == label:
+                    node = c
+                    break
+            else:
+                raise KeyError(f"no action or card {label!r} at {self.history(node)}")
+        return node, cmap
+
+    def map_hand(self, player: int, hand: int, cmap: list[int]) -> int:
+        """Index of ``player``'s hand ``hand`` seen through the card map ``cmap``."""
+        cards = [int(c) for c in self.hands.cards[player, hand] if c >= 0]
+        image = sorted(cmap[c] for c in cards)
+        for h in range(int(self.hands.num_hands[player])):
+            if sorted(int(c) for c in self.hands.cards[player, h] if c >= 0) == image:
+                return h
+        raise KeyError("hand not in the range")
+
     def decision_nodes(self) -> npt.NDArray[np.int64]:
         return np.flatnonzero(self.tree.kind == DECISION)
 
@@ -248,7 +323,7 @@ class Game:
 class NodeSpec:
     """A node while a tree is being built (Python objects, converted once by ``flatten``)."""
 
-    __slots__ = ("board", "children", "kind", "label", "payoff", "player", "weight")
+    __slots__ = ("board", "children", "iso", "kind", "label", "payoff", "player", "weight")
 
     def __init__(
         self,
@@ -267,6 +342,7 @@ class NodeSpec:
         self.board = board
         self.weight = weight
         self.label = label
+        self.iso: list[tuple[int, int]] = []  # (board id, permutation row) it stands for
 
 
 def flatten(root: NodeSpec, num_hands: tuple[int, int]) -> tuple[Tree, list[str]]:
@@ -292,9 +368,18 @@ def flatten(root: NodeSpec, num_hands: tuple[int, int]) -> tuple[Tree, list[str]
     board = np.zeros(n, dtype=np.int32)
     weight = np.zeros(n, dtype=np.float64)
     labels: list[str] = []
+    iso_start = np.zeros(n, dtype=np.int32)
+    iso_count = np.zeros(n, dtype=np.int32)
+    iso_board: list[int] = []
+    iso_perm: list[int] = []
     off = 0
     ioff = 0
     for k, node in enumerate(order):
+        iso_start[k] = len(iso_board)
+        iso_count[k] = len(node.iso)
+        for b, pid in node.iso:
+            iso_board.append(b)
+            iso_perm.append(pid)
         kind[k] = node.kind
         player[k] = node.player
         payoff[k] = node.payoff
@@ -311,7 +396,21 @@ def flatten(root: NodeSpec, num_hands: tuple[int, int]) -> tuple[Tree, list[str]
             ioffset[k] = ioff
             off += len(node.children) * num_hands[node.player]
             ioff += num_hands[node.player]
-    tree = Tree(kind, player, first_child, num_children, offset, ioffset, payoff, board, weight)
+    tree = Tree(
+        kind,
+        player,
+        first_child,
+        num_children,
+        offset,
+        ioffset,
+        payoff,
+        board,
+        weight,
+        iso_start,
+        iso_count,
+        np.array(iso_board or [0], dtype=np.int32),
+        np.array(iso_perm or [0], dtype=np.int32),
+    )
     return tree, labels
 
 
@@ -320,6 +419,7 @@ def make_hands(
     weights: list[npt.NDArray[np.float64]],
     num_cards: int,
     initial_board: tuple[int, ...] = (),
+    card_perms: list[list[int]] | None = None,
 ) -> Hands:
     """Pack both players' hands; ``cards[p][h]`` is the tuple of card indices of hand ``h``.
 
@@ -354,7 +454,16 @@ def make_hands(
             total += w[0, h0] * w[1, h1]
     if total <= 0:
         raise ValueError("no pair of hands can be dealt together")
-    return Hands(nh, arr, w, same, int(num_cards), 1.0 / total)
+    perms = card_perms or []
+    perm = np.tile(np.arange(hmax, dtype=np.int32), (max(len(perms), 1), 2, 1))
+    for k, cmap in enumerate(perms):
+        for p in range(2):
+            for h, hc in enumerate(cards[p]):
+                image = frozenset(cmap[c] for c in hc)
+                if image not in keys[p]:
+                    raise ValueError("a suit permutation maps a hand out of the range")
+                perm[k, p, h] = keys[p][image]
+    return Hands(nh, arr, w, same, int(num_cards), 1.0 / total, perm)
 
 
 def make_boards(

@@ -49,9 +49,15 @@ def _build_betting(
     ante: float,
     board_cards: Sequence[str],
     hole_cards_dealt: int,
+    isomorphic: dict[int, int] | None = None,
 ) -> NodeSpec:
     """Public tree of a game with ``len(sizes)`` betting rounds and one public card between
-    consecutive rounds (drawn from ``board_cards``; board ``k + 1`` means card ``k`` dealt)."""
+    consecutive rounds (drawn from ``board_cards``; board ``k + 1`` means card ``k`` dealt).
+
+    ``isomorphic`` maps a canonical card to the card of the other suit it stands for (its
+    subtree is not built; the engine maps hands with permutation row 0)."""
+    stands_for = isomorphic or {}
+    skipped = set(stands_for.values())
 
     deck = len(board_cards)
 
@@ -60,9 +66,13 @@ def _build_betting(
             node = NodeSpec(CHANCE, board=board)
             weight = 1.0 / (deck - hole_cards_dealt)
             for k, name in enumerate(board_cards):
+                if k in skipped:
+                    continue
                 child = decision(rnd + 1, committed, 0, 0, False, k + 1)
                 child.label = f"d:{name}"
                 child.weight = weight
+                if k in stands_for:
+                    child.iso = [(stands_for[k] + 1, 0)]
                 node.children.append(child)
             return node
         if committed[0] != committed[1]:
@@ -122,13 +132,17 @@ def _toy_game(
     sizes: Sequence[Sequence[float]],
     max_bets: int,
     description: str,
+    isomorphism: bool = True,
 ) -> Game:
     num_cards = len(card_names)
     has_board = len(sizes) > 1
-    root = _build_betting(sizes, max_bets, 1.0, card_names if has_board else [], 2)
+    # Leduc's two suits are interchangeable (uniform deal): deal spades, let hearts mirror them
+    iso = {c: c + 1 for c in range(0, num_cards, 2)} if (has_board and isomorphism) else {}
+    root = _build_betting(sizes, max_bets, 1.0, card_names if has_board else [], 2, iso)
     hand_cards: list[list[tuple[int, ...]]] = [[(c,) for c in range(num_cards)] for _ in range(2)]
     weights = [np.ones(num_cards), np.ones(num_cards)]
-    hands = make_hands(hand_cards, weights, num_cards)
+    swap = [c ^ 1 for c in range(num_cards)]
+    hands = make_hands(hand_cards, weights, num_cards, card_perms=[swap] if iso else None)
     tree, labels = flatten(root, (num_cards, num_cards))
     boards: list[tuple[int, ...]] = [()]
     strength: list[list[list[int]]] = [[list(card_rank), list(card_rank)]]
@@ -149,6 +163,9 @@ def _toy_game(
         hand_names=[list(card_names), list(card_names)],
         description=description,
         meta={"kind": "toy", "sizes": [list(s) for s in sizes], "max_bets": max_bets},
+        iso_labels={b + 1: f"d:{card_names[b]}" for b in iso.values()},
+        card_names=list(card_names),
+        card_perms=[swap] if iso else [],
     )
 
 
@@ -164,8 +181,11 @@ def kuhn() -> Game:
     )
 
 
-def leduc() -> Game:
-    """Leduc hold'em: 6 cards, ante 1, bets 2 then 4, two bets per round. Value ≈ -0.0856."""
+def leduc(isomorphism: bool = True) -> Game:
+    """Leduc hold'em: 6 cards, ante 1, bets 2 then 4, two bets per round. Value ≈ -0.0856.
+
+    ``isomorphism``: deal the public card in one suit and mirror the other (half the
+    second-round tree; the same game)."""
     return _toy_game(
         "leduc",
         LEDUC_CARDS,
@@ -173,10 +193,11 @@ def leduc() -> Game:
         [[2.0], [4.0]],
         2,
         "Leduc hold'em: J, Q, K x 2 suits; ante 1; bets 2 then 4; two bets per round.",
+        isomorphism,
     )
 
 
-def leduc5() -> Game:
+def leduc5(isomorphism: bool = True) -> Game:
     """Leduc-5: Leduc with five bet sizes per round (0.5..8, then 1..16)."""
     return _toy_game(
         "leduc5",
@@ -185,6 +206,7 @@ def leduc5() -> Game:
         [[0.5, 1.0, 2.0, 4.0, 8.0], [1.0, 2.0, 4.0, 8.0, 16.0]],
         2,
         "Leduc-5: Leduc with bets/raises of 0.5, 1, 2, 4, 8 (round 1) and 1..16 (round 2).",
+        isomorphism,
     )
 
 
