@@ -123,7 +123,7 @@ def test_every_deal_enumerated_equals_the_vector_form_on_a_turn_spot() -> None:
     pair of hands, whatever 48 cards are left — the vector form must agree exactly."""
     spec = HoldemSpec(
         board="Ks7h2d9c", pot=100, stack=150, oop_range="AA,KQs,T8s:0.5,76s", ip_range="QQ,AK,J9s",
-        bets="100%", raises="a",
+        bets="100%", raises="a", isomorphism=False,
     )  # fmt: skip
     g = build_holdem(spec)
     sigma = _random_profile(g, 3)
@@ -136,7 +136,7 @@ def test_every_deal_enumerated_on_a_flop_allin_spot() -> None:
     """Flop all-in only: the runout of turn and river with card removal, exactly."""
     spec = HoldemSpec(
         board="Qs8h3d", pot=100, stack=100, oop_range="AsKs,TT", ip_range="QhJh,9d9c",
-        bets="a", raises="",
+        bets="a", raises="", isomorphism=False,
     )  # fmt: skip
     g = build_holdem(spec)
     sigma = _random_profile(g, 5)
@@ -239,7 +239,11 @@ def test_two_threads_give_the_serial_numbers_bit_for_bit() -> None:
     from solver import Engine, make_rule
 
     spec = HoldemSpec(
-        board="Ks7h2d9c", pot=100, stack=300, oop_range="AA,KQs,T8s,76s,QJo", ip_range="QQ-99,AK,J9s"
+        board="Ks7h2d9c",
+        pot=100,
+        stack=300,
+        oop_range="AA,KQs,T8s,76s,QJo",
+        ip_range="QQ-99,AK,J9s",
     )
     g = build_holdem(spec)
     engines = [Engine(g, make_rule("pcfr+"), threads=t) for t in (1, 2)]
@@ -267,3 +271,33 @@ def test_float32_storage_tracks_float64_and_halves_memory() -> None:
         eb = sum(b.best_response_values()) / 2
         assert abs(ea - eb) <= 0.01 * ea + 1e-3  # within 1 % of the exploitability
     assert b.memory_bytes <= 0.51 * a.memory_bytes
+
+
+def test_suit_isomorphism_deals_fewer_cards_and_solves_the_same_game() -> None:
+    """Flop Td9d6h: spades and clubs are interchangeable (text ranges are suit-symmetric),
+    so the turn deals 36 cards and mirrors 13; the solve is the same game."""
+    from solver import Engine, make_rule
+
+    spec = dict(
+        board="Td9d6h", pot=100, stack=100, oop_range="AA,KQs,T8s,76s,A5o", ip_range="QQ-99,AK",
+        bets="a", raises="",
+    )  # fmt: skip
+    iso = build_holdem(HoldemSpec(**spec))  # type: ignore[arg-type]
+    full = build_holdem(HoldemSpec(**spec, isomorphism=False))  # type: ignore[arg-type]
+    assert iso.num_nodes < full.num_nodes
+    chance = iso.find(["k", "k"])
+    cards = iso.chance_cards(chance)
+    assert len(cards) == 49 and len(list(iso.children(chance))) == 36
+    assert estimate(validate(HoldemSpec(**spec))).nodes == iso.num_nodes  # type: ignore[arg-type]
+    a, b = Engine(full, make_rule("dcfr")), Engine(iso, make_rule("dcfr"))
+    for _ in range(3):
+        a.iterate(10)
+        b.iterate(10)
+        ea, eb = sum(a.best_response_values()), sum(b.best_response_values())
+        assert ea == pytest.approx(eb, rel=1e-5, abs=1e-6)
+    assert expected_values(full, a.average_strategy())[0] == pytest.approx(
+        expected_values(iso, b.average_strategy())[0], abs=1e-4
+    )
+    # a mirrored turn card resolves to its canonical node with a card map
+    node, cmap = iso.locate(["k", "k", "d:4c"])
+    assert iso.labels[node] == "d:4s" and cmap[0] == 3  # 2s <-> 2c

@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from solver.cards import COMBOS, card_str, parse_board
+from solver.cards import COMBO_INDEX, COMBOS, card_str, parse_board
 from solver.games.model import (
     CHANCE,
     DECISION,
@@ -39,7 +39,6 @@ from solver.tree.betting import (
     BettingConfig,
     PlayerSizes,
     build_betting_tree,
-    count_nodes,
 )
 from solver.tree.sizes import SizeError, parse_sizes
 
@@ -80,6 +79,7 @@ class HoldemSpec:
     name: str = "hold'em subgame"
     oop_weights: list[float] | None = None  # 1,326 weights (combo order); overrides oop_range
     ip_weights: list[float] | None = None
+    isomorphism: bool = True  # deal one card per class of interchangeable suits
 
 
 @dataclass
@@ -203,6 +203,78 @@ def validate(spec: HoldemSpec) -> HoldemSetup:
     return HoldemSetup(spec, board, (weights[0], weights[1]), config)
 
 
+def _swap_map(a: int, b: int) -> list[int]:
+    """Card map of the suit transposition (a b)."""
+    out = []
+    for c in range(52):
+        s = c % 4
+        t = b if s == a else a if s == b else s
+        out.append(c - s + t)
+    return out
+
+
+class Dealer:
+    """Which cards a street end deals, with suit isomorphism.
+
+    Suits a and b are interchangeable at a board when the board holds the same ranks in
+    both and swapping them maps each range onto itself (exactly). A street end then deals
+    one card per class of interchangeable suits (the lowest suit); the others are mirrored
+    through the transposition's permutation row."""
+
+    def __init__(self, weights: tuple[npt.NDArray[np.float64], ...], enabled: bool) -> None:
+        self.enabled = enabled
+        self.symmetric = np.zeros((4, 4), dtype=bool)
+        self.pairs: list[tuple[int, int]] = []
+        if enabled:
+            for a in range(4):
+                for b in range(a + 1, 4):
+                    cmap = np.array(_swap_map(a, b))
+                    image = COMBO_INDEX[cmap[COMBOS[:, 0]], cmap[COMBOS[:, 1]]]
+                    ok = all(np.array_equal(w, w[image]) for w in weights)
+                    self.symmetric[a, b] = self.symmetric[b, a] = ok
+        self._memo: dict[frozenset[int], list[tuple[int, list[tuple[int, int]]]]] = {}
+
+    def row(self, a: int, b: int) -> int:
+        key = (min(a, b), max(a, b))
+        if key not in self.pairs:
+            self.pairs.append(key)
+        return self.pairs.index(key)
+
+    def card_perms(self) -> list[list[int]]:
+        return [_swap_map(a, b) for a, b in self.pairs]
+
+    def deals(self, board: tuple[int, ...]) -> list[tuple[int, list[tuple[int, int]]]]:
+        """(canonical card, [(mirrored card, permutation row), …]) for every card dealt."""
+        key = frozenset(board)
+        if key in self._memo:
+            return self._memo[key]
+        canon = list(range(4))
+        if self.enabled:
+            ranks = [frozenset(c // 4 for c in board if c % 4 == s) for s in range(4)]
+            for s in range(4):
+                for m in range(s):
+                    if canon[m] == m and ranks[m] == ranks[s] and self.symmetric[m, s]:
+                        canon[s] = m
+                        break
+        out: list[tuple[int, list[tuple[int, int]]]] = []
+        index: dict[int, int] = {}
+        for card in range(52):
+            if card in key:
+                continue
+            s = card % 4
+            if canon[s] == s:
+                index[card] = len(out)
+                out.append((card, []))
+        for card in range(52):
+            s = card % 4
+            if card in key or canon[s] == s:
+                continue
+            base = card - s + canon[s]
+            out[index[base]][1].append((card, self.row(canon[s], s)))
+        self._memo[key] = out
+        return out
+
+
 @dataclass(frozen=True)
 class Estimate:
     """Size of a subgame before it is built."""
@@ -223,7 +295,8 @@ class Estimate:
 def estimate(setup: HoldemSetup, tree: ActionNode | None = None) -> Estimate:
     """Node counts and the memory a solve will need, computed without building the tree."""
     root = tree if tree is not None else build_betting_tree(setup.config)
-    counts = count_nodes(root, len(setup.board))
+    dealer = Dealer(setup.weights, setup.spec.isomorphism)
+    counts = _count(root, setup.board, dealer)
     hands = (int(np.count_nonzero(setup.weights[0])), int(np.count_nonzero(setup.weights[1])))
     entries = counts["actions0"] * hands[0] + counts["actions1"] * hands[1]
     boards = _num_boards(len(setup.board))
@@ -239,6 +312,36 @@ def estimate(setup: HoldemSetup, tree: ActionNode | None = None) -> Estimate:
         storage_entries=entries,
         memory_bytes=int(memory),
     )
+
+
+def _count(root: ActionNode, board: tuple[int, ...], dealer: Dealer) -> dict[str, int]:
+    """Node counts of the public tree built from ``root`` (as :func:`build_holdem` would)."""
+    counts = {"nodes": 0, "decision": 0, "chance": 0, "terminal": 0, "actions0": 0, "actions1": 0}
+    memo: dict[tuple[int, frozenset[int]], dict[str, int]] = {}
+
+    def walk(node: ActionNode, cards: tuple[int, ...]) -> dict[str, int]:
+        key = (id(node), frozenset(cards))
+        if key in memo:
+            return memo[key]
+        c = dict.fromkeys(counts, 0)
+        c["nodes"] = 1
+        if node.kind == DECISION:
+            c["decision"] = 1
+            c[f"actions{node.player}"] = len(node.children)
+            for child in node.children:
+                for k, v in walk(child, cards).items():
+                    c[k] += v
+        elif node.kind == CHANCE:
+            c["chance"] = 1
+            for card, _mirrors in dealer.deals(cards):
+                for k, v in walk(node.children[0], (*cards, card)).items():
+                    c[k] += v
+        else:
+            c["terminal"] = 1
+        memo[key] = c
+        return c
+
+    return walk(root, board)
 
 
 def _num_boards(board_len: int) -> int:
@@ -265,12 +368,7 @@ def build_holdem(spec: HoldemSpec | HoldemSetup) -> Game:
     hand_cards: list[list[tuple[int, ...]]] = [
         [(int(COMBOS[i, 0]), int(COMBOS[i, 1])) for i in hand_ids[p]] for p in range(2)
     ]
-    hands = make_hands(
-        hand_cards,
-        [setup.weights[p][hand_ids[p]] for p in range(2)],
-        52,
-        initial_board=setup.board,
-    )
+
     board_index: dict[frozenset[int], int] = {}
     board_list: list[tuple[int, ...]] = []
 
@@ -290,16 +388,27 @@ def build_holdem(spec: HoldemSpec | HoldemSetup) -> Game:
             spec_node.children = [expand(c, board) for c in node.children]
         elif node.kind == CHANCE:
             weight = 1.0 / (52 - len(board) - 4)
-            for card in range(52):
-                if card in board:
-                    continue
+            for card, mirrors in dealer.deals(board):
                 child = expand(node.children[0], (*board, card))
                 child.label = f"d:{card_str(card)}"
                 child.weight = weight
+                for mirror, row in mirrors:
+                    mb = board_id((*board, mirror))
+                    iso_labels[mb] = f"d:{card_str(mirror)}"
+                    child.iso.append((mb, row))
                 spec_node.children.append(child)
         return spec_node
 
+    dealer = Dealer(setup.weights, setup.spec.isomorphism)
+    iso_labels: dict[int, str] = {}
     root = expand(tree, setup.board)
+    hands = make_hands(
+        hand_cards,
+        [setup.weights[p][hand_ids[p]] for p in range(2)],
+        52,
+        initial_board=setup.board,
+        card_perms=dealer.card_perms(),
+    )
     ftree, labels = flatten(root, (len(hand_cards[0]), len(hand_cards[1])))
     boards = _holdem_boards(hands, board_list)
     names = [[_combo_name(c) for c in hand_cards[p]] for p in range(2)]
@@ -314,6 +423,9 @@ def build_holdem(spec: HoldemSpec | HoldemSetup) -> Game:
             f"{setup.spec.name}: board {' '.join(card_str(c) for c in setup.board)}, "
             f"pot {setup.config.pot}, stack {setup.config.stack}"
         ),
+        iso_labels=iso_labels,
+        card_names=[card_str(c) for c in range(52)],
+        card_perms=dealer.card_perms(),
         meta={
             "kind": "holdem",
             "board": setup.board,
