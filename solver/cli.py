@@ -229,9 +229,15 @@ def _cmd_presets() -> None:
 
 
 def _cmd_tree(args: argparse.Namespace) -> None:
-    if args.board is not None:
+    holdem_spec = None
+    if args.preset is not None and args.board is None and args.game is None:
         try:
-            setup = validate(_spot_spec(args))
+            holdem_spec = load_preset(args.preset).holdem
+        except PresetError as exc:
+            raise UsageError(f"--preset: {exc}") from None
+    if args.board is not None or holdem_spec is not None:
+        try:
+            setup = validate(holdem_spec if holdem_spec is not None else _spot_spec(args))
         except SpecError as exc:
             raise UsageError(f"{_flag(exc.field)}: {exc.message}") from None
         est = estimate(setup)

@@ -317,10 +317,11 @@ def estimate(setup: HoldemSetup, tree: ActionNode | None = None) -> Estimate:
 def _count(root: ActionNode, board: tuple[int, ...], dealer: Dealer) -> dict[str, int]:
     """Node counts of the public tree built from ``root`` (as :func:`build_holdem` would)."""
     counts = {"nodes": 0, "decision": 0, "chance": 0, "terminal": 0, "actions0": 0, "actions1": 0}
-    memo: dict[tuple[int, frozenset[int]], dict[str, int]] = {}
+    memo: dict[tuple[int, frozenset[int] | None], dict[str, int]] = {}
 
     def walk(node: ActionNode, cards: tuple[int, ...]) -> dict[str, int]:
-        key = (id(node), frozenset(cards))
+        # on the river nothing more is dealt: a subtree's size does not depend on the board
+        key = (id(node), None if node.street == 2 else frozenset(cards))
         if key in memo:
             return memo[key]
         c = dict.fromkeys(counts, 0)
