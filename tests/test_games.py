@@ -181,3 +181,31 @@ def test_suit_isomorphism_solves_the_same_game(rule: str) -> None:
             np.testing.assert_allclose(
                 sa[offa + np.arange(na) * nh + h], sb[offb + np.arange(na) * nh + hb], atol=1e-12
             )
+
+
+@pytest.mark.parametrize("rule", ["cfr+", "dcfr"])
+def test_derived_strategy_equals_stored_strategy(rule: str) -> None:
+    """Rules whose strategy is plain RM(R) do not store it; forcing storage changes nothing."""
+    from solver import Engine, make_rule
+    from solver.cfr.rules import DERIVE
+
+    g = game("leduc")
+    derived = Engine(g, make_rule(rule))
+    assert derived.storage.strategy.size == 1
+    stored = Engine(g, make_rule(rule))
+    from solver.cfr.engine import uniform_strategy
+
+    stored.storage = stored.storage._replace(strategy=uniform_strategy(g))
+    real = stored.rule.coefficients
+
+    def no_derive(t: np.ndarray) -> np.ndarray:
+        c = real(t)
+        c[:, DERIVE] = 0
+        return c
+
+    object.__setattr__(stored.rule, "coefficients", no_derive)
+    derived.iterate(30)
+    stored.iterate(30)
+    np.testing.assert_array_equal(derived.storage.regrets, stored.storage.regrets)
+    np.testing.assert_array_equal(derived.current_strategy(), stored.current_strategy())
+    np.testing.assert_array_equal(derived.average_strategy(), stored.average_strategy())

@@ -10,7 +10,7 @@ from hypothesis.extra.numpy import arrays
 
 from solver import best_response_values, expected_values
 from solver.cfr.kernels import Storage, _update_infosets
-from solver.cfr.rules import FLOOR, RULES, make_rule
+from solver.cfr.rules import DERIVE, FLOOR, RULES, make_rule
 
 values = arrays(
     np.float64,
@@ -40,6 +40,7 @@ def test_rule_updates_give_distributions_and_rm_plus_stays_nonnegative(
         step_den=np.zeros(nh),
     )
     coefs = rule.coefficients(np.arange(t0, t0 + len(rounds), dtype=np.float64))
+    coefs[:, DERIVE] = 0  # store the next strategy so it can be checked
     for k, av in enumerate(rounds):
         if av.shape != (na, nh):
             av = np.resize(av, (na, nh))

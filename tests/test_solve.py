@@ -33,8 +33,8 @@ def _first_pure_iteration(rule_name: str, chunk_guess: int) -> int:
     g = one_decision([0.0, 1.0, -1_000_000.0])
     engine = Engine(g, make_rule(rule_name))
     engine.iterate(chunk_guess - 2)
-    assert engine.storage.strategy[1] < 1.0
-    while engine.storage.strategy[1] < 1.0:
+    assert engine.current_strategy()[1] < 1.0
+    while engine.current_strategy()[1] < 1.0:
         engine.iterate(1)
     return engine.iteration + 1
 

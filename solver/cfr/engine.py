@@ -19,6 +19,7 @@ from solver.cfr.kernels import (
     normalize_strategy,
     pass_collect,
     pass_finish,
+    regret_matching_all,
     root_values,
     run_iterations,
     subtree_values,
@@ -46,6 +47,7 @@ def make_scratch(game: Game) -> Scratch:
         next_child=np.zeros(depth, dtype=np.int64),
         reach_row=np.zeros(depth, dtype=np.int64),
         sd=np.zeros((2, h)),
+        strat=np.zeros((depth, a * h)),
     )
 
 
@@ -96,6 +98,7 @@ def _tiny_scratch() -> Scratch:
         next_child=np.zeros(1, dtype=np.int64),
         reach_row=np.zeros(1, dtype=np.int64),
         sd=np.zeros((2, 1)),
+        strat=np.zeros((1, 1)),
     )
 
 
@@ -304,7 +307,11 @@ class Engine:
         adaptive = rule.adaptive
         self.storage = Storage(
             regrets=np.zeros(size, dtype=dtype),
-            strategy=uniform_strategy(game).astype(dtype),
+            strategy=(
+                uniform_strategy(game).astype(dtype)
+                if rule.stores_strategy
+                else np.zeros(1, dtype=dtype)
+            ),
             cumulative=np.zeros(size, dtype=dtype),
             last_regret=np.zeros(size if adaptive else 1, dtype=dtype),
             step_num=np.zeros(game.info_size if adaptive else 1),
@@ -359,5 +366,12 @@ class Engine:
         )
 
     def current_strategy(self) -> Array:
-        """Current strategy σ (action_size,) as float64."""
-        return self.storage.strategy.astype(np.float64)
+        """Current strategy σ (action_size,) as float64 (derived from the regrets by regret
+        matching for rules that do not store it)."""
+        if self.rule.stores_strategy:
+            return self.storage.strategy.astype(np.float64)
+        out = np.empty(self.game.action_size)
+        regret_matching_all(
+            self.game.tree, self.game.hands, self.storage.regrets.astype(np.float64), out
+        )
+        return out

@@ -31,6 +31,7 @@ from solver.cfr.rules import (
     ALPHA_MAX,
     AVG_WEIGHT,
     DECAY,
+    DERIVE,
     FLOOR,
     NORMAL_HEDGE,
     POST_NEG,
@@ -81,6 +82,7 @@ class Scratch(NamedTuple):
     next_child: npt.NDArray[np.int64]  # (D + 2,) next child to visit, -1 on entry
     reach_row: npt.NDArray[np.int64]  # (D + 2,) which reach row holds the node's reach
     sd: Array  # (2, H) showdown sweep buffers
+    strat: Array  # (D + 2, max_actions * H): a node's strategy when derived from regrets
 
 
 class Leaves(NamedTuple):
@@ -281,6 +283,36 @@ def _showdown_values_2card(
 
 
 @inline_kernel
+def _regret_matching_block(R: Array, off: int, na: int, nh: int, out: Array) -> None:
+    """out[a * nh + h] = RM(R[off + a * nh + h]) over actions a, per hand h."""
+    for h in range(nh):
+        total = 0.0
+        for a in range(na):
+            r = R[off + a * nh + h]
+            if r > 0.0:
+                total += r
+        if total > 0.0:
+            for a in range(na):
+                r = R[off + a * nh + h]
+                out[a * nh + h] = r / total if r > 0.0 else 0.0
+        else:
+            for a in range(na):
+                out[a * nh + h] = 1.0 / na
+
+
+@kernel
+def regret_matching_all(tree: Tree, hands: Hands, regrets: Array, out: Array) -> None:
+    """out ← RM(regrets) at every decision node (the current strategy of derived rules)."""
+    for node in range(tree.kind.shape[0]):
+        if tree.kind[node] != DECISION:
+            continue
+        off = tree.offset[node]
+        na = tree.num_children[node]
+        nh = hands.num_hands[tree.player[node]]
+        _regret_matching_block(regrets, off, na, nh, out[off : off + na * nh])
+
+
+@inline_kernel
 def _add_chance_child(
     tree: Tree,
     hands: Hands,
@@ -383,6 +415,7 @@ def _update_infosets(
     pred = co[PRED]
     adaptive = co[ADAPTIVE] != 0.0
     nh = co[NORMAL_HEDGE] != 0.0
+    derive = co[DERIVE] != 0.0
     R = st.regrets
     sigma = st.strategy
     for h in range(nt):
@@ -423,6 +456,8 @@ def _update_infosets(
             y = y if y > 0.0 else 0.0
             tmp[a] = y
             total += y
+        if derive:
+            continue
         if nh:
             _normal_hedge(tmp, na, tmp)
             for a in range(na):
@@ -468,6 +503,8 @@ def _traverse(
     AV = sc.action_value
     valid = boards.valid
     two_card = hands.cards[0, 0, 1] >= 0 and hands.cards[1, 0, 1] >= 0
+    derive = mode == MODE_UPDATE and co[DERIVE] != 0.0
+    SG = sc.strat
     d = 0
     stack[0] = start
     nxt[0] = -1
@@ -522,6 +559,10 @@ def _traverse(
                 if kind == CHANCE or tree.player[node] != trav:
                     for h in range(nt):
                         VA[d, h] = 0.0
+                if derive and kind == DECISION:
+                    _regret_matching_block(st.regrets, tree.offset[node],
+                                           tree.num_children[node],
+                                           hands.num_hands[tree.player[node]], SG[d])  # fmt: skip
         if not done:
             k = nxt[d]
             na = tree.num_children[node]
@@ -537,9 +578,14 @@ def _traverse(
                 elif tree.player[node] == trav:
                     rrow[d + 1] = r0
                 else:
-                    base = tree.offset[node] + k * no
-                    for j in range(no):
-                        RE[d + 1, j] = RE[r0, j] * sigma[base + j]
+                    if derive:
+                        base = k * no
+                        for j in range(no):
+                            RE[d + 1, j] = RE[r0, j] * SG[d, base + j]
+                    else:
+                        base = tree.offset[node] + k * no
+                        for j in range(no):
+                            RE[d + 1, j] = RE[r0, j] * sigma[base + j]
                     rrow[d + 1] = d + 1
                 d += 1
                 stack[d] = child
@@ -560,7 +606,8 @@ def _traverse(
                         for h in range(nt):
                             s = 0.0
                             for a in range(na):
-                                s += sigma[off + a * nt + h] * AV[d, a, h]
+                                p_a = SG[d, a * nt + h] if derive else sigma[off + a * nt + h]
+                                s += p_a * AV[d, a, h]
                             VA[d, h] = s
                     if mode == MODE_UPDATE:
                         _update_infosets(
@@ -575,7 +622,8 @@ def _traverse(
                         base = off + a * no
                         for j in range(no):
                             i = base + j
-                            S[i] = S[i] * decay + w * RE[r0, j] * sigma[i]
+                            p_a = SG[d, i - off] if derive else sigma[i]
+                            S[i] = S[i] * decay + w * RE[r0, j] * p_a
         # the node at depth d is finished: hand its values to the parent
         if d == 0:
             return touched
@@ -703,6 +751,7 @@ def thread_tasks(
         ps.next_child[t],
         ps.reach_row[t],
         ps.sd[t],
+        ps.strat[t],
     )
     touched = 0
     for k in range(t, par.task_node.shape[0], par.threads):

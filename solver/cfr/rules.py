@@ -31,7 +31,8 @@ import numpy.typing as npt
 PRE_POS, PRE_NEG, REGRET_WEIGHT, POST_POS, POST_NEG = 0, 1, 2, 3, 4
 FLOOR, SCALE, PRED, ADAPTIVE, ALPHA_MAX = 5, 6, 7, 8, 9
 DECAY, AVG_WEIGHT, NORMAL_HEDGE = 10, 11, 12
-NUM_COEFFICIENTS = 13
+DERIVE = 13  # 1: the next strategy is plain RM(R), so the engine derives it instead of storing
+NUM_COEFFICIENTS = 14
 
 FloatArray = npt.NDArray[np.float64]
 
@@ -69,7 +70,15 @@ class Rule:
         c = np.zeros((t.shape[0], NUM_COEFFICIENTS), dtype=np.float64)
         c[:, [PRE_POS, PRE_NEG, REGRET_WEIGHT, POST_POS, POST_NEG, SCALE, DECAY, AVG_WEIGHT]] = 1
         self._fill(np.asarray(t, dtype=np.float64), c)
+        plain = (c[:, PRED] == 0) & (c[:, NORMAL_HEDGE] == 0) & (c[:, SCALE] == 1)
+        c[:, DERIVE] = plain & (c[:, ADAPTIVE] == 0)
         return c
+
+    @property
+    def stores_strategy(self) -> bool:
+        """Whether the engine must store the current strategy (predictive and NormalHedge
+        rules); otherwise it is RM of the regrets, derived when needed (a third less memory)."""
+        return not bool(self.coefficients(np.array([1.0, 2.0]))[:, DERIVE].all())
 
     def _fill(self, t: FloatArray, c: FloatArray) -> None:
         raise NotImplementedError
