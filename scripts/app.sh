@@ -1,8 +1,13 @@
 #!/usr/bin/env bash
-# Set everything up, then start Regret Lab. Until the Streamlit app lands this runs the CLI
-# demo: Leduc hold'em solved live by DCFR to 0.0001 chips, then the same with PCFR+.
+# Set everything up (.venv), then start Regret Lab: the Streamlit app opens on a preset spot
+# with Solve one click away. Binds to 127.0.0.1 unless REGRET_LAB_ADDRESS says otherwise;
+# port from REGRET_LAB_PORT (default 8501). Extra arguments go to `streamlit run`.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
-.venv/bin/python -m solver games
-.venv/bin/python -m solver solve --game leduc --algorithm dcfr --target 1e-4 --every 100 "$@"
+export NUMBA_THREADING_LAYER=${NUMBA_THREADING_LAYER:-threadsafe}
+exec .venv/bin/python -m streamlit run app/main.py \
+  --server.address "${REGRET_LAB_ADDRESS:-127.0.0.1}" \
+  --server.port "${REGRET_LAB_PORT:-8501}" \
+  --browser.gatherUsageStats false \
+  "$@"

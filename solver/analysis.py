@@ -14,7 +14,8 @@ Units and definitions (``H[p]`` = player ``p``'s number of hands, all arrays per
 * **equity** ``(H[p],)`` in [0, 1]: the share of the pot the hand wins at showdown against the
   opponent's reach-weighted hands, ties split, averaged over every remaining board card
   (exact enumeration). NaN when the enumeration would be too large (flop nodes of big
-  ranges, :data:`EQUITY_BUDGET`) or no opponent hand is compatible.
+  ranges, :data:`EQUITY_BUDGET`), when a suit-isomorphic card has later cards below it (its
+  boards are not in the tree), or when no opponent hand is compatible.
 * **EQR** (hold'em only): ``EV at the node / (equity × pot at the node)``, where the EV at the
   node counts the chips the hand still puts in (EV above plus the chips already invested
   since the subgame started). NaN for toy games or where equity is 0 or NaN.
@@ -51,10 +52,12 @@ def compatible(game: Game) -> npt.NDArray[np.bool_]:
     return ~clash
 
 
-def final_boards(game: Game, node: int) -> list[tuple[int, float]]:
+def final_boards(game: Game, node: int) -> list[tuple[int, float]] | None:
     """(board id, probability weight) of every board a showdown below ``node`` can be played
     on: the node's own board if no card is dealt below it, else each dealt card (recursively),
-    weighted by the chance weights."""
+    weighted by the chance weights. Cards dealt through suit isomorphism count with their own
+    boards. None when an isomorphic card has more cards dealt after it (its later boards are
+    not in the tree)."""
     t = game.tree
     stack = [node]
     chance = -1
@@ -69,7 +72,14 @@ def final_boards(game: Game, node: int) -> list[tuple[int, float]]:
     out: list[tuple[int, float]] = []
     for c in game.children(chance):
         w = float(t.chance_weight[c])
-        out.extend((b, w * wb) for b, wb in final_boards(game, c))
+        below = final_boards(game, c)
+        if below is None:
+            return None
+        out.extend((b, w * wb) for b, wb in below)
+        iso = range(int(t.iso_start[c]), int(t.iso_start[c] + t.iso_count[c]))
+        if len(iso) and (len(below) != 1 or below[0][0] != int(t.board[c])):
+            return None
+        out.extend((int(t.iso_board[e]), w) for e in iso)
     return out
 
 
@@ -83,7 +93,7 @@ def equities(
     ``reach``; NaN arrays when over :data:`EQUITY_BUDGET`."""
     h0, h1 = game.num_hands
     boards = final_boards(game, node)
-    if len(boards) * h0 * h1 > EQUITY_BUDGET:
+    if boards is None or len(boards) * h0 * h1 > EQUITY_BUDGET:
         return np.full(h0, np.nan), np.full(h1, np.nan)
     m = compatible(game) if compat is None else compat
     r0, r1 = reach
@@ -270,7 +280,7 @@ def grid_mix(game: Game, player: int, strategy: Array, reach: Array) -> tuple[Ar
     with np.errstate(invalid="ignore", divide="ignore"):
         mix = mix / weight[:, None]
     mix[weight <= 0] = np.nan
-    return mix.reshape(13, 13, na), weight.reshape(13, 13)
+    return mix.reshape(13, 13, na), np.asarray(weight, dtype=np.float64).reshape(13, 13)
 
 
 def cell_of_hands(game: Game, player: int) -> npt.NDArray[np.int64]:

@@ -198,9 +198,12 @@ def save_solve(
         "storage": list(engine.storage._fields),
         **(extra or {}),
     }
-    arrays = {f"storage_{k}": np.asarray(v) for k, v in engine.storage._asdict().items()}
+    arrays: dict[str, Any] = {
+        f"storage_{k}": np.asarray(v) for k, v in engine.storage._asdict().items()
+    }
     buf = io.BytesIO()
-    np.savez_compressed(buf, meta=np.array(json.dumps(meta)), **arrays)
+    arrays["meta"] = np.array(json.dumps(meta))
+    np.savez_compressed(buf, allow_pickle=False, **arrays)
     return buf.getvalue()
 
 

@@ -150,8 +150,9 @@ class SolveJob:
     ``target`` is an exploitability in chips (None: run to ``max_iterations``);
     exploitability is measured every ``check_every`` iterations, or when None, whenever at
     least ``min(check_s, 10 % of the solve time so far)`` seconds passed since the last check
-    (and twice what the last check cost, so checks take at most a third of the time). Pass ``engine`` to resume a solve
-    (its iteration count and sums carry on).
+    (and twice what the last check cost, so checks take at most a third of the time).
+    Pass ``engine`` to resume a solve (its iteration count and sums carry on); ``threads``
+    splits each pass of a new engine over that many solver threads.
     """
 
     def __init__(
@@ -167,6 +168,7 @@ class SolveJob:
         watch: int = 0,
         engine: Engine | None = None,
         history: tuple[Point, ...] = (),
+        threads: int = 1,
     ) -> None:
         if target is not None and not target > 0:
             raise ValueError("target exploitability must be > 0")
@@ -176,7 +178,9 @@ class SolveJob:
             raise ValueError("check_every must be ≥ 1")
         self.game = game
         self.rule = rule
-        self.engine = engine if engine is not None else Engine(game, rule)
+        if threads < 1:
+            raise ValueError("threads must be ≥ 1")
+        self.engine = engine if engine is not None else Engine(game, rule, threads=threads)
         self.target = target
         self.max_iterations = max_iterations
         self.check_every = check_every

@@ -292,8 +292,12 @@ class Estimate:
         return self.memory_bytes / 2**20
 
 
-def estimate(setup: HoldemSetup, tree: ActionNode | None = None) -> Estimate:
-    """Node counts and the memory a solve will need, computed without building the tree."""
+def estimate(setup: HoldemSetup, tree: ActionNode | None = None, arrays: int = 2) -> Estimate:
+    """Node counts and the memory a solve will need, computed without building the tree.
+
+    ``arrays``: per-action float32 arrays the rule keeps — 2 (regrets and strategy sums) for
+    the regret-matching rules such as the default DCFR, 3 for predictive and NormalHedge
+    rules, which also store the current strategy."""
     root = tree if tree is not None else build_betting_tree(setup.config)
     dealer = Dealer(setup.weights, setup.spec.isomorphism)
     counts = _count(root, setup.board, dealer)
@@ -302,7 +306,7 @@ def estimate(setup: HoldemSetup, tree: ActionNode | None = None) -> Estimate:
     boards = _num_boards(len(setup.board))
     hmax = max(hands)
     board_bytes = boards * 2 * hmax * (8 + 4 + 8)
-    memory = 3 * entries * BYTES_PER_ENTRY + board_bytes + counts["nodes"] * 48
+    memory = arrays * entries * BYTES_PER_ENTRY + board_bytes + counts["nodes"] * 48
     return Estimate(
         nodes=counts["nodes"],
         decision_nodes=counts["decision"],
