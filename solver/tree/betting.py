@@ -217,27 +217,3 @@ def _decision(cfg: BettingConfig, st: _State) -> ActionNode:
         child.label = f"{'r' if facing else 'b'}:{int(to)}"
         node.children.append(child)
     return node
-
-
-def count_nodes(root: ActionNode, board_len: int) -> dict[str, int]:
-    """Nodes of the public tree once every street end deals each possible card, without
-    building it: total, decision, chance, terminal, and per player the sum of action counts
-    over decision nodes (multiply by the hand count for the storage size)."""
-    counts = {"nodes": 0, "decision": 0, "chance": 0, "terminal": 0, "actions0": 0, "actions1": 0}
-
-    def walk(node: ActionNode, mult: int, cards: int) -> None:
-        counts["nodes"] += mult
-        if node.kind == DECISION:
-            counts["decision"] += mult
-            counts[f"actions{node.player}"] += mult * len(node.children)
-            for c in node.children:
-                walk(c, mult, cards)
-        elif node.kind == CHANCE:
-            counts["chance"] += mult
-            deal = 52 - cards
-            walk(node.children[0], mult * deal, cards + 1)
-        else:
-            counts["terminal"] += mult
-
-    walk(root, 1, board_len)
-    return counts
