@@ -308,3 +308,20 @@ def test_suit_isomorphism_deals_fewer_cards_and_solves_the_same_game() -> None:
     # a mirrored turn card resolves to its canonical node with a card map
     node, cmap = iso.locate(["k", "k", "d:4c"])
     assert iso.labels[node] == "d:4s" and cmap[0] == 3  # 2s <-> 2c
+
+
+def test_compressed_16bit_storage_halves_float32_and_still_converges() -> None:
+    from solver import Engine, make_rule
+
+    g = build_holdem(river())
+    f32 = Engine(g, make_rule("dcfr"), precision="float32")
+    q16 = Engine(g, make_rule("dcfr"), precision="compressed")
+    assert q16.storage.regrets.dtype == np.int16 and q16.storage.cumulative.dtype == np.uint16
+    f32.iterate(150)
+    q16.iterate(150)
+    ea = sum(f32.best_response_values()) / 2
+    eb = sum(q16.best_response_values()) / 2
+    assert eb < 0.003 * 200  # below 0.3 % of the pot
+    assert eb < 2 * ea + 0.05
+    big = g.action_size * 8  # float32 regrets + sums
+    assert q16.memory_bytes - 16 * g.num_nodes <= big / 2 + 64

@@ -38,6 +38,9 @@ def test_rule_updates_give_distributions_and_rm_plus_stays_nonnegative(
         last_regret=np.zeros(size),
         step_num=np.zeros(nh),
         step_den=np.zeros(nh),
+        rscale=np.ones(1),
+        sscale=np.ones(1),
+        quantized=0,
     )
     coefs = rule.coefficients(np.arange(t0, t0 + len(rounds), dtype=np.float64))
     coefs[:, DERIVE] = 0  # store the next strategy so it can be checked
@@ -47,7 +50,9 @@ def test_rule_updates_give_distributions_and_rm_plus_stays_nonnegative(
         av = np.ascontiguousarray(av)
         sigma = storage.strategy.reshape(na, nh)
         out = (sigma * av).sum(axis=0)
-        _update_infosets(storage, coefs[k], 0, 0, na, nh, av, out, np.zeros(na))
+        _update_infosets(
+            storage, coefs[k], 0, 0, na, nh, av, out, np.zeros(na), 0, np.zeros(na * nh)
+        )
         sigma = storage.strategy.reshape(na, nh)
         assert np.all(sigma >= 0.0)
         np.testing.assert_allclose(sigma.sum(axis=0), 1.0, atol=1e-12)

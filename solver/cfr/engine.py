@@ -48,6 +48,7 @@ def make_scratch(game: Game) -> Scratch:
         reach_row=np.zeros(depth, dtype=np.int64),
         sd=np.zeros((2, h)),
         strat=np.zeros((depth, a * h)),
+        blk=np.zeros(a * h),
     )
 
 
@@ -99,6 +100,7 @@ def _tiny_scratch() -> Scratch:
         reach_row=np.zeros(1, dtype=np.int64),
         sd=np.zeros((2, 1)),
         strat=np.zeros((1, 1)),
+        blk=np.zeros(1),
     )
 
 
@@ -114,7 +116,7 @@ def uniform_strategy(game: Game) -> Array:
 
 def _placeholder_storage() -> Storage:
     one = np.zeros(1)
-    return Storage(one, one, one, one, one, one)
+    return Storage(one, one, one, one, one, one, np.ones(1), np.ones(1), 0)
 
 
 def _check_strategy(game: Game, sigma: Array) -> Array:
@@ -291,31 +293,38 @@ class Engine:
 
     def __init__(self, game: Game, rule: Rule, threads: int = 1, precision: str = "auto") -> None:
         """``precision``: "float64", "float32" (storage only; every sum is still done in
-        float64 inside the kernels) or "auto" (float32 for hold'em subgames, whose trees are
-        big, float64 for the toy games, which the reference tests match to 1e-10)."""
+        float64 inside the kernels), "compressed" (16-bit regrets and strategy sums with a
+        scale per decision node, as native solvers offer: half of float32's memory) or
+        "auto" (float32 for hold'em subgames, whose trees are big, float64 for the toy
+        games, which the reference tests match to 1e-10)."""
         self.game = game
         self.rule = rule
         self.threads = threads
         self.parallel = make_parallel(game, threads)
         if precision == "auto":
             precision = "float32" if game.is_holdem else "float64"
-        if precision not in ("float32", "float64"):
-            raise ValueError("precision must be 'auto', 'float32' or 'float64'")
+        if precision not in ("float32", "float64", "compressed"):
+            raise ValueError("precision must be 'auto', 'float32', 'float64' or 'compressed'")
         self.precision = precision
-        dtype = np.float32 if precision == "float32" else np.float64
+        dtype = np.float64 if precision == "float64" else np.float32
+        quantized = precision == "compressed"
         size = game.action_size
         adaptive = rule.adaptive
+        n = game.num_nodes
         self.storage = Storage(
-            regrets=np.zeros(size, dtype=dtype),
+            regrets=np.zeros(size, dtype=np.int16 if quantized else dtype),
             strategy=(
                 uniform_strategy(game).astype(dtype)
                 if rule.stores_strategy
                 else np.zeros(1, dtype=dtype)
             ),
-            cumulative=np.zeros(size, dtype=dtype),
+            cumulative=np.zeros(size, dtype=np.uint16 if quantized else dtype),
             last_regret=np.zeros(size if adaptive else 1, dtype=dtype),
             step_num=np.zeros(game.info_size if adaptive else 1),
             step_den=np.zeros(game.info_size if adaptive else 1),
+            rscale=np.ones(n if quantized else 1),
+            sscale=np.ones(n if quantized else 1),
+            quantized=int(quantized),
         )
         self.scratch = make_scratch(game)
         self._eval_scratch = make_scratch(game)
@@ -351,7 +360,7 @@ class Engine:
 
     @property
     def memory_bytes(self) -> int:
-        return int(sum(a.nbytes for a in self.storage))
+        return int(sum(a.nbytes for a in self.storage if isinstance(a, np.ndarray)))
 
     def average_strategy(self) -> Array:
         """Average strategy σ̄ (action_size,): S normalised per infoset, uniform if S = 0."""

@@ -67,6 +67,12 @@ class Storage(NamedTuple):
     last_regret: Array  # (A,) or (1,): last instantaneous regret (adaptive rules)
     step_num: Array  # (I,) or (1,): Σ‖r − m‖² per infoset (adaptive rules)
     step_den: Array  # (I,) or (1,): Σ‖ΔR‖² per infoset (adaptive rules)
+    # 16-bit compressed storage (quantized = 1): regrets int16 and sums uint16, each decision
+    # node's block scaled by rscale[node] / sscale[node] (chips per unit), re-scaled to its
+    # largest entry on every write. Otherwise the scales are 1 and unused.
+    rscale: Array  # (N,)
+    sscale: Array  # (N,)
+    quantized: int
 
 
 class Scratch(NamedTuple):
@@ -83,6 +89,7 @@ class Scratch(NamedTuple):
     reach_row: npt.NDArray[np.int64]  # (D + 2,) which reach row holds the node's reach
     sd: Array  # (2, H) showdown sweep buffers
     strat: Array  # (D + 2, max_actions * H): a node's strategy when derived from regrets
+    blk: Array  # (max_actions * H,): a node's new values before 16-bit quantization
 
 
 class Leaves(NamedTuple):
@@ -399,11 +406,14 @@ def _update_infosets(
     av: Array,
     out: Array,
     tmp: Array,
+    node: int,
+    blk: Array,
 ) -> None:
     """Apply the rule to every hand's infoset at one decision node.
 
     ``av`` is (actions, hands) action values, ``out`` the node values under the strategy
-    just played. Updates regrets, then the next strategy, in place.
+    just played. Updates regrets, then the next strategy, in place. With compressed storage
+    the new regrets go to ``blk`` first and are quantized once the block's largest is known.
     """
     pre_pos = co[PRE_POS]
     pre_neg = co[PRE_NEG]
@@ -418,6 +428,8 @@ def _update_infosets(
     derive = co[DERIVE] != 0.0
     R = st.regrets
     sigma = st.strategy
+    quant = st.quantized != 0
+    unit = st.rscale[node] if quant else 1.0
     for h in range(nt):
         v = out[h]
         mnorm = 0.0
@@ -425,12 +437,15 @@ def _update_infosets(
         for a in range(na):
             i = off + a * nt + h
             r = _regret(av[a, h], v)
-            old = R[i]
+            old = R[i] * unit
             x = old * (pre_pos if old > 0.0 else pre_neg) + rw * r
             x = x * (post_pos if x > 0.0 else post_neg)
             if floor and x < 0.0:
                 x = 0.0
-            R[i] = x
+            if quant:
+                blk[a * nt + h] = x
+            else:
+                R[i] = x
             if adaptive:
                 d = r - st.last_regret[i]
                 mnorm += d * d
@@ -450,7 +465,7 @@ def _update_infosets(
         total = 0.0
         for a in range(na):
             i = off + a * nt + h
-            y = R[i] * scale
+            y = (blk[a * nt + h] if quant else R[i]) * scale
             if step != 0.0:
                 y += step * _regret(av[a, h], v)
             y = y if y > 0.0 else 0.0
@@ -468,6 +483,24 @@ def _update_infosets(
         else:
             for a in range(na):
                 sigma[off + a * nt + h] = 1.0 / na
+    if quant:
+        _quantize(blk, na * nt, R, off, st.rscale, node, 32767.0)
+
+
+@inline_kernel
+def _quantize(
+    blk: Array, n: int, dest: Array, off: int, scales: Array, node: int, levels: float
+) -> None:
+    """dest[off : off + n] ← blk[:n] in integer units of (largest |blk|) / levels."""
+    m = 0.0
+    for k in range(n):
+        x = abs(blk[k])
+        if x > m:
+            m = x
+    unit = m / levels if m > 0.0 else 1.0
+    scales[node] = unit
+    for k in range(n):
+        dest[off + k] = math.floor(blk[k] / unit + 0.5)
 
 
 @kernel
@@ -611,19 +644,28 @@ def _traverse(
                             VA[d, h] = s
                     if mode == MODE_UPDATE:
                         _update_infosets(
-                            st, co, off, tree.ioffset[node], na, nt, AV[d], VA[d], sc.tmp
-                        )
+                            st, co, off, tree.ioffset[node], na, nt, AV[d], VA[d], sc.tmp, node,
+                            sc.blk,
+                        )  # fmt: skip
                 elif mode == MODE_UPDATE:
                     decay = co[DECAY]
                     w = co[AVG_WEIGHT]
                     r0 = rrow[d]
                     S = st.cumulative
+                    quant = st.quantized != 0
+                    unit = st.sscale[node] if quant else 1.0
                     for a in range(na):
                         base = off + a * no
                         for j in range(no):
                             i = base + j
                             p_a = SG[d, i - off] if derive else sigma[i]
-                            S[i] = S[i] * decay + w * RE[r0, j] * p_a
+                            x = S[i] * unit * decay + w * RE[r0, j] * p_a
+                            if quant:
+                                sc.blk[i - off] = x
+                            else:
+                                S[i] = x
+                    if quant:
+                        _quantize(sc.blk, na * no, S, off, st.sscale, node, 65535.0)
         # the node at depth d is finished: hand its values to the parent
         if d == 0:
             return touched
@@ -752,6 +794,7 @@ def thread_tasks(
         ps.reach_row[t],
         ps.sd[t],
         ps.strat[t],
+        ps.blk[t],
     )
     touched = 0
     for k in range(t, par.task_node.shape[0], par.threads):
