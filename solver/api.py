@@ -166,6 +166,7 @@ def solve(
     callback: Callback | None = None,
     params: Mapping[str, float] | None = None,
     threads: int = 1,
+    precision: str = "auto",
 ) -> SolveResult:
     """Solve ``game`` with ``algorithm`` (a registered name or a :class:`Rule`).
 
@@ -174,7 +175,8 @@ def solve(
     Exploitability is measured every ``check_every`` iterations and at the end; ``callback``
     gets each :class:`Checkpoint` and may return True to stop early. ``iterations=0`` reports
     the uniform strategy. ``threads`` > 1 splits each pass over threads below the first
-    chance nodes (hold'em turn and flop spots; same numbers as one thread).
+    chance nodes (hold'em turn and flop spots; same numbers as one thread). ``precision``:
+    storage of regrets and sums — "auto", "float64", "float32" or "compressed" (16-bit).
     """
     g = _resolve_game(game)
     rule = _resolve_rule(algorithm, params)
@@ -189,7 +191,7 @@ def solve(
         limit = 1000 if target_exploitability is None else math.inf  # type: ignore[assignment]
     if threads < 1:
         raise ValueError("threads must be ≥ 1")
-    engine = Engine(g, rule, threads=threads)
+    engine = Engine(g, rule, threads=threads, precision=precision)
     result = SolveResult(g, rule, engine)
     started = time.perf_counter()
     cp = measure(engine, started)

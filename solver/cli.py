@@ -95,6 +95,12 @@ def _build_parser() -> _Parser:
     )
     s.add_argument("--every", type=str, default="10", help="measure every K iterations")
     s.add_argument("--threads", type=str, default="1", help="solver threads (default 1)")
+    s.add_argument(
+        "--precision",
+        default="auto",
+        help="storage: auto (float32 for hold'em, float64 for toy games), float64, float32, "
+        "compressed (16-bit)",
+    )
     s.add_argument("--param", action="append", default=[], help="rule parameter NAME=VALUE")
     s.add_argument("--json", action="store_true", help="JSON lines output")
     t = sub.add_parser("tree", help="tree size and memory estimate of a spot, without solving")
@@ -283,6 +289,10 @@ def _cmd_solve(args: argparse.Namespace) -> None:
     every = _int_arg("--every", args.every, 1)
     threads = _int_arg("--threads", args.threads, 1)
     assert every is not None and threads is not None
+    if args.precision not in ("auto", "float64", "float32", "compressed"):
+        raise UsageError(
+            f"--precision: {args.precision!r} is not one of auto, float64, float32, compressed"
+        )
     game = _game_from_args(args)
     target = _target(args.target, game)
 
@@ -307,6 +317,7 @@ def _cmd_solve(args: argparse.Namespace) -> None:
         check_every=every,
         callback=report,
         threads=threads,
+        precision=args.precision,
     )
     ev = result.ev
     final = {
