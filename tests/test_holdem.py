@@ -13,7 +13,7 @@ from solver.cards import COMBOS, card_str, parse_board
 from solver.cfr.engine import make_scratch
 from solver.cfr.kernels import _fold_values, _showdown_values
 from solver.games.holdem import HoldemSpec, SpecError, build_holdem, estimate, validate
-from solver.games.model import CHANCE, DECISION, FIXED, Game
+from solver.games.model import CHANCE, DECISION, FIXED, RUNOUT, Game
 from solver.handeval import rank_hands
 
 OOP = "66+,A8s+,A5s-A4s,AJo+,K9s+,KQo,QTs+,JTs,96s+,85s+,75s+,65s,54s"
@@ -83,6 +83,17 @@ def _brute_force_ev(g: Game, sigma: np.ndarray) -> float:
                 for a, c in enumerate(g.children(node))
                 if sigma[off + a * nh + h] > 0
             )
+        if kind == RUNOUT:  # deal the rest ourselves: every completion, equally likely
+            rest = [c for c in range(52) if c not in dead]
+            need = 5 - len(board)
+            total = 0.0
+            runouts = list(itertools.combinations(rest, need))
+            for extra in runouts:
+                b = np.array((*board, *extra), dtype=np.int64)
+                r0 = rank_hands(b, g.hands.cards[0, h0 : h0 + 1].astype(np.int64))[0]
+                r1 = rank_hands(b, g.hands.cards[1, h1 : h1 + 1].astype(np.int64))[0]
+                total += float(np.sign(r0 - r1))
+            return float(t.payoff[node]) * total / len(runouts)
         if kind == CHANCE:
             kids = [c for c in g.children(node) if card_of[g.labels[c]] not in dead]
             assert len(kids) == 52 - len(dead)
@@ -325,3 +336,32 @@ def test_compressed_16bit_storage_halves_float32_and_still_converges() -> None:
     assert eb < 2 * ea + 0.05
     big = g.action_size * 8  # float32 regrets + sums
     assert q16.memory_bytes - 16 * g.num_nodes <= big / 2 + 64
+
+
+@pytest.mark.parametrize("board", ["Qs8h3d", "Ks7h2d9c"])
+def test_collapsed_runouts_equal_the_dealt_out_tree(board: str) -> None:
+    """An all-in before the river as one terminal with precomputed runout equities gives the
+    same values as dealing every turn and river card."""
+    spec = dict(
+        board=board, pot=100, stack=150, oop_range="AA,KQs,T8s,76s,A5o", ip_range="QQ-99,AK,J9s",
+        bets="100%, a", raises="a", isomorphism=False,
+    )  # fmt: skip
+    fast = build_holdem(HoldemSpec(**spec))  # type: ignore[arg-type]
+    slow = build_holdem(HoldemSpec(**spec, collapse_runouts=False))  # type: ignore[arg-type]
+    assert fast.num_nodes < slow.num_nodes
+    assert estimate(validate(HoldemSpec(**spec))).nodes == fast.num_nodes  # type: ignore[arg-type]
+    for seed in (1, 2):
+        sa = _random_profile(fast, seed)
+        sb = _random_profile(slow, seed)
+        # same decision nodes in the same order: the profiles coincide
+        assert fast.action_size == slow.action_size
+        np.testing.assert_allclose(sa, sb)
+        assert expected_values(fast, sa)[0] == pytest.approx(
+            expected_values(slow, sb)[0], abs=1e-10
+        )
+        from solver import best_response_values
+
+        for x, y in zip(
+            best_response_values(fast, sa), best_response_values(slow, sb), strict=True
+        ):
+            assert x == pytest.approx(y, abs=1e-10)

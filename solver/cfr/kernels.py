@@ -42,7 +42,7 @@ from solver.cfr.rules import (
     REGRET_WEIGHT,
     SCALE,
 )
-from solver.games.model import CHANCE, DECISION, FIXED, Boards, Hands, Tree
+from solver.games.model import CHANCE, DECISION, FIXED, RUNOUT, Boards, Hands, Tree
 from solver.jit import inline_kernel, kernel
 
 NOISE = 1e-13  # relative size of rounding noise in an instantaneous regret
@@ -565,6 +565,16 @@ def _traverse(
             elif kind == FIXED:
                 u = tree.payoff[node] if trav == 0 else -tree.payoff[node]
                 _fold_values(hands, boards, b, trav, u, RE, rrow[d], VA, d, sc.card_sum)
+                done = True
+            elif kind == RUNOUT:
+                eq = boards.runout_eq[tree.runout[node], trav]
+                amount = tree.payoff[node]
+                r0 = rrow[d]
+                for h in range(nt):
+                    acc = 0.0
+                    for j in range(no):
+                        acc += eq[h, j] * RE[r0, j]
+                    VA[d, h] = amount * acc
                 done = True
             elif kind != DECISION and kind != CHANCE:
                 amount = tree.payoff[node]

@@ -23,6 +23,7 @@ from solver.cards import COMBO_INDEX, COMBOS, card_str, parse_board
 from solver.games.model import (
     CHANCE,
     DECISION,
+    RUNOUT,
     Boards,
     Game,
     Hands,
@@ -31,7 +32,8 @@ from solver.games.model import (
     flatten,
     make_hands,
 )
-from solver.handeval import rank_boards
+from solver.handeval import rank7, rank_boards
+from solver.jit import kernel
 from solver.ranges import parse_range
 from solver.tree.betting import (
     STREETS,
@@ -80,6 +82,7 @@ class HoldemSpec:
     oop_weights: list[float] | None = None  # 1,326 weights (combo order); overrides oop_range
     ip_weights: list[float] | None = None
     isomorphism: bool = True  # deal one card per class of interchangeable suits
+    collapse_runouts: bool = True  # all-in before the river: one terminal with runout equities
 
 
 @dataclass
@@ -198,6 +201,7 @@ def validate(spec: HoldemSpec) -> HoldemSetup:
         sizes=tuple(streets),
         big_blind=big_blind,
         raise_cap=int(raise_cap),
+        collapse_runouts=bool(spec.collapse_runouts),
         **thresholds,
     )
     return HoldemSetup(spec, board, (weights[0], weights[1]), config)
@@ -306,7 +310,8 @@ def estimate(setup: HoldemSetup, tree: ActionNode | None = None, arrays: int = 2
     boards = _num_boards(len(setup.board))
     hmax = max(hands)
     board_bytes = boards * 2 * hmax * (8 + 4 + 8)
-    memory = arrays * entries * BYTES_PER_ENTRY + board_bytes + counts["nodes"] * 48
+    runout_bytes = counts["runout_boards"] * 2 * hmax * hmax * 8
+    memory = arrays * entries * BYTES_PER_ENTRY + board_bytes + runout_bytes + counts["nodes"] * 48
     return Estimate(
         nodes=counts["nodes"],
         decision_nodes=counts["decision"],
@@ -322,6 +327,7 @@ def _count(root: ActionNode, board: tuple[int, ...], dealer: Dealer) -> dict[str
     """Node counts of the public tree built from ``root`` (as :func:`build_holdem` would)."""
     counts = {"nodes": 0, "decision": 0, "chance": 0, "terminal": 0, "actions0": 0, "actions1": 0}
     memo: dict[tuple[int, frozenset[int] | None], dict[str, int]] = {}
+    runout_boards: set[frozenset[int]] = set()
 
     def walk(node: ActionNode, cards: tuple[int, ...]) -> dict[str, int]:
         # on the river nothing more is dealt: a subtree's size does not depend on the board
@@ -343,10 +349,14 @@ def _count(root: ActionNode, board: tuple[int, ...], dealer: Dealer) -> dict[str
                     c[k] += v
         else:
             c["terminal"] = 1
+            if node.kind == RUNOUT:
+                runout_boards.add(frozenset(cards))
         memo[key] = c
         return c
 
-    return walk(root, board)
+    out = walk(root, board)
+    out["runout_boards"] = len(runout_boards)
+    return out
 
 
 def _num_boards(board_len: int) -> int:
@@ -391,6 +401,10 @@ def build_holdem(spec: HoldemSpec | HoldemSetup) -> Game:
         )
         if node.kind == DECISION:
             spec_node.children = [expand(c, board) for c in node.children]
+        elif node.kind == RUNOUT:
+            if b not in runout_rows:
+                runout_rows[b] = len(runout_rows)
+            spec_node.runout = runout_rows[b]
         elif node.kind == CHANCE:
             weight = 1.0 / (52 - len(board) - 4)
             for card, mirrors in dealer.deals(board):
@@ -406,6 +420,7 @@ def build_holdem(spec: HoldemSpec | HoldemSetup) -> Game:
 
     dealer = Dealer(setup.weights, setup.spec.isomorphism)
     iso_labels: dict[int, str] = {}
+    runout_rows: dict[int, int] = {}
     root = expand(tree, setup.board)
     hands = make_hands(
         hand_cards,
@@ -415,7 +430,7 @@ def build_holdem(spec: HoldemSpec | HoldemSetup) -> Game:
         card_perms=dealer.card_perms(),
     )
     ftree, labels = flatten(root, (len(hand_cards[0]), len(hand_cards[1])))
-    boards = _holdem_boards(hands, board_list)
+    boards = _holdem_boards(hands, board_list, runout_rows)
     names = [[_combo_name(c) for c in hand_cards[p]] for p in range(2)]
     return Game(
         name=setup.spec.name,
@@ -447,7 +462,86 @@ def _combo_name(cards: tuple[int, ...]) -> str:
     return card_str(a) + card_str(b)
 
 
-def _holdem_boards(hands: Hands, boards: list[tuple[int, ...]]) -> Boards:
+@kernel
+def _runout_equity(
+    board: npt.NDArray[np.int64],
+    cards0: npt.NDArray[np.int64],
+    cards1: npt.NDArray[np.int64],
+    out: npt.NDArray[np.float64],
+) -> None:
+    """out[h0, h1] = mean over the turn and river cards still to come (3- or 4-card
+    ``board``) of sign(strength of h0 − strength of h1); 0 for hands that share a card with
+    each other or with the board. Every completion avoiding both hands counts once."""
+    n0 = cards0.shape[0]
+    n1 = cards1.shape[0]
+    k = board.shape[0]
+    used = np.zeros(52, dtype=np.bool_)
+    for c in board:
+        used[c] = True
+    rest = np.array([c for c in range(52) if not used[c]], dtype=np.int64)
+    r0 = np.empty(n0, dtype=np.int64)
+    r1 = np.empty(n1, dtype=np.int64)
+    full = np.empty(5, dtype=np.int64)
+    for i in range(k):
+        full[i] = board[i]
+    out[:, :] = 0.0
+    m = rest.shape[0]
+    n_pairs = m if k == 4 else m * (m - 1) // 2
+    for t in range(n_pairs):
+        if k == 4:
+            full[4] = rest[t]
+        else:
+            # unordered pair (a < b) number t
+            a = 0
+            left = t
+            while left >= m - 1 - a:
+                left -= m - 1 - a
+                a += 1
+            full[3] = rest[a]
+            full[4] = rest[a + 1 + left]
+        for h in range(n0):
+            x, y = cards0[h, 0], cards0[h, 1]
+            clash = False
+            for i in range(5):
+                if full[i] == x or full[i] == y:
+                    clash = True
+            r0[h] = -1 if clash else rank7(
+                full[0], full[1], full[2], full[3], full[4], x, y
+            )  # fmt: skip
+        for h in range(n1):
+            x, y = cards1[h, 0], cards1[h, 1]
+            clash = False
+            for i in range(5):
+                if full[i] == x or full[i] == y:
+                    clash = True
+            r1[h] = -1 if clash else rank7(
+                full[0], full[1], full[2], full[3], full[4], x, y
+            )  # fmt: skip
+        for h in range(n0):
+            if r0[h] < 0:
+                continue
+            for j in range(n1):
+                if r1[j] < 0:
+                    continue
+                if r0[h] > r1[j]:
+                    out[h, j] += 1.0
+                elif r0[h] < r1[j]:
+                    out[h, j] -= 1.0
+    left_cards = 52 - k - 4
+    completions = left_cards if k == 4 else left_cards * (left_cards - 1) // 2
+    for h in range(n0):
+        for j in range(n1):
+            c0 = cards0[h]
+            c1 = cards1[j]
+            if c0[0] == c1[0] or c0[0] == c1[1] or c0[1] == c1[0] or c0[1] == c1[1]:
+                out[h, j] = 0.0
+            else:
+                out[h, j] /= completions
+
+
+def _holdem_boards(
+    hands: Hands, boards: list[tuple[int, ...]], runout_rows: dict[int, int] | None = None
+) -> Boards:
     cards = hands.cards
     num_hands = hands.num_hands
     nb = len(boards)
@@ -468,4 +562,16 @@ def _holdem_boards(hands: Hands, boards: list[tuple[int, ...]]) -> Boards:
         for p in range(2):
             n = int(num_hands[p])
             rank[idx, p, :n] = rank_boards(board_arr, cards[p, :n].astype(np.int64))
-    return finish_boards(hands, valid, rank, river)
+    rows = runout_rows or {}
+    runout_eq = np.zeros((len(rows), 2, hmax, hmax))
+    n0, n1 = int(num_hands[0]), int(num_hands[1])
+    c0 = cards[0, :n0].astype(np.int64)
+    c1 = cards[1, :n1].astype(np.int64)
+    for b, r in rows.items():
+        e = np.zeros((n0, n1))
+        _runout_equity(np.array(boards[b], dtype=np.int64), c0, c1, e)
+        # hands blocked by the board meet nobody
+        e *= valid[b, 0, :n0, None] * valid[b, 1, None, :n1]
+        runout_eq[r, 0, :n0, :n1] = e
+        runout_eq[r, 1, :n1, :n0] = -e.T
+    return finish_boards(hands, valid, rank, river, runout_eq)

@@ -30,8 +30,15 @@ DECISION = 0
 CHANCE = 1
 FIXED = 2  # terminal with a fixed payoff (a fold)
 SHOWDOWN = 3
+RUNOUT = 4  # terminal: all-in before the river, the remaining cards dealt with no betting
 
-KIND_NAMES = {DECISION: "decision", CHANCE: "chance", FIXED: "fold", SHOWDOWN: "showdown"}
+KIND_NAMES = {
+    DECISION: "decision",
+    CHANCE: "chance",
+    FIXED: "fold",
+    SHOWDOWN: "showdown",
+    RUNOUT: "all-in runout",
+}
 
 
 class Tree(NamedTuple):
@@ -54,6 +61,7 @@ class Tree(NamedTuple):
     iso_count: npt.NDArray[np.int32]  # (N,) number of cards it stands for besides its own
     iso_board: npt.NDArray[np.int32]  # (K,) board id of the isomorphic card
     iso_perm: npt.NDArray[np.int32]  # (K,) row of Hands.perm mapping hands to their images
+    runout: npt.NDArray[np.int32]  # (N,) RUNOUT terminal: its row of Boards.runout_eq, else -1
 
 
 class Hands(NamedTuple):
@@ -76,6 +84,9 @@ class Boards(NamedTuple):
     rank: npt.NDArray[np.int64]  # (B, 2, H): strength of each hand (higher wins)
     sorted_rank: npt.NDArray[np.int64]  # (B, 2, H): rank[order], contiguous for the sweeps
     sorted_cards: npt.NDArray[np.int32]  # (B, 2, H, 2): cards of hand order[i]
+    # All-in runouts: runout_eq[r, p, h, j] = mean over the cards still to come of
+    # sign(strength of p's hand h − the opponent's hand j), 0 where the hands collide.
+    runout_eq: npt.NDArray[np.float64]  # (R, 2, H, H)
 
 
 def finish_boards(
@@ -83,6 +94,7 @@ def finish_boards(
     valid: npt.NDArray[np.float64],
     rank: npt.NDArray[np.int64],
     showdown: npt.NDArray[np.bool_] | None = None,
+    runout_eq: npt.NDArray[np.float64] | None = None,
 ) -> Boards:
     """Add the showdown order (and its contiguous copies) to per-board validity and ranks.
 
@@ -99,7 +111,9 @@ def finish_boards(
     sorted_cards = np.empty((nb, 2, hmax, 2), dtype=np.int32)
     for p in range(2):
         sorted_cards[:, p] = hands.cards[p][order[:, p]]
-    return Boards(valid, order, rank, sorted_rank, sorted_cards)
+    hmax_ = valid.shape[2]
+    runout_eq = np.zeros((0, 2, hmax_, hmax_)) if runout_eq is None else runout_eq
+    return Boards(valid, order, rank, sorted_rank, sorted_cards, runout_eq)
 
 
 @dataclass
@@ -323,7 +337,17 @@ class Game:
 class NodeSpec:
     """A node while a tree is being built (Python objects, converted once by ``flatten``)."""
 
-    __slots__ = ("board", "children", "iso", "kind", "label", "payoff", "player", "weight")
+    __slots__ = (
+        "board",
+        "children",
+        "iso",
+        "kind",
+        "label",
+        "payoff",
+        "player",
+        "runout",
+        "weight",
+    )
 
     def __init__(
         self,
@@ -343,6 +367,7 @@ class NodeSpec:
         self.weight = weight
         self.label = label
         self.iso: list[tuple[int, int]] = []  # (board id, permutation row) it stands for
+        self.runout = -1  # RUNOUT terminals: row of the board's runout equities
 
 
 def flatten(root: NodeSpec, num_hands: tuple[int, int]) -> tuple[Tree, list[str]]:
@@ -370,6 +395,7 @@ def flatten(root: NodeSpec, num_hands: tuple[int, int]) -> tuple[Tree, list[str]
     labels: list[str] = []
     iso_start = np.zeros(n, dtype=np.int32)
     iso_count = np.zeros(n, dtype=np.int32)
+    runout = np.full(n, -1, dtype=np.int32)
     iso_board: list[int] = []
     iso_perm: list[int] = []
     off = 0
@@ -377,6 +403,7 @@ def flatten(root: NodeSpec, num_hands: tuple[int, int]) -> tuple[Tree, list[str]
     for k, node in enumerate(order):
         iso_start[k] = len(iso_board)
         iso_count[k] = len(node.iso)
+        runout[k] = node.runout
         for b, pid in node.iso:
             iso_board.append(b)
             iso_perm.append(pid)
@@ -410,6 +437,7 @@ def flatten(root: NodeSpec, num_hands: tuple[int, int]) -> tuple[Tree, list[str]
         iso_count,
         np.array(iso_board or [0], dtype=np.int32),
         np.array(iso_perm or [0], dtype=np.int32),
+        runout,
     )
     return tree, labels
 

@@ -19,14 +19,16 @@ Rules of the betting (heads-up no-limit, equal effective stacks):
   most F after a call becomes all-in.
 * ``merging_threshold`` M > 0: of two sizes whose amounts differ by at most M × the pot (after
   calling), keep the larger.
-* When a player is all-in and called, the remaining cards are dealt with no more betting.
+* When a player is all-in and called, the remaining cards are dealt with no more betting:
+  by default one RUNOUT terminal whose values come from precomputed runout equities
+  (``collapse_runouts=False`` builds the chance nodes and showdowns instead).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from solver.games.model import CHANCE, DECISION, FIXED, SHOWDOWN
+from solver.games.model import CHANCE, DECISION, FIXED, RUNOUT, SHOWDOWN
 from solver.tree.sizes import Size, bet_amount, raise_to
 
 STREETS = ("flop", "turn", "river")
@@ -55,6 +57,7 @@ class BettingConfig:
     add_allin_threshold: float = 0.0
     force_allin_threshold: float = 0.0
     merging_threshold: float = 0.0
+    collapse_runouts: bool = True  # an all-in before the river is one RUNOUT terminal
 
 
 @dataclass
@@ -115,6 +118,9 @@ def _street_end(cfg: BettingConfig, st: _State, bets: list[float]) -> ActionNode
     committed = (base, base)
     if st.street == 2:
         return ActionNode(SHOWDOWN, st.street, payoff=base, committed=committed)
+    if allin and cfg.collapse_runouts:
+        # the rest is dealt with no more betting: one terminal, valued by runout equities
+        return ActionNode(RUNOUT, st.street, payoff=base, committed=committed)
     if allin:
         # deal the rest with no more betting
         node = ActionNode(CHANCE, st.street, committed=committed)
