@@ -257,15 +257,16 @@ def test_two_threads_give_the_serial_numbers_bit_for_bit() -> None:
         ip_range="QQ-99,AK,J9s",
     )
     g = build_holdem(spec)
-    engines = [Engine(g, make_rule("pcfr+"), threads=t) for t in (1, 2)]
-    for e in engines:
-        e.iterate(7)
-    a, b = engines
-    assert b.parallel.threads == 2 and b.parallel.task_node.size > 0
-    np.testing.assert_array_equal(a.storage.regrets, b.storage.regrets)
-    np.testing.assert_array_equal(a.average_strategy(), b.average_strategy())
-    assert a.best_response_values() == b.best_response_values()
-    assert a.nodes_touched == b.nodes_touched
+    for rule, precision in (("pcfr+", "float32"), ("dcfr", "float32"), ("cfr+", "compressed")):
+        engines = [Engine(g, make_rule(rule), threads=t, precision=precision) for t in (1, 2)]
+        for e in engines:
+            e.iterate(7)
+        a, b = engines
+        assert b.parallel.threads == 2 and b.parallel.task_node.size > 0
+        np.testing.assert_array_equal(a.storage.regrets, b.storage.regrets)
+        np.testing.assert_array_equal(a.average_strategy(), b.average_strategy())
+        assert a.best_response_values() == b.best_response_values()
+        assert a.nodes_touched == b.nodes_touched
 
 
 def test_float32_storage_tracks_float64_and_halves_memory() -> None:

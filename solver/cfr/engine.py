@@ -151,7 +151,7 @@ def parallel_pass(
     them on a thread pool (the kernels release the GIL), finish the upper tree. Values at
     the root end up in ``sc.value[0]``; returns the nodes visited."""
     g = game
-    pass_collect(g.tree, g.hands, g.boards, trav, sigma, st, co, sc, par)
+    pass_collect(g.tree, g.hands, g.boards, trav, mode, sigma, st, co, sc, par)
     futures = [
         _pool(par.threads).submit(
             thread_tasks, t, g.tree, g.hands, g.boards, trav, mode, sigma, st, co, par

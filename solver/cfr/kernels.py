@@ -50,6 +50,7 @@ NOISE = 1e-13  # relative size of rounding noise in an instantaneous regret
 MODE_UPDATE = 0
 MODE_BR = 1
 MODE_EVAL = 2
+MODE_REACH = 3  # the current strategy's reach only (parallel step 1): nothing is updated
 
 Array = npt.NDArray[np.float64]
 
@@ -536,7 +537,7 @@ def _traverse(
     AV = sc.action_value
     valid = boards.valid
     two_card = hands.cards[0, 0, 1] >= 0 and hands.cards[1, 0, 1] >= 0
-    derive = mode == MODE_UPDATE and co[DERIVE] != 0.0
+    derive = (mode == MODE_UPDATE or mode == MODE_REACH) and co[DERIVE] != 0.0  # noqa: SIM109
     SG = sc.strat
     d = 0
     stack[0] = start
@@ -733,6 +734,7 @@ def pass_collect(
     hands: Hands,
     boards: Boards,
     trav: int,
+    mode: int,
     sigma: Array,
     st: Storage,
     co: Array,
@@ -742,7 +744,10 @@ def pass_collect(
     """Parallel pass, step 1: the upper tree only, storing the opponent reach arriving at
     each cut chance node; nothing is updated."""
     _root_reach(hands, 1 - trav, sc.reach[0])
-    _traverse(tree, hands, boards, 0, trav, MODE_EVAL, sigma, st, co, sc, par.leaves, LEAF_COLLECT)
+    _traverse(
+        tree, hands, boards, 0, trav, MODE_REACH if mode == MODE_UPDATE else mode, sigma, st, co,
+        sc, par.leaves, LEAF_COLLECT,
+    )  # fmt: skip
 
 
 @kernel
