@@ -43,7 +43,11 @@ def run_one(spot: str, algorithm: str, threads: int, every: int, max_seconds: fl
     warm_engine = Engine(warm, make_rule("dcfr"), threads=threads)
     warm_engine.iterate(1)
     measure(warm_engine, time.perf_counter())
-    spec = HoldemSpec(pot=200, stack=900, oop_range=OOP, ip_range=IP, **SPOTS[spot])
+    sizes = SPOTS[spot]
+    spec = HoldemSpec(
+        board=sizes["board"], pot=200, stack=900, oop_range=OOP, ip_range=IP,
+        bets=sizes["bets"], raises=sizes["raises"],
+    )  # fmt: skip
     t0 = time.perf_counter()
     game = build_holdem(spec)
     build_s = time.perf_counter() - t0

@@ -194,6 +194,7 @@ def save_solve(
         "iteration": engine.iteration,
         "nodes_touched": engine.nodes_touched,
         "action_size": engine.game.action_size,
+        "precision": str(getattr(engine, "precision", "float64")),
         "history": [[p.iteration, p.elapsed_s, p.exploitability] for p in history],
         "storage": list(engine.storage._fields),
         **(extra or {}),
@@ -245,14 +246,23 @@ def load_solve(data: bytes) -> LoadedSolve:
     except (TypeError, ValueError) as exc:
         raise ExportError(f"metadata: bad algorithm parameters ({exc})") from None
     game, holdem = build_from_source(meta.get("game"))  # type: ignore[arg-type]
-    engine = Engine(game, rule)
+    precision = meta.get("precision", "float64")
+    try:
+        engine = Engine(game, rule, precision=str(precision))
+    except (TypeError, ValueError) as exc:
+        raise ExportError(f"metadata: bad precision {precision!r} ({exc})") from None
     fresh = engine.storage._asdict()
-    restored = {}
+    restored: dict[str, Any] = {}
     for k, v in fresh.items():
         key = f"storage_{k}"
         if key not in files:
             raise ExportError(f"missing array {k!r}")
         arr = files[key]
+        if not isinstance(v, np.ndarray):  # a scalar setting of the storage
+            if arr.shape != () or arr.item() != v:
+                raise ExportError(f"{k!r} is {arr!r}, the engine has {v!r}")
+            restored[k] = v
+            continue
         if arr.shape != v.shape or arr.dtype != v.dtype:
             raise ExportError(
                 f"array {k!r} has shape {arr.shape} {arr.dtype}, the game needs {v.shape} "

@@ -152,7 +152,8 @@ class SolveJob:
     least ``min(check_s, 10 % of the solve time so far)`` seconds passed since the last check
     (and twice what the last check cost, so checks take at most a third of the time).
     Pass ``engine`` to resume a solve (its iteration count and sums carry on); ``threads``
-    splits each pass of a new engine over that many solver threads.
+    splits each pass of a new engine over that many solver threads, ``precision`` picks its
+    storage (see :class:`~solver.cfr.engine.Engine`).
     """
 
     def __init__(
@@ -169,6 +170,7 @@ class SolveJob:
         engine: Engine | None = None,
         history: tuple[Point, ...] = (),
         threads: int = 1,
+        precision: str = "auto",
     ) -> None:
         if target is not None and not target > 0:
             raise ValueError("target exploitability must be > 0")
@@ -180,7 +182,11 @@ class SolveJob:
         self.rule = rule
         if threads < 1:
             raise ValueError("threads must be ≥ 1")
-        self.engine = engine if engine is not None else Engine(game, rule, threads=threads)
+        self.engine = (
+            engine
+            if engine is not None
+            else Engine(game, rule, threads=threads, precision=precision)
+        )
         self.target = target
         self.max_iterations = max_iterations
         self.check_every = check_every

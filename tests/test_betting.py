@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from solver.games.model import CHANCE, DECISION, FIXED, SHOWDOWN
+from solver.games.model import CHANCE, DECISION, FIXED, RUNOUT, SHOWDOWN
 from solver.tree.betting import ActionNode, BettingConfig, PlayerSizes, build_betting_tree
 from solver.tree.sizes import Size, SizeError, bet_amount, parse_sizes, raise_to
 
@@ -127,6 +127,10 @@ def test_turn_tree_deals_the_river_and_donks() -> None:
     # after check-check on the turn OOP bets normally on the river
     river_after_checks = _child(_child(root, "k"), "k").children[0]
     assert _labels(river_after_checks) == ["k", "b:50"]
-    # an all-in call on the turn runs the river out with no betting
+    # an all-in call on the turn runs the river out with no betting: one RUNOUT terminal,
+    # or (collapse_runouts=False) a chance node whose child is a showdown
     allin_call = _child(_child(_child(root, "b:50"), "r:400"), "c")
+    assert allin_call.kind == RUNOUT and allin_call.payoff == 450
+    dealt = build_betting_tree(_cfg(start_street=1, sizes=cfg.sizes, collapse_runouts=False))
+    allin_call = _child(_child(_child(dealt, "b:50"), "r:400"), "c")
     assert allin_call.kind == CHANCE and allin_call.children[0].kind == SHOWDOWN

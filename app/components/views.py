@@ -1,0 +1,85 @@
+"""Strategy views shared by the Solve and Explore pages: the hold'em 13×13 grid (with each
+cell's combos on hover) and the per-card table of the toy games."""
+
+from __future__ import annotations
+
+import numpy as np
+import numpy.typing as npt
+import pandas as pd
+import plotly.graph_objects as go
+
+from app.components.colors import action_name
+from app.components.figures import strategy_grid_figure
+from solver.analysis import cell_of_hands, grid_mix
+from solver.cfr.engine import path_reach
+from solver.games.model import Game
+from solver.ranges import GRID_LABELS
+
+Array = npt.NDArray[np.float64]
+MAX_HOVER_COMBOS = 12
+
+
+def node_reach(game: Game, node: int, sigma: Array | None) -> tuple[Array, Array]:
+    """Both players' reach at ``node`` under ``sigma`` (the range weights when None and the
+    node is the root, or when no strategy exists yet)."""
+    if sigma is None:
+        return (
+            game.hands.weights[0, : game.num_hands[0]] * game.valid_hands(node, 0),
+            game.hands.weights[1, : game.num_hands[1]] * game.valid_hands(node, 1),
+        )
+    return path_reach(game, sigma, node)
+
+
+def grid_figure(
+    game: Game,
+    node: int,
+    strategy: Array,
+    reach: Array,
+    pot: float | None = None,
+    title: str = "",
+) -> go.Figure:
+    """The acting player's 13×13 grid at a decision node; hover lists the cell's combos."""
+    player = int(game.tree.player[node])
+    actions = game.action_labels(node)
+    reach = np.where(game.valid_hands(node, player), reach, 0.0)
+    mix, weight = grid_mix(game, player, strategy, reach)
+    cells = cell_of_hands(game, player)
+    names = game.hand_names[player]
+    hover: list[list[str]] = [[f"<b>{GRID_LABELS[i][j]}</b>" for j in range(13)] for i in range(13)]
+    by_cell: dict[int, list[int]] = {}
+    for hi in np.flatnonzero(reach > 0):
+        by_cell.setdefault(int(cells[hi]), []).append(int(hi))
+    for cell, hands in by_cell.items():
+        i, j = divmod(cell, 13)
+        lines = [hover[i][j] + f" — {weight[i, j]:.2f} combos reach"]
+        lines += [
+            f"{action_name(a, pot)}: {100 * f:.1f}%"
+            for a, f in zip(actions, mix[i, j], strict=True)
+        ]
+        for h in hands[:MAX_HOVER_COMBOS]:
+            mixes = " / ".join(f"{100 * strategy[k, h]:.0f}" for k in range(len(actions)))
+            lines.append(f"{names[h]}: {mixes}")
+        if len(hands) > MAX_HOVER_COMBOS:
+            lines.append(f"… {len(hands) - MAX_HOVER_COMBOS} more")
+        hover[i][j] = "<br>".join(lines)
+    for i in range(13):
+        for j in range(13):
+            if "<br>" not in hover[i][j]:
+                hover[i][j] += "<br>not in range here"
+    return strategy_grid_figure(mix, weight, actions, hover=hover, pot=pot, title=title)
+
+
+def card_table(game: Game, node: int, strategy: Array, reach: Array) -> pd.DataFrame:
+    """Toy games: one row per private card, its reach and its action frequencies (%)."""
+    player = int(game.tree.player[node])
+    actions = game.action_labels(node)
+    valid = game.valid_hands(node, player)
+    rows = []
+    for h, name in enumerate(game.hand_names[player]):
+        if not valid[h]:
+            continue
+        row: dict[str, object] = {"card": name, "reach": round(float(reach[h]), 4)}
+        for a, label in enumerate(actions):
+            row[action_name(label)] = round(100 * float(strategy[a, h]), 2)
+        rows.append(row)
+    return pd.DataFrame(rows)

@@ -1,0 +1,34 @@
+"""The app's pages (``st.navigation`` entries), importable by pages that link to each other.
+
+Made afresh on every run. The page modules live in ``app/screens/``, not ``app/pages/``: a
+``pages/`` folder next to the main script turns on Streamlit's old file-based navigation, and
+AppTest then renders nothing after the first run."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+
+def pages() -> dict[str, st.Page]:
+    from app.screens import explore, export, setup, solve
+
+    return {
+        "setup": st.Page(setup.render, title="Set up", icon=":material/tune:", url_path="setup"),
+        "solve": st.Page(
+            solve.render,
+            title="Solve",
+            icon=":material/play_arrow:",
+            url_path="solve",
+            default=True,
+        ),
+        "explore": st.Page(
+            explore.render, title="Explore", icon=":material/account_tree:", url_path="explore"
+        ),
+        "export": st.Page(
+            export.render, title="Export & save", icon=":material/save:", url_path="export"
+        ),
+    }
+
+
+def link(name: str, label: str, icon: str | None = None) -> None:
+    st.page_link(pages()[name], label=label, icon=icon)

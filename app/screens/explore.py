@@ -1,0 +1,309 @@
+"""Explore: walk the tree of the current solve (action buttons, breadcrumb, dealt cards at
+chance nodes, a small overview), and at each node the acting player's grid or card table, the
+per-combo table (strategy, EV, equity, EQR, reach; sortable and filterable), both players'
+ranges at the node, and the aggregate action frequencies."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import plotly.graph_objects as go
+import streamlit as st
+
+from app import nav, state
+from app.components.colors import action_colors, action_name
+from app.components.figures import range_grid_figure
+from app.components.views import card_table, grid_figure
+from app.state import Solved
+from solver.analysis import NodeAnalysis, analyze, compatible
+from solver.games.model import CHANCE, DECISION, FIXED, Game
+from solver.ranges import COMBO_CELL
+
+OVERVIEW_DEPTH = 2
+PLAYER_NAMES = ("OOP", "IP")
+
+
+@st.cache_resource(show_spinner=False, max_entries=4)
+def _compat(game_id: int, _game: Game) -> np.ndarray:
+    return compatible(_game)
+
+
+def player_name(game: Game, p: int) -> str:
+    return PLAYER_NAMES[p] if game.is_holdem else f"player {p}"
+
+
+def node_title(game: Game, node: int) -> str:
+    kind = int(game.tree.kind[node])
+    if kind == DECISION:
+        return f"{player_name(game, int(game.tree.player[node]))} to act"
+    if kind == CHANCE:
+        return "card to deal"
+    if kind == FIXED:
+        return "fold (hand over)"
+    return "showdown"
+
+
+def go_to(node: int) -> None:
+    state.put(state.EXPLORE_NODE, int(node))
+    j = state.job()
+    if j is not None and j.game.tree.kind[node] == DECISION:
+        j.watch(int(node))
+
+
+ANALYSIS_CACHE = "explore_analysis_cache"
+
+
+def analysis_for(solved: Solved, node: int) -> NodeAnalysis:
+    """The node's analysis under the solve's latest average strategy (kept for reruns until
+    the strategy or the node changes)."""
+    game = solved.game
+    key = (id(solved.average), solved.iteration, node)
+    cached = state.get(ANALYSIS_CACHE)
+    if cached is not None and cached[0] == key:
+        return cached[1]
+    with st.spinner("Analysing the node…"):
+        a = analyze(game, solved.average, node, compat=_compat(id(game), game))
+    state.put(ANALYSIS_CACHE, (key, a))
+    return a
+
+
+def render() -> None:
+    st.title("Explore")
+    solved = state.solved()
+    if solved is None:
+        st.info("Nothing solved yet: start a solve (or load a saved one) first.")
+        nav.link("solve", "Go to Solve", ":material/play_arrow:")
+        nav.link("export", "Load a saved solve", ":material/save:")
+        return
+    game = solved.game
+    node = state.get(state.EXPLORE_NODE, 0)
+    if not isinstance(node, int) or not 0 <= node < game.num_nodes:
+        node = 0
+        state.put(state.EXPLORE_NODE, 0)
+    running = solved.job is not None and solved.job.alive
+    st.caption(
+        f"{game.name} · average strategy of iteration {solved.iteration:,}"
+        + (" (the solve is still running; this view updates when you act)" if running else "")
+    )
+    _breadcrumb(game, node)
+    note = state.get(ISO_NOTE)
+    if note is not None and note[0] == node:
+        st.info(
+            f"{note[1]} is dealt like {game.labels[node][2:]} by suit symmetry: the solver "
+            f"stores one of them, so hands below are shown with the suits of "
+            f"{game.labels[node][2:]}.",
+            icon=":material/info:",
+        )
+    _actions(game, node)
+    a = analysis_for(solved, node)
+    _node_view(game, a)
+    with st.expander("Tree overview"):
+        st.code(_overview(game, node), language=None)
+
+
+def _breadcrumb(game: Game, node: int) -> None:
+    path = [node]
+    n = node
+    while n > 0:
+        n = int(game.parents[n])
+        path.append(n)
+    path.reverse()
+    row = st.container(horizontal=True, key="breadcrumb")
+    for i, n in enumerate(path[-12:]):
+        label = "root" if n == 0 else action_name(game.labels[n])
+        row.button(
+            label,
+            key=f"crumb_{i}",
+            on_click=go_to,
+            args=(n,),
+            disabled=n == node,
+            type="tertiary" if n != node else "secondary",
+            icon=":material/chevron_right:" if n != 0 else ":material/home:",
+        )
+    st.markdown(f"**{node_title(game, node)}** — line: `{' '.join(game.history(node)) or 'root'}`")
+
+
+def _actions(game: Game, node: int) -> None:
+    kind = int(game.tree.kind[node])
+    children = list(game.children(node))
+    if kind == DECISION:
+        row = st.container(horizontal=True, key="actions")
+        colors = action_colors([game.labels[c] for c in children])
+        for i, c in enumerate(children):
+            st.html(
+                f"<style>.st-key-act_{i} button {{border-left: 6px solid {colors[i]};}}</style>"
+            )
+            row.button(action_name(game.labels[c]), key=f"act_{i}", on_click=go_to, args=(c,))
+    elif kind == CHANCE:
+        cards = game.chance_cards(node)  # (label, child, permutation row or -1)
+        st.selectbox(
+            "Deal a card",
+            list(range(len(cards))),
+            format_func=lambda i: cards[i][0][2:],
+            key=state.CHANCE_CARD,
+            index=None,
+            placeholder="pick the next card",
+            on_change=_deal,
+            args=(cards,),
+        )
+
+
+ISO_NOTE = "explore_iso_note"
+
+
+def _deal(cards: list[tuple[str, int, int]]) -> None:
+    picked = state.get(state.CHANCE_CARD)
+    state.put(state.CHANCE_CARD, None)
+    if picked is None:
+        return
+    label, child, row = cards[int(picked)]
+    go_to(int(child))
+    state.put(ISO_NOTE, None)
+    if row >= 0:
+        state.put(ISO_NOTE, (int(child), label[2:]))
+
+
+def _node_view(game: Game, a: NodeAnalysis) -> None:
+    if a.kind == DECISION:
+        assert a.strategy is not None and a.frequencies is not None
+        actor = a.players[a.player]
+        c = st.columns([3, 2])
+        with c[0]:
+            if game.is_holdem:
+                fig = grid_figure(game, a.node, a.strategy, actor.reach, pot=a.pot)
+                st.plotly_chart(fig, key="explore_grid", width="stretch")
+            else:
+                st.dataframe(
+                    card_table(game, a.node, a.strategy, actor.reach),
+                    hide_index=True,
+                    key="explore_cards",
+                )
+        with c[1]:
+            st.markdown("**Aggregate action frequencies**")
+            st.plotly_chart(_freq_figure(a), key="explore_freq", width="stretch")
+            if a.pot is not None:
+                st.caption(f"Pot at this node: {a.pot:,.0f} chips")
+    st.markdown("**Per-hand table**")
+    _combo_table(game, a)
+    if game.is_holdem:
+        st.markdown("**Ranges reaching this node**")
+        rc = st.columns(2)
+        for p in range(2):
+            v = a.players[p]
+            combos = np.asarray(game.meta["combos"][p])  # type: ignore[index]
+            w = np.zeros(1326)
+            w[combos] = v.reach
+            sums = np.bincount(COMBO_CELL, weights=w, minlength=169)
+            sizes = np.bincount(COMBO_CELL, minlength=169)
+            grid = (sums / sizes).reshape(13, 13)
+            title = f"{PLAYER_NAMES[p]}: {v.reach.sum():,.1f} combos"
+            rc[p].plotly_chart(
+                range_grid_figure(grid, title=title, height=330),
+                key=f"explore_range_{p}",
+                width="stretch",
+            )
+
+
+def _freq_figure(a: NodeAnalysis) -> go.Figure:
+    assert a.frequencies is not None
+    names = [action_name(x, a.pot) for x in a.actions]
+    fig = go.Figure(
+        go.Bar(
+            x=[100 * f for f in a.frequencies],
+            y=names,
+            orientation="h",
+            marker_color=action_colors(a.actions),
+            text=[f"{100 * f:.1f}%" for f in a.frequencies],
+            textposition="auto",
+        )
+    )
+    fig.update_layout(
+        height=60 + 40 * len(names),
+        margin={"l": 10, "r": 10, "t": 10, "b": 30},
+        xaxis={"range": [0, 100], "title": "% of the range"},
+        yaxis={"autorange": "reversed"},
+    )
+    return fig
+
+
+def table_frame(game: Game, a: NodeAnalysis, player: int) -> pd.DataFrame:
+    """The per-hand table of one player: strategy (% per action, for the actor), EV (chips),
+    equity (%), EQR, reach."""
+    v = a.players[player]
+    data: dict[str, object] = {"hand": [], "reach": [], "EV": [], "equity %": [], "EQR": []}
+    actions = a.actions if player == a.player else []
+    for label in actions:
+        data[action_name(label)] = []
+    for h, name in enumerate(v.hand_names):
+        if not v.valid[h] or v.reach[h] <= 0:
+            continue
+        data["hand"].append(name)  # type: ignore[attr-defined]
+        data["reach"].append(float(v.reach[h]))  # type: ignore[attr-defined]
+        data["EV"].append(float(v.ev[h]))  # type: ignore[attr-defined]
+        data["equity %"].append(100 * float(v.equity[h]))  # type: ignore[attr-defined]
+        data["EQR"].append(float(v.eqr[h]))  # type: ignore[attr-defined]
+        for i, label in enumerate(actions):
+            assert a.strategy is not None
+            data[action_name(label)].append(100 * float(a.strategy[i, h]))  # type: ignore[attr-defined]
+    return pd.DataFrame(data)
+
+
+def _combo_table(game: Game, a: NodeAnalysis) -> None:
+    default = a.player if a.player >= 0 else 0
+    c = st.columns([1, 2])
+    who = c[0].radio(
+        "Player",
+        [0, 1],
+        index=default,
+        format_func=lambda p: player_name(game, p),
+        horizontal=True,
+        key=f"table_player_{a.node}",
+    )
+    text = c[1].text_input(
+        "Filter hands (e.g. `A`, `KK`, `s`)", key=state.COMBO_FILTER, placeholder="all hands"
+    )
+    df = table_frame(game, a, int(who))
+    if text:
+        df = df[df["hand"].str.contains(text, case=False, regex=False)]
+    st.dataframe(
+        df,
+        hide_index=True,
+        key="explore_table",
+        column_config={
+            "reach": st.column_config.NumberColumn(format="%.4f"),
+            "EV": st.column_config.NumberColumn("EV (chips)", format="%.3f"),
+            "equity %": st.column_config.NumberColumn(format="%.1f"),
+            "EQR": st.column_config.NumberColumn(format="%.2f"),
+            **{
+                action_name(x): st.column_config.NumberColumn(action_name(x) + " %", format="%.1f")
+                for x in (a.actions if int(who) == a.player else [])
+            },
+        },
+        height=320,
+    )
+    st.caption(
+        "EV in chips (hold'em: pot share minus chips put in after the subgame starts); "
+        "equity vs the opponent's range reaching this node, over every runout; "
+        "EQR = EV at the node / (equity × pot)."
+    )
+
+
+def _overview(game: Game, node: int, depth: int = OVERVIEW_DEPTH) -> str:
+    lines: list[str] = []
+
+    def walk(n: int, indent: int) -> None:
+        label = "root" if n == 0 else game.labels[n]
+        kind = int(game.tree.kind[n])
+        children = list(game.children(n))
+        extra = ""
+        if kind == CHANCE:
+            extra = f" ({len(children)} cards)"
+        marker = "▶ " if n == node else ""
+        lines.append("  " * indent + f"{marker}{label} — {node_title(game, n)}{extra}")
+        if indent >= depth or kind == CHANCE:
+            return
+        for c in children:
+            walk(c, indent + 1)
+
+    walk(node, 0)
+    return "\n".join(lines)

@@ -1,0 +1,219 @@
+"""Export & save: charts as PNG / SVG / HTML, strategies (current node or whole tree, with EVs
+and equities) as CSV / JSON, and saving a solve as ``.npz`` (JSON metadata inside) or loading
+one back to explore or resume it."""
+
+from __future__ import annotations
+
+import functools
+
+import plotly.graph_objects as go
+import streamlit as st
+
+from app import nav, state
+from app.components.figures import curve_figure
+from app.components.images import html_bytes, image_bytes
+from app.components.views import grid_figure
+from app.runtime import start
+from app.screens.explore import analysis_for
+from app.state import Solved
+from solver.export import (
+    ExportError,
+    load_solve,
+    node_csv,
+    node_json,
+    save_solve,
+    tree_csv,
+    tree_json,
+)
+from solver.games.model import DECISION
+from solver.jobs import PAUSED, SolveJob
+
+
+def _slug(text: str) -> str:
+    return "".join(ch if ch.isalnum() else "-" for ch in text.lower()).strip("-") or "solve"
+
+
+def render() -> None:
+    st.title("Export & save")
+    solved = state.solved()
+    _load_section()
+    if solved is None:
+        st.info("Nothing solved yet: start a solve (or load a saved one above).")
+        nav.link("solve", "Go to Solve", ":material/play_arrow:")
+        return
+    game = solved.game
+    node = state.get(state.EXPLORE_NODE, 0)
+    if not isinstance(node, int) or not 0 <= node < game.num_nodes:
+        node = 0
+    name = _slug(game.name)
+    hist = " ".join(game.history(node)) or "root"
+    st.subheader("Charts")
+    cols = st.columns(3)
+    curve = curve_figure(solved.history, "iterations", None)
+    curve.update_layout(title=f"{game.name}: exploitability")
+    for col, fmt, mime in (
+        (cols[0], "png", "image/png"),
+        (cols[1], "svg", "image/svg+xml"),
+        (cols[2], "html", "text/html"),
+    ):
+        col.download_button(
+            f"Curve as {fmt.upper()}",
+            data=functools.partial(_fig_bytes, curve, fmt),
+            file_name=f"{name}-curve.{fmt}",
+            mime=mime,
+            key=f"dl_curve_{fmt}",
+            on_click="ignore",
+        )
+    if game.is_holdem and game.tree.kind[node] == DECISION:
+        cols = st.columns(3)
+        for col, fmt, mime in (
+            (cols[0], "png", "image/png"),
+            (cols[1], "svg", "image/svg+xml"),
+            (cols[2], "html", "text/html"),
+        ):
+            col.download_button(
+                f"Grid at `{hist}` as {fmt.upper()}",
+                data=functools.partial(_grid_bytes, solved, node, fmt),
+                file_name=f"{name}-grid.{fmt}",
+                mime=mime,
+                key=f"dl_grid_{fmt}",
+                on_click="ignore",
+            )
+    st.subheader("Strategies")
+    st.caption(f"Current node: `{hist}` (pick it on the Explore page).")
+    cols4 = st.columns(4)
+    cols4[0].download_button(
+        "Node as CSV",
+        data=lambda: node_csv(analysis_for(solved, node)),
+        file_name=f"{name}-node.csv",
+        mime="text/csv",
+        key="dl_node_csv",
+        on_click="ignore",
+    )
+    cols4[1].download_button(
+        "Node as JSON",
+        data=lambda: node_json(game, analysis_for(solved, node)),
+        file_name=f"{name}-node.json",
+        mime="application/json",
+        key="dl_node_json",
+        on_click="ignore",
+    )
+    cols4[2].download_button(
+        "Whole tree as CSV",
+        data=lambda: _tree(solved, "csv"),
+        file_name=f"{name}-tree.csv",
+        mime="text/csv",
+        key="dl_tree_csv",
+        on_click="ignore",
+    )
+    cols4[3].download_button(
+        "Whole tree as JSON",
+        data=lambda: _tree(solved, "json"),
+        file_name=f"{name}-tree.json",
+        mime="application/json",
+        key="dl_tree_json",
+        on_click="ignore",
+    )
+    _save_section(solved)
+
+
+def _fig_bytes(fig: go.Figure, fmt: str) -> bytes:
+    return html_bytes(fig) if fmt == "html" else image_bytes(fig, fmt)
+
+
+def _grid_bytes(solved: Solved, node: int, fmt: str) -> bytes:
+    a = analysis_for(solved, node)
+    assert a.strategy is not None
+    fig = grid_figure(
+        solved.game,
+        node,
+        a.strategy,
+        a.players[a.player].reach,
+        pot=a.pot,
+        title=f"{solved.game.name}: {' '.join(a.history) or 'root'}",
+    )
+    return _fig_bytes(fig, fmt) if fmt == "html" else image_bytes(fig, fmt, width=800, height=860)
+
+
+def _tree(solved: Solved, fmt: str) -> str:
+    try:
+        if fmt == "csv":
+            return tree_csv(solved.game, solved.average)
+        return tree_json(solved.game, solved.average)
+    except ExportError as exc:
+        return f"error: {exc}\n"
+
+
+def _save_section(solved: Solved) -> None:
+    st.subheader("Save this solve")
+    job = solved.job
+    if job is not None and job.alive and job.progress.state != PAUSED:
+        st.info("Pause or stop the solve to save it (its arrays are being written).")
+        return
+    engine = job.engine if job is not None else solved.engine
+    if engine is None:
+        return
+    name = _slug(solved.game.name)
+    st.download_button(
+        "Save solve (.npz)",
+        data=lambda: save_solve(engine, solved.source, solved.history),
+        file_name=f"{name}-{engine.iteration}.npz",
+        mime="application/octet-stream",
+        key="dl_save",
+        on_click="ignore",
+    )
+    st.caption("numpy .npz with JSON metadata (game, algorithm, iteration, history); no pickle.")
+
+
+def _on_upload() -> None:
+    """Load the uploaded file (a callback: runs before the page redraws)."""
+    up = state.get(state.LOAD_FILE)
+    if up is None:
+        return
+    try:
+        loaded = load_solve(up.getvalue())
+    except ExportError as exc:
+        state.put(state.LOAD_ERROR, f"{up.name}: {exc}")
+        return
+    old = state.job()
+    if old is not None:
+        old.stop()
+        old.join(30.0)
+    state.put(state.JOB, None)
+    state.put(state.LOADED, loaded)
+    state.put(state.LOAD_ERROR, None)
+    state.put(state.EXPLORE_NODE, int(loaded.game.decision_nodes()[0]))
+
+
+def _load_section() -> None:
+    with st.expander("Load a saved solve", expanded=state.get(state.LOADED) is not None):
+        st.file_uploader(
+            "Saved solve (.npz): loads as soon as it is uploaded",
+            type=["npz"],
+            key=state.LOAD_FILE,
+            on_change=_on_upload,
+        )
+        err = state.get(state.LOAD_ERROR)
+        if err:
+            st.error(err, icon=":material/error:")
+        loaded = state.get(state.LOADED)
+        if loaded is not None:
+            st.success(
+                f"Loaded {loaded.game.name}: {loaded.meta.get('algorithm')} at iteration "
+                f"{loaded.engine.iteration:,}. Explore it, or resume solving."
+            )
+            if st.button("Resume solving", key="btn_resume_loaded"):
+                job = SolveJob(
+                    loaded.game,
+                    loaded.engine.rule,
+                    engine=loaded.engine,
+                    history=loaded.history,
+                    max_iterations=loaded.engine.iteration + 100_000,
+                    watch=int(loaded.game.decision_nodes()[0]),
+                )
+                state.put(state.JOB, job)
+                state.put(state.JOB_SOURCE, loaded.meta.get("game", {}))
+                state.put(state.JOB_SPEC, loaded.holdem)
+                state.put(state.LOADED, None)
+                start(job)
+                st.switch_page(nav.pages()["solve"])

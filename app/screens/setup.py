@@ -1,0 +1,380 @@
+"""Set up: pick a preset, a toy game or a custom hold'em spot; edit board, chips, bet sizes and
+both ranges (text ↔ clickable 13×13 grid); see errors next to their fields and the tree size
+before solving."""
+
+from __future__ import annotations
+
+import functools
+import json
+from dataclasses import asdict, dataclass
+
+import numpy as np
+import streamlit as st
+
+from app import nav, state
+from app import spec as S
+from app.components.colors import CARD_SUIT_COLORS
+from solver.cards import RANKS, SUITS, card_str, parse_cards
+from solver.games.holdem import Estimate, HoldemSpec
+from solver.presets import PresetError, parse_preset
+from solver.ranges import (
+    GRID_LABELS,
+    RangeError,
+    combo_count,
+    grid_from_weights,
+    parse_range,
+    percent_of_all,
+    range_to_text,
+    set_cell,
+)
+
+WIDGET = {k: f"hs_{k}" for k in S.FIELDS}  # form field → widget key
+assert WIDGET["board"] == state.BOARD and WIDGET["oop_range"] == state.OOP_RANGE
+
+
+@dataclass(frozen=True)
+class Request:
+    """What Solve would build now: ``source`` (game metadata) is None while input is bad."""
+
+    label: str
+    source: dict | None
+    spec: HoldemSpec | None
+    errors: dict[str, str]
+    estimate: Estimate | None
+
+    @property
+    def valid(self) -> bool:
+        return self.source is not None and not self.errors
+
+
+def load_source(source_id: str) -> None:
+    """Fill the form with a source's values (on first run and when the game changes)."""
+    spec = S.spec_of_source(source_id, state.get(state.UPLOADED))
+    if spec is not None:
+        for key, value in S.form_values(spec).items():
+            state.put(WIDGET[key], value)
+        for key, value in S.size_values(spec).items():
+            state.put(key, value)
+    state.put(state.LOADED_FROM, source_id)
+
+
+def ensure_form() -> None:
+    """Initialise the game choice and form on a session's first run."""
+    choices = S.sources()
+    if state.get(state.UPLOADED) is not None:
+        choices["upload"] = "Uploaded preset"
+    if state.get(state.SOURCE) not in choices:
+        state.put(state.SOURCE, S.default_source())
+    if state.get(state.LOADED_FROM) is None:
+        load_source(state.get(state.SOURCE))
+
+
+@functools.lru_cache(maxsize=64)
+def _check_cached(spec_json: str) -> S.Checked:
+    return S.check(HoldemSpec(**json.loads(spec_json)))
+
+
+def current_request() -> Request:
+    """The game the form describes now (validated)."""
+    ensure_form()
+    source_id = str(state.get(state.SOURCE))
+    labels = {**S.sources(), "upload": "Uploaded preset"}
+    label = labels.get(source_id, source_id)
+    toy = S.toy_name(source_id)
+    if toy is not None:
+        return Request(label, {"kind": "toy", "name": toy}, None, {}, None)
+    values = {k: state.get(w) for k, w in WIDGET.items()}
+    sizes = {S.size_key(*slot): state.get(S.size_key(*slot)) for slot in S.SIZE_SLOTS}
+    base = S.spec_of_source(source_id, state.get(state.UPLOADED))
+    spec = S.spec_from_form(values, base, sizes)
+    checked = _check_cached(json.dumps(asdict(spec), sort_keys=True))
+    source = None if checked.errors else S.holdem_source(spec)
+    return Request(label, source, spec, checked.errors, checked.estimate)
+
+
+def _on_source_change() -> None:
+    load_source(str(state.get(state.SOURCE)))
+
+
+def _field_error(errors: dict[str, str], *fields: str) -> None:
+    for f in fields:
+        for key, msg in errors.items():
+            if key == f:
+                st.error(f"{key.replace('_', ' ')}: {msg}", icon=":material/error:")
+
+
+def render() -> None:
+    ensure_form()
+    st.title("Set up a game")
+    choices = S.sources()
+    if state.get(state.UPLOADED) is not None:
+        choices["upload"] = "Uploaded preset: " + state.get(state.UPLOADED).name
+    c1, c2 = st.columns([2, 1])
+    with c1:
+        st.selectbox(
+            "Game or preset",
+            list(choices),
+            format_func=lambda k: choices[k],
+            key=state.SOURCE,
+            on_change=_on_source_change,
+        )
+    with c2:
+        st.file_uploader(
+            "Upload a preset (TOML)",
+            type=["toml"],
+            key=state.UPLOAD,
+            on_change=_on_upload,
+        )
+        msg = state.get(UPLOAD_MESSAGE)
+        if msg:
+            st.error(msg, icon=":material/error:")
+    source_id = str(state.get(state.SOURCE))
+    if source_id.startswith("preset:"):
+        p = S.presets().get(source_id[7:])
+        if p is not None and p.description:
+            st.caption(p.description)
+    req = current_request()
+    if req.spec is None:
+        st.info(f"{req.label}: a toy game with fixed rules. Head to **Solve** to solve it.")
+        nav.link("solve", "Go to Solve →", ":material/play_arrow:")
+        return
+    _holdem_form(req)
+
+
+UPLOAD_MESSAGE = "setup_upload_message"
+
+
+def _on_upload() -> None:
+    """Parse an uploaded preset (a callback: it may switch the game before widgets draw)."""
+    state.put(UPLOAD_MESSAGE, None)
+    up = state.get(state.UPLOAD)
+    if up is None:
+        return
+    try:
+        preset = parse_preset(up.getvalue().decode("utf-8"), key="upload", source=up.name)
+    except UnicodeDecodeError:
+        state.put(UPLOAD_MESSAGE, f"{up.name}: not a UTF-8 text file")
+        return
+    except PresetError as exc:
+        state.put(UPLOAD_MESSAGE, str(exc))
+        return
+    if preset.holdem is None:
+        state.put(state.SOURCE, _toy_source(preset.game))
+        load_source(str(state.get(state.SOURCE)))
+        return
+    state.put(state.UPLOADED, preset)
+    state.put(state.SOURCE, "upload")
+    load_source("upload")
+
+
+def _toy_source(game: str) -> str:
+    for key in S.sources():
+        if S.toy_name(key) == game:
+            return key
+    return S.default_source()
+
+
+def _holdem_form(req: Request) -> None:
+    errors = req.errors
+    st.subheader("Board and chips")
+    st.text_input(
+        "Board (3, 4 or 5 cards)",
+        key=state.BOARD,
+        help="e.g. `Td 9d 6h Qc 2s`; flop, turn or river",
+    )
+    _field_error(errors, "board")
+    with st.expander("Pick board cards"):
+        _board_picker()
+    c = st.columns(3)
+    c[0].number_input("Pot (chips)", min_value=1, step=10, key=state.POT)
+    c[1].number_input("Effective stack (chips)", min_value=1, step=10, key=state.STACK)
+    c[2].number_input("Big blind (chips)", min_value=0.01, step=1.0, key=state.BIG_BLIND)
+    _field_error(errors, "pot", "stack", "big_blind")
+    st.subheader("Bet sizes")
+    st.caption(
+        "`33%` of the pot, `2.5x` the bet faced (raises), `a` all-in, `3e` geometric over 3 "
+        "streets, `120c` chips; comma separated. They apply on every street to both players "
+        "unless overridden below."
+    )
+    c = st.columns(3)
+    c[0].text_input("Bets", key=state.BETS)
+    c[1].text_input("Raises", key=state.RAISES)
+    c[2].text_input("Donk bets (OOP, turn/river; empty = as bets)", key=state.DONKS)
+    _field_error(errors, "bets", "raises", "donks")
+    _street_sizes(errors)
+    c4 = st.columns(4)
+    c4[0].number_input("Raise cap", min_value=0, max_value=50, step=1, key=state.RAISE_CAP)
+    c4[1].number_input(
+        "Add all-in ≤ × pot", min_value=0.0, step=0.5, key=state.ADD_ALLIN, help="0 = off"
+    )
+    c4[2].number_input(
+        "Force all-in SPR ≤", min_value=0.0, step=0.05, key=state.FORCE_ALLIN, help="0 = off"
+    )
+    c4[3].number_input(
+        "Merge sizes within × pot", min_value=0.0, step=0.05, key=state.MERGING, help="0 = off"
+    )
+    _field_error(errors, "raise_cap", "add_allin_threshold", "force_allin_threshold")
+    _field_error(errors, "merging_threshold", "max_memory_mb")
+    st.subheader("Ranges")
+    c2 = st.columns(2)
+    for col, who, key in ((c2[0], "OOP", state.OOP_RANGE), (c2[1], "IP", state.IP_RANGE)):
+        with col:
+            st.text_area(f"{who} range", key=key, height=110)
+            _field_error(errors, f"{who.lower()}_range")
+            _range_stats(str(state.get(key) or ""), str(state.get(state.BOARD) or ""))
+    _range_grid_editor()
+    st.subheader("Tree")
+    if req.estimate is not None and not errors:
+        e = req.estimate
+        m = st.columns(4)
+        m[0].metric("Nodes", f"{e.nodes:,}")
+        m[1].metric("Decision nodes", f"{e.decision_nodes:,}")
+        m[2].metric("Hands (OOP / IP)", f"{e.hands[0]} / {e.hands[1]}")
+        m[3].metric("Memory", f"{e.memory_mb:,.1f} MB")
+        nav.link("solve", "Ready: go to Solve →", ":material/play_arrow:")
+    else:
+        st.warning("Fix the fields marked above; Solve stays disabled until then.")
+
+
+def _street_sizes(errors: dict[str, str]) -> None:
+    """Per-street, per-player overrides of the sizes above (empty = as above)."""
+    overridden = any(k.startswith("sizes.") for k in errors) or any(
+        state.get(S.size_key(*slot)) for slot in S.SIZE_SLOTS
+    )
+    with st.expander("Sizes per street and player", expanded=overridden):
+        st.caption("Leave a field empty to use the sizes above.")
+        for street in S.STREETS:
+            cols = st.columns(6)
+            cols[0].markdown(f"**{street.capitalize()}**")
+            slots = [s for s in S.SIZE_SLOTS if s[0] == street]
+            for col, (_, player, kind) in zip(cols[1:], slots, strict=False):
+                col.text_input(
+                    f"{player.upper()} {kind}",
+                    key=S.size_key(street, player, kind),
+                    placeholder="as above",
+                )
+            for key, msg in errors.items():
+                if key.startswith(f"sizes.{street}."):
+                    st.error(f"{key}: {msg}", icon=":material/error:")
+
+
+def _range_stats(text: str, board: str) -> None:
+    try:
+        w = parse_range(text)
+    except (RangeError, ValueError):
+        return
+    try:
+        on_board = combo_count(w, board) if board.strip() else combo_count(w)
+    except ValueError:
+        on_board = combo_count(w)
+    st.caption(
+        f"{combo_count(w):,.1f} combos ({percent_of_all(w):.1f}% of 1,326); "
+        f"{on_board:,.1f} with the board's cards removed"
+    )
+
+
+def _board_picker() -> None:
+    """52 clickable cards (suits coloured); a click adds or removes the card."""
+    try:
+        current = list(parse_cards(str(state.get(state.BOARD) or "")))
+    except ValueError:
+        current = []
+    css = []
+    for r in reversed(range(13)):
+        for s in range(4):
+            key = f"card_{RANKS[r]}{SUITS[s]}"
+            sel = r * 4 + s in current
+            bg = CARD_SUIT_COLORS[SUITS[s]]
+            css.append(
+                f".st-key-{key} button {{color: {'white' if sel else bg}; "
+                f"background: {bg if sel else 'white'}; border-color: {bg}; "
+                "padding: 0 2px; min-height: 1.8rem;}"
+            )
+    st.html(f"<style>{''.join(css)}</style>")
+    for s in range(4):
+        cols = st.columns(13, gap="small")
+        for i, r in enumerate(reversed(range(13))):
+            card = r * 4 + s
+            cols[i].button(
+                f"{RANKS[r]}{'♠♥♦♣'[s]}",
+                key=f"card_{RANKS[r]}{SUITS[s]}",
+                on_click=_toggle_card,
+                args=(card,),
+            )
+
+
+def _toggle_card(card: int) -> None:
+    try:
+        cards = list(parse_cards(str(state.get(state.BOARD) or "")))
+    except ValueError:
+        cards = []
+    if card in cards:
+        cards.remove(card)
+    elif len(cards) < 5:
+        cards.append(card)
+    state.put(state.BOARD, " ".join(card_str(c) for c in cards))
+
+
+def _range_grid_editor() -> None:
+    """Click a cell to set it to the chosen weight (click again to clear it); the text box
+    follows."""
+    with st.expander("Edit a range on the 13×13 grid", expanded=False):
+        c = st.columns([1, 2])
+        c[0].radio("Range", ["OOP", "IP"], key=state.GRID_PLAYER, horizontal=True)
+        c[1].slider("Weight of a clicked cell", 0.0, 1.0, 1.0, 0.05, key=state.GRID_WEIGHT)
+        key = state.OOP_RANGE if state.get(state.GRID_PLAYER, "OOP") == "OOP" else state.IP_RANGE
+        try:
+            w = parse_range(str(state.get(key) or ""))
+        except (RangeError, ValueError) as exc:
+            st.error(f"Fix the range text first: {exc}", icon=":material/error:")
+            return
+        grid = grid_from_weights(w)
+        css = []
+        for i in range(13):
+            for j in range(13):
+                label = GRID_LABELS[i][j]
+                v = float(grid[i, j])
+                base = "#fbe3c4" if i == j else ("#dbe9f7" if i < j else "#eeeeee")
+                bg = f"rgba(212, 61, 51, {0.25 + 0.75 * v:.2f})" if v > 0 else base
+                css.append(
+                    f".st-key-cell_{label} button {{background: {bg}; padding: 0; "
+                    "min-height: 1.7rem; font-size: 0.7rem; border-radius: 2px;}"
+                )
+        st.html(f"<style>{''.join(css)}</style>")
+        for i in range(13):
+            cols = st.columns(13, gap="small")
+            for j in range(13):
+                label = GRID_LABELS[i][j]
+                cols[j].button(label, key=f"cell_{label}", on_click=_toggle_cell, args=(key, label))
+        st.caption(
+            "Pairs on the diagonal (orange), suited above it (blue), offsuit below (grey); "
+            "red = in range, deeper = higher weight."
+        )
+
+
+def _toggle_cell(key: str, label: str) -> None:
+    try:
+        w = parse_range(str(state.get(key) or ""))
+    except (RangeError, ValueError):
+        return
+    i, j = _cell_index(label)
+    current = float(grid_from_weights(w)[i, j])
+    target = float(state.get(state.GRID_WEIGHT, 1.0))
+    new = 0.0 if current > 0 and abs(current - target) < 1e-9 else target
+    state.put(key, range_to_text(set_cell(w, label, new)))
+
+
+@functools.cache
+def _cell_index(label: str) -> tuple[int, int]:
+    for i in range(13):
+        for j in range(13):
+            if GRID_LABELS[i][j] == label:
+                return i, j
+    raise KeyError(label)
+
+
+def weights_grid(text: str) -> np.ndarray | None:
+    try:
+        return grid_from_weights(parse_range(text))
+    except (RangeError, ValueError):
+        return None

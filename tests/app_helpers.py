@@ -1,0 +1,50 @@
+"""Shared helpers of the AppTest page tests."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from streamlit.testing.v1 import AppTest
+
+from solver.jobs import live_jobs, stop_all
+
+MAIN = str(Path(__file__).resolve().parent.parent / "app" / "main.py")
+
+
+def app(**state: object) -> AppTest:
+    """The whole app (it opens on the Solve page) with ``state`` preset."""
+    at = AppTest.from_file(MAIN, default_timeout=60)
+    for k, v in state.items():
+        at.session_state[k] = v
+    return at
+
+
+def page(module: str, **state: object) -> AppTest:
+    """One page's ``render()`` on its own, with ``state`` preset."""
+
+    def script(module: str) -> None:
+        import importlib
+
+        importlib.import_module(f"app.screens.{module}").render()
+
+    at = AppTest.from_function(script, default_timeout=60, kwargs={"module": module})
+    for k, v in state.items():
+        at.session_state[k] = v
+    return at
+
+
+def poll(at: AppTest, done: Callable[[], bool], timeout: float = 30.0) -> None:
+    """Rerun ``at`` until ``done()`` (run_every never fires under AppTest)."""
+    deadline = time.monotonic() + timeout
+    while not done():
+        if time.monotonic() > deadline:
+            raise TimeoutError("condition not reached")
+        time.sleep(0.05)
+        at.run()
+
+
+def no_threads_left() -> None:
+    stop_all("test")
+    assert live_jobs() == []
