@@ -1,8 +1,8 @@
 """Regret Lab, the Streamlit app: ``streamlit run app/main.py``.
 
 Pages (``st.navigation``): Set up, Solve (the default: it opens on a preset with Solve one
-click away), Explore, Export & save. Each page module has a ``render()``; every session-state
-key lives in :mod:`app.state`.
+click away), Explore, Compare (algorithm races), Export & save. Each page module has a
+``render()``; every session-state key lives in :mod:`app.state`.
 """
 
 from __future__ import annotations

@@ -10,7 +10,7 @@ import streamlit as st
 
 
 def pages() -> dict[str, st.Page]:
-    from app.screens import explore, export, setup, solve
+    from app.screens import compare, explore, export, setup, solve
 
     return {
         "setup": st.Page(setup.render, title="Set up", icon=":material/tune:", url_path="setup"),
@@ -23,6 +23,12 @@ def pages() -> dict[str, st.Page]:
         ),
         "explore": st.Page(
             explore.render, title="Explore", icon=":material/account_tree:", url_path="explore"
+        ),
+        "compare": st.Page(
+            compare.render,
+            title="Compare",
+            icon=":material/compare_arrows:",
+            url_path="compare",
         ),
         "export": st.Page(
             export.render, title="Export & save", icon=":material/save:", url_path="export"

@@ -1,16 +1,20 @@
-"""The bridge between Streamlit sessions and solve jobs: one shared :class:`JobRegistry` per
-server (with its reaper thread), the current session's id, and starting a job for it.
+"""The bridge between Streamlit sessions and background jobs (solves and races): one shared
+:class:`JobRegistry` per server (with its reaper thread), the current session's id, and
+starting a job for it.
 
 Jobs end on Stop, when their browser session is gone for :data:`GRACE_S` seconds (the
 reaper), and at server exit (``solver.jobs`` registers an ``atexit`` hook)."""
 
 from __future__ import annotations
 
+from typing import TypeVar
+
 import streamlit as st
 from streamlit import runtime
 from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 from solver.jobs import JobRegistry, SolveJob
+from solver.race import RaceJob
 
 GRACE_S = 10.0
 
@@ -37,7 +41,11 @@ def session_id() -> str:
     return ctx.session_id if ctx is not None else "no-session"
 
 
-def start(job: SolveJob) -> SolveJob:
+J = TypeVar("J", SolveJob, RaceJob)
+
+
+def start(job: J) -> J:
     """Register ``job`` under this session and start it."""
     registry().add(session_id(), job)
-    return job.start()
+    job.start()
+    return job

@@ -1,9 +1,9 @@
 """Every session-state key of the app, and the small typed accessors the pages use.
 
-Widget keys that must survive a page switch are listed in :data:`PERSISTENT` and re-assigned
-on every run by :func:`keep_widgets` (Streamlit forgets the state of widgets that a run does
-not draw). Non-widget keys hold Python objects: the session's solve job, the explored node,
-a loaded solve.
+Widget keys that must survive a page switch are listed in :data:`PERSISTENT` (or start with
+one of the prefixes of :func:`keep_widgets`) and are re-assigned on every run (Streamlit
+forgets the state of widgets that a run does not draw). Non-widget keys hold Python objects:
+the session's solve job and race, the explored node, a loaded solve.
 """
 
 from __future__ import annotations
@@ -13,10 +13,11 @@ from typing import Any
 
 import streamlit as st
 
-from solver.cfr.engine import Engine
+from solver.algorithms import Solver
 from solver.games import Game
 from solver.games.holdem import HoldemSpec
 from solver.jobs import Point, SolveJob
+from solver.race import RaceJob
 
 # ----- set-up widgets ----------------------------------------------------------------------
 SOURCE = "setup_source"  # selectbox: "preset:<key>" or "toy:<name>" or "custom"
@@ -35,6 +36,10 @@ OOP_RANGE = "hs_oop_range"
 IP_RANGE = "hs_ip_range"
 GRID_PLAYER = "grid_player"  # which range the clickable grid edits ("OOP" / "IP")
 GRID_WEIGHT = "grid_weight"  # weight a clicked cell gets
+GRID_EDITOR_OPEN = "grid_editor_open"  # the range grid editor's expander is open
+GRID_DRAG = "grid_drag"  # what a drag over the paint grid does ("Set weight" / "Clear")
+GRID_PAINT = "grid_paint"  # the paint grid chart's selection state (Streamlit-owned)
+BOARD_PICKER_OPEN = "board_picker_open"  # the board card picker's expander is open
 LOADED_FROM = "setup_loaded_from"  # the source whose values are in the fields
 UPLOAD = "setup_upload"
 UPLOADED = "setup_uploaded"  # parsed uploaded Preset (or None)
@@ -47,8 +52,28 @@ TARGET = "target_value"
 TARGET_UNIT = "target_unit"  # "% pot" or "chips"
 MAX_ITERATIONS = "max_iterations"
 THREADS = "solver_threads"
+THREADS_ONE = "solver_threads_one"  # disabled number input showing 1 (sampling or RBP runs)
 PRECISION = "solver_precision"
-X_AXIS = "curve_x"  # "iterations" or "seconds"
+PRUNING = "solver_pruning"  # selectbox: one of the algorithm's pruning modes
+SEED = "solver_seed"  # number input: the sampling algorithms' seed (whole number ≥ 0)
+RBP_CHECK_EVERY = "solver_rbp_every"  # number input: interval/Total RBP check_every (≥ 1)
+RBP_THRESHOLD = "solver_rbp_threshold"  # number input: Total RBP's sums threshold C (≥ 0)
+X_AXIS = "curve_x"  # "iterations", "seconds" or "nodes touched" (curves on the Solve page)
+
+# ----- compare widgets (every key starts with COMPARE_PREFIX: kept across pages) -------------
+COMPARE_PREFIX = "cmp_"
+COMPARE_GAME = "cmp_game"  # selectbox: CURRENT_SETUP or a game source id ("preset:leduc")
+COMPARE_ROWS = "cmp_rows"  # how many algorithm rows the page shows (1..6; not a widget)
+COMPARE_ALGO = "cmp_algo_"  # + row index: the row's algorithm (selectbox)
+COMPARE_PARAM = "cmp_param_"  # + "{row}_{algorithm}_{parameter}": number inputs
+COMPARE_PRUNING = "cmp_pruning_"  # + row index: the row's pruning mode (selectbox)
+COMPARE_SEED = "cmp_seed_"  # + row index: the row's seed (sampling algorithms; number input)
+COMPARE_ITERATIONS = "cmp_iterations"  # iterations per algorithm
+COMPARE_TARGETS = "cmp_targets"  # text: chips or % pot, comma separated ("" = defaults)
+COMPARE_WORKERS = "cmp_workers"  # worker threads sharing the CPU
+COMPARE_STOP_AT_TARGET = "cmp_stop_at_target"  # checkbox
+COMPARE_X = "cmp_x"  # radio: "iterations", "seconds" (CPU) or "nodes"
+CURRENT_SETUP = "current"  # COMPARE_GAME value: the game of the Set up page
 
 # ----- objects ---------------------------------------------------------------------------------
 JOB = "job"  # the session's current SolveJob (or None)
@@ -60,6 +85,11 @@ COMBO_FILTER = "explore_filter"
 LOADED = "loaded_solve"  # LoadedSolve from a file (explore/resume)
 LOAD_ERROR = "load_error"
 LOAD_FILE = "load_file"
+RACE = "race"  # the session's RaceJob (or None)
+RACE_GAME = "race_game"  # label of the race's game
+RACE_DEMO = "race_demo"  # key of the demo the race runs, or None
+RACE_ERROR = "race_error"  # why the last Start failed, or None
+RACE_LAST_STATE = "race_last_state"  # the race state the page last drew its buttons for
 
 PERSISTENT = (
     SOURCE,
@@ -78,12 +108,19 @@ PERSISTENT = (
     IP_RANGE,
     GRID_PLAYER,
     GRID_WEIGHT,
+    GRID_EDITOR_OPEN,
+    GRID_DRAG,
+    BOARD_PICKER_OPEN,
     ALGORITHM,
     TARGET,
     TARGET_UNIT,
     MAX_ITERATIONS,
     THREADS,
     PRECISION,
+    PRUNING,
+    SEED,
+    RBP_CHECK_EVERY,
+    RBP_THRESHOLD,
     X_AXIS,
 )
 
@@ -92,7 +129,7 @@ def keep_widgets() -> None:
     """Re-assign persistent widget values so they survive pages that do not draw them."""
     ss = st.session_state
     for key in list(ss.keys()):
-        if key in PERSISTENT or str(key).startswith((PARAM_PREFIX, SIZE_PREFIX)):
+        if key in PERSISTENT or str(key).startswith((PARAM_PREFIX, SIZE_PREFIX, COMPARE_PREFIX)):
             ss[key] = ss[key]
 
 
@@ -109,6 +146,11 @@ def job() -> SolveJob | None:
     return j if isinstance(j, SolveJob) else None
 
 
+def race() -> RaceJob | None:
+    r = st.session_state.get(RACE)
+    return r if isinstance(r, RaceJob) else None
+
+
 @dataclass
 class Solved:
     """What the Explore and Export pages work on: a game with a strategy source."""
@@ -119,7 +161,7 @@ class Solved:
     average: Any  # (action_size,) average strategy (read-only copy)
     iteration: int
     history: tuple[Point, ...]
-    engine: Engine | None  # only when no thread can be writing it
+    engine: Solver | None  # only when no thread can be writing it
     job: SolveJob | None
 
 

@@ -16,9 +16,10 @@ from dataclasses import dataclass, field
 import numpy as np
 import numpy.typing as npt
 
-from solver.cfr.engine import Engine, expected_values
-from solver.cfr.rules import Rule, make_rule
+from solver.algorithms import AlgorithmRule, Solver, make_solver
+from solver.cfr.engine import expected_values
 from solver.games import Game, make_game
+from solver.games.model import DECISION
 
 Array = npt.NDArray[np.float64]
 
@@ -32,6 +33,7 @@ class Checkpoint:
     exploitability: float  # chips: (BR₀ + BR₁) / 2
     best_response: tuple[float, float]  # (BR₀, BR₁) in chips
     nodes_touched: int  # nodes visited by the CFR passes so far
+    memory_bytes: int = 0  # bytes of regrets, sums and buffers the solve holds
 
     def as_dict(self, game: Game | None = None) -> dict[str, object]:
         out: dict[str, object] = {
@@ -39,6 +41,7 @@ class Checkpoint:
             "elapsed_s": round(self.elapsed_s, 6),
             "exploitability": self.exploitability,
             "nodes_touched": self.nodes_touched,
+            "memory_bytes": self.memory_bytes,
         }
         if game is not None and game.is_holdem:
             out["exploitability_pct_pot"] = exploitability_pct_pot(game, self.exploitability)
@@ -61,8 +64,8 @@ class SolveResult:
     """What a solve leaves: the engine state, the checkpoints, and queries on them."""
 
     game: Game
-    rule: Rule
-    engine: Engine
+    rule: AlgorithmRule
+    engine: Solver
     history: list[Checkpoint] = field(default_factory=list)
     stopped_by: str = "iterations"  # "iterations", "target" or "callback"
 
@@ -105,10 +108,32 @@ class SolveResult:
 
         ``history`` is a node index or the labels of the actions/cards leading to it.
         """
-        node = history if isinstance(history, int) else self.game.find(tuple(history))
+        node, cols = self._columns(history)
         off, na, nh = self.game.block(node)
         flat = self.average_strategy() if average else self.engine.current_strategy()
-        return flat[off : off + na * nh].reshape(na, nh).copy()
+        table = flat[off : off + na * nh].reshape(na, nh)
+        return table[:, cols] if cols is not None else table.copy()
+
+    def _columns(
+        self, history: tuple[str, ...] | list[str] | int
+    ) -> tuple[int, npt.NDArray[np.int64] | None]:
+        """The node standing for ``history`` and, when a suit-isomorphic card was dealt on
+        the way, the column of the stored block holding each (real) hand: that hand seen
+        through the card map. ``None`` when hands map to themselves."""
+        if isinstance(history, int):
+            return history, None
+        node, cmap = self.game.locate(tuple(history))
+        if all(i == c for i, c in enumerate(cmap)) or self.game.tree.kind[node] != DECISION:
+            return node, None
+        player = int(self.game.tree.player[node])
+        cards = self.game.hands.cards[player]
+        nh = int(self.game.hands.num_hands[player])
+        index = {tuple(sorted(int(c) for c in cards[h] if c >= 0)): h for h in range(nh)}
+        cols = np.empty(nh, dtype=np.int64)
+        for h in range(nh):
+            image = tuple(sorted(cmap[int(c)] for c in cards[h] if c >= 0))
+            cols[h] = index[image]
+        return node, cols
 
     def hand_strategy(
         self, history: tuple[str, ...] | list[str] | int, hand: str
@@ -121,11 +146,13 @@ class SolveResult:
 
     def strategy(self, history: tuple[str, ...] | list[str] | int) -> dict[str, dict[str, float]]:
         """Average strategy at a node: hand name → action label → probability."""
-        node = history if isinstance(history, int) else self.game.find(tuple(history))
-        table = self.node_strategy(node)
+        node, cols = self._columns(history)
+        table = self.node_strategy(history)
         player = int(self.game.tree.player[node])
         actions = self.game.action_labels(node)
         valid = self.game.valid_hands(node, player)
+        if cols is not None:
+            valid = valid[cols]
         out: dict[str, dict[str, float]] = {}
         for h, name in enumerate(self.game.hand_names[player]):
             if valid[h]:
@@ -137,15 +164,7 @@ def _resolve_game(game: Game | str) -> Game:
     return make_game(game) if isinstance(game, str) else game
 
 
-def _resolve_rule(algorithm: Rule | str, params: Mapping[str, float] | None) -> Rule:
-    if isinstance(algorithm, Rule):
-        if params:
-            raise ValueError("pass parameters inside the Rule object or with a rule name")
-        return algorithm
-    return make_rule(algorithm, **dict(params or {}))
-
-
-def measure(engine: Engine, started: float) -> Checkpoint:
+def measure(engine: Solver, started: float) -> Checkpoint:
     """Exploitability checkpoint of the engine's current average strategy."""
     br = engine.best_response_values()
     return Checkpoint(
@@ -154,12 +173,13 @@ def measure(engine: Engine, started: float) -> Checkpoint:
         exploitability=0.5 * (br[0] + br[1]),
         best_response=br,
         nodes_touched=engine.nodes_touched,
+        memory_bytes=engine.memory_bytes,
     )
 
 
 def solve(
     game: Game | str,
-    algorithm: Rule | str = "dcfr",
+    algorithm: AlgorithmRule | str = "dcfr",
     iterations: int | None = None,
     target_exploitability: float | None = None,
     check_every: int = 10,
@@ -167,6 +187,10 @@ def solve(
     params: Mapping[str, float] | None = None,
     threads: int = 1,
     precision: str = "auto",
+    pruning: str | None = None,
+    seed: int = 0,
+    rbp_check_every: int = 10,
+    rbp_threshold: float = 0.0,
 ) -> SolveResult:
     """Solve ``game`` with ``algorithm`` (a registered name or a :class:`Rule`).
 
@@ -177,9 +201,14 @@ def solve(
     the uniform strategy. ``threads`` > 1 splits each pass over threads below the first
     chance nodes (hold'em turn and flop spots; same numbers as one thread). ``precision``:
     storage of regrets and sums — "auto", "float64", "float32" or "compressed" (16-bit).
+    ``pruning``: None (the algorithm's default: "partial" — skip what the opponent cannot
+    reach, same numbers with less work — for full-width rules), "none", "interval" (interval
+    regret-based pruning, ``cfr``) or "total" (Total RBP, ``cfr``/``cfr+``; a check every
+    ``rbp_check_every`` iterations, strategy sums released below C/√T with C =
+    ``rbp_threshold``). Sampling algorithms (``mccfr-cs``, ``mccfr-es``, ``mccfr-os``,
+    ``dmccfr``) draw from ``seed``; see :mod:`solver.algorithms`.
     """
     g = _resolve_game(game)
-    rule = _resolve_rule(algorithm, params)
     if iterations is not None and iterations < 0:
         raise ValueError("iterations must be ≥ 0")
     if target_exploitability is not None and not (target_exploitability > 0):
@@ -191,8 +220,18 @@ def solve(
         limit = 1000 if target_exploitability is None else math.inf  # type: ignore[assignment]
     if threads < 1:
         raise ValueError("threads must be ≥ 1")
-    engine = Engine(g, rule, threads=threads, precision=precision)
-    result = SolveResult(g, rule, engine)
+    engine = make_solver(
+        g,
+        algorithm,
+        dict(params or {}),
+        threads=threads,
+        precision=precision,
+        pruning=pruning,
+        seed=seed,
+        rbp_check_every=rbp_check_every,
+        rbp_threshold=rbp_threshold,
+    )
+    result = SolveResult(g, engine.rule, engine)
     started = time.perf_counter()
     cp = measure(engine, started)
     result.history.append(cp)

@@ -1,11 +1,24 @@
-"""Command line: ``python -m solver {games,algorithms,presets,solve,tree}``.
+"""Command line: ``python -m solver {games,algorithms,presets,solve,race,tree}``.
 
 ``solve --json`` prints one JSON object per line: one per checkpoint (``iteration``,
 ``elapsed_s``, ``exploitability`` in chips, ``nodes_touched``; hold'em spots add
 ``exploitability_pct_pot`` and ``exploitability_mbb``) and a final one with ``"final": true``
 and ``ev`` (player 0's and player 1's expected value in chips under the average strategies;
 for hold'em spots each player's pot share minus chips put in after the start, summing to the
-starting pot). Bad input prints one line on stderr and exits with code 2.
+starting pot).
+
+``race --json`` prints one JSON object per line: each exploitability check as it is taken
+(``algorithm`` — the entry's canonical text, e.g. ``cfr+:delay=100`` —, ``iteration``,
+``cpu_s`` — that algorithm's own CPU seconds in iterations —, ``elapsed_s`` — race wall
+time —, ``nodes_touched``, ``exploitability`` in chips; hold'em adds
+``exploitability_pct_pot``); then one line per algorithm with ``"final": true``,
+``algorithm``, ``label``, ``params`` (every parameter, defaults included), ``iteration``,
+``cpu_s``, ``nodes_touched``, ``exploitability``, ``stopped_by`` and ``targets`` (target as
+given → ``{"iteration", "cpu_s"}`` of the first check at or below it, or null); then one line
+``{"winners": {target: {"cpu_s": fastest entry or null, "iterations": [entries tied at the
+fewest iterations]}}}``.
+
+Bad input prints one line on stderr and exits with code 2.
 """
 
 from __future__ import annotations
@@ -14,14 +27,31 @@ import argparse
 import json
 import math
 import sys
+import time
 from collections.abc import Sequence
 from typing import NoReturn
 
+from solver.algorithms import ALGORITHMS, check_pruning, make_algorithm
 from solver.api import Checkpoint, exploitability_pct_pot, solve
-from solver.cfr.rules import RULES, make_rule, rule_defaults
 from solver.games import GAMES, Game, make_game
 from solver.games.holdem import HoldemSpec, SpecError, build_holdem, estimate, validate
 from solver.presets import PresetError, list_presets, load_preset
+from solver.race import (
+    DEFAULT_ITERATIONS,
+    EntryError,
+    RaceJob,
+    RacePoint,
+    RaceProgress,
+    TargetError,
+    default_targets,
+    game_pot,
+    markdown_table,
+    parse_entries,
+    parse_targets,
+    standings,
+    winner_lines,
+    winners,
+)
 
 EXIT_USAGE = 2
 
@@ -102,7 +132,48 @@ def _build_parser() -> _Parser:
         "compressed (16-bit)",
     )
     s.add_argument("--param", action="append", default=[], help="rule parameter NAME=VALUE")
+    s.add_argument(
+        "--pruning",
+        default=None,
+        help="none, partial (default for full-width rules: exact), interval (cfr) or total "
+        "(cfr, cfr+); sampled algorithms take none",
+    )
+    s.add_argument("--rbp-every", default="10", help="Total RBP: iterations between checks")
+    s.add_argument(
+        "--rbp-threshold",
+        default="0",
+        help="Total RBP: release strategy sums below C/sqrt(T) with this C (0 = keep them)",
+    )
+    s.add_argument("--seed", default="0", help="seed of the sampling algorithms (default 0)")
     s.add_argument("--json", action="store_true", help="JSON lines output")
+    r = sub.add_parser("race", help="race several algorithms on one game (fair CPU sharing)")
+    _add_game_args(r)
+    r.add_argument(
+        "--algorithms",
+        default=DEFAULT_RACE,
+        help="comma list of NAME[:param=value;...], at most 6 "
+        f"(default {DEFAULT_RACE}; e.g. 'cfr+,cfr+:delay=100,dcfr:alpha=1.5;beta=0.5')",
+    )
+    r.add_argument(
+        "--iterations",
+        default=str(DEFAULT_ITERATIONS),
+        help=f"iterations per algorithm (default {DEFAULT_ITERATIONS})",
+    )
+    r.add_argument(
+        "--targets",
+        default=None,
+        help="comma list of exploitabilities: chips, or %% of the pot for hold'em "
+        "(default 0.01,0.001,0.0001 chips; hold'em 1%%,0.3%%,0.1%%)",
+    )
+    r.add_argument(
+        "--threads", default=None, help="worker threads sharing the CPU (default min(2, N))"
+    )
+    r.add_argument(
+        "--full",
+        action="store_true",
+        help="run every algorithm to --iterations (default: each stops at the hardest target)",
+    )
+    r.add_argument("--json", action="store_true", help="JSON lines output")
     t = sub.add_parser("tree", help="tree size and memory estimate of a spot, without solving")
     _add_game_args(t)
     t.add_argument("--json", action="store_true", help="JSON output")
@@ -170,13 +241,21 @@ def _game_from_args(args: argparse.Namespace) -> Game:
     except PresetError as exc:
         raise UsageError(f"--preset: {exc}") from None
     except SpecError as exc:
-        flag = _flag(exc.field) if exc.field in _SPOT_FLAGS or exc.field == "board" else exc.field
-        flag = {
-            "--add-allin-threshold": "--add-allin",
-            "--force-allin-threshold": "--force-allin",
-            "--merging-threshold": "--merging",
-        }.get(flag, flag)
-        raise UsageError(f"{flag}: {exc.message}") from None
+        raise UsageError(_spec_error(exc, from_flags=args.preset is None)) from None
+
+
+def _spec_error(exc: SpecError, from_flags: bool) -> str:
+    """One line naming the bad field: as its CLI flag when the spot came from flags, as the
+    spec field (as written in a preset file) otherwise."""
+    if not from_flags:
+        return f"--preset: {exc.field}: {exc.message}"
+    by_field = {spec_field: flag for flag, spec_field in _SPOT_FLAGS.items()}
+    by_field["board"] = "board"
+    if exc.field in by_field:
+        return f"{_flag(by_field[exc.field])}: {exc.message}"
+    if exc.field.startswith("sizes."):  # a per-street override: --size STREET.PLAYER.KIND=...
+        return f"--size {exc.field.removeprefix('sizes.')}: {exc.message}"
+    return f"{exc.field}: {exc.message}"
 
 
 def _int_arg(name: str, raw: str | None, minimum: int) -> int | None:
@@ -210,10 +289,13 @@ def _cmd_games() -> None:
 
 
 def _cmd_algorithms() -> None:
-    for name, cls in RULES.items():
-        defaults = rule_defaults(name)
-        ps = ", ".join(f"{k}={v:g}" for k, v in defaults.items()) or "-"
-        print(f"{name:8s} [{ps}] {cls.description} ({cls.paper})")
+    for name, info in ALGORITHMS.items():
+        ps = ", ".join(f"{k}={v:g}" for k, v in info.defaults.items()) or "-"
+        prunings = "/".join(info.prunings)
+        print(
+            f"{name:8s} {info.kind:10s} [{ps}] pruning {prunings}: {info.description} "
+            f"({info.paper})"
+        )
 
 
 def _target(raw: str | None, game: Game) -> float | None:
@@ -245,7 +327,7 @@ def _cmd_tree(args: argparse.Namespace) -> None:
         try:
             setup = validate(holdem_spec if holdem_spec is not None else _spot_spec(args))
         except SpecError as exc:
-            raise UsageError(f"{_flag(exc.field)}: {exc.message}") from None
+            raise UsageError(_spec_error(exc, from_flags=holdem_spec is None)) from None
         est = estimate(setup)
         info = {
             "nodes": est.nodes,
@@ -276,23 +358,38 @@ def _cmd_tree(args: argparse.Namespace) -> None:
 
 
 def _cmd_solve(args: argparse.Namespace) -> None:
-    if args.algorithm.lower() not in RULES:
+    name = args.algorithm.strip().lower()
+    if name not in ALGORITHMS:
         raise UsageError(
-            f"--algorithm: unknown algorithm {args.algorithm!r} (known: {', '.join(RULES)})"
+            f"--algorithm: unknown algorithm {args.algorithm!r} (known: {', '.join(ALGORITHMS)})"
         )
     params = _parse_params(args.param)
     try:
-        rule = make_rule(args.algorithm, **params)
+        rule = make_algorithm(name, **params)
     except ValueError as exc:
         raise UsageError(f"--param: {exc}") from None
+    try:
+        pruning = check_pruning(name, args.pruning)
+    except ValueError as exc:
+        raise UsageError(f"--pruning: {exc}") from None
     iterations = _int_arg("--iterations", args.iterations, 0)
     every = _int_arg("--every", args.every, 1)
     threads = _int_arg("--threads", args.threads, 1)
-    assert every is not None and threads is not None
+    seed = _int_arg("--seed", args.seed, 0)
+    rbp_every = _int_arg("--rbp-every", args.rbp_every, 1)
+    assert every is not None and threads is not None and seed is not None
+    assert rbp_every is not None
+    rbp_threshold = 0.0 if args.rbp_threshold.strip() in ("0", "0.0") else None
+    if rbp_threshold is None:
+        rbp_threshold = _float_arg("--rbp-threshold", args.rbp_threshold)
+        assert rbp_threshold is not None
     if args.precision not in ("auto", "float64", "float32", "compressed"):
         raise UsageError(
             f"--precision: {args.precision!r} is not one of auto, float64, float32, compressed"
         )
+    if threads > 1 and (ALGORITHMS[name].sampling or pruning in ("interval", "total")):
+        what = name if ALGORITHMS[name].sampling else f"pruning {pruning}"
+        raise UsageError(f"--threads: {what} runs on one thread")
     game = _game_from_args(args)
     target = _target(args.target, game)
 
@@ -309,22 +406,31 @@ def _cmd_solve(args: argparse.Namespace) -> None:
                 flush=True,
             )
 
-    result = solve(
-        game,
-        rule,
-        iterations=iterations,
-        target_exploitability=target,
-        check_every=every,
-        callback=report,
-        threads=threads,
-        precision=args.precision,
-    )
+    try:
+        result = solve(
+            game,
+            rule,
+            iterations=iterations,
+            target_exploitability=target,
+            check_every=every,
+            callback=report,
+            threads=threads,
+            precision=args.precision,
+            pruning=pruning,
+            seed=seed,
+            rbp_check_every=rbp_every,
+            rbp_threshold=rbp_threshold,
+        )
+    except ValueError as exc:  # a combination the solver refuses (e.g. compressed + RBP)
+        raise UsageError(str(exc)) from None
     ev = result.ev
     final = {
         "final": True,
         "game": game.name,
         "algorithm": rule.name,
         "params": rule.params(),
+        "pruning": pruning,
+        "seed": seed,
         **result.history[-1].as_dict(game),
         "ev": [ev[0], ev[1]],
         "stopped_by": result.stopped_by,
@@ -339,6 +445,121 @@ def _cmd_solve(args: argparse.Namespace) -> None:
         )
 
 
+DEFAULT_RACE = "cfr,cfr+,dcfr,pcfr+,sapcfr+"
+
+
+def _point_json(p: RacePoint, algorithm: str, game: Game) -> dict[str, object]:
+    out: dict[str, object] = {
+        "algorithm": algorithm,
+        "iteration": p.iteration,
+        "cpu_s": round(p.cpu_s, 6),
+        "elapsed_s": round(p.wall_s, 6),
+        "nodes_touched": p.nodes_touched,
+        "memory_bytes": p.memory_bytes,
+        "exploitability": p.exploitability,
+    }
+    if game.is_holdem:
+        out["exploitability_pct_pot"] = exploitability_pct_pot(game, p.exploitability)
+    return out
+
+
+def _race_summary(progress: RaceProgress, game: Game) -> list[dict[str, object]]:
+    """The final JSON lines: one per algorithm, then the winners."""
+    out: list[dict[str, object]] = []
+    for lane, s in zip(progress.lanes, standings(progress), strict=True):
+        line: dict[str, object] = {
+            "final": True,
+            "algorithm": lane.entry.text,
+            "label": lane.entry.label,
+            "params": lane.entry.all_params(),
+            "iteration": s.iteration,
+            "cpu_s": round(s.cpu_s, 6),
+            "nodes_touched": s.nodes_touched,
+            "exploitability": s.exploitability,
+            "stopped_by": lane.stopped_by,
+            "targets": {
+                t.label: None if h is None else {"iteration": h.iteration, "cpu_s": h.cpu_s}
+                for t, h in zip(progress.targets, s.hits, strict=True)
+            },
+        }
+        if game.is_holdem and s.exploitability is not None:
+            line["exploitability_pct_pot"] = exploitability_pct_pot(game, s.exploitability)
+        out.append(line)
+    out.append(
+        {
+            "winners": {
+                w.target.label: {"cpu_s": w.cpu, "iterations": list(w.iterations)}
+                for w in winners(progress)
+            }
+        }
+    )
+    return out
+
+
+def _cmd_race(args: argparse.Namespace) -> int:
+    try:
+        entries = parse_entries(args.algorithms)
+    except EntryError as exc:
+        raise UsageError(f"--algorithms: {exc}") from None
+    iterations = _int_arg("--iterations", args.iterations, 1)
+    workers = _int_arg("--threads", args.threads, 1)
+    assert iterations is not None
+    game = _game_from_args(args)
+    try:
+        pot = game_pot(game)
+        targets = default_targets(pot) if args.targets is None else parse_targets(args.targets, pot)
+    except TargetError as exc:
+        raise UsageError(f"--targets: {exc}") from None
+    job = RaceJob(
+        game,
+        entries,
+        max_iterations=iterations,
+        targets=targets,
+        stop_at_target=not args.full,
+        workers=workers,
+    )
+    seen = [0] * len(entries)
+    job.start()
+    try:
+        while True:
+            ended = not job.alive
+            progress = job.progress
+            if args.json:
+                fresh = [
+                    (p, lane.entry.text)
+                    for k, lane in enumerate(progress.lanes)
+                    for p in lane.points[seen[k] :]
+                ]
+                for p, text in sorted(fresh, key=lambda x: x[0].wall_s):
+                    print(json.dumps(_point_json(p, text, game)), flush=True)
+                seen = [len(lane.points) for lane in progress.lanes]
+            if ended:
+                break
+            time.sleep(0.02)
+    except KeyboardInterrupt:
+        job.stop()
+        job.join()
+        raise
+    if progress.error:
+        print(f"error: {progress.error}", file=sys.stderr)
+    if args.json:
+        for line in _race_summary(progress, game):
+            print(json.dumps(line), flush=True)
+    else:
+        unit = "% of the pot" if game.is_holdem else "chips"
+        print(
+            f"# {game.name}: {len(entries)} algorithms, up to {iterations:,} iterations each, "
+            f"{job.workers} worker thread(s); targets {', '.join(t.label for t in targets)} "
+            f"({unit}); race wall time {progress.wall_s:.2f} s"
+        )
+        print()
+        print(markdown_table(progress))
+        print()
+        for sentence in winner_lines(progress):
+            print(f"- {sentence}")
+    return 1 if progress.error else 0
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = _build_parser()
     try:
@@ -351,6 +572,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             _cmd_presets()
         elif args.command == "tree":
             _cmd_tree(args)
+        elif args.command == "race":
+            return _cmd_race(args)
         else:
             _cmd_solve(args)
     except UsageError as exc:

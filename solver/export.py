@@ -22,9 +22,9 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from solver.algorithms import ALGORITHMS, Solver, make_algorithm, make_solver
 from solver.analysis import NodeAnalysis, analyze, compatible
 from solver.cfr.engine import Engine
-from solver.cfr.rules import RULES, make_rule
 from solver.games import GAMES, Game, make_game
 from solver.games.holdem import HoldemSpec, SpecError, build_holdem
 from solver.games.model import DECISION, KIND_NAMES
@@ -179,13 +179,17 @@ def build_from_source(source: dict) -> tuple[Game, HoldemSpec | None]:
 
 
 def save_solve(
-    engine: Engine,
+    engine: Solver,
     source: dict,
     history: tuple[Point, ...] | list[Point] = (),
     extra: dict | None = None,
 ) -> bytes:
-    """The solve as ``.npz`` bytes: storage arrays + ``meta`` (JSON text as a numpy string)."""
-    meta = {
+    """The solve as ``.npz`` bytes: storage arrays + ``meta`` (JSON text as a numpy string).
+
+    Any solver of :func:`solver.algorithms.make_solver`: its algorithm, parameters, pruning
+    (with Total RBP's released-sums marks and counters), the sampling seed and generator
+    state go into the file, so a loaded solve resumes exactly where it stopped."""
+    meta: dict[str, Any] = {
         "format": FORMAT,
         "version": VERSION,
         "game": source,
@@ -195,13 +199,32 @@ def save_solve(
         "nodes_touched": engine.nodes_touched,
         "action_size": engine.game.action_size,
         "precision": str(getattr(engine, "precision", "float64")),
-        "history": [[p.iteration, p.elapsed_s, p.exploitability] for p in history],
+        "pruning": str(getattr(engine, "pruning", "none")),
+        "seed": int(getattr(engine, "seed", 0)),
+        "history": [
+            [p.iteration, p.elapsed_s, p.exploitability, p.nodes_touched, p.memory_bytes]
+            for p in history
+        ],
         "storage": list(engine.storage._fields),
         **(extra or {}),
     }
     arrays: dict[str, Any] = {
         f"storage_{k}": np.asarray(v) for k, v in engine.storage._asdict().items()
     }
+    if isinstance(engine, Engine):
+        if engine.sampling:
+            meta["rng_state"] = engine._rng.bit_generator.state
+        if engine.rbp is not None:
+            rbp = engine.rbp
+            arrays["rbp_sums_freed"] = rbp.sums_freed
+            meta["rbp"] = {
+                "check_every": rbp.check_every,
+                "threshold": rbp.threshold,
+                "margin": rbp.margin,
+                "catchups": rbp.catchups,
+                "starts": rbp.starts,
+                "released": rbp.released,
+            }
     buf = io.BytesIO()
     arrays["meta"] = np.array(json.dumps(meta))
     np.savez_compressed(buf, allow_pickle=False, **arrays)
@@ -212,7 +235,7 @@ def save_solve(
 class LoadedSolve:
     game: Game
     holdem: HoldemSpec | None
-    engine: Engine
+    engine: Solver
     history: tuple[Point, ...]
     meta: dict
 
@@ -239,18 +262,27 @@ def load_solve(data: bytes) -> LoadedSolve:
     if meta.get("version") != VERSION:
         raise ExportError(f"unsupported version {meta.get('version')!r} (this is {VERSION})")
     name = meta.get("algorithm")
-    if name not in RULES:
+    if name not in ALGORITHMS:
         raise ExportError(f"metadata: unknown algorithm {name!r}")
     try:
-        rule = make_rule(str(name), **dict(meta.get("params") or {}))
+        rule = make_algorithm(str(name), **dict(meta.get("params") or {}))
     except (TypeError, ValueError) as exc:
         raise ExportError(f"metadata: bad algorithm parameters ({exc})") from None
     game, holdem = build_from_source(meta.get("game"))  # type: ignore[arg-type]
     precision = meta.get("precision", "float64")
+    rbp_meta = meta.get("rbp") or {}
     try:
-        engine = Engine(game, rule, precision=str(precision))
+        engine = make_solver(
+            game,
+            rule,
+            precision=str(precision),
+            pruning=str(meta.get("pruning", "none")),
+            seed=int(meta.get("seed", 0)),
+            rbp_check_every=int(rbp_meta.get("check_every", 10)),
+            rbp_threshold=float(rbp_meta.get("threshold", 0.0)),
+        )
     except (TypeError, ValueError) as exc:
-        raise ExportError(f"metadata: bad precision {precision!r} ({exc})") from None
+        raise ExportError(f"metadata: bad solver settings ({exc})") from None
     fresh = engine.storage._asdict()
     restored: dict[str, Any] = {}
     for k, v in fresh.items():
@@ -272,13 +304,39 @@ def load_solve(data: bytes) -> LoadedSolve:
             raise ExportError(f"array {k!r} holds non-finite numbers")
         restored[k] = np.ascontiguousarray(arr)
     engine.storage = type(engine.storage)(**restored)
+    if isinstance(engine, Engine):
+        if engine.sampling:
+            try:
+                engine._rng.bit_generator.state = meta["rng_state"]
+            except (KeyError, TypeError, ValueError):
+                raise ExportError("metadata: bad or missing sampling generator state") from None
+        if engine.rbp is not None:
+            freed = files.get("rbp_sums_freed")
+            if freed is None or freed.shape != engine.rbp.sums_freed.shape:
+                raise ExportError("missing or foreign array 'rbp_sums_freed'")
+            engine.rbp.sums_freed = np.ascontiguousarray(freed, dtype=np.int8)
+            try:
+                engine.rbp.margin = float(rbp_meta.get("margin", engine.rbp.margin))
+                engine.rbp.catchups = int(rbp_meta.get("catchups", 0))
+                engine.rbp.starts = int(rbp_meta.get("starts", 0))
+                engine.rbp.released = int(rbp_meta.get("released", 0))
+            except (TypeError, ValueError):
+                raise ExportError("metadata: bad pruning counters") from None
     try:
         engine.iteration = int(meta.get("iteration", 0))
         engine.nodes_touched = int(meta.get("nodes_touched", 0))
-        history = tuple(Point(int(i), float(t), float(x)) for i, t, x in meta.get("history") or [])
+        history = tuple(_point(row) for row in meta.get("history") or [])
     except (TypeError, ValueError):
         raise ExportError("metadata: bad iteration or history") from None
     return LoadedSolve(game, holdem, engine, history, meta)
+
+
+def _point(row: list) -> Point:
+    """A history row: (iteration, seconds, exploitability[, nodes touched, memory bytes])."""
+    if not 3 <= len(row) <= 5:
+        raise ValueError("history row")
+    extra = [int(v) for v in row[3:]]
+    return Point(int(row[0]), float(row[1]), float(row[2]), *extra)
 
 
 def decision_count(game: Game) -> int:

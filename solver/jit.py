@@ -18,4 +18,4 @@ os.environ.setdefault("NUMBA_THREADING_LAYER", "threadsafe")
 from numba import njit
 
 kernel = njit(cache=True, nogil=True, fastmath=False)
-inline_kernel = njit(cache=True, nogil=True, fastmath=False, inline="always")
+inline_kernel = njit(cache=True, nogil=True, fastmath=False)

@@ -14,7 +14,9 @@ No Streamlit here. The threading contract:
 
 Lifecycle: :class:`JobRegistry` maps an owner (a browser session id) to its jobs;
 :meth:`JobRegistry.reap` stops the jobs of owners gone for longer than a grace period, and
-every job still running at interpreter exit is stopped by an ``atexit`` hook.
+every job still running at interpreter exit is stopped by an ``atexit`` hook. Any object with
+the small :class:`Job` interface takes part (solve jobs here, races in :mod:`solver.race`):
+it calls :func:`track` when its thread starts.
 """
 
 from __future__ import annotations
@@ -26,12 +28,13 @@ import time
 import weakref
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
+from typing import Protocol
 
 import numpy as np
 import numpy.typing as npt
 
-from solver.cfr.engine import Engine, best_response_values
-from solver.cfr.rules import Rule
+from solver.algorithms import AlgorithmRule, Solver, make_solver
+from solver.cfr.engine import best_response_values
 from solver.games.model import DECISION, Game
 
 Array = npt.NDArray[np.float64]
@@ -53,6 +56,8 @@ class Point:
     iteration: int
     elapsed_s: float  # solve time so far (paused time excluded), seconds
     exploitability: float  # chips, (BR₀ + BR₁) / 2
+    nodes_touched: int = 0  # nodes visited by the solve's passes so far
+    memory_bytes: int = 0  # bytes the solve holds (regrets, sums, buffers; see Engine)
 
 
 def _frozen(a: Array) -> Array:
@@ -70,6 +75,7 @@ class Progress:
     elapsed_s: float = 0.0  # time spent solving and measuring (pauses excluded), seconds
     iterations_per_s: float = 0.0  # over the last chunks
     nodes_touched: int = 0
+    memory_bytes: int = 0  # what the solve holds now (falls while Total RBP prunes)
     exploitability: float | None = None  # chips, at the last check
     best_response: tuple[float, float] | None = None  # (BR₀, BR₁) chips at the last check
     history: tuple[Point, ...] = field(default=(), repr=False)
@@ -140,8 +146,31 @@ def estimate_eta(history: tuple[Point, ...], target: float | None) -> float | No
     return max(t_target - last.elapsed_s, 0.0)
 
 
-_LIVE: weakref.WeakSet[SolveJob] = weakref.WeakSet()
+class Job(Protocol):
+    """What the registry, the reaper and :func:`stop_all` need from a background job."""
+
+    @property
+    def alive(self) -> bool:
+        """Whether its thread (or any of its threads) still runs."""
+        ...
+
+    def stop(self, reason: str = "stop") -> None:
+        """Ask it to end soon (non-blocking)."""
+        ...
+
+    def join(self, timeout: float | None = None) -> bool:
+        """Wait for its threads; True when they have ended (or never started)."""
+        ...
+
+
+_LIVE: weakref.WeakSet[Job] = weakref.WeakSet()
 _LIVE_LOCK = threading.Lock()
+
+
+def track(job: Job) -> None:
+    """Count ``job`` among the live jobs (:func:`live_jobs`, :func:`stop_all`, ``atexit``)."""
+    with _LIVE_LOCK:
+        _LIVE.add(job)
 
 
 class SolveJob:
@@ -151,15 +180,16 @@ class SolveJob:
     exploitability is measured every ``check_every`` iterations, or when None, whenever at
     least ``min(check_s, 10 % of the solve time so far)`` seconds passed since the last check
     (and twice what the last check cost, so checks take at most a third of the time).
-    Pass ``engine`` to resume a solve (its iteration count and sums carry on); ``threads``
-    splits each pass of a new engine over that many solver threads, ``precision`` picks its
-    storage (see :class:`~solver.cfr.engine.Engine`).
+    Pass ``engine`` to resume a solve (its iteration count and sums carry on); otherwise
+    one is made by :func:`solver.algorithms.make_solver` from ``rule`` (any algorithm: a
+    full-width rule or Monte Carlo CFR) with ``threads`` solver threads, storage
+    ``precision``, ``pruning``, the sampling ``seed`` and the ``rbp_*`` settings.
     """
 
     def __init__(
         self,
         game: Game,
-        rule: Rule,
+        rule: AlgorithmRule,
         *,
         target: float | None = None,
         max_iterations: int = 1_000_000,
@@ -167,10 +197,14 @@ class SolveJob:
         check_s: float = 0.25,
         chunk_s: float = 0.1,
         watch: int = 0,
-        engine: Engine | None = None,
+        engine: Solver | None = None,
         history: tuple[Point, ...] = (),
         threads: int = 1,
         precision: str = "auto",
+        pruning: str | None = None,
+        seed: int = 0,
+        rbp_check_every: int = 10,
+        rbp_threshold: float = 0.0,
     ) -> None:
         if target is not None and not target > 0:
             raise ValueError("target exploitability must be > 0")
@@ -182,10 +216,19 @@ class SolveJob:
         self.rule = rule
         if threads < 1:
             raise ValueError("threads must be ≥ 1")
-        self.engine = (
+        self.engine: Solver = (
             engine
             if engine is not None
-            else Engine(game, rule, threads=threads, precision=precision)
+            else make_solver(
+                game,
+                rule,
+                threads=threads,
+                precision=precision,
+                pruning=pruning,
+                seed=seed,
+                rbp_check_every=rbp_check_every,
+                rbp_threshold=rbp_threshold,
+            )
         )
         self.target = target
         self.max_iterations = max_iterations
@@ -201,6 +244,7 @@ class SolveJob:
         self._progress = Progress(
             iteration=self.engine.iteration,
             nodes_touched=self.engine.nodes_touched,
+            memory_bytes=self.engine.memory_bytes,
             history=tuple(history),
             exploitability=history[-1].exploitability if history else None,
             elapsed_s=history[-1].elapsed_s if history else 0.0,
@@ -218,8 +262,7 @@ class SolveJob:
                 raise RuntimeError("job already started")
             self._thread = threading.Thread(target=self._main, name="solve-job", daemon=True)
             self._progress = replace(self._progress, state=RUNNING)
-        with _LIVE_LOCK:
-            _LIVE.add(self)
+        track(self)
         self._thread.start()
         return self
 
@@ -299,7 +342,7 @@ class SolveJob:
         br = best_response_values(self.game, avg, eng._eval_scratch)
         expl = 0.5 * (br[0] + br[1])
         p = self.progress
-        point = Point(eng.iteration, elapsed, expl)
+        point = Point(eng.iteration, elapsed, expl, eng.nodes_touched, eng.memory_bytes)
         hist = p.history
         if not hist or hist[-1].iteration != eng.iteration:
             hist = (*hist, point)
@@ -371,6 +414,7 @@ class SolveJob:
                 self._update(
                     iteration=eng.iteration,
                     nodes_touched=eng.nodes_touched,
+                    memory_bytes=eng.memory_bytes,
                     elapsed_s=elapsed + time.perf_counter() - started,
                     iterations_per_s=1.0 / per_iter if per_iter > 0 else 0.0,
                 )
@@ -392,7 +436,7 @@ class SolveJob:
 
 @dataclass
 class _Entry:
-    jobs: list[SolveJob] = field(default_factory=list)
+    jobs: list[Job] = field(default_factory=list)
     gone_since: float | None = None
 
 
@@ -403,24 +447,24 @@ class JobRegistry:
         self._lock = threading.Lock()
         self._owners: dict[str, _Entry] = {}
 
-    def add(self, owner: str, job: SolveJob) -> None:
+    def add(self, owner: str, job: Job) -> None:
         with self._lock:
             entry = self._owners.setdefault(owner, _Entry())
             entry.jobs = [j for j in entry.jobs if j.alive]
             entry.jobs.append(job)
 
-    def jobs(self, owner: str) -> list[SolveJob]:
+    def jobs(self, owner: str) -> list[Job]:
         with self._lock:
             entry = self._owners.get(owner)
             return list(entry.jobs) if entry else []
 
-    def running(self) -> list[SolveJob]:
+    def running(self) -> list[Job]:
         with self._lock:
             return [j for e in self._owners.values() for j in e.jobs if j.alive]
 
     def reap(
         self, is_active: Callable[[str], bool], grace_s: float, now: float | None = None
-    ) -> list[SolveJob]:
+    ) -> list[Job]:
         """Stop the jobs of owners that ``is_active`` has reported gone for at least
         ``grace_s`` seconds; forget owners with no live job. Returns the jobs stopped."""
         now = time.monotonic() if now is None else now
@@ -461,8 +505,8 @@ class JobRegistry:
         return t
 
 
-def live_jobs() -> list[SolveJob]:
-    """Every job whose thread is still running (in this process)."""
+def live_jobs() -> list[Job]:
+    """Every job (solve or race) whose thread is still running (in this process)."""
     with _LIVE_LOCK:
         return [j for j in _LIVE if j.alive]
 

@@ -1,14 +1,19 @@
-"""AppTest: the Export page offers every download for a finished solve, and refuses to save
-while the solve's arrays are being written. (Download callables are not run by AppTest; the
-data functions are tested in test_export.py and in the browser test.)"""
+"""AppTest: the Export page offers every download for a finished solve, refuses to save
+while the solve's arrays are being written, and loads and resumes sampled and pruned solves.
+(Download callables are not run by AppTest; the data functions are tested in test_export.py
+and in the browser test.)"""
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 from app_helpers import no_threads_left, page
 
 from app import state
+from app.screens.export import resume_job
 from solver import make_game, make_rule
+from solver.algorithms import make_algorithm, make_solver
+from solver.export import load_solve, save_solve
 from solver.jobs import SolveJob
 
 
@@ -44,3 +49,38 @@ def test_empty_state() -> None:
     at = page("export")
     at.run()
     assert not at.exception and "Nothing solved yet" in at.info[0].value
+
+
+@pytest.mark.parametrize(
+    ("algorithm", "pruning", "seed", "label"),
+    [("mccfr-es", None, 5, "mccfr-es (seed 5)"), ("cfr", "total", 0, "cfr (total pruning)")],
+)
+def test_sampled_and_pruned_solves_save_load_and_resume(
+    algorithm: str, pruning: str | None, seed: int, label: str
+) -> None:
+    game = make_game("leduc")
+    source = {"kind": "toy", "name": "leduc"}
+    job = SolveJob(
+        game, make_algorithm(algorithm), max_iterations=100, pruning=pruning, seed=seed
+    ).start()
+    job.wait_for(lambda q: q.finished)
+    job.join(10)
+    loaded = load_solve(save_solve(job.engine, source, job.progress.history))
+    at = page("export", **{state.LOADED: loaded})
+    at.run()
+    assert not at.exception
+    assert any(f"Loaded leduc: {label} at iteration 100." in s.value for s in at.success)
+    assert at.button(key="btn_resume_loaded")
+    # what "Resume solving" starts: the loaded engine carries on (pruning state, draws) ...
+    resumed = resume_job(loaded, more=100)
+    assert resumed.engine is loaded.engine and resumed.progress.iteration == 100
+    resumed.start().wait_for(lambda q: q.finished)
+    resumed.join(10)
+    assert resumed.progress.iteration == 200 and resumed.progress.state == "done"
+    assert resumed.progress.history[: len(loaded.history)] == loaded.history
+    # ... exactly as one uninterrupted solve of 200 iterations
+    straight = make_solver(game, algorithm, pruning=pruning, seed=seed)
+    straight.iterate(200)
+    assert np.array_equal(straight.storage.regrets, resumed.engine.storage.regrets)
+    assert np.array_equal(straight.average_strategy(), resumed.engine.average_strategy())
+    assert straight.memory_bytes == resumed.engine.memory_bytes

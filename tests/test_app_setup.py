@@ -3,13 +3,16 @@ without losing what was typed, edits ranges on the grid and the board with the c
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 from app_helpers import page
 from streamlit.testing.v1 import AppTest
 
 from app import spec as S
 from app import state
-from solver.ranges import parse_range
+from app.screens.setup import paint_cells
+from solver.ranges import grid_from_weights, parse_range
 
 
 def _run(**st: object) -> AppTest:
@@ -49,7 +52,7 @@ def _ip(at: AppTest) -> str:
 
 
 def test_grid_click_edits_the_range_text() -> None:
-    at = _run(**{state.GRID_PLAYER: "IP"})
+    at = _run(**{state.GRID_PLAYER: "IP", state.GRID_EDITOR_OPEN: True})
     before = parse_range(_ip(at))
     at.button(key="cell_72o").click().run()  # not in the IP range: added at weight 1
     after = parse_range(_ip(at))
@@ -63,8 +66,20 @@ def test_grid_click_edits_the_range_text() -> None:
     np.testing.assert_array_equal(parse_range(_ip(at))[changed], 0.0)
 
 
+def test_drag_paint_sets_and_clears_the_cells_under_the_drag() -> None:
+    text = paint_cells("AA, KQs", ["A2o", "K2o", "AA"], 0.5)
+    g = grid_from_weights(parse_range(text))
+    assert g[12, 0] == g[12, 1] == g[0, 0] == 0.5 and g[1, 2] == 1.0  # KQs untouched
+    assert parse_range(paint_cells(text, ["AA", "KQs"], 0.0)).sum() == 24 * 0.5  # A2o, K2o: 12 combos each
+    # the paint grid renders in the editor: 169 cells labelled in grid order
+    at = _run(**{state.GRID_EDITOR_OPEN: True})
+    charts = [json.loads(c.proto.spec) for c in at.get("plotly_chart")]
+    paint = [c for c in charts if c["data"][0].get("customdata")]
+    assert len(paint) == 1 and paint[0]["data"][0]["customdata"][13 * 12 + 1] == "K2o"
+
+
 def test_card_picker_toggles_board_cards() -> None:
-    at = _run()
+    at = _run(**{state.BOARD_PICKER_OPEN: True})
     at.button(key="card_2s").click().run()
     assert at.text_input(key=state.BOARD).value == "Td 9d 6h Qc"
     at.button(key="card_Ah").click().run()

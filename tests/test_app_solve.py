@@ -1,15 +1,21 @@
 """AppTest: the Solve page (the app's default page) drives a background solve and shows its
-numbers; buttons follow the job's state; no thread is left behind."""
+numbers; buttons follow the job's state; every algorithm (full-width and Monte Carlo CFR) with
+its pruning, seed and RBP settings, the memory metric and curve, curves by nodes touched; bad
+values get a message next to their field; no thread is left behind."""
 
 from __future__ import annotations
 
 import json
+import os
 
 import pytest
 from app_helpers import app, no_threads_left, poll
+from streamlit.testing.v1 import AppTest
 
 from app import state
+from app.components.figures import human_bytes
 from solver import exploitability
+from solver.algorithms import ALGORITHMS
 
 
 @pytest.fixture(autouse=True)
@@ -102,3 +108,180 @@ def test_long_histories_are_thinned_for_the_curve() -> None:
     assert len(kept) <= 1501 and kept[0] == pts[0] and kept[-1] == pts[-1]
     fig = curve_figure(pts)
     assert len(fig.data[0].x) == len(kept)
+
+
+# ----- Monte Carlo CFR and pruning --------------------------------------------------------------
+def _chart(at: AppTest, key: str) -> dict:
+    """The plotly JSON of the chart drawn with ``key``."""
+    for chart in at.get("plotly_chart"):
+        if chart.proto.id.endswith(key) or key in chart.proto.id:
+            return json.loads(chart.proto.spec)
+    raise AssertionError(f"no chart {key!r}")
+
+
+def test_picker_lists_every_algorithm_full_width_first() -> None:
+    at = app(**{state.SOURCE: "preset:kuhn"})
+    at.run()
+    options = at.selectbox(key=state.ALGORITHM).options
+    assert sorted(options) == sorted(ALGORITHMS)
+    kinds = [ALGORITHMS[n].kind for n in options]
+    assert kinds == sorted(kinds)  # "full-width" < "sampling": every full-width one first
+    assert {"mccfr-cs", "mccfr-es", "mccfr-os", "dmccfr"} <= set(options)
+    at.selectbox(key=state.ALGORITHM).set_value("mccfr-os").run()
+    assert any(m.value.startswith("**sampling** · Outcome-sampling") for m in at.markdown)
+    assert at.number_input[0].label == "epsilon"
+
+
+def test_sampling_algorithm_shows_seed_and_runs_on_one_thread() -> None:
+    threads = min(2, os.cpu_count() or 1)
+    at = app(**{state.SOURCE: "preset:kuhn", state.THREADS: threads})
+    at.run()
+    assert all(n.key != state.SEED for n in at.number_input)
+    at.selectbox(key=state.ALGORITHM).set_value("mccfr-es").run()
+    assert not at.exception
+    seed = at.number_input(key=state.SEED)
+    assert seed.value == 0 and not seed.disabled
+    one = at.number_input(key=state.THREADS_ONE)
+    assert one.value == 1 and one.disabled
+    assert any("1 thread: sampling algorithms run on one thread" in c.value for c in at.caption)
+    assert at.selectbox(key=state.PRUNING).options == ["none"]
+    seed.set_value(7)
+    at.number_input(key=state.MAX_ITERATIONS).set_value(200)
+    at.number_input(key=state.TARGET).set_value(0.0)
+    at.button(key="btn_solve").click().run()
+    job = at.session_state[state.JOB]
+    poll(at, lambda: job.progress.finished)
+    at.run()
+    assert job.progress.state == "done" and job.progress.iteration == 200
+    assert job.rule.name == "mccfr-es" and job.engine.seed == 7 and job.engine.threads == 1
+    assert any("mccfr-es · seed 7" in m.value for m in at.markdown)
+    # back to a full-width rule: the Threads field kept its value
+    at.selectbox(key=state.ALGORITHM).set_value("dcfr").run()
+    assert at.number_input(key=state.THREADS).value == threads
+    assert all(n.key != state.SEED for n in at.number_input)
+
+
+def test_pruning_choices_follow_the_algorithm() -> None:
+    at = app(**{state.SOURCE: "preset:kuhn"})
+    at.run()
+    assert at.selectbox(key=state.PRUNING).value == "partial"
+    assert at.selectbox(key=state.PRUNING).options == ["partial (exact)", "none"]  # dcfr
+    at.selectbox(key=state.ALGORITHM).set_value("cfr").run()
+    pruning = at.selectbox(key=state.PRUNING)
+    assert pruning.options == ["partial (exact)", "none", "interval RBP", "Total RBP"]
+    assert "Total RBP" in (pruning.help or "")
+    pruning.set_value("interval").run()
+    assert at.number_input(key=state.RBP_CHECK_EVERY).value == 10
+    assert all(n.key != state.RBP_THRESHOLD for n in at.number_input)  # Total RBP's only
+    assert at.number_input(key=state.THREADS_ONE).disabled
+    at.selectbox(key=state.PRUNING).set_value("total").run()
+    assert at.number_input(key=state.RBP_THRESHOLD).value == 0.0
+    at.selectbox(key=state.PRECISION).set_value("compressed").run()
+    assert any("Total RBP needs float32 or float64 storage" in e.value for e in at.error)
+    assert at.button(key="btn_solve").disabled
+    at.selectbox(key=state.PRECISION).set_value("float32").run()
+    assert not at.error and not at.button(key="btn_solve").disabled
+    at.selectbox(key=state.ALGORITHM).set_value("cfr+").run()  # Total RBP, not interval
+    assert at.selectbox(key=state.PRUNING).options == ["partial (exact)", "none", "Total RBP"]
+    assert at.selectbox(key=state.PRUNING).value == "total"
+    at.selectbox(key=state.ALGORITHM).set_value("dcfr").run()  # neither: back to partial
+    assert at.selectbox(key=state.PRUNING).value == "partial"
+    assert all(n.key != state.RBP_CHECK_EVERY for n in at.number_input)
+
+
+def test_total_pruning_solve_shows_memory_and_curves_by_nodes() -> None:
+    threads = min(2, os.cpu_count() or 1)
+    at = app(**{state.SOURCE: "preset:leduc", state.THREADS: threads})
+    at.run()
+    at.selectbox(key=state.ALGORITHM).set_value("cfr").run()
+    at.selectbox(key=state.PRUNING).set_value("total").run()
+    at.number_input(key=state.RBP_CHECK_EVERY).set_value(5)
+    at.number_input(key=state.MAX_ITERATIONS).set_value(300)
+    at.number_input(key=state.TARGET).set_value(0.0)
+    at.button(key="btn_solve").click().run()
+    assert not at.exception
+    job = at.session_state[state.JOB]
+    poll(at, lambda: job.progress.finished)
+    at.run()
+    p = job.progress
+    assert p.state == "done" and p.iteration == 300
+    assert job.engine.pruning == "total" and job.engine.threads == 1
+    assert job.engine.rbp.check_every == 5
+    metrics = {m.label: m.value for m in at.metric}
+    assert metrics["Memory"] == human_bytes(p.memory_bytes)
+    assert p.memory_bytes == job.engine.memory_bytes > 0
+    memory = _chart(at, "live_memory")
+    pts = [q for q in p.history if q.memory_bytes > 0]
+    assert len(memory["data"][0]["y"]) == len(pts) >= 2
+    assert memory["data"][0]["x"] == [q.iteration for q in pts]
+    unit = memory["layout"]["yaxis"]["title"]["text"]
+    assert unit == "memory held (KB)"  # Leduc: tens of KB
+    assert memory["data"][0]["customdata"] == [q.memory_bytes for q in pts]
+    assert pts[-1].memory_bytes < pts[0].memory_bytes  # Total RBP released regrets
+    assert any("**Memory held** at each check" in m.value for m in at.markdown)
+    # the x axis "nodes touched" redraws both curves against the nodes touched so far
+    at.radio(key=state.X_AXIS).set_value("nodes touched").run()
+    curve = _chart(at, "live_curve")
+    assert curve["data"][0]["x"] == [q.nodes_touched for q in p.history]
+    assert curve["layout"]["xaxis"]["title"]["text"] == "nodes touched"
+    assert _chart(at, "live_memory")["data"][0]["x"] == [q.nodes_touched for q in pts]
+    assert p.history[-1].nodes_touched == p.nodes_touched > 0
+
+
+def test_no_memory_curve_without_regret_based_pruning() -> None:
+    at = app(**{state.SOURCE: "preset:kuhn"})
+    at.run()
+    at.number_input(key=state.MAX_ITERATIONS).set_value(50)
+    at.button(key="btn_solve").click().run()
+    job = at.session_state[state.JOB]
+    poll(at, lambda: job.progress.finished)
+    at.run()
+    assert len(at.get("plotly_chart")) == 1  # the exploitability curve only
+    assert {m.label: m.value for m in at.metric}["Memory"] == human_bytes(job.engine.memory_bytes)
+
+
+def test_bad_seed_and_rbp_values_are_shown_next_to_their_fields() -> None:
+    at = app(**{state.SOURCE: "preset:kuhn"})
+    at.run()
+    at.number_input(key=state.MAX_ITERATIONS).set_value(1234)
+    at.selectbox(key=state.ALGORITHM).set_value("mccfr-os").run()
+    at.number_input(key=f"{state.PARAM_PREFIX}mccfr-os_epsilon").set_value(2.0).run()
+    assert any("epsilon must be in (0, 1]" in e.value for e in at.error)
+    assert at.button(key="btn_solve").disabled
+    at.number_input(key=f"{state.PARAM_PREFIX}mccfr-os_epsilon").set_value(0.5)
+    at.number_input(key=state.SEED).set_value(-1).run()
+    assert [e.value for e in at.error] == ["Seed must be a whole number ≥ 0, got -1."]
+    assert at.button(key="btn_solve").disabled
+    assert at.number_input(key=state.SEED).value == -1  # what was typed stays
+    at.number_input(key=state.SEED).set_value(3).run()
+    assert not at.error and not at.button(key="btn_solve").disabled
+    at.selectbox(key=state.ALGORITHM).set_value("cfr").run()
+    at.selectbox(key=state.PRUNING).set_value("total").run()
+    at.number_input(key=state.RBP_CHECK_EVERY).set_value(0)
+    at.number_input(key=state.RBP_THRESHOLD).set_value(-0.5).run()
+    errors = [e.value for e in at.error]
+    assert any(e.startswith("Check every must be a whole number of iterations ≥ 1") for e in errors)
+    assert any(e.startswith("Threshold C must be a number ≥ 0") for e in errors)
+    assert at.button(key="btn_solve").disabled
+    # nothing typed is lost: the other fields and the sampler's settings are still there
+    assert at.number_input(key=state.MAX_ITERATIONS).value == 1234
+    at.selectbox(key=state.ALGORITHM).set_value("mccfr-os").run()
+    assert at.number_input(key=f"{state.PARAM_PREFIX}mccfr-os_epsilon").value == 0.5
+    assert at.number_input(key=state.SEED).value == 3
+    assert not at.error
+
+
+def test_memory_figure_and_units() -> None:
+    from app.components.figures import byte_unit, memory_figure
+    from solver.jobs import Point
+
+    assert human_bytes(512) == "512 bytes" and human_bytes(36960) == "36.09 KB"
+    assert byte_unit(3 * 2**30) == ("GB", 2**30)
+    pts = [Point(i, 0.1 * i, 1.0, 100 * i, 2**20 - 1000 * (i + 1)) for i in range(5)]
+    pts.append(Point(5, 0.5, 1.0, 500, 0))  # no memory figure (an old save): left out
+    fig = memory_figure(pts, "seconds")
+    assert list(fig.data[0].x) == [p.elapsed_s for p in pts[:5]]
+    assert list(fig.data[0].y) == [p.memory_bytes / 2**10 for p in pts[:5]]
+    assert fig.layout.yaxis.title.text == "memory held (KB)"
+    with pytest.raises(ValueError, match="unknown x axis"):
+        memory_figure(pts, "minutes")

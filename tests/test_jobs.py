@@ -160,3 +160,9 @@ def test_eta_from_power_law() -> None:
     assert estimate_eta(hist, None) is None
     assert estimate_eta(hist[:2], 0.01) is None
     assert estimate_eta(hist, 1.0) == 0.0
+
+
+def test_first_snapshot_reports_the_memory_the_solve_holds() -> None:
+    g = game("leduc")
+    job = SolveJob(g, make_rule("cfr+"), max_iterations=1)
+    assert job.progress.memory_bytes == job.engine.memory_bytes > 0

@@ -51,7 +51,18 @@ def test_rule_updates_give_distributions_and_rm_plus_stays_nonnegative(
         sigma = storage.strategy.reshape(na, nh)
         out = (sigma * av).sum(axis=0)
         _update_infosets(
-            storage, coefs[k], 0, 0, na, nh, av, out, np.zeros(na), 0, np.zeros(na * nh)
+            storage,
+            coefs[k],
+            0,
+            0,
+            na,
+            nh,
+            av,
+            out,
+            np.zeros(na),
+            0,
+            np.zeros(na * nh),
+            np.zeros(nh),
         )
         sigma = storage.strategy.reshape(na, nh)
         assert np.all(sigma >= 0.0)

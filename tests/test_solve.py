@@ -99,7 +99,9 @@ def test_callback_can_stop_and_history_is_recorded() -> None:
         seen.append(cp.iteration)  # type: ignore[attr-defined]
         return len(seen) >= 3
 
-    result = solve(game("leduc"), "cfr+", iterations=1000, check_every=7, callback=cb)
+    result = solve(
+        game("leduc"), "cfr+", iterations=1000, check_every=7, callback=cb, pruning="none"
+    )
     assert seen == [0, 7, 14]
     assert result.stopped_by == "callback"
     assert [cp.iteration for cp in result.history] == [0, 7, 14]
@@ -131,3 +133,23 @@ def test_bad_arguments() -> None:
         solve("kuhn", "cfr+", params={"delay": -2})
     with pytest.raises(ValueError):
         solve("kuhn", "cfr+", params={"zeta": 1})
+
+
+def test_strategy_queries_follow_suit_isomorphic_cards() -> None:
+    """Leduc deals the public card in one suit and mirrors the other: a query through a
+    mirrored card (``d:Kh``) answers for the real hands, exactly as the game built in full."""
+    from solver.games.toy import leduc
+
+    iso = solve(game("leduc"), "cfr+", iterations=60, check_every=60)
+    full = solve(leduc(isomorphism=False), "cfr+", iterations=60, check_every=60)
+    checked = 0
+    for n in full.game.decision_nodes():
+        hist = full.game.history(int(n))
+        a, b = full.strategy(hist), iso.strategy(hist)
+        assert set(a) == set(b)
+        for hand in a:
+            for act, prob in a[hand].items():
+                assert b[hand][act] == pytest.approx(prob, abs=1e-12)
+        np.testing.assert_allclose(iso.node_strategy(hist), full.node_strategy(hist), atol=1e-12)
+        checked += any(lab.startswith("d:") and lab.endswith("h") for lab in hist)
+    assert checked > 0  # mirrored (hearts) boards were among the queries

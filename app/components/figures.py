@@ -1,9 +1,11 @@
-"""Plotly figures: the exploitability curve, the 13×13 strategy grid (each cell split by
-action mix), the range grid. Pure functions: data in, figure out (no Streamlit)."""
+"""Plotly figures: the exploitability curve, the memory curve, a race's overlaid curves, the
+13×13 strategy grid (each cell split by action mix), the range grid. Pure functions: data in,
+figure out (no Streamlit)."""
 
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 
 import numpy as np
 import numpy.typing as npt
@@ -11,12 +13,28 @@ import plotly.graph_objects as go
 
 from app.components.colors import EMPTY, action_colors, action_name
 from solver.jobs import Point
+from solver.race import RacePoint
 from solver.ranges import GRID_LABELS
 
 Array = npt.NDArray[np.float64]
 _CELL_COMBOS = np.array(
     [[6 if i == j else (4 if i < j else 12) for j in range(13)] for i in range(13)], dtype=float
 )
+
+
+CURVE_X = ("iterations", "seconds", "nodes touched")
+"""The x axes of the Solve page's curves."""
+
+
+def point_x(p: Point, x_axis: str) -> float:
+    """A history point's x value: its iteration, solve seconds, or nodes touched so far."""
+    if x_axis == "iterations":
+        return p.iteration
+    if x_axis == "seconds":
+        return p.elapsed_s
+    if x_axis == "nodes touched":
+        return p.nodes_touched
+    raise ValueError(f"unknown x axis {x_axis!r} (one of {', '.join(CURVE_X)})")
 
 
 def curve_figure(
@@ -26,10 +44,11 @@ def curve_figure(
     unit: str = "chips",
     scale: float = 1.0,
 ) -> go.Figure:
-    """Exploitability of the average strategy (log y) against iterations or seconds.
-    ``scale`` converts chips to ``unit`` (e.g. 100 / pot for % pot)."""
+    """Exploitability of the average strategy (log y) against iterations, seconds or nodes
+    touched (``x_axis``, one of :data:`CURVE_X`). ``scale`` converts chips to ``unit`` (e.g.
+    100 / pot for % pot)."""
     pts = thin([p for p in history if p.exploitability > 0])
-    xs = [p.iteration if x_axis == "iterations" else p.elapsed_s for p in pts]
+    xs = [point_x(p, x_axis) for p in pts]
     ys = [p.exploitability * scale for p in pts]
     fig = go.Figure(
         go.Scatter(
@@ -49,12 +68,140 @@ def curve_figure(
             annotation_text="target",
         )
     fig.update_layout(
-        xaxis_title="iterations" if x_axis == "iterations" else "seconds",
+        xaxis_title=x_axis,
         yaxis_title=f"exploitability ({unit})",
         yaxis_type="log",
         height=340,
         margin={"l": 60, "r": 20, "t": 30, "b": 50},
         showlegend=False,
+    )
+    return fig
+
+
+_BYTE_UNITS = (("GB", 2**30), ("MB", 2**20), ("KB", 2**10))
+
+
+def byte_unit(n: float) -> tuple[str, int]:
+    """The unit to show ``n`` bytes in, and its size in bytes: GB, MB, KB (powers of 1,024,
+    as the set-up page's memory estimate) or bytes."""
+    for unit, size in _BYTE_UNITS:
+        if n >= size:
+            return unit, size
+    return "bytes", 1
+
+
+def human_bytes(n: float) -> str:
+    """``n`` bytes as text with four significant digits: ``36.09 KB``, ``1.5 MB``."""
+    unit, size = byte_unit(n)
+    return f"{n / size:.4g} {unit}"
+
+
+def memory_figure(
+    history: tuple[Point, ...] | list[Point], x_axis: str = "iterations"
+) -> go.Figure:
+    """Memory the solve holds (:attr:`solver.jobs.Point.memory_bytes`: regrets, strategy sums
+    and buffers still needed; it falls while Total RBP prunes) against iterations, seconds or
+    nodes touched (``x_axis``, one of :data:`CURVE_X`). One unit for the whole curve, chosen
+    by its largest value; points without a memory figure (old saves) are left out. The y axis
+    is fitted to the data (not from zero), so small changes are visible."""
+    pts = thin([p for p in history if p.memory_bytes > 0])
+    unit, size = byte_unit(max((p.memory_bytes for p in pts), default=0))
+    fig = go.Figure(
+        go.Scatter(
+            x=[point_x(p, x_axis) for p in pts],
+            y=[p.memory_bytes / size for p in pts],
+            mode="lines+markers",
+            marker={"size": 4},
+            line={"color": "#1f77b4"},
+            name="memory held",
+            customdata=[p.memory_bytes for p in pts],
+            hovertemplate=f"%{{x}}<br>%{{y:.4g}} {unit} (%{{customdata:,}} bytes)<extra></extra>",
+        )
+    )
+    fig.update_layout(
+        xaxis_title=x_axis,
+        yaxis_title=f"memory held ({unit})",
+        height=260,
+        margin={"l": 60, "r": 20, "t": 30, "b": 50},
+        showlegend=False,
+    )
+    return fig
+
+
+RACE_COLORS = ("#d43d33", "#1f77b4", "#2ca02c", "#9467bd", "#ff7f0e", "#17becf")
+RACE_X = {
+    "iterations": "iterations",
+    "seconds": "CPU seconds (each algorithm's own)",
+    "nodes": "nodes touched",
+}
+
+
+def race_x(p: RacePoint, x_axis: str) -> float:
+    """A race point's x value: iterations, its algorithm's CPU seconds, or nodes touched."""
+    if x_axis == "iterations":
+        return float(p.iteration)
+    if x_axis == "seconds":
+        return p.cpu_s
+    if x_axis == "nodes":
+        return float(p.nodes_touched)
+    raise ValueError(f"unknown x axis {x_axis!r} (one of {', '.join(RACE_X)})")
+
+
+def race_figure(
+    curves: Sequence[tuple[str, Sequence[RacePoint]]],
+    x_axis: str = "iterations",
+    targets: Sequence[tuple[str, float]] = (),
+    unit: str = "chips",
+    scale: float = 1.0,
+    title: str = "",
+) -> go.Figure:
+    """Every algorithm's exploitability curve overlaid, log-log: ``curves`` are (label,
+    points) pairs in race order (one colour each, in :data:`RACE_COLORS` order); ``x_axis``
+    is "iterations", "seconds" (each algorithm's own CPU seconds) or "nodes" (nodes
+    touched); ``targets`` (label, chips) become dotted lines. ``scale`` converts chips to
+    ``unit`` (e.g. 100 / pot for % pot). Points with a non-positive x or y are left out (a
+    log axis cannot show them)."""
+    traces = []
+    for k, (label, points) in enumerate(curves):
+        pts = [p for p in points if p.exploitability > 0 and race_x(p, x_axis) > 0]
+        traces.append(
+            go.Scatter(
+                x=[race_x(p, x_axis) for p in pts],
+                y=[p.exploitability * scale for p in pts],
+                mode="lines+markers",
+                marker={"size": 4},
+                line={"color": RACE_COLORS[k % len(RACE_COLORS)], "width": 2},
+                name=label,
+                customdata=[[p.iteration, p.cpu_s] for p in pts],
+                hovertemplate=(
+                    f"<b>{label}</b><br>iteration %{{customdata[0]:,}}<br>"
+                    f"%{{customdata[1]:.3f}} CPU s<br>%{{y:.4g}} {unit}<extra></extra>"
+                ),
+            )
+        )
+    fig = go.Figure(traces)
+    for label, chips in targets:
+        y = chips * scale
+        if not y > 0:
+            continue
+        fig.add_hline(y=y, line={"dash": "dot", "color": "#888888", "width": 1})
+        # placed by hand: on a log axis an annotation's y is log10 of the value (add_hline's
+        # own annotation lands in the wrong place)
+        fig.add_annotation(
+            x=0, xref="paper", y=math.log10(y), yref="y", text=label, showarrow=False,
+            xanchor="left", yanchor="bottom", font={"size": 10, "color": "#666666"},
+        )  # fmt: skip
+    fig.update_xaxes(exponentformat="power")
+    fig.update_yaxes(exponentformat="power")
+    fig.update_layout(
+        title={"text": title, "y": 0.97, "yanchor": "top"} if title else None,
+        xaxis_title=RACE_X.get(x_axis, x_axis),
+        yaxis_title=f"exploitability ({unit})",
+        xaxis_type="log",
+        yaxis_type="log",
+        height=460 if title else 420,
+        margin={"l": 60, "r": 20, "t": 85 if title else 30, "b": 50},
+        legend={"orientation": "h", "y": 1.02, "yanchor": "bottom", "x": 0},
     )
     return fig
 
@@ -212,6 +359,48 @@ def range_grid_figure(grid: Array, title: str = "", height: int = 360) -> go.Fig
         margin={"l": 5, "r": 5, "t": 30 if title else 5, "b": 5},
         xaxis={"visible": False, "fixedrange": True},
         yaxis={"visible": False, "fixedrange": True, "scaleanchor": "x"},
+    )
+    return fig
+
+
+def range_paint_figure(grid: Array, height: int = 400) -> go.Figure:
+    """The 13×13 range as 169 square markers that a box or lasso drag selects (the app sets
+    every selected class to the chosen weight). Point ``k`` is cell ``(k // 13, k % 13)`` of
+    ``GRID_LABELS``: pairs on the diagonal, suited above it, offsuit below. ``grid``: (13, 13)
+    weights in [0, 1]."""
+    xs, ys, labels, colors, hover = [], [], [], [], []
+    for i in range(13):
+        for j in range(13):
+            v = float(grid[i, j]) if np.isfinite(grid[i, j]) else 0.0
+            base = "#fbe3c4" if i == j else ("#dbe9f7" if i < j else "#eeeeee")
+            xs.append(j)
+            ys.append(12 - i)
+            labels.append(GRID_LABELS[i][j])
+            colors.append(f"rgba(212, 61, 51, {0.25 + 0.75 * v:.2f})" if v > 0 else base)
+            hover.append(f"{GRID_LABELS[i][j]}: weight {v:.2f}")
+    fig = go.Figure(
+        go.Scatter(
+            x=xs,
+            y=ys,
+            mode="markers+text",
+            text=labels,
+            customdata=labels,
+            hovertext=hover,
+            hoverinfo="text",
+            textfont={"size": 9, "color": "#222"},
+            marker={"symbol": "square", "size": 24, "color": colors, "line": {"width": 0}},
+            selected={"marker": {"opacity": 1.0}},
+            unselected={"marker": {"opacity": 1.0}},
+        )
+    )
+    fig.update_layout(
+        height=height,
+        dragmode="select",
+        margin={"l": 5, "r": 5, "t": 5, "b": 5},
+        xaxis={"visible": False, "fixedrange": True, "range": [-0.6, 12.6]},
+        yaxis={"visible": False, "fixedrange": True, "range": [-0.6, 12.6], "scaleanchor": "x"},
+        showlegend=False,
+        template="plotly_white",
     )
     return fig
 

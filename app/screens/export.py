@@ -1,6 +1,7 @@
 """Export & save: charts as PNG / SVG / HTML, strategies (current node or whole tree, with EVs
 and equities) as CSV / JSON, and saving a solve as ``.npz`` (JSON metadata inside) or loading
-one back to explore or resume it."""
+one back to explore or resume it (any solver: full-width with its pruning state, or Monte
+Carlo CFR with its generator state — the loaded engine carries them on)."""
 
 from __future__ import annotations
 
@@ -16,8 +17,10 @@ from app.components.views import grid_figure
 from app.runtime import start
 from app.screens.explore import analysis_for
 from app.state import Solved
+from solver.algorithms import ALGORITHMS
 from solver.export import (
     ExportError,
+    LoadedSolve,
     load_solve,
     node_csv,
     node_json,
@@ -185,6 +188,37 @@ def _on_upload() -> None:
     state.put(state.EXPLORE_NODE, int(loaded.game.decision_nodes()[0]))
 
 
+RESUME_ITERATIONS = 100_000  # a resumed solve runs this many more iterations at most
+
+
+def resume_job(loaded: LoadedSolve, more: int = RESUME_ITERATIONS) -> SolveJob:
+    """A job that carries on ``loaded`` (not started): its own engine, so the algorithm,
+    parameters, pruning state (interval/Total RBP bounds, released memory) and a sampling
+    algorithm's generator state continue where the save left them; up to ``more`` further
+    iterations, the saved history kept."""
+    return SolveJob(
+        loaded.game,
+        loaded.engine.rule,
+        engine=loaded.engine,
+        history=loaded.history,
+        max_iterations=loaded.engine.iteration + more,
+        watch=int(loaded.game.decision_nodes()[0]),
+    )
+
+
+def loaded_label(loaded: LoadedSolve) -> str:
+    """The saved algorithm with its pruning (where it has a choice) and seed (sampling)."""
+    meta = loaded.meta
+    name = str(meta.get("algorithm"))
+    info = ALGORITHMS.get(name)
+    extra = []
+    if info is not None and len(info.prunings) > 1 and meta.get("pruning"):
+        extra.append(f"{meta['pruning']} pruning")
+    if info is not None and info.sampling:
+        extra.append(f"seed {meta.get('seed', 0)}")
+    return f"{name} ({', '.join(extra)})" if extra else name
+
+
 def _load_section() -> None:
     with st.expander("Load a saved solve", expanded=state.get(state.LOADED) is not None):
         st.file_uploader(
@@ -199,18 +233,11 @@ def _load_section() -> None:
         loaded = state.get(state.LOADED)
         if loaded is not None:
             st.success(
-                f"Loaded {loaded.game.name}: {loaded.meta.get('algorithm')} at iteration "
+                f"Loaded {loaded.game.name}: {loaded_label(loaded)} at iteration "
                 f"{loaded.engine.iteration:,}. Explore it, or resume solving."
             )
             if st.button("Resume solving", key="btn_resume_loaded"):
-                job = SolveJob(
-                    loaded.game,
-                    loaded.engine.rule,
-                    engine=loaded.engine,
-                    history=loaded.history,
-                    max_iterations=loaded.engine.iteration + 100_000,
-                    watch=int(loaded.game.decision_nodes()[0]),
-                )
+                job = resume_job(loaded)
                 state.put(state.JOB, job)
                 state.put(state.JOB_SOURCE, loaded.meta.get("game", {}))
                 state.put(state.JOB_SPEC, loaded.holdem)

@@ -14,6 +14,7 @@ import streamlit as st
 from app import nav, state
 from app import spec as S
 from app.components.colors import CARD_SUIT_COLORS
+from app.components.figures import range_paint_figure
 from solver.cards import RANKS, SUITS, card_str, parse_cards
 from solver.games.holdem import Estimate, HoldemSpec
 from solver.presets import PresetError, parse_preset
@@ -183,8 +184,11 @@ def _holdem_form(req: Request) -> None:
         help="e.g. `Td 9d 6h Qc 2s`; flop, turn or river",
     )
     _field_error(errors, "board")
-    with st.expander("Pick board cards"):
-        _board_picker()
+    # tracked, so it stays open across reruns; its 52 buttons render only while open
+    picker = st.expander("Pick board cards", key=state.BOARD_PICKER_OPEN, on_change="rerun")
+    if picker.open:
+        with picker:
+            _board_picker()
     c = st.columns(3)
     c[0].number_input("Pot (chips)", min_value=1, step=10, key=state.POT)
     c[1].number_input("Effective stack (chips)", min_value=1, step=10, key=state.STACK)
@@ -318,7 +322,13 @@ def _toggle_card(card: int) -> None:
 def _range_grid_editor() -> None:
     """Click a cell to set it to the chosen weight (click again to clear it); the text box
     follows."""
-    with st.expander("Edit a range on the 13×13 grid", expanded=False):
+    # tracked, so it stays open across reruns; its 169 buttons render only while open
+    editor = st.expander(
+        "Edit a range on the 13×13 grid", key=state.GRID_EDITOR_OPEN, on_change="rerun"
+    )
+    if not editor.open:
+        return
+    with editor:
         c = st.columns([1, 2])
         c[0].radio("Range", ["OOP", "IP"], key=state.GRID_PLAYER, horizontal=True)
         c[1].slider("Weight of a clicked cell", 0.0, 1.0, 1.0, 0.05, key=state.GRID_WEIGHT)
@@ -341,15 +351,71 @@ def _range_grid_editor() -> None:
                     "min-height: 1.7rem; font-size: 0.7rem; border-radius: 2px;}"
                 )
         st.html(f"<style>{''.join(css)}</style>")
-        for i in range(13):
-            cols = st.columns(13, gap="small")
-            for j in range(13):
-                label = GRID_LABELS[i][j]
-                cols[j].button(label, key=f"cell_{label}", on_click=_toggle_cell, args=(key, label))
+        click, drag = st.tabs(["Click cells", "Drag over cells"])
+        with click:
+            for i in range(13):
+                cols = st.columns(13, gap="small")
+                for j in range(13):
+                    label = GRID_LABELS[i][j]
+                    cols[j].button(
+                        label, key=f"cell_{label}", on_click=_toggle_cell, args=(key, label)
+                    )
+        with drag:
+            st.radio(
+                "A drag (box, or lasso from the chart's toolbar) over cells",
+                ["Set weight", "Clear"],
+                key=state.GRID_DRAG,
+                horizontal=True,
+                help="Set weight: every cell under the drag gets the weight above. "
+                "Clear: every cell under the drag leaves the range.",
+            )
+            st.plotly_chart(
+                range_paint_figure(grid),
+                key=state.GRID_PAINT,
+                on_select=functools.partial(_paint_selection, key),
+                selection_mode=("box", "lasso"),
+                config={"displaylogo": False},
+            )
         st.caption(
             "Pairs on the diagonal (orange), suited above it (blue), offsuit below (grey); "
             "red = in range, deeper = higher weight."
         )
+
+
+def paint_cells(text: str, labels: list[str], weight: float) -> str:
+    """The range ``text`` with every class in ``labels`` set to ``weight`` (0 removes it),
+    as the shortest range text. Raises RangeError/ValueError on a malformed ``text``."""
+    w = parse_range(text)
+    for label in labels:
+        w = set_cell(w, label, weight)
+    return range_to_text(w)
+
+
+def _paint_selection(key: str) -> None:
+    """on_select of the paint grid: apply the drag to the range text under ``key``."""
+    chart = state.get(state.GRID_PAINT)
+    points = []
+    if chart is not None:
+        try:
+            points = list(chart["selection"]["points"])
+        except (KeyError, TypeError):
+            points = []
+    labels = []
+    for p in points:
+        k = p.get("point_index", p.get("point_number"))
+        if isinstance(k, int) and 0 <= k < 169:
+            labels.append(GRID_LABELS[k // 13][k % 13])
+    if not labels:
+        return
+    weight = (
+        0.0
+        if state.get(state.GRID_DRAG, "Set weight") == "Clear"
+        else state.get(state.GRID_WEIGHT, 1.0)
+    )
+    try:
+        state.put(key, paint_cells(str(state.get(key) or ""), labels, float(weight)))
+    except (RangeError, ValueError):
+        return
 
 
 def _toggle_cell(key: str, label: str) -> None:

@@ -1,24 +1,28 @@
-"""Solve: algorithm and parameters, target and limits, Start / Pause / Resume / Stop, and the
-live view (exploitability curve, numbers, the watched node's strategy) refreshed twice a
-second by a fragment while the solve runs in its background thread."""
+"""Solve: algorithm (full-width CFR rules and Monte Carlo CFR) with its parameters, pruning,
+seed, target and limits, Start / Pause / Resume / Stop, and the live view (exploitability
+curve by iterations, seconds or nodes touched, the memory held — as a curve for regret-based
+pruning runs —, numbers, the watched node's strategy) refreshed twice a second by a fragment
+while the solve runs in its background thread."""
 
 from __future__ import annotations
 
 import math
 import os
+from dataclasses import dataclass, field
 
 import streamlit as st
 
 from app import nav, state
 from app import spec as S
-from app.components.figures import curve_figure
+from app.components.figures import CURVE_X, curve_figure, human_bytes, memory_figure
 from app.components.views import card_table, grid_figure, node_reach
 from app.runtime import start
 from app.screens.setup import Request, current_request
+from solver.algorithms import ALGORITHMS, algorithm_defaults, make_algorithm
 from solver.analysis import investments
-from solver.cfr.rules import RULES, make_rule, rule_defaults
+from solver.cfr.sampling import SAMPLERS
 from solver.games.model import DECISION, Game
-from solver.jobs import FINISHED, PAUSED, RUNNING, Progress, SolveJob, estimate_eta
+from solver.jobs import FINISHED, PAUSED, RUNNING, Point, Progress, SolveJob, estimate_eta
 
 DEFAULT_ALGORITHM = "dcfr"
 PRECISIONS = {
@@ -28,6 +32,24 @@ PRECISIONS = {
     "compressed": "16-bit compressed (quarter)",
 }
 LAST_STATE = "live_last_state"  # the job state the page last drew its buttons for
+RBP = ("interval", "total")  # pruning modes that need one thread and float32/float64 storage
+PRUNING_LABELS = {
+    "partial": "partial (exact)",
+    "none": "none",
+    "interval": "interval RBP",
+    "total": "Total RBP",
+}
+PRUNING_HELP = (
+    "**partial** (the default): skip the subtrees the opponent reaches with probability 0 — "
+    "the same numbers as none, less work. **none**: walk every subtree. **interval RBP** "
+    "(CFR; Brown & Sandholm 2015): also skip actions whose regret is negative for as long as "
+    "a bound proves they stay unplayed, then catch them up exactly. **Total RBP** (CFR, CFR+; "
+    "Brown & Sandholm 2017): prune actions that are no best response at a check and release "
+    "their subtrees' regrets (the memory held falls; rebuilt when pruning ends). Interval and "
+    "Total RBP run on one thread with float32/float64 storage."
+)
+DEFAULT_RBP_CHECK_EVERY = 10
+DEFAULT_SEED = 0
 
 
 def first_decision(game: Game) -> int:
@@ -41,12 +63,130 @@ def watched_node(game: Game) -> int:
     return first_decision(game)
 
 
+def algorithm_names() -> list[str]:
+    """Every algorithm of :data:`solver.algorithms.ALGORITHMS`: full-width first, then
+    sampling (registry order within each kind)."""
+    return [n for n, i in ALGORITHMS.items() if not i.sampling] + [
+        n for n, i in ALGORITHMS.items() if i.sampling
+    ]
+
+
 def _params(algo: str) -> dict[str, float]:
     out = {}
-    for name in rule_defaults(algo):
+    defaults = algorithm_defaults(algo)
+    for name in defaults:
         key = f"{state.PARAM_PREFIX}{algo}_{name}"
-        out[name] = float(state.get(key, rule_defaults(algo)[name]))
+        out[name] = float(state.get(key, defaults[name]))
     return out
+
+
+@dataclass(frozen=True)
+class Settings:
+    """The solver settings the page's widgets hold, read and checked. ``errors`` maps a field
+    ("params", "seed", "rbp_check_every", "rbp_threshold", "precision") to the message shown
+    next to it; Solve stays disabled while there is any. ``threads`` is what the solve gets
+    (1 when ``one_thread`` says why)."""
+
+    algorithm: str
+    params: dict[str, float]
+    pruning: str
+    seed: int
+    threads: int
+    precision: str
+    rbp_check_every: int
+    rbp_threshold: float
+    one_thread: str = ""  # why the solve runs on one thread whatever the Threads field says
+    errors: dict[str, str] = field(default_factory=dict)
+
+
+def seed_error(value: object) -> str:
+    """Why ``value`` cannot be a sampling seed ("" when it can: a whole number ≥ 0)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return f"Seed must be a whole number ≥ 0, got {value!r}."
+    if not math.isfinite(value) or value != int(value) or value < 0:
+        return f"Seed must be a whole number ≥ 0, got {value:g}."
+    return ""
+
+
+def check_every_error(value: object) -> str:
+    """Why ``value`` cannot be RBP's ``check_every`` ("" when it can: a whole number ≥ 1)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return f"Check every must be a whole number ≥ 1, got {value!r}."
+    if not math.isfinite(value) or value != int(value) or value < 1:
+        return f"Check every must be a whole number of iterations ≥ 1, got {value:g}."
+    return ""
+
+
+def threshold_error(value: object) -> str:
+    """Why ``value`` cannot be Total RBP's sums threshold C ("" when it can: a number ≥ 0)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return f"Threshold C must be a number ≥ 0, got {value!r}."
+    if not math.isfinite(value) or value < 0:
+        return f"Threshold C must be a number ≥ 0 (0 keeps every strategy sum), got {value:g}."
+    return ""
+
+
+def settings() -> Settings:
+    """The solver settings from the session state (defaults where a field is not drawn yet),
+    with every problem in ``errors``."""
+    algo = str(state.get(state.ALGORITHM))
+    if algo not in ALGORITHMS:
+        algo = DEFAULT_ALGORITHM
+    info = ALGORITHMS[algo]
+    errors: dict[str, str] = {}
+    params = _params(algo)
+    try:
+        make_algorithm(algo, **params)
+    except (ValueError, KeyError) as exc:
+        errors["params"] = str(exc)
+    pruning = str(state.get(state.PRUNING))
+    if pruning not in info.prunings:
+        pruning = info.prunings[0]
+    seed_value = state.get(state.SEED, DEFAULT_SEED)
+    seed = 0
+    if info.sampling:
+        errors["seed"] = seed_error(seed_value)
+        if not errors["seed"]:
+            seed = int(seed_value)
+    every_value = state.get(state.RBP_CHECK_EVERY, DEFAULT_RBP_CHECK_EVERY)
+    threshold_value = state.get(state.RBP_THRESHOLD, 0.0)
+    every, threshold = DEFAULT_RBP_CHECK_EVERY, 0.0
+    if pruning in RBP:
+        errors["rbp_check_every"] = check_every_error(every_value)
+        if not errors["rbp_check_every"]:
+            every = int(every_value)
+    if pruning == "total":
+        errors["rbp_threshold"] = threshold_error(threshold_value)
+        if not errors["rbp_threshold"]:
+            threshold = float(threshold_value)
+    precision = str(state.get(state.PRECISION) or "auto")
+    if precision == "compressed" and pruning in RBP:
+        errors["precision"] = (
+            f"{PRUNING_LABELS[pruning]} needs float32 or float64 storage: pick another storage "
+            "or another pruning."
+        )
+    elif precision == "compressed" and algo in SAMPLERS:
+        errors["precision"] = (
+            f"{algo} stores float32 or float64 (no 16-bit compression): pick another storage."
+        )
+    one_thread = ""
+    if info.sampling:
+        one_thread = "sampling algorithms run on one thread"
+    elif pruning in RBP:
+        one_thread = f"{PRUNING_LABELS[pruning]} runs on one thread"
+    threads = 1 if one_thread else int(state.get(state.THREADS) or 1)
+    return Settings(
+        algo,
+        params,
+        pruning,
+        seed,
+        threads,
+        precision,
+        every,
+        threshold,
+        one_thread,
+        {k: v for k, v in errors.items() if v},
+    )
 
 
 def render() -> None:
@@ -55,16 +195,16 @@ def render() -> None:
     _summary(req)
     job = state.job()
     running = job is not None and not job.progress.finished
-    if state.get(state.ALGORITHM) not in RULES:
+    names = algorithm_names()
+    if state.get(state.ALGORITHM) not in ALGORITHMS:
         state.put(state.ALGORITHM, DEFAULT_ALGORITHM)
     c = st.columns([1, 2])
     with c[0]:
-        algo = st.selectbox("Algorithm", list(RULES), key=state.ALGORITHM, disabled=running)
+        algo = st.selectbox("Algorithm", names, key=state.ALGORITHM, disabled=running)
+    info = ALGORITHMS[algo]
     with c[1]:
-        cls = RULES[algo]
-        st.markdown(f"{cls.description}  \n*{cls.paper}*")
-    defaults = rule_defaults(algo)
-    param_error = ""
+        st.markdown(f"**{info.kind}** · {info.description}  \n*{info.paper}*")
+    defaults = algorithm_defaults(algo)
     if defaults:
         cols = st.columns(len(defaults))
         for col, (name, value) in zip(cols, defaults.items(), strict=True):
@@ -72,11 +212,10 @@ def render() -> None:
             if key not in st.session_state:
                 st.session_state[key] = value if math.isfinite(value) else -1e9
             col.number_input(name, key=key, format="%g", disabled=running)
-        try:
-            make_rule(algo, **_params(algo))
-        except (ValueError, KeyError) as exc:
-            param_error = str(exc)
-            st.error(param_error, icon=":material/error:")
+    _solver_options(algo, running)
+    cfg = settings()
+    if "params" in cfg.errors:
+        st.error(cfg.errors["params"], icon=":material/error:")
     holdem = req.spec is not None
     units = ["% pot", "chips"] if holdem else ["chips"]
     if state.get(state.TARGET_UNIT) not in units:
@@ -98,26 +237,107 @@ def render() -> None:
     c[2].number_input(
         "Max iterations", min_value=1, step=1000, key=state.MAX_ITERATIONS, disabled=running
     )
-    c[3].number_input(
-        "Threads",
-        min_value=1,
-        max_value=max(os.cpu_count() or 1, 1),
-        step=1,
-        key=state.THREADS,
-        disabled=running,
-        help="solver threads per pass (hold'em spots with cards still to come split best)",
-    )
+    with c[3]:
+        if cfg.one_thread:  # the Threads field keeps its value for the next full-width solve
+            st.number_input(
+                "Threads",
+                value=1,
+                key=state.THREADS_ONE,
+                disabled=True,
+                help="solver threads per pass",
+            )
+            st.caption(f"1 thread: {cfg.one_thread}.")
+        else:
+            st.number_input(
+                "Threads",
+                min_value=1,
+                max_value=max(os.cpu_count() or 1, 1),
+                step=1,
+                key=state.THREADS,
+                disabled=running,
+                help="solver threads per pass (hold'em spots with cards still to come split best)",
+            )
     if state.get(state.PRECISION) not in PRECISIONS:
         state.put(state.PRECISION, "auto")
-    c[4].selectbox(
-        "Storage",
-        list(PRECISIONS),
-        format_func=lambda k: PRECISIONS[k],
-        key=state.PRECISION,
-        disabled=running,
-    )
-    _controls(req, job, algo, param_error)
+    with c[4]:
+        st.selectbox(
+            "Storage",
+            list(PRECISIONS),
+            format_func=lambda k: PRECISIONS[k],
+            key=state.PRECISION,
+            disabled=running,
+        )
+        if "precision" in cfg.errors:
+            st.error(cfg.errors["precision"], icon=":material/error:")
+    _controls(req, job, cfg)
     live()
+
+
+def _solver_options(algo: str, running: bool) -> None:
+    """Pruning (the algorithm's modes only), the seed of a sampling algorithm, and the RBP
+    settings of interval/Total RBP, each with its error underneath."""
+    info = ALGORITHMS[algo]
+    if state.get(state.PRUNING) not in info.prunings:
+        state.put(state.PRUNING, info.prunings[0])
+    for key, default in (
+        (state.SEED, DEFAULT_SEED),
+        (state.RBP_CHECK_EVERY, DEFAULT_RBP_CHECK_EVERY),
+        (state.RBP_THRESHOLD, 0.0),
+    ):
+        if state.get(key) is None:
+            state.put(key, default)
+    pruning = str(state.get(state.PRUNING))
+    cfg = settings()
+    c = st.columns(4)
+    with c[0]:
+        st.selectbox(
+            "Pruning",
+            list(info.prunings),
+            format_func=lambda k: PRUNING_LABELS.get(k, k),
+            key=state.PRUNING,
+            disabled=running or len(info.prunings) == 1,
+            help=PRUNING_HELP,
+        )
+    if info.sampling:
+        with c[1]:
+            st.number_input(
+                "Seed",
+                step=1,
+                format="%d",
+                key=state.SEED,
+                disabled=running,
+                help="fixes every random draw: the same seed repeats the solve exactly "
+                "(a whole number ≥ 0)",
+            )
+            if "seed" in cfg.errors:
+                st.error(cfg.errors["seed"], icon=":material/error:")
+    if pruning in RBP:
+        with c[2]:
+            st.number_input(
+                "RBP: check every (iterations)",
+                step=1,
+                format="%d",
+                key=state.RBP_CHECK_EVERY,
+                disabled=running,
+                help="Total RBP: iterations between prune checks (each check costs a "
+                "best-response pass per player, counted in nodes touched). Interval RBP: an "
+                "action is pruned only while the bound holds for at least this many "
+                "iterations.",
+            )
+            if "rbp_check_every" in cfg.errors:
+                st.error(cfg.errors["rbp_check_every"], icon=":material/error:")
+    if pruning == "total":
+        with c[3]:
+            st.number_input(
+                "RBP: threshold C",
+                format="%g",
+                key=state.RBP_THRESHOLD,
+                disabled=running,
+                help="Total RBP releases the strategy sums of a pruned action once its "
+                "average reach is below C/√T (T: iterations); 0 keeps every sum.",
+            )
+            if "rbp_threshold" in cfg.errors:
+                st.error(cfg.errors["rbp_threshold"], icon=":material/error:")
 
 
 def _summary(req: Request) -> None:
@@ -149,7 +369,7 @@ def _target_chips(game: Game) -> float | None:
 START_ERROR = "solve_start_error"
 
 
-def _controls(req: Request, job: SolveJob | None, algo: str, param_error: str) -> None:
+def _controls(req: Request, job: SolveJob | None, cfg: Settings) -> None:
     """The control buttons; their work happens in callbacks, before the page redraws."""
     p = job.progress if job is not None else None
     running = p is not None and not p.finished
@@ -158,10 +378,14 @@ def _controls(req: Request, job: SolveJob | None, algo: str, param_error: str) -
         "Solve",
         key="btn_solve",
         type="primary",
-        disabled=running or not req.valid or bool(param_error),
-        help=None if req.valid else "fix the set-up first",
+        disabled=running or not req.valid or bool(cfg.errors),
+        help=(
+            "fix the set-up first"
+            if not req.valid
+            else ("fix the fields marked in red first" if cfg.errors else None)
+        ),
         on_click=_start,
-        args=(req, algo),
+        args=(req,),
         width="stretch",
     )
     if p is not None and p.state == PAUSED:
@@ -197,8 +421,12 @@ def _stop() -> None:
         job.join(30.0)
 
 
-def _start(req: Request, algo: str) -> None:
+def _start(req: Request) -> None:
     state.put(START_ERROR, None)
+    cfg = settings()
+    if cfg.errors:
+        state.put(START_ERROR, "Cannot start: " + "; ".join(cfg.errors.values()))
+        return
     old = state.job()
     if old is not None:
         old.stop()
@@ -207,7 +435,7 @@ def _start(req: Request, algo: str) -> None:
         return
     try:
         game = S.build_game(req.source)
-        rule = make_rule(algo, **_params(algo))
+        rule = make_algorithm(cfg.algorithm, **cfg.params)
     except ValueError as exc:
         state.put(START_ERROR, f"Cannot start: {exc}")
         return
@@ -215,15 +443,23 @@ def _start(req: Request, algo: str) -> None:
     if old is None or old.game is not game:
         node = first_decision(game)
         state.put(state.EXPLORE_NODE, node)
-    job = SolveJob(
-        game,
-        rule,
-        target=_target_chips(game),
-        max_iterations=int(state.get(state.MAX_ITERATIONS) or 100_000),
-        watch=node,
-        threads=int(state.get(state.THREADS) or 1),
-        precision=str(state.get(state.PRECISION) or "auto"),
-    )
+    try:
+        job = SolveJob(
+            game,
+            rule,
+            target=_target_chips(game),
+            max_iterations=int(state.get(state.MAX_ITERATIONS) or 100_000),
+            watch=node,
+            threads=cfg.threads,
+            precision=cfg.precision,
+            pruning=cfg.pruning,
+            seed=cfg.seed,
+            rbp_check_every=cfg.rbp_check_every,
+            rbp_threshold=cfg.rbp_threshold,
+        )
+    except (ValueError, MemoryError) as exc:
+        state.put(START_ERROR, f"Cannot start: {exc}")
+        return
     state.put(state.JOB, job)
     state.put(state.JOB_SOURCE, req.source)
     state.put(state.JOB_SPEC, req.spec)
@@ -261,6 +497,37 @@ def live() -> None:
     show_progress(job, p)
 
 
+def run_label(job: SolveJob) -> str:
+    """The algorithm with its parameters, and its pruning and seed where it has a choice."""
+    parts = [job.rule.label()]
+    info = ALGORITHMS.get(job.rule.name)
+    pruning = getattr(job.engine, "pruning", None)
+    if info is not None and pruning and len(info.prunings) > 1:
+        parts.append(f"{PRUNING_LABELS.get(pruning, pruning)} pruning")
+    if info is not None and info.sampling:
+        parts.append(f"seed {getattr(job.engine, 'seed', 0)}")
+    return " · ".join(parts)
+
+
+def memory_held(p: Progress) -> int:
+    """Bytes the solve holds now (the last check's figure before the first chunk ends; 0 when
+    unknown)."""
+    if p.memory_bytes > 0:
+        return p.memory_bytes
+    return p.history[-1].memory_bytes if p.history else 0
+
+
+def memory_change(history: tuple[Point, ...]) -> str:
+    """The memory held at the first and the last check with the change in %, e.g.
+    ``36.09 KB → 35.62 KB (−1.3 %)``; "" without two figures."""
+    pts = [q for q in history if q.memory_bytes > 0]
+    if len(pts) < 2:
+        return ""
+    a, b = pts[0].memory_bytes, pts[-1].memory_bytes
+    pct = 100.0 * (b - a) / a
+    return f"{human_bytes(a)} → {human_bytes(b)} ({pct:+.1f} %)".replace("-", "−")
+
+
 def show_progress(job: SolveJob, p: Progress) -> None:
     game = job.game
     status = {
@@ -271,7 +538,7 @@ def show_progress(job: SolveJob, p: Progress) -> None:
         "failed": "Failed",
         "ready": "Starting",
     }.get(p.state, p.state)
-    st.markdown(f"**{status}** · {job.rule.label()}", help="state of the background solve")
+    st.markdown(f"**{status}** · {run_label(job)}", help="state of the background solve")
     if p.error:
         st.error(p.error)
     eta = estimate_eta(p.history, job.target) if not p.finished else None
@@ -280,18 +547,35 @@ def show_progress(job: SolveJob, p: Progress) -> None:
     m[1].metric("Iterations/s", _num(p.iterations_per_s, ",.0f"))
     m[2].metric("Elapsed", _fmt_time(p.elapsed_s))
     m[3].metric("Time to target", _fmt_time(eta) if job.target else "no target")
-    m = st.columns(4)
-    m[0].metric("Exploitability (chips)", _num(p.exploitability, ".4g"))
-    m[1].metric("% pot", _num(p.pct_pot, ".4g"))
-    m[2].metric("mbb/hand", _num(p.mbb, ".4g"))
-    m[3].metric("Nodes touched", f"{p.nodes_touched:,}")
+    n = st.columns(5)
+    n[0].metric("Exploitability (chips)", _num(p.exploitability, ".4g"))
+    n[1].metric("% pot", _num(p.pct_pot, ".4g"))
+    n[2].metric("mbb/hand", _num(p.mbb, ".4g"))
+    n[3].metric("Nodes touched", f"{p.nodes_touched:,}")
+    held = memory_held(p)
+    n[4].metric(
+        "Memory",
+        human_bytes(held) if held > 0 else "—",
+        help="what the solve holds: regrets, strategy sums and buffers (Total RBP releases "
+        "the regrets below pruned actions, so it falls while it prunes)",
+    )
     holdem = game.is_holdem
     c = st.columns([3, 2])
     with c[0]:
-        x_axis = st.radio("x axis", ["iterations", "seconds"], key=state.X_AXIS, horizontal=True)
+        if state.get(state.X_AXIS) not in CURVE_X:
+            state.put(state.X_AXIS, CURVE_X[0])
+        x_axis = st.radio("x axis", list(CURVE_X), key=state.X_AXIS, horizontal=True)
         unit, scale = ("% pot", 100.0 / game.starting_pot) if holdem else ("chips", 1.0)
         fig = curve_figure(p.history, x_axis, job.target, unit=unit, scale=scale)
         st.plotly_chart(fig, key="live_curve", width="stretch")
+        if getattr(job.engine, "pruning", "") in RBP:
+            change = memory_change(p.history)
+            st.markdown(
+                "**Memory held** at each check" + (f": {change}" if change else ""),
+                help="regrets and strategy sums the solve still needs, plus the pruning "
+                "bookkeeping (the axis is fitted to the data, not from zero)",
+            )
+            st.plotly_chart(memory_figure(p.history, x_axis), key="live_memory", width="stretch")
     with c[1]:
         node = p.watched_node
         strat = p.watched_strategy

@@ -19,16 +19,32 @@ from solver.cfr.kernels import (
     normalize_strategy,
     pass_collect,
     pass_finish,
-    regret_matching_all,
+    regret_matching_pruned,
     root_values,
     run_iterations,
     subtree_values,
     thread_tasks,
 )
-from solver.cfr.rules import NUM_COEFFICIENTS, Rule
+from solver.cfr.pruning import RegretPruning
+from solver.cfr.rules import (
+    CHANCE_U,
+    MARGIN,
+    NUM_COEFFICIENTS,
+    PRUNE,
+    PRUNE_INTERVAL,
+    PRUNE_NONE,
+    PRUNE_PARTIAL,
+    PRUNE_TOTAL,
+    REGRET_WEIGHT,
+    SAMPLE,
+    WNEXT,
+    Rule,
+)
 from solver.games.model import CHANCE, DECISION, Game
 
 Array = npt.NDArray[np.float64]
+
+PRUNING = ("none", "partial", "interval", "total")  # see Engine
 
 
 def make_scratch(game: Game) -> Scratch:
@@ -49,6 +65,10 @@ def make_scratch(game: Game) -> Scratch:
         sd=np.zeros((2, h)),
         strat=np.zeros((depth, a * h)),
         blk=np.zeros(a * h),
+        cq=np.ones(depth),
+        clevel=np.zeros(depth, dtype=np.int64),
+        pi=np.zeros((1, h)),
+        live=np.ones((depth, h)),
     )
 
 
@@ -101,6 +121,10 @@ def _tiny_scratch() -> Scratch:
         sd=np.zeros((2, 1)),
         strat=np.zeros((1, 1)),
         blk=np.zeros(1),
+        cq=np.ones(1),
+        clevel=np.zeros(1, dtype=np.int64),
+        pi=np.zeros((1, 1)),
+        live=np.ones((1, 1)),
     )
 
 
@@ -291,12 +315,49 @@ class Engine:
     ``[action, hand]`` blocks (see :mod:`solver.games.model`).
     """
 
-    def __init__(self, game: Game, rule: Rule, threads: int = 1, precision: str = "auto") -> None:
+    def __init__(
+        self,
+        game: Game,
+        rule: Rule,
+        threads: int = 1,
+        precision: str = "auto",
+        pruning: str = "partial",
+        sampling: bool = False,
+        seed: int = 0,
+        rbp_check_every: int = 10,
+        rbp_threshold: float = 0.0,
+    ) -> None:
         """``precision``: "float64", "float32" (storage only; every sum is still done in
         float64 inside the kernels), "compressed" (16-bit regrets and strategy sums with a
         scale per decision node, as native solvers offer: half of float32's memory) or
         "auto" (float32 for hold'em subgames, whose trees are big, float64 for the toy
-        games, which the reference tests match to 1e-10)."""
+        games, which the reference tests match to 1e-10).
+
+        ``pruning``: "partial" (default) skips the subtrees the opponent reaches with zero
+        probability; their buffers get the update an all-zero walk would give them, so the
+        numbers are the same bit for bit and only the work (nodes touched) shrinks. "none"
+        walks every subtree. "interval" and "total" add regret-based pruning (interval RBP
+        for ``cfr``; Total RBP for ``cfr`` and ``cfr+``, checked every ``rbp_check_every``
+        iterations, releasing strategy sums below C/√T with C = ``rbp_threshold``; see
+        :mod:`solver.cfr.pruning`).
+
+        ``sampling``: chance sampling (MCCFR-CS, Lanctot et al. 2009): each pass draws one
+        card at every chance node it reaches — with probability ∝ chance weight × the cards
+        a canonical child stands for, the same uniform draw for every chance node of a level
+        (public chance sampling) — and weights its subtree by 1/probability, so every update
+        is unbiased. Draws come from a generator seeded with ``seed``. Needs one thread."""
+        if pruning not in PRUNING:
+            raise ValueError(f"pruning must be one of {', '.join(PRUNING)}, got {pruning!r}")
+        if threads < 1:
+            raise ValueError("threads must be ≥ 1")
+        if sampling and threads != 1:
+            raise ValueError("chance sampling needs threads=1")
+        if seed < 0:
+            raise ValueError("seed must be ≥ 0")
+        self.pruning = pruning
+        self.sampling = sampling
+        self.seed = int(seed)
+        self._rng = np.random.default_rng(self.seed)
         self.game = game
         self.rule = rule
         self.threads = threads
@@ -330,6 +391,32 @@ class Engine:
         self._eval_scratch = make_scratch(game)
         self.iteration = 0
         self.nodes_touched = 0
+        self._done = np.zeros(1, dtype=np.int64)
+        self.rbp: RegretPruning | None = None
+        if pruning in ("interval", "total"):
+            if sampling:
+                raise ValueError(f"pruning {pruning!r} does not combine with chance sampling")
+            self.rbp = RegretPruning(self, pruning, rbp_check_every, rbp_threshold)
+
+    @property
+    def prune_code(self) -> int:
+        return {
+            "none": PRUNE_NONE,
+            "partial": PRUNE_PARTIAL,
+            "interval": PRUNE_INTERVAL,
+            "total": PRUNE_TOTAL,
+        }[self.pruning]
+
+    def coefficients(self, t: Array) -> Array:
+        """The kernel's scalars for iterations ``t``: the rule's, plus the engine's columns
+        (pruning, the next iteration's regret weight; sampling draws are added by
+        :meth:`iterate`). Shape (len(t), NUM_COEFFICIENTS)."""
+        coefs = np.ascontiguousarray(self.rule.coefficients(t))
+        coefs[:, PRUNE] = float(self.prune_code)
+        coefs[:, WNEXT] = self.rule.coefficients(t + 1.0)[:, REGRET_WEIGHT]
+        if self.rbp is not None:
+            coefs[:, MARGIN] = self.rbp.margin
+        return coefs
 
     def iterate(self, n: int = 1) -> int:
         """Run ``n`` iterations; returns the nodes visited by them."""
@@ -337,30 +424,54 @@ class Engine:
             raise ValueError("iterations must be ≥ 0")
         if n == 0:
             return 0
-        t = np.arange(self.iteration + 1, self.iteration + n + 1, dtype=np.float64)
-        coefs = np.ascontiguousarray(self.rule.coefficients(t))
         g = self.game
-        if self.parallel.threads > 1:
-            touched = 0
-            for co in coefs:
-                for trav in range(2):
-                    touched += parallel_pass(
-                        g, trav, MODE_UPDATE, self.storage.strategy, self.storage, co,
-                        self.scratch, self.parallel,
-                    )  # fmt: skip
-        else:
-            touched = int(
-                run_iterations(
-                    g.tree, g.hands, g.boards, self.storage, coefs, self.scratch, self.parallel
+        touched = 0
+        remaining = n
+        while remaining > 0:
+            k = remaining if self.rbp is None else self.rbp.chunk(self.iteration, remaining)
+            t = np.arange(self.iteration + 1, self.iteration + k + 1, dtype=np.float64)
+            coefs = self.coefficients(t)
+            if self.sampling:
+                coefs[:, SAMPLE] = 1.0
+                coefs[:, CHANCE_U : CHANCE_U + 4] = self._rng.random((k, 4))
+            if self.parallel.threads > 1:
+                for co in coefs:
+                    for trav in range(2):
+                        touched += parallel_pass(
+                            g, trav, MODE_UPDATE, self.storage.strategy, self.storage, co,
+                            self.scratch, self.parallel,
+                        )  # fmt: skip
+                ran = k
+            else:
+                touched += int(
+                    run_iterations(
+                        g.tree,
+                        g.hands,
+                        g.boards,
+                        self.storage,
+                        coefs,
+                        self.scratch,
+                        self.parallel,
+                        self._done,
+                    )
                 )
-            )
-        self.iteration += n
+                ran = int(self._done[0])
+            self.iteration += ran
+            remaining -= ran
+            if self.rbp is not None:
+                touched += self.rbp.after(self.iteration)
         self.nodes_touched += touched
         return touched
 
     @property
     def memory_bytes(self) -> int:
-        return int(sum(a.nbytes for a in self.storage if isinstance(a, np.ndarray)))
+        """Bytes the solve holds: every storage array; with Total RBP, what it still needs
+        (see :meth:`~solver.cfr.pruning.RegretPruning.held_bytes`)."""
+        st = self.storage
+        if self.rbp is not None:
+            other = (st.strategy, st.last_regret, st.step_num, st.step_den, st.rscale, st.sscale)
+            return self.rbp.held_bytes() + int(sum(a.nbytes for a in other))
+        return int(sum(a.nbytes for a in st if isinstance(a, np.ndarray) and a.size > 1))
 
     def average_strategy(self) -> Array:
         """Average strategy σ̄ (action_size,): S normalised per infoset, uniform if S = 0."""
@@ -380,7 +491,11 @@ class Engine:
         if self.rule.stores_strategy:
             return self.storage.strategy.astype(np.float64)
         out = np.empty(self.game.action_size)
-        regret_matching_all(
-            self.game.tree, self.game.hands, self.storage.regrets.astype(np.float64), out
+        regret_matching_pruned(
+            self.game.tree,
+            self.game.hands,
+            self.storage.regrets.astype(np.float64),
+            out,
+            self.storage.pruned,
         )
         return out

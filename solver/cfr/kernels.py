@@ -30,16 +30,24 @@ from solver.cfr.rules import (
     ADAPTIVE,
     ALPHA_MAX,
     AVG_WEIGHT,
+    CHANCE_U,
     DECAY,
     DERIVE,
     FLOOR,
+    MARGIN,
     NORMAL_HEDGE,
+    NOSTART,
     POST_NEG,
     POST_POS,
     PRE_NEG,
     PRE_POS,
     PRED,
+    PRUNE,
+    PRUNE_INTERVAL,
+    PRUNE_TOTAL,
+    RECORD,
     REGRET_WEIGHT,
+    SAMPLE,
     SCALE,
 )
 from solver.games.model import CHANCE, DECISION, FIXED, RUNOUT, Boards, Hands, Tree
@@ -53,6 +61,18 @@ MODE_EVAL = 2
 MODE_REACH = 3  # the current strategy's reach only (parallel step 1): nothing is updated
 
 Array = npt.NDArray[np.float64]
+# Integer arguments that recursive kernel calls pass as ``np.int64(...)``: a plain literal
+# there is typed ``Literal[int]`` and gives the recursive call a second signature.
+Int = int | np.int64
+
+# Placeholders for the Storage fields a solve does not use (the kernels write them only when
+# the matching feature is on, and then the engine passes real arrays; writeable, since Numba
+# types read-only arrays apart).
+_I8 = np.zeros(1, dtype=np.int8)
+_I32 = np.zeros(1, dtype=np.int32)
+_I64 = np.zeros(1, dtype=np.int64)
+_F1 = np.zeros(1)
+_F2 = np.zeros((1, 1))
 
 
 class Storage(NamedTuple):
@@ -74,6 +94,21 @@ class Storage(NamedTuple):
     rscale: Array  # (N,)
     sscale: Array  # (N,)
     quantized: int
+    # Regret-based pruning (interval or Total RBP; see solver.cfr.pruning), else placeholders.
+    # A pruned action is a child node: pruned[child] = 1 while its subtree is skipped; its
+    # parent's regret cells for that action then hold the pruning bound instead of a regret.
+    pruned: npt.NDArray[np.int8] = _I8  # (N,)
+    vsum: Array = _F1  # (I,) Σ_t v^t(I): the node values played (Total RBP)
+    umax: Array = _F1  # (N,) per child: the most its parent's player can win below it (≥ 0)
+    lmin: Array = _F1  # (N,) per decision node: the least its player can get below it (≤ 0)
+    pimax: Array = _F1  # (I,) per infoset: the largest opponent reach it can have
+    win_slot: npt.NDArray[np.int32] = _I32  # (N,) interval RBP: the child's window, or -1
+    win: Array = _F2  # (S, H) summed opponent reach (× regret weight) over each window
+    free: npt.NDArray[np.int32] = _I32  # (S + 1,) free window slots: count, then slots
+    ctl: npt.NDArray[np.int64] = _I64  # (Q + 1,) catch-ups requested: count, then children
+    cbv: Array = _F1  # (A,) best-response action values recorded by a RECORD pass
+    cbv_node: Array = _F1  # (I,) best-response node values recorded by a RECORD pass
+    reach_mass: Array = _F1  # (I,) the opponent reach each infoset had in a RECORD pass
 
 
 class Scratch(NamedTuple):
@@ -91,6 +126,10 @@ class Scratch(NamedTuple):
     sd: Array  # (2, H) showdown sweep buffers
     strat: Array  # (D + 2, max_actions * H): a node's strategy when derived from regrets
     blk: Array  # (max_actions * H,): a node's new values before 16-bit quantization
+    cq: Array  # (D + 2,) chance sampling: 1 / probability of the child drawn at that depth
+    clevel: npt.NDArray[np.int64]  # (D + 2,) chance nodes above the node at that depth
+    pi: Array  # (1, H) an infoset's opponent reach (regret-based pruning)
+    live: Array  # (D + 2, H) regret-based pruning: 1 for the traverser's hands not pruned above
 
 
 class Leaves(NamedTuple):
@@ -118,9 +157,9 @@ def _fold_values(
     trav: int,
     u: float,
     reach2: Array,
-    rrow: int,
+    rrow: Int,
     out2: Array,
-    orow: int,
+    orow: Int,
     cs: Array,
 ) -> None:
     """out[h] = u · (opponent reach of hands compatible with h); O(n) inclusion–exclusion.
@@ -291,33 +330,53 @@ def _showdown_values_2card(
 
 
 @inline_kernel
-def _regret_matching_block(R: Array, off: int, na: int, nh: int, out: Array) -> None:
-    """out[a * nh + h] = RM(R[off + a * nh + h]) over actions a, per hand h."""
+def _regret_matching_block(R: Array, off: int, na: int, nh: int, out: Array, tot: Array) -> None:
+    """out[a * nh + h] = RM(R[off + a * nh + h]) over actions a, per hand h.
+
+    Loops run over contiguous hands (actions outer) so they vectorize; ``tot`` is (nh,)
+    scratch for the per-hand sums of positive regrets."""
     for h in range(nh):
-        total = 0.0
-        for a in range(na):
-            r = R[off + a * nh + h]
-            if r > 0.0:
-                total += r
-        if total > 0.0:
-            for a in range(na):
-                r = R[off + a * nh + h]
-                out[a * nh + h] = r / total if r > 0.0 else 0.0
-        else:
-            for a in range(na):
-                out[a * nh + h] = 1.0 / na
+        tot[h] = 0.0
+    for a in range(na):
+        base = off + a * nh
+        for h in range(nh):
+            r = R[base + h] * 1.0
+            tot[h] += r if r > 0.0 else 0.0
+    u = 1.0 / na
+    for a in range(na):
+        base = off + a * nh
+        for h in range(nh):
+            r = R[base + h] * 1.0
+            t = tot[h]
+            out[a * nh + h] = (r / t if r > 0.0 else 0.0) if t > 0.0 else u
 
 
 @kernel
 def regret_matching_all(tree: Tree, hands: Hands, regrets: Array, out: Array) -> None:
     """out ← RM(regrets) at every decision node (the current strategy of derived rules)."""
+    regret_matching_pruned(tree, hands, regrets, out, np.zeros(1, dtype=np.int8))
+
+
+@kernel
+def regret_matching_pruned(
+    tree: Tree, hands: Hands, regrets: Array, out: Array, pruned: npt.NDArray[np.int8]
+) -> None:
+    """:func:`regret_matching_all` where ``pruned`` (A,) marks cells that regret-based
+    pruning holds at probability 0 (a (1,) array: none)."""
+    tot = np.zeros(max(hands.num_hands[0], hands.num_hands[1]))
+    cnt = np.zeros(tot.shape[0])
+    masked = pruned.shape[0] == regrets.shape[0]
     for node in range(tree.kind.shape[0]):
         if tree.kind[node] != DECISION:
             continue
         off = tree.offset[node]
         na = tree.num_children[node]
         nh = hands.num_hands[tree.player[node]]
-        _regret_matching_block(regrets, off, na, nh, out[off : off + na * nh])
+        blk = out[off : off + na * nh]
+        if masked:
+            _regret_matching_masked(regrets, off, na, nh, blk, tot, cnt, pruned)
+        else:
+            _regret_matching_block(regrets, off, na, nh, blk, tot)
 
 
 @inline_kernel
@@ -397,6 +456,68 @@ def _regret(q: float, v: float) -> float:
 
 
 @inline_kernel
+def _update_plain(
+    R: Array,
+    sigma: Array,
+    off: int,
+    na: int,
+    nt: int,
+    av: Array,
+    out: Array,
+    pre_pos: float,
+    pre_neg: float,
+    rw: float,
+    post_pos: float,
+    post_neg: float,
+    floor: bool,
+    derive: bool,
+    scale: float,
+    step: float,
+    blk: Array,
+    tot: Array,
+) -> None:
+    """:func:`_update_infosets` for float storage without per-infoset statistics, in loops
+    over contiguous hands (actions outer) that the compiler vectorizes. Same arithmetic."""
+    for a in range(na):
+        base = off + a * nt
+        for h in range(nt):
+            q = av[a, h]
+            v = out[h]
+            r = q - v
+            if abs(r) <= NOISE * (abs(q) + abs(v)):
+                r = 0.0
+            old = R[base + h] * 1.0
+            x = old * (pre_pos if old > 0.0 else pre_neg) + rw * r
+            x = x * (post_pos if x > 0.0 else post_neg)
+            if floor and x < 0.0:
+                x = 0.0
+            R[base + h] = x
+    if derive:
+        return
+    for h in range(nt):
+        tot[h] = 0.0
+    for a in range(na):
+        base = off + a * nt
+        for h in range(nt):
+            y = R[base + h] * scale
+            if step != 0.0:
+                q = av[a, h]
+                v = out[h]
+                r = q - v
+                if abs(r) <= NOISE * (abs(q) + abs(v)):
+                    r = 0.0
+                y += step * r
+            y = y if y > 0.0 else 0.0
+            blk[a * nt + h] = y
+            tot[h] += y
+    for a in range(na):
+        base = off + a * nt
+        for h in range(nt):
+            t = tot[h]
+            sigma[base + h] = blk[a * nt + h] / t if t > 0.0 else 1.0 / na
+
+
+@inline_kernel
 def _update_infosets(
     st: Storage,
     co: Array,
@@ -409,6 +530,7 @@ def _update_infosets(
     tmp: Array,
     node: int,
     blk: Array,
+    tot: Array,
 ) -> None:
     """Apply the rule to every hand's infoset at one decision node.
 
@@ -430,6 +552,28 @@ def _update_infosets(
     R = st.regrets
     sigma = st.strategy
     quant = st.quantized != 0
+    if not quant and not adaptive and not nh:
+        _update_plain(R, sigma, off, na, nt, av, out, pre_pos, pre_neg, rw, post_pos, post_neg,
+                      floor, derive, scale, pred, blk, tot)  # fmt: skip
+        return
+    if quant and derive:  # 16-bit regrets of a plain regret-matching rule
+        unit = st.rscale[node]
+        for a in range(na):
+            base = off + a * nt
+            for h in range(nt):
+                q = av[a, h]
+                v = out[h]
+                r = q - v
+                if abs(r) <= NOISE * (abs(q) + abs(v)):
+                    r = 0.0
+                old = R[base + h] * unit
+                x = old * (pre_pos if old > 0.0 else pre_neg) + rw * r
+                x = x * (post_pos if x > 0.0 else post_neg)
+                if floor and x < 0.0:
+                    x = 0.0
+                blk[a * nt + h] = x
+        _quantize(blk, na * nt, R, off, st.rscale, node, 32767.0)
+        return
     unit = st.rscale[node] if quant else 1.0
     for h in range(nt):
         v = out[h]
@@ -495,13 +639,283 @@ def _quantize(
     """dest[off : off + n] ← blk[:n] in integer units of (largest |blk|) / levels."""
     m = 0.0
     for k in range(n):
-        x = abs(blk[k])
-        if x > m:
-            m = x
+        m = max(m, abs(blk[k]))
     unit = m / levels if m > 0.0 else 1.0
     scales[node] = unit
-    for k in range(n):
-        dest[off + k] = math.floor(blk[k] / unit + 0.5)
+    inv = 1.0 / unit
+    for k in range(n):  # round half up; |blk·inv| ≤ levels, so the integer type holds it
+        dest[off + k] = math.floor(blk[k] * inv + 0.5)
+
+
+@inline_kernel
+def _skips_zero_reach(mode: Int, co: Array) -> bool:
+    """Whether a pass skips subtrees the opponent reaches with zero probability: always when
+    evaluating (their values are 0), in CFR passes when partial pruning is on."""
+    return mode in (MODE_BR, MODE_EVAL) or co[PRUNE] != 0.0
+
+
+@inline_kernel
+def _zero_update_is_noop(co: Array) -> bool:
+    """Whether an update with all values 0 leaves every buffer as it is: no discount of
+    regrets or sums, and no prediction or adaptive step in the next strategy."""
+    return (
+        co[PRE_POS] == 1.0
+        and co[PRE_NEG] == 1.0
+        and co[POST_POS] == 1.0
+        and co[POST_NEG] == 1.0
+        and co[DECAY] == 1.0
+        and co[ADAPTIVE] == 0.0
+        and (co[PRED] == 0.0 or co[DERIVE] != 0.0)
+    )
+
+
+@kernel
+def _zero_update(
+    tree: Tree,
+    hands: Hands,
+    root: int,
+    trav: int,
+    co: Array,
+    st: Storage,
+    sc: Scratch,
+    row: int,
+) -> int:
+    """The CFR update of ``trav``'s pass over the subtree of ``root`` when the opponent's
+    reach there is zero: every counterfactual value is 0, so the traverser's infosets get
+    the rule's update with zero regrets (discounts, the next strategy) and the opponent's
+    strategy sums only their decay. Bit for bit what the full walk would do, at the cost of
+    one sweep over the subtree's storage. Scratch rows from ``row`` down are free; returns
+    the decision nodes updated."""
+    nt = hands.num_hands[trav]
+    no = hands.num_hands[1 - trav]
+    zav = sc.action_value[row]
+    zv = sc.value[row]
+    zav[:, :nt] = 0.0
+    zv[:nt] = 0.0
+    stack = sc.stack
+    nxt = sc.next_child
+    d = row
+    stack[d] = root
+    nxt[d] = 0
+    count = 0
+    while d >= row:
+        node = stack[d]
+        k = nxt[d]
+        if k == 0 and tree.kind[node] == DECISION:
+            count += 1
+            off = tree.offset[node]
+            na = tree.num_children[node]
+            if tree.player[node] == trav:
+                _update_infosets(
+                    st, co, off, tree.ioffset[node], na, nt, zav, zv, sc.tmp, node, sc.blk,
+                    sc.sd[0],
+                )  # fmt: skip
+            else:
+                _decay_sums(st, off, na * no, co[DECAY], node, sc.blk)
+        fc = tree.first_child[node]
+        if fc >= 0 and k < tree.num_children[node]:
+            child = fc + k
+            nxt[d] = k + 1
+            if tree.kind[child] == DECISION or tree.kind[child] == CHANCE:
+                d += 1
+                stack[d] = child
+                nxt[d] = 0
+            continue
+        d -= 1
+    return count
+
+
+@inline_kernel
+def _decay_sums(st: Storage, off: int, n: int, decay: float, node: int, blk: Array) -> None:
+    """Strategy sums of one decision node's block when the owner's reach is zero: S·decay."""
+    S = st.cumulative
+    if st.quantized != 0:
+        unit = st.sscale[node]
+        for i in range(n):
+            blk[i] = S[off + i] * unit * decay
+        _quantize(blk, n, S, off, st.sscale, node, 65535.0)
+    else:
+        for i in range(n):
+            S[off + i] = S[off + i] * decay
+
+
+@inline_kernel
+def _has_pruned(pruned: npt.NDArray[np.int8], off: int, n: int) -> bool:
+    """Whether any cell of a node's ``[action, hand]`` block (``n`` cells at ``off``) is
+    pruned (regret-based pruning)."""
+    for i in range(off, off + n):  # noqa: SIM110 (Numba has no any() of a generator)
+        if pruned[i] != 0:
+            return True
+    return False
+
+
+@inline_kernel
+def _regret_matching_masked(
+    R: Array, off: int, na: int, nh: int, out: Array, tot: Array, cnt: Array,
+    pruned: npt.NDArray[np.int8],
+) -> None:  # fmt: skip
+    """:func:`_regret_matching_block` where a pruned cell (action a for hand h) plays with
+    probability 0: regret matching over each hand's other actions, uniform over them when
+    none has positive regret. ``tot`` and ``cnt`` are (nh,) scratch."""
+    for h in range(nh):
+        tot[h] = 0.0
+        cnt[h] = 0.0
+    for a in range(na):
+        base = off + a * nh
+        for h in range(nh):
+            if pruned[base + h] == 0:
+                r = R[base + h] * 1.0
+                tot[h] += r if r > 0.0 else 0.0
+                cnt[h] += 1.0
+    for a in range(na):
+        base = off + a * nh
+        for h in range(nh):
+            if pruned[base + h] != 0:
+                out[a * nh + h] = 0.0
+                continue
+            r = R[base + h] * 1.0
+            t = tot[h]
+            out[a * nh + h] = (r / t if r > 0.0 else 0.0) if t > 0.0 else 1.0 / cnt[h]
+
+
+@inline_kernel
+def _request_catchup(st: Storage, child: int, hand: int) -> None:
+    """Ask the engine to end the pruning of ``child`` for ``hand`` (-1: every hand) before
+    the next iteration: ``ctl`` = [count, child, hand, child, hand, ...]."""
+    n = st.ctl[0]
+    if 2 * n + 2 < st.ctl.shape[0]:
+        st.ctl[2 * n + 1] = child
+        st.ctl[2 * n + 2] = hand
+        st.ctl[0] = n + 1
+
+
+@inline_kernel
+def _rbp_node(
+    hands: Hands,
+    boards: Boards,
+    tree: Tree,
+    st: Storage,
+    co: Array,
+    node: int,
+    trav: int,
+    RE: Array,
+    r0: int,
+    value: Array,
+    live: Array,
+    sc: Scratch,
+) -> None:
+    """Regret-based pruning at one of the traverser's decision nodes after its update (a
+    pruned cell's regret holds its bound; see :mod:`solver.cfr.pruning`). Hands with
+    ``live[h]`` = 0 sit inside a subtree pruned for them higher up: frozen.
+
+    Total RBP (per cell): adds the node values to Σ_t v^t(I) and π^t(I)·U(I,a) to each pruned
+    cell's bound t₀·CBV(I,a) + Σ_t π^t(I)·U(I,a). Interval RBP (per action, every hand):
+    adds w_t·(π^t(I)·U(I,a) − v^t(I)) to the bound R^{t₀}(I,a) + … and w_t × the opponent
+    reach to the action's window, and starts a window for an action whose regret is negative
+    enough for every hand (a ``margin`` of iterations at the largest reach) while another
+    action keeps a positive regret. A cell whose bound no longer holds — Total RBP's
+    condition (9), bound > Σ_t v^t(I); interval RBP's bound > 0 — may have positive regret
+    now, so its catch-up is requested before the next iteration (this iteration's skip was
+    sound: the cell played with probability 0, decided by the bound one iteration ago)."""
+    off = tree.offset[node]
+    ioff = tree.ioffset[node]
+    fc = tree.first_child[node]
+    na = tree.num_children[node]
+    nt = hands.num_hands[trav]
+    no = hands.num_hands[1 - trav]
+    b = tree.board[node]
+    valid = boards.valid[b, trav]
+    R = st.regrets
+    P = st.pruned
+    total = co[PRUNE] == PRUNE_TOTAL
+    starts = not total and co[NOSTART] == 0.0
+    if total:
+        for h in range(nt):
+            if live[h] != 0.0:
+                st.vsum[ioff + h] += value[h]
+    if not starts and not _has_pruned(P, off, na * nt):
+        return
+    _fold_values(hands, boards, b, trav, 1.0, RE, r0, sc.pi, np.int64(0), sc.card_sum)
+    pi = sc.pi[0]
+    low = st.lmin[node]
+    w = co[REGRET_WEIGHT]
+    margin = max(co[MARGIN], 1.0)
+    for k in range(na):
+        c = fc + k
+        up = st.umax[c]
+        base = off + k * nt
+        if total:
+            for h in range(nt):
+                if P[base + h] == 0 or live[h] == 0.0 or valid[h] == 0.0:
+                    continue
+                x = R[base + h] + pi[h] * up
+                R[base + h] = x
+                if x > st.vsum[ioff + h]:
+                    _request_catchup(st, c, h)
+        elif st.win_slot[c] >= 0:
+            slot = st.win_slot[c]
+            for j in range(no):
+                st.win[slot, j] += w * RE[r0, j]
+            ok = True
+            for h in range(nt):
+                if valid[h] == 0.0:
+                    continue
+                x = R[base + h] + w * (pi[h] * up - value[h])
+                R[base + h] = x
+                if x > 0.0:
+                    ok = False
+            if not ok:
+                _request_catchup(st, c, -1)
+        elif starts and st.free[0] > 0:
+            ok = True
+            for h in range(nt):
+                if valid[h] == 0.0:
+                    continue
+                x = R[base + h]
+                if not (x < 0.0 and x + margin * w * st.pimax[ioff + h] * (up - low) <= 0.0):
+                    ok = False
+                    break
+                other = False
+                for a in range(na):
+                    if a != k and P[off + a * nt + h] == 0 and R[off + a * nt + h] > 0.0:
+                        other = True
+                        break
+                if not other:
+                    ok = False
+                    break
+            if ok:
+                n = st.free[0]
+                slot = st.free[n]
+                st.free[0] = n - 1
+                st.win_slot[c] = slot
+                for j in range(no):
+                    st.win[slot, j] = 0.0
+                for h in range(nt):
+                    P[base + h] = 1
+
+
+@inline_kernel
+def _draw_child(tree: Tree, node: int, u: float) -> tuple[int, float]:
+    """Chance sampling: the child of chance node ``node`` that the uniform draw ``u`` picks,
+    with probability ∝ its chance weight × the cards it stands for (itself and its suit
+    isomorphic images); returns (child index, probability)."""
+    fc = tree.first_child[node]
+    na = tree.num_children[node]
+    total = 0.0
+    for k in range(na):
+        c = fc + k
+        total += (1.0 + tree.iso_count[c]) * tree.chance_weight[c]
+    target = u * total
+    acc = 0.0
+    pick = na - 1
+    for k in range(na):
+        c = fc + k
+        acc += (1.0 + tree.iso_count[c]) * tree.chance_weight[c]
+        if target < acc:
+            pick = k
+            break
+    c = fc + pick
+    return pick, (1.0 + tree.iso_count[c]) * tree.chance_weight[c] / total
 
 
 @kernel
@@ -509,15 +923,15 @@ def _traverse(
     tree: Tree,
     hands: Hands,
     boards: Boards,
-    start: int,
+    start: Int,
     trav: int,
-    mode: int,
+    mode: Int,
     sigma: Array,
     st: Storage,
     co: Array,
     sc: Scratch,
     lv: Leaves,
-    leaf_mode: int,
+    leaf_mode: Int,
 ) -> int:
     """One depth-first pass for ``trav`` over the subtree of node ``start``.
 
@@ -537,12 +951,19 @@ def _traverse(
     AV = sc.action_value
     valid = boards.valid
     two_card = hands.cards[0, 0, 1] >= 0 and hands.cards[1, 0, 1] >= 0
-    derive = (mode == MODE_UPDATE or mode == MODE_REACH) and co[DERIVE] != 0.0  # noqa: SIM109
+    cfr_pass = mode in (MODE_UPDATE, MODE_REACH)
+    derive = cfr_pass and co[DERIVE] != 0.0
+    skip_zero = _skips_zero_reach(mode, co)
+    zero_noop = _zero_update_is_noop(co)
+    rbp = cfr_pass and co[PRUNE] >= PRUNE_INTERVAL
+    sampled = cfr_pass and co[SAMPLE] != 0.0
+    record = mode == MODE_BR and co[RECORD] != 0.0
     SG = sc.strat
     d = 0
     stack[0] = start
     nxt[0] = -1
     rrow[0] = 0
+    sc.clevel[0] = 0
     touched = 0
     while True:
         node = stack[d]
@@ -603,34 +1024,77 @@ def _traverse(
                 if kind == CHANCE or tree.player[node] != trav:
                     for h in range(nt):
                         VA[d, h] = 0.0
-                if derive and kind == DECISION:
-                    _regret_matching_block(st.regrets, tree.offset[node],
-                                           tree.num_children[node],
-                                           hands.num_hands[tree.player[node]], SG[d])  # fmt: skip
+                if kind == CHANCE:
+                    sc.cq[d] = 1.0
+                    if sampled:  # draw one card (one canonical child) for this pass
+                        u = co[CHANCE_U + 2 * trav + min(sc.clevel[d], 1)]
+                        kc, q = _draw_child(tree, node, u)
+                        nxt[d] = kc
+                        sc.cq[d] = 1.0 / q
+                elif derive:
+                    off = tree.offset[node]
+                    na = tree.num_children[node]
+                    nh = hands.num_hands[tree.player[node]]
+                    if rbp and _has_pruned(st.pruned, off, na * nh):
+                        _regret_matching_masked(st.regrets, off, na, nh, SG[d], sc.sd[0],
+                                                sc.sd[1], st.pruned)  # fmt: skip
+                    else:
+                        _regret_matching_block(st.regrets, off, na, nh, SG[d], sc.sd[0])
         if not done:
             k = nxt[d]
             na = tree.num_children[node]
             if k < na:
                 child = tree.first_child[node] + k
                 r0 = rrow[d]
+                mass = 1.0  # total opponent reach entering the child (> 0 when unchanged)
+                sc.clevel[d + 1] = sc.clevel[d] + (1 if kind == CHANCE else 0)
                 if kind == CHANCE:
                     cb = tree.board[child]
-                    w = tree.chance_weight[child]
+                    w = tree.chance_weight[child] * sc.cq[d]
+                    mass = 0.0
                     for j in range(no):
-                        RE[d + 1, j] = RE[r0, j] * w * valid[cb, opp, j]
+                        x = RE[r0, j] * w * valid[cb, opp, j]
+                        RE[d + 1, j] = x
+                        mass += x
                     rrow[d + 1] = d + 1
                 elif tree.player[node] == trav:
+                    if rbp:  # the hands still playing the action (not pruned here or above)
+                        base = tree.offset[node] + k * nt
+                        alive = 0.0
+                        for h in range(nt):
+                            x = sc.live[d, h] * (1.0 - st.pruned[base + h])
+                            sc.live[d + 1, h] = x
+                            alive += x * valid[tree.board[node], trav, h]
+                        if alive == 0.0:  # pruned for every hand: not walked
+                            for h in range(nt):
+                                AV[d, k, h] = 0.0
+                            nxt[d] = k + 1
+                            continue
                     rrow[d + 1] = r0
                 else:
+                    mass = 0.0
                     if derive:
                         base = k * no
                         for j in range(no):
-                            RE[d + 1, j] = RE[r0, j] * SG[d, base + j]
+                            x = RE[r0, j] * SG[d, base + j]
+                            RE[d + 1, j] = x
+                            mass += x
                     else:
                         base = tree.offset[node] + k * no
                         for j in range(no):
-                            RE[d + 1, j] = RE[r0, j] * sigma[base + j]
+                            x = RE[r0, j] * sigma[base + j]
+                            RE[d + 1, j] = x
+                            mass += x
                     rrow[d + 1] = d + 1
+                if mass == 0.0 and skip_zero:
+                    # the opponent never reaches the child: every value below is 0
+                    if mode == MODE_UPDATE and not zero_noop:
+                        touched += _zero_update(tree, hands, child, trav, co, st, sc, d + 1)
+                    nxt[d] = na if (kind == CHANCE and sampled) else k + 1
+                    continue
+                if rbp and (kind == CHANCE or tree.player[node] != trav):
+                    for h in range(nt):
+                        sc.live[d + 1, h] = sc.live[d, h]
                 d += 1
                 stack[d] = child
                 nxt[d] = -1
@@ -648,16 +1112,42 @@ def _traverse(
                             VA[d, h] = best
                     else:
                         for h in range(nt):
-                            s = 0.0
-                            for a in range(na):
-                                p_a = SG[d, a * nt + h] if derive else sigma[off + a * nt + h]
-                                s += p_a * AV[d, a, h]
-                            VA[d, h] = s
+                            VA[d, h] = 0.0
+                        for a in range(na):
+                            if derive:
+                                for h in range(nt):
+                                    VA[d, h] += SG[d, a * nt + h] * AV[d, a, h]
+                            else:
+                                base = off + a * nt
+                                for h in range(nt):
+                                    VA[d, h] += sigma[base + h] * AV[d, a, h]
                     if mode == MODE_UPDATE:
+                        if rbp:  # pruned cells hold bounds, frozen hands keep theirs
+                            saved = SG[d + 1]
+                            for i in range(na * nt):
+                                saved[i] = st.regrets[off + i]
                         _update_infosets(
                             st, co, off, tree.ioffset[node], na, nt, AV[d], VA[d], sc.tmp, node,
-                            sc.blk,
+                            sc.blk, sc.sd[0],
                         )  # fmt: skip
+                        if rbp:
+                            for a in range(na):
+                                base = off + a * nt
+                                for h in range(nt):
+                                    if st.pruned[base + h] != 0 or sc.live[d, h] == 0.0:
+                                        st.regrets[base + h] = saved[a * nt + h]
+                            _rbp_node(hands, boards, tree, st, co, node, trav, RE, rrow[d],
+                                      VA[d], sc.live[d], sc)  # fmt: skip
+                    elif record:
+                        ioff = tree.ioffset[node]
+                        for a in range(na):
+                            for h in range(nt):
+                                st.cbv[off + a * nt + h] = AV[d, a, h]
+                        _fold_values(hands, boards, tree.board[node], trav, 1.0, RE, rrow[d],
+                                     sc.pi, 0, sc.card_sum)  # fmt: skip
+                        for h in range(nt):
+                            st.cbv_node[ioff + h] = VA[d, h]
+                            st.reach_mass[ioff + h] = sc.pi[0, h]
                 elif mode == MODE_UPDATE:
                     decay = co[DECAY]
                     w = co[AVG_WEIGHT]
@@ -667,14 +1157,19 @@ def _traverse(
                     unit = st.sscale[node] if quant else 1.0
                     for a in range(na):
                         base = off + a * no
-                        for j in range(no):
-                            i = base + j
-                            p_a = SG[d, i - off] if derive else sigma[i]
-                            x = S[i] * unit * decay + w * RE[r0, j] * p_a
-                            if quant:
-                                sc.blk[i - off] = x
-                            else:
-                                S[i] = x
+                        if quant:
+                            for j in range(no):
+                                p_a = SG[d, a * no + j] if derive else sigma[base + j]
+                                sc.blk[a * no + j] = (
+                                    S[base + j] * unit * decay + w * RE[r0, j] * p_a
+                                )
+                        elif derive:
+                            sg = SG[d]
+                            for j in range(no):
+                                S[base + j] = S[base + j] * decay + w * RE[r0, j] * sg[a * no + j]
+                        else:
+                            for j in range(no):
+                                S[base + j] = S[base + j] * decay + w * RE[r0, j] * sigma[base + j]
                     if quant:
                         _quantize(sc.blk, na * no, S, off, st.sscale, node, 65535.0)
         # the node at depth d is finished: hand its values to the parent
@@ -684,6 +1179,8 @@ def _traverse(
         k = nxt[d - 1]
         if tree.kind[parent] == CHANCE:
             _add_chance_child(tree, hands, boards, stack[d], trav, nt, VA[d], VA[d - 1])
+            if sampled:  # the one child drawn stands for them all
+                k = tree.num_children[parent] - 1
         elif tree.player[parent] == trav:
             for h in range(nt):
                 AV[d - 1, k, h] = VA[d, h]
@@ -716,7 +1213,7 @@ def _pass(
     hands: Hands,
     boards: Boards,
     trav: int,
-    mode: int,
+    mode: Int,
     sigma: Array,
     st: Storage,
     co: Array,
@@ -725,7 +1222,22 @@ def _pass(
 ) -> int:
     """A whole serial pass for ``trav`` from the root (reach in ``sc.reach[0]``, values out
     in ``sc.value[0]``)."""
-    return _traverse(tree, hands, boards, 0, trav, mode, sigma, st, co, sc, par.leaves, LEAF_OFF)
+    if co[PRUNE] >= PRUNE_INTERVAL:
+        sc.live[0, :] = 1.0
+    return _traverse(
+        tree,
+        hands,
+        boards,
+        np.int64(0),
+        trav,
+        mode,
+        sigma,
+        st,
+        co,
+        sc,
+        par.leaves,
+        np.int64(LEAF_OFF),
+    )
 
 
 @kernel
@@ -742,11 +1254,13 @@ def pass_collect(
     par: Parallel,
 ) -> None:
     """Parallel pass, step 1: the upper tree only, storing the opponent reach arriving at
-    each cut chance node; nothing is updated."""
+    each cut chance node (zero where the walk does not get there); nothing is updated."""
+    par.leaves.reach[:, :] = 0.0
     _root_reach(hands, 1 - trav, sc.reach[0])
+    step = MODE_REACH if mode == MODE_UPDATE else mode
     _traverse(
-        tree, hands, boards, 0, trav, MODE_REACH if mode == MODE_UPDATE else mode, sigma, st, co,
-        sc, par.leaves, LEAF_COLLECT,
+        tree, hands, boards, np.int64(0), trav, step, sigma, st, co, sc, par.leaves,
+        np.int64(LEAF_COLLECT),
     )  # fmt: skip
 
 
@@ -775,7 +1289,9 @@ def pass_finish(
             tree, hands, boards, par.task_node[k], trav, nt, par.task_value[k], lv.value[slot]
         )
     _root_reach(hands, 1 - trav, sc.reach[0])
-    return _traverse(tree, hands, boards, 0, trav, mode, sigma, st, co, sc, lv, LEAF_USE)
+    return _traverse(
+        tree, hands, boards, np.int64(0), trav, mode, sigma, st, co, sc, lv, np.int64(LEAF_USE)
+    )
 
 
 @kernel
@@ -810,17 +1326,47 @@ def thread_tasks(
         ps.sd[t],
         ps.strat[t],
         ps.blk[t],
+        ps.cq[t],
+        ps.clevel[t],
+        ps.pi[t],
+        ps.live[t],
     )
     touched = 0
+    skip_zero = _skips_zero_reach(mode, co)
     for k in range(t, par.task_node.shape[0], par.threads):
         node = par.task_node[k]
         slot = par.task_slot[k]
         w = tree.chance_weight[node]
         cb = tree.board[node]
+        arrived = 0.0
+        mass = 0.0
         for j in range(no):
-            sct.reach[0, j] = par.leaves.reach[slot, j] * w * boards.valid[cb, opp, j]
+            r = par.leaves.reach[slot, j]
+            arrived += r
+            x = r * w * boards.valid[cb, opp, j]
+            sct.reach[0, j] = x
+            mass += x
+        if mass == 0.0 and skip_zero:
+            # as the serial walk: a child the opponent cannot reach is skipped (with the zero
+            # update when its chance node was reached; else the upper walk's covers it)
+            if mode == MODE_UPDATE and arrived > 0.0 and not _zero_update_is_noop(co):
+                touched += _zero_update(tree, hands, node, trav, co, st, sct, 1)
+            for h in range(nt):
+                par.task_value[k, h] = 0.0
+            continue
         touched += _traverse(
-            tree, hands, boards, node, trav, mode, sigma, st, co, sct, par.leaves, LEAF_OFF
+            tree,
+            hands,
+            boards,
+            node,
+            trav,
+            mode,
+            sigma,
+            st,
+            co,
+            sct,
+            par.leaves,
+            np.int64(LEAF_OFF),
         )
         for h in range(nt):
             par.task_value[k, h] = sct.value[0, h]
@@ -843,18 +1389,26 @@ def run_iterations(
     coefs: Array,
     sc: Scratch,
     par: Parallel,
+    done: npt.NDArray[np.int64],
 ) -> int:
-    """Run ``coefs.shape[0]`` CFR iterations (alternating: player 0 then player 1).
+    """Run up to ``coefs.shape[0]`` CFR iterations (alternating: player 0 then player 1).
 
     ``coefs[k]`` holds the rule's scalars for the k-th iteration of the chunk. Updates
-    ``st`` in place. Returns the number of nodes visited.
+    ``st`` in place. Returns the number of nodes visited; ``done[0]`` says how many
+    iterations ran (fewer when regret-based pruning asks for a catch-up, see ``Storage.ctl``).
     """
     touched = 0
+    done[0] = 0
     for k in range(coefs.shape[0]):
         co = coefs[k]
         for trav in range(2):
             _root_reach(hands, 1 - trav, sc.reach[0])
-            touched += _pass(tree, hands, boards, trav, MODE_UPDATE, st.strategy, st, co, sc, par)
+            touched += _pass(
+                tree, hands, boards, trav, np.int64(MODE_UPDATE), st.strategy, st, co, sc, par
+            )
+        done[0] = k + 1
+        if co[PRUNE] >= PRUNE_INTERVAL and st.ctl[0] > 0:
+            break  # a pruned action must be caught up before the next iteration
     return touched
 
 
@@ -902,7 +1456,7 @@ def subtree_values(
     for j in range(no):
         sc.reach[0, j] = opp_reach[j]
     lv = Leaves(np.zeros(1, dtype=np.int32), np.zeros((1, 1)), np.zeros((1, 1)))
-    _traverse(tree, hands, boards, node, trav, mode, sigma, st, co, sc, lv, LEAF_OFF)
+    _traverse(tree, hands, boards, node, trav, mode, sigma, st, co, sc, lv, np.int64(LEAF_OFF))
     return sc.value[0, : hands.num_hands[trav]].copy()
 
 

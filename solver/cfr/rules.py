@@ -32,7 +32,17 @@ PRE_POS, PRE_NEG, REGRET_WEIGHT, POST_POS, POST_NEG = 0, 1, 2, 3, 4
 FLOOR, SCALE, PRED, ADAPTIVE, ALPHA_MAX = 5, 6, 7, 8, 9
 DECAY, AVG_WEIGHT, NORMAL_HEDGE = 10, 11, 12
 DERIVE = 13  # 1: the next strategy is plain RM(R), so the engine derives it instead of storing
-NUM_COEFFICIENTS = 14
+# Set by the engine, not by rules (see solver.cfr.engine):
+# PRUNE: 0 none, 1 partial (skip what the opponent reaches with probability 0), 2 interval
+# regret-based pruning, 3 Total RBP; ITER: the 1-based iteration; SAMPLE: 1 = chance sampling
+# (one card per chance node, the uniform draws for traverser p and chance level l in column
+# CHANCE_U + 2p + l); RECORD: a best-response pass stores its action values (Total RBP);
+# NOSTART: no new interval prune starts (catch-up walks); WNEXT: the regret weight of the next
+# iteration (interval RBP looks one iteration ahead).
+# MARGIN: a prune starts only when its bound holds for at least this many iterations.
+PRUNE, ITER, SAMPLE, CHANCE_U, RECORD, NOSTART, WNEXT, MARGIN = 14, 15, 16, 17, 21, 22, 23, 24
+NUM_COEFFICIENTS = 25
+PRUNE_NONE, PRUNE_PARTIAL, PRUNE_INTERVAL, PRUNE_TOTAL = 0, 1, 2, 3
 
 FloatArray = npt.NDArray[np.float64]
 
@@ -72,6 +82,7 @@ class Rule:
         self._fill(np.asarray(t, dtype=np.float64), c)
         plain = (c[:, PRED] == 0) & (c[:, NORMAL_HEDGE] == 0) & (c[:, SCALE] == 1)
         c[:, DERIVE] = plain & (c[:, ADAPTIVE] == 0)
+        c[:, ITER] = t
         return c
 
     @property

@@ -13,6 +13,7 @@ Layout (``N`` nodes, ``H`` = the larger of the two players' hand counts, ``B`` b
 * a decision node of player ``p`` with ``A`` actions owns the block
   ``offset : offset + A * num_hands[p]`` of the per-action arrays (regrets, strategy, strategy
   sums), laid out ``[a, h]``, and ``ioffset : ioffset + num_hands[p]`` of the per-hand arrays;
+  blocks are placed in depth-first preorder, so each subtree's blocks are contiguous;
 * all payoffs are in chips and zero-sum: ``payoff`` of a FIXED terminal is player 0's payoff
   (player 1 gets its negative); ``payoff`` of a SHOWDOWN terminal is what the winner wins
   (each player's contribution), a tie pays 0.
@@ -373,8 +374,9 @@ class NodeSpec:
 def flatten(root: NodeSpec, num_hands: tuple[int, int]) -> tuple[Tree, list[str]]:
     """Number ``root``'s tree breadth first and pack it into a :class:`Tree`.
 
-    Decision blocks are allocated in node order: offsets into the ``[action, hand]`` arrays
-    and ioffsets into the ``[hand]`` arrays.
+    Decision blocks (offsets into the ``[action, hand]`` arrays and ioffsets into the
+    ``[hand]`` arrays) are allocated in depth-first preorder, so the blocks of any subtree
+    form one contiguous range.
     """
     order: list[NodeSpec] = [root]
     i = 0
@@ -416,13 +418,20 @@ def flatten(root: NodeSpec, num_hands: tuple[int, int]) -> tuple[Tree, list[str]
         if node.children:
             first_child[k] = index[id(node.children[0])]
             num_children[k] = len(node.children)
+        if node.kind == DECISION and not node.children:
+            raise ValueError("a decision node needs at least one action")
+    # Storage blocks in depth-first preorder: every subtree's blocks are one contiguous range
+    # (the walk's memory order, and a pruned subtree's storage is one range to release).
+    stack = [root]
+    while stack:
+        node = stack.pop()
         if node.kind == DECISION:
-            if not node.children:
-                raise ValueError("a decision node needs at least one action")
+            k = index[id(node)]
             offset[k] = off
             ioffset[k] = ioff
             off += len(node.children) * num_hands[node.player]
             ioff += num_hands[node.player]
+        stack.extend(reversed(node.children))
     tree = Tree(
         kind,
         player,

@@ -20,6 +20,7 @@ from pathlib import Path
 import pytest
 
 import app
+from solver.ranges import grid_from_weights, parse_range
 
 ROOT = Path(app.__file__).absolute().parent.parent
 SCREENSHOT = Path(__file__).resolve().parents[2] / "assets" / "screenshot.png"
@@ -184,6 +185,31 @@ def test_set_up_solve_explore_download(page: Page, server: str) -> None:
     expect(page.locator(".st-key-hs_oop_range textarea")).to_have_value(
         re.compile(r"72o"), timeout=15_000
     )
+    _idle(page)
+    # drag a box over the bottom row's first four cells (A2o, K2o, Q2o, J2o) on the paint grid
+    page.get_by_role("tab", name="Drag over cells").click()
+    chart = page.locator(".st-key-grid_paint .js-plotly-plot")
+    expect(chart).to_be_visible(timeout=10_000)
+    page.wait_for_timeout(500)
+    x0, y0, x1, y1 = page.evaluate(
+        "() => { const gd = document.querySelector('.st-key-grid_paint .js-plotly-plot');"
+        " const fl = gd._fullLayout; const r = gd.getBoundingClientRect();"
+        " const px = (x) => r.left + fl._size.l + fl.xaxis.d2p(x);"
+        " const py = (y) => r.top + fl._size.t + fl.yaxis.d2p(y);"
+        " return [px(-0.45), py(0.45), px(3.45), py(-0.45)]; }"
+    )
+    page.mouse.move(x0, y0)
+    page.mouse.down()
+    page.mouse.move(x1, y1, steps=12)
+    page.mouse.up()
+    expect(page.locator(".st-key-hs_oop_range textarea")).to_have_value(
+        re.compile(r"K2o"), timeout=15_000
+    )
+    grid = grid_from_weights(
+        parse_range(page.locator(".st-key-hs_oop_range textarea").input_value())
+    )
+    assert [grid[12, j] for j in range(5)] == [1.0, 1.0, 1.0, 1.0, 0.0]  # A2o-J2o, not T2o
+    _idle(page)
     _fill(page, "hs_bets", "33%, 75%, a")
     expect(page.locator("[data-testid='stMetric']", has_text="Nodes").first).to_be_visible()
     # --- Solve: no target, watch the curve and the grid move
@@ -332,3 +358,101 @@ def test_two_sessions_solve_at_once_and_health_stays_fast(browser: Browser, serv
         _idle(p)
         expect(p.get_by_text("Stopped", exact=True)).to_be_visible(timeout=10_000)
         p.context.close()
+
+
+def _race_points(page: Page) -> list[int]:
+    return list(
+        page.evaluate(
+            "() => { const d = document.querySelector('.st-key-race_chart .js-plotly-plot');"
+            " return d && d.data ? d.data.map(t => t.x.length) : []; }"
+        )
+    )
+
+
+def test_compare_races_two_algorithms_on_leduc(page: Page, server: str) -> None:
+    page.goto(server)
+    _idle(page)
+    _nav(page, "Compare")
+    # Leduc is the page's default game; CFR+ in row 1, pick CFR for row 2
+    algo = page.get_by_role("combobox", name="Algorithm 2")
+    algo.scroll_into_view_if_needed()  # the list does not open below the fold
+    algo.click()
+    page.get_by_role("option", name="cfr", exact=True).click()
+    _idle(page)
+    _fill(page, "cmp_iterations", "100000000")
+    page.locator(".st-key-cmp_stop_at_target label").click()  # both run until Stop
+    _idle(page)
+    page.locator(".st-key-btn_race_start button").click()
+    expect(page.locator(".st-key-btn_race_stop button")).to_be_enabled(timeout=20_000)
+    # generous: a cold Numba cache compiles the kernels first
+    page.wait_for_function(
+        "() => { const d = document.querySelector('.st-key-race_chart .js-plotly-plot');"
+        " return d && d.data && d.data.length === 2 && d.data.every(t => t.x.length >= 3); }",
+        timeout=180_000,
+    )
+    names = page.evaluate(
+        "() => document.querySelector('.st-key-race_chart .js-plotly-plot').data.map(t => t.name)"
+    )
+    assert names == ["cfr+", "cfr"]
+    before = _race_points(page)
+    page.wait_for_function(  # the chart gains points for both algorithms
+        "(n) => { const d = document.querySelector('.st-key-race_chart .js-plotly-plot');"
+        " return d && d.data && d.data.every((t, i) => t.x.length > n[i]); }",
+        arg=before,
+        timeout=30_000,
+    )
+    page.locator(".st-key-btn_race_stop button").click()
+    _idle(page)
+    expect(page.get_by_text("Stopped", exact=False).first).to_be_visible(timeout=10_000)
+    winners = page.locator(".st-key-race_winners")
+    expect(winners).to_contain_text("Winners", timeout=10_000)
+    # CFR+ reaches 0.01 chips long before CFR on Leduc
+    expect(winners.locator("li").first).to_contain_text("0.01: fastest cfr+")
+    expect(page.locator(".st-key-btn_race_start button")).to_be_enabled()
+    _idle(page)
+    with page.expect_download() as dl:
+        page.locator(".st-key-dl_race_csv button").click()
+    rows = list(csv.DictReader(io.StringIO(Path(dl.value.path()).read_text())))
+    assert [r["entry"] for r in rows] == ["cfr+", "cfr"]
+    assert all(int(r["iterations"]) > 100 for r in rows)
+    assert rows[0]["iterations to 0.01"] == "160"
+
+
+def test_sampled_solve_on_leduc(page: Page, server: str) -> None:
+    page.goto(server)
+    _idle(page)
+    _nav(page, "Set up")
+    page.get_by_role("combobox", name="Game or preset").click()
+    page.get_by_role("option", name="Leduc hold'em", exact=True).click()
+    _idle(page)
+    _nav(page, "Solve")
+    expect(page.get_by_text("Game: Leduc hold'em")).to_be_visible()
+    algo = page.get_by_role("combobox", name="Algorithm")
+    algo.scroll_into_view_if_needed()
+    algo.click()
+    page.get_by_role("option", name="mccfr-es", exact=True).click()
+    _idle(page)
+    expect(page.locator(".st-key-solver_seed input")).to_have_value("0")
+    expect(page.locator(".st-key-solver_threads_one input")).to_be_disabled()
+    _fill(page, "solver_seed", "3")
+    _fill(page, "max_iterations", "100000000")
+    _fill(page, "target_value", "0")
+    page.locator(".st-key-btn_solve button").click()
+    expect(page.locator(".st-key-btn_stop button")).to_be_enabled(timeout=20_000)
+    expect(page.get_by_text("mccfr-es · seed 3")).to_be_visible(timeout=20_000)
+    page.wait_for_function(
+        "() => { const d = document.querySelector('.st-key-live_curve .js-plotly-plot');"
+        " return d && d.data && d.data[0].x.length >= 3; }",
+        timeout=120_000,
+    )
+    points = _curve_points(page)
+    page.wait_for_function(  # the curve gains points while it runs
+        f"() => {{ const d = document.querySelector('.st-key-live_curve .js-plotly-plot');"
+        f" return d && d.data && d.data[0].x.length > {points}; }}",
+        timeout=30_000,
+    )
+    assert _metric(page, "Memory").endswith("KB")
+    page.locator(".st-key-btn_stop button").click()
+    _idle(page)
+    expect(page.get_by_text("Stopped", exact=True)).to_be_visible(timeout=10_000)
+    expect(page.locator(".st-key-btn_solve button")).to_be_enabled()

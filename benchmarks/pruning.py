@@ -1,0 +1,97 @@
+"""Pruning tables: Total RBP's space over time (Leduc, Leduc-5), and the work pruning saves
+(nodes touched and seconds to exploitability targets).
+
+Run: ``.venv/bin/python benchmarks/pruning.py [--space-iterations 100,300,1000,3000]
+[--leduc5-iterations 100,300,1000] [--targets 0.01,0.003,0.001]``.
+
+Tables:
+
+* **space**: per game, rule and sums threshold C, at each iteration count: the regret and
+  strategy-sum entries Total RBP still needs (% of the full arrays), the bytes the solver
+  holds (``memory_bytes``: regrets + sums held + the pruning bookkeeping) and the
+  exploitability (chips). Brown & Sandholm 2017 (the seed) report space falling to about
+  half on Leduc and by 10× on Leduc-5 (CFR+, C = 0.1).
+* **work**: iterations, nodes touched and seconds (iterations and pruning work, measuring
+  excluded) until the exploitability of the average first drops to each target, for
+  pruning none / partial / interval / total. Nodes touched include the pruning's own
+  catch-up and check walks.
+"""
+
+from __future__ import annotations
+
+import argparse
+import platform
+import time
+
+from solver import make_game
+from solver.algorithms import make_solver
+from solver.cfr.engine import Engine
+
+
+def space_table(game_name: str, iterations: list[int]) -> None:
+    g = make_game(game_name)
+    print(f"\n### Total RBP space — {game_name} ({g.action_size:,} regret entries)\n")
+    head = "| rule | C | " + " | ".join(
+        f"{t:,} it: regrets / sums held, MB, expl" for t in iterations
+    )
+    print(head + " |")
+    print("|---|---:|" + "---:|" * len(iterations))
+    for rule in ("cfr", "cfr+"):
+        for c in (0.0, 0.01, 0.1):
+            eng = make_solver(g, rule, pruning="total", rbp_threshold=c)
+            assert isinstance(eng, Engine)
+            cells = []
+            for t in iterations:
+                eng.iterate(t - eng.iteration)
+                assert eng.rbp is not None
+                r, s = eng.rbp.held_entries()
+                expl = 0.5 * sum(eng.best_response_values())
+                cells.append(
+                    f"{100 * r / g.action_size:.0f}% / {100 * s / g.action_size:.0f}%, "
+                    f"{eng.memory_bytes / 1e6:.3f}, {expl:.2g}"
+                )
+            print(f"| {rule} | {c:g} | " + " | ".join(cells) + " |", flush=True)
+    full = make_solver(g, "cfr", pruning="none")
+    print(f"\nWithout Total RBP the solver holds {full.memory_bytes / 1e6:.3f} MB.")
+
+
+def work_table(game_name: str, targets: list[float], max_iterations: int, every: int) -> None:
+    g = make_game(game_name)
+    print(f"\n### Work to a target — {game_name}\n")
+    head = "| rule | pruning | " + " | ".join(f"to {t:g}: iterations, nodes, s" for t in targets)
+    print(head + " |")
+    print("|---|---|" + "---:|" * len(targets))
+    for rule, modes in (("cfr", ("none", "partial", "interval", "total")),
+                        ("cfr+", ("none", "partial", "total"))):  # fmt: skip
+        for mode in modes:
+            eng = make_solver(g, rule, pruning=mode)
+            found: dict[float, str] = {}
+            spent = 0.0
+            while len(found) < len(targets) and eng.iteration < max_iterations:
+                t0 = time.perf_counter()
+                eng.iterate(every)
+                spent += time.perf_counter() - t0
+                expl = 0.5 * sum(eng.best_response_values())
+                for tg in targets:
+                    if tg not in found and expl <= tg:
+                        found[tg] = f"{eng.iteration:,}, {eng.nodes_touched:,}, {spent:.2f}"
+            cells = [found.get(t, f"> {max_iterations:,}") for t in targets]
+            print(f"| {rule} | {mode} | " + " | ".join(cells) + " |", flush=True)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--space-iterations", default="100,300,1000,3000,10000")
+    parser.add_argument("--leduc5-iterations", default="100,300,1000")
+    parser.add_argument("--targets", default="0.01,0.003,0.001")
+    parser.add_argument("--max-iterations", type=int, default=20000)
+    args = parser.parse_args()
+    print(f"# machine {platform.machine()}, python {platform.python_version()}")
+    space_table("leduc", [int(x) for x in args.space_iterations.split(",")])
+    space_table("leduc5", [int(x) for x in args.leduc5_iterations.split(",")])
+    targets = [float(x) for x in args.targets.split(",")]
+    work_table("leduc", targets, args.max_iterations, 20)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,785 @@
+"""Regret-based pruning in the vector engine: interval RBP and Total RBP.
+
+Brown & Sandholm, *Regret-Based Pruning in Extensive-Form Games* (NIPS 2015) and *Reduced
+Space and Faster Convergence in Imperfect-Information Games via Regret-Based Pruning* (AAAI
+2017, the Total RBP seed). Partial pruning (skip what the opponent reaches with probability
+zero) lives in the traversal itself (:mod:`solver.cfr.kernels`) and is exact; this module
+adds the two forms that also skip what the *traverser* would play with probability zero.
+
+Vector form. An infoset is (decision node, hand); the walk carries every hand at once, so an
+action's subtree D(I, a) is skipped only when the pruning condition holds for **every** hand
+the board leaves possible at that node (ALGORITHMS.md). While an action is pruned it plays
+with probability 0 (regret matching over the other actions), its subtree is not walked in
+its owner's pass, and the opponent's pass skips it too (the owner's reach into it is zero).
+The action's regret cells hold its pruning bound instead of a regret. Per infoset, with
+π^t(I) the opponent's reach (chance included, card removal applied), U(I, a) ≥ 0 the most
+the owner can win below the action and L(I) ≤ 0 the least it can get below the node:
+
+* **Interval RBP** (rule ``cfr``). An action whose regret R(I, a) is negative for every hand
+  — while another action keeps a positive regret, so regret matching plays it with
+  probability 0 anyway — is pruned as long as R^{t₀}(I,a) + Σ_{t₀<t≤t₁} (π^t(I)·U(I,a) −
+  v^t(I)) ≤ 0 (the paper's condition). The bound is kept one iteration ahead (π^{t+1} ≤
+  π_max, v^{t+1}(I) ≥ π_max·L(I)); when it could fail, the action is *caught up* before the
+  next iteration: one CFR update of its subtree against the opponent's reach summed over the
+  window (the strategies inside are frozen while pruned, and counterfactual values are linear
+  in the opponent's reach, so this is exactly the skipped iterations with those strategies —
+  the 2015 paper's "single iteration against the average of the opponent's strategies").
+* **Total RBP** (rules ``cfr`` and ``cfr+``). Every ``check_every`` iterations a
+  counterfactual best response (CBR) against the opponent's average strategy gives CBV(I, a)
+  for every action; an action with T·CBV(I,a) ≤ Σ_t v^t(I) for every hand (eq. 5; never a
+  hand's best action) is pruned, its bound starting at T·CBV(I,a) and growing by
+  π^t(I)·U(I,a) (eq. 9). Its subtree's regrets are then not needed any more — they are
+  rebuilt from scratch when pruning ends: R(I',a') = T·(CBV(I',a') − CBV(I')) inside the
+  subtree and R(I,a) = T·CBV(I,a) − Σ_t v^t(I) (eqs. 7–8, with an exact CBR) — so their
+  memory counts as released. With ``threshold`` C > 0 the strategy sums of a pruned action
+  are released too once its average reach π_i^{σ̄}(I)·σ̄(I, a) ≤ C/√T for every hand: σ̄(I, a)
+  becomes 0 and the owner's sums below it are dropped (the paper's space experiment).
+
+Memory. Storage blocks are laid out in depth-first preorder (each subtree contiguous);
+:meth:`RegretPruning.held_bytes` counts the regret and strategy-sum bytes the solver still
+needs — every block minus the owner's regret blocks inside Total-RBP-pruned subtrees and the
+owner's sum blocks released by the threshold — plus this module's own bookkeeping. The flat
+arrays themselves stay allocated; the count is what a solver allocating blocks on demand
+would hold, as the paper reports.
+
+Deviations, stated: pruning is per (node, action) for all hands, not per infoset, so it
+prunes less than the paper's scalar CFR; when every unpruned action has non-positive regret
+for a hand, regret matching plays uniformly over the unpruned actions only; interval RBP is
+offered for plain CFR only (CFR+'s floor does not commute with a batched catch-up); Total
+RBP's sums threshold drops only the pruning player's sums (the opponent's, below a pruned
+action, are frozen but kept, as the exploitability of its average still needs them). Both
+forms need one solver thread.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import TYPE_CHECKING
+
+import numpy as np
+import numpy.typing as npt
+
+from solver.cfr.kernels import (
+    MODE_BR,
+    MODE_UPDATE,
+    Leaves,
+    Scratch,
+    Storage,
+    _fold_values,
+    _traverse,
+    normalize_strategy,
+)
+from solver.cfr.rules import (
+    AVG_WEIGHT,
+    DECAY,
+    NOSTART,
+    NUM_COEFFICIENTS,
+    PRUNE_INTERVAL,
+    PRUNE_TOTAL,
+    RECORD,
+    REGRET_WEIGHT,
+)
+from solver.games.model import CHANCE, DECISION, FIXED, RUNOUT, SHOWDOWN, Boards, Game, Hands, Tree
+from solver.jit import kernel
+
+if TYPE_CHECKING:
+    from solver.cfr.engine import Engine
+
+Array = npt.NDArray[np.float64]
+
+INTERVAL_RULES = ("cfr",)
+TOTAL_RULES = ("cfr", "cfr+")
+LEAF_OFF = 0
+
+
+# ----- bounds of the game: U(I, a), L(I), π_max(I) ---------------------------------------
+def payoff_bounds(game: Game) -> tuple[Array, Array]:
+    """(umax, lmin), both (N,): ``umax[c]`` = max(0, the most the player acting at ``c``'s
+    parent can win in ``c``'s subtree); ``lmin[n]`` = min(0, the least the player acting at
+    decision node ``n`` can get below it). Chips, per deal (counterfactual values are these
+    times the opponent's reach)."""
+    t = game.tree
+    n = game.num_nodes
+    hi = np.full((n, 2), -math.inf)
+    lo = np.full((n, 2), math.inf)
+    for node in range(n - 1, -1, -1):  # children have larger indices than their parent
+        kind = t.kind[node]
+        if kind == FIXED:
+            x = float(t.payoff[node])
+            hi[node] = lo[node] = (x, -x)
+        elif kind in (SHOWDOWN, RUNOUT):
+            x = float(t.payoff[node])
+            hi[node] = (x, x)
+            lo[node] = (-x, -x)
+        else:
+            kids = game.children(node)
+            hi[node] = hi[kids.start : kids.stop].max(axis=0)
+            lo[node] = lo[kids.start : kids.stop].min(axis=0)
+    umax = np.zeros(n)
+    lmin = np.zeros(n)
+    parents = game.parents
+    for node in range(1, n):
+        p = int(t.player[parents[node]])
+        if p >= 0:
+            umax[node] = max(hi[node, p], 0.0)
+    for node in game.decision_nodes():
+        lmin[node] = min(lo[node, int(t.player[node])], 0.0)
+    return umax, lmin
+
+
+def chance_factors(game: Game) -> Array:
+    """(N,): the deal normaliser times the chance weights on the path to each node."""
+    t = game.tree
+    out = np.empty(game.num_nodes)
+    out[0] = game.hands.norm
+    parents = game.parents
+    for node in range(1, game.num_nodes):
+        par = parents[node]
+        out[node] = out[par] * (t.chance_weight[node] if t.kind[par] == CHANCE else 1.0)
+    return out
+
+
+@kernel
+def _pimax_kernel(
+    tree: Tree, hands: Hands, boards: Boards, cf: Array, out: Array, cs: Array, buf: Array
+) -> None:
+    """out[ioffset(n) + h] = the opponent reach infoset (n, h) gets when the opponent plays
+    every hand of its range to n: cf[n] × Σ compatible weights (``buf`` (2, H) scratch)."""
+    for node in range(tree.kind.shape[0]):
+        if tree.kind[node] != DECISION:
+            continue
+        p = tree.player[node]
+        opp = 1 - p
+        b = tree.board[node]
+        for j in range(hands.num_hands[opp]):
+            buf[0, j] = hands.weights[opp, j] * boards.valid[b, opp, j]
+        _fold_values(hands, boards, b, p, cf[node], buf, np.int64(0), buf, np.int64(1), cs)
+        ioff = tree.ioffset[node]
+        for h in range(hands.num_hands[p]):
+            out[ioff + h] = buf[1, h]
+
+
+def max_opponent_reach(game: Game) -> Array:
+    """(info_size,): π_max(I), the largest opponent reach (chance included) each infoset
+    can have: an upper bound on π^t(I) whatever the opponent plays."""
+    out = np.zeros(max(game.info_size, 1))
+    h = int(max(game.hands.cards.shape[1], 1))
+    _pimax_kernel(
+        game.tree,
+        game.hands,
+        game.boards,
+        chance_factors(game),
+        out,
+        np.zeros(max(game.hands.num_cards, 1)),
+        np.zeros((2, h)),
+    )
+    return out
+
+
+# ----- kernels -------------------------------------------------------------------------------
+@kernel
+def _walk(
+    tree: Tree,
+    hands: Hands,
+    boards: Boards,
+    node: int,
+    trav: int,
+    mode: int,
+    sigma: Array,
+    st: Storage,
+    co: Array,
+    sc: Scratch,
+    opp_reach: Array,
+) -> int:
+    """A pass for ``trav`` over the subtree of ``node`` given the opponent's reach there;
+    values at ``node`` land in ``sc.value[0]``; returns the nodes visited. (Regret-based
+    pruning reads the traverser's live hands from ``sc.live[0]``.)"""
+    for j in range(hands.num_hands[1 - trav]):
+        sc.reach[0, j] = opp_reach[j]
+    lv = Leaves(np.zeros(1, dtype=np.int32), np.zeros((1, 1)), np.zeros((1, 1)))
+    return _traverse(
+        tree, hands, boards, node, trav, mode, sigma, st, co, sc, lv, np.int64(LEAF_OFF)
+    )
+
+
+@kernel
+def _compatible_mass(
+    hands: Hands, boards: Boards, b: int, trav: int, reach: Array, cs: Array, buf: Array
+) -> Array:
+    """Per ``trav`` hand: the opponent reach (``reach``, (H,)) of the hands it can meet on
+    board ``b``."""
+    for j in range(reach.shape[0]):
+        buf[0, j] = reach[j]
+    _fold_values(hands, boards, b, trav, 1.0, buf, np.int64(0), buf, np.int64(1), cs)
+    return buf[1, : hands.num_hands[trav]].copy()
+
+
+@kernel
+def _dead_hands(
+    tree: Tree, hands: Hands, pruned: npt.NDArray[np.int8], player: int
+) -> npt.NDArray[np.int8]:
+    """(N, H): 1 where ``player``'s hand h is inside a subtree pruned for it higher up (an
+    ancestor ``player`` cell (action, h) is pruned)."""
+    n = tree.kind.shape[0]
+    nh = hands.num_hands[player]
+    dead = np.zeros((n, max(nh, 1)), dtype=np.int8)
+    for node in range(n):  # parents come first
+        fc = tree.first_child[node]
+        if fc < 0:
+            continue
+        own = tree.kind[node] == DECISION and tree.player[node] == player
+        off = tree.offset[node]
+        for k in range(tree.num_children[node]):
+            c = fc + k
+            for h in range(nh):
+                x = dead[node, h]
+                if own and pruned[off + k * nh + h] != 0:
+                    x = 1
+                dead[c, h] = x
+    return dead
+
+
+@kernel
+def _total_starts(
+    tree: Tree,
+    hands: Hands,
+    boards: Boards,
+    st: Storage,
+    T: float,
+    player: int,
+    margin: float,
+    floor: bool,
+) -> int:
+    """Total RBP, eq. (5), per infoset: prune cell (I, a) of ``player`` when
+    T·CBV(I,a) ≤ Σ_t v^t(I), a is not the hand's best action, the bound holds one iteration
+    ahead and the hand is not inside a subtree already pruned for it; the cell then holds the
+    bound T·CBV(I,a). The bound must keep a slack of ``margin`` iterations at the
+    opponent's average reach (T·CBV + margin·π̄(I)·(U − L) < Σ_t v^t(I)), so that a pruning
+    is expected to last long enough to pay for its catch-up.
+    Reads ``st.cbv`` (a RECORD best-response pass); returns the cells pruned."""
+    n = tree.kind.shape[0]
+    dead = _dead_hands(tree, hands, st.pruned, player)
+    count = 0
+    nh = hands.num_hands[player]
+    for node in range(n):
+        if tree.kind[node] != DECISION or tree.player[node] != player:
+            continue
+        fc = tree.first_child[node]
+        na = tree.num_children[node]
+        off = tree.offset[node]
+        ioff = tree.ioffset[node]
+        valid = boards.valid[tree.board[node], player]
+        low = st.lmin[node]
+        for h in range(nh):
+            if valid[h] == 0.0 or dead[node, h] != 0:
+                continue
+            vs = st.vsum[ioff + h]
+            pm = st.reach_mass[ioff + h]
+            best = st.cbv[off + h]
+            for a in range(1, na):
+                best = max(best, st.cbv[off + a * nh + h])
+            for k in range(na):
+                i = off + k * nh + h
+                if st.pruned[i] != 0 or st.cbv[i] >= best:
+                    continue
+                if floor and st.regrets[i] > 0.0:
+                    continue  # CFR+ plays it now: pruning would change what it plays
+                x = T * st.cbv[i]
+                if x + margin * pm * (st.umax[fc + k] - low) < vs:
+                    st.pruned[i] = 1
+                    st.regrets[i] = x
+                    count += 1
+    return count
+
+
+@kernel
+def _total_reset(
+    tree: Tree,
+    hands: Hands,
+    st: Storage,
+    child: int,
+    player: int,
+    T: float,
+    floor: bool,
+    mask: Array,
+) -> None:
+    """Total RBP, eqs. (7)–(8), inside the subtree of ``child`` for the hands with
+    ``mask[h]`` = 1: each ``player`` infoset's regrets become T·(CBV(I',a') − CBV(I')) and
+    Σ_t v^t(I') = T·CBV(I') (from ``st.cbv``, ``st.cbv_node``); their pruned cells inside
+    are released."""
+    nh = hands.num_hands[player]
+    stack = np.empty(tree.kind.shape[0], dtype=np.int64)
+    stack[0] = child
+    top = 1
+    while top > 0:
+        top -= 1
+        node = stack[top]
+        fc = tree.first_child[node]
+        if fc < 0:
+            continue
+        na = tree.num_children[node]
+        if tree.kind[node] == DECISION and tree.player[node] == player:
+            off = tree.offset[node]
+            ioff = tree.ioffset[node]
+            for h in range(nh):
+                if mask[h] == 0.0:
+                    continue
+                best = 0
+                for a in range(na):
+                    i = off + a * nh + h
+                    st.pruned[i] = 0
+                    x = T * (st.cbv[i] - st.cbv_node[ioff + h])
+                    st.regrets[i] = max(x, 0.0) if floor else x
+                    if st.cbv[i] > st.cbv[off + best * nh + h]:
+                        best = a
+                # the CBR itself, not uniform play: its action gets a regret just above 0
+                # (the paper allows a near-CBR; a regret of exactly 0 everywhere would make
+                # regret matching play uniformly until the next update)
+                i = off + best * nh + h
+                st.regrets[i] = max(st.regrets[i], 1e-9 * abs(T * st.cbv_node[ioff + h]))
+                st.vsum[ioff + h] = T * st.cbv_node[ioff + h]
+        for k in range(na):
+            stack[top] = fc + k
+            top += 1
+
+
+@kernel
+def _release_sums(
+    tree: Tree,
+    hands: Hands,
+    st: Storage,
+    avg: Array,
+    player: int,
+    limit: float,
+    freed: npt.NDArray[np.int8],
+) -> int:
+    """Total RBP's space for the average: for every pruned ``player`` cell (I, a) (hand not
+    pruned higher up) whose average reach π_i^{σ̄}(I)·σ̄(I,a) ≤ ``limit``, set σ̄(I,a) ← 0 and
+    drop the hand's sums inside the action's subtree (``freed`` (A,) marks the cell).
+    Returns the cells released."""
+    n = tree.kind.shape[0]
+    nh = hands.num_hands[player]
+    reach = np.ones((n, max(nh, 1)))  # own reach of each hand under the average
+    dead = _dead_hands(tree, hands, st.pruned, player)
+    stack = np.empty(n, dtype=np.int64)
+    count = 0
+    for node in range(n):
+        fc = tree.first_child[node]
+        if fc < 0:
+            continue
+        na = tree.num_children[node]
+        own = tree.kind[node] == DECISION and tree.player[node] == player
+        off = tree.offset[node]
+        for k in range(na):
+            c = fc + k
+            for h in range(nh):
+                x = reach[node, h]
+                if own:
+                    x *= avg[off + k * nh + h]
+                reach[c, h] = x
+            if not own:
+                continue
+            for h in range(nh):
+                i = off + k * nh + h
+                if st.pruned[i] == 0 or freed[i] != 0 or dead[node, h] != 0:
+                    continue
+                if reach[c, h] > limit:
+                    continue
+                freed[i] = 1
+                count += 1
+                st.cumulative[i] = 0
+                stack[0] = c
+                top = 1
+                while top > 0:
+                    top -= 1
+                    nd = stack[top]
+                    f2 = tree.first_child[nd]
+                    if f2 < 0:
+                        continue
+                    if tree.kind[nd] == DECISION and tree.player[nd] == player:
+                        o = tree.offset[nd]
+                        for a in range(tree.num_children[nd]):
+                            st.cumulative[o + a * nh + h] = 0
+                    for kk in range(tree.num_children[nd]):
+                        stack[top] = f2 + kk
+                        top += 1
+    return count
+
+
+@kernel
+def _held_blocks(
+    tree: Tree, hands: Hands, st: Storage, regrets_freed: bool, sums_freed: npt.NDArray[np.int8]
+) -> tuple[int, int]:
+    """(regret entries, sum entries) still needed: every ``[action, hand]`` cell, less the
+    cells of a hand inside a subtree pruned for it (``regrets_freed``: Total RBP rebuilds
+    them) and those whose sums were released (``sums_freed`` (A,) at the pruned cell)."""
+    n = tree.kind.shape[0]
+    r_held = 0
+    s_held = 0
+    for p in range(2):
+        nh = hands.num_hands[p]
+        dead_r = np.zeros((n, max(nh, 1)), dtype=np.int8)
+        dead_s = np.zeros((n, max(nh, 1)), dtype=np.int8)
+        for node in range(n):
+            fc = tree.first_child[node]
+            own = tree.kind[node] == DECISION and tree.player[node] == p
+            if own:
+                na = tree.num_children[node]
+                for h in range(nh):
+                    if dead_r[node, h] == 0:
+                        r_held += na
+                    if dead_s[node, h] == 0:
+                        s_held += na
+            if fc < 0:
+                continue
+            off = tree.offset[node]
+            for k in range(tree.num_children[node]):
+                c = fc + k
+                for h in range(nh):
+                    xr = dead_r[node, h]
+                    xs = dead_s[node, h]
+                    if own:
+                        i = off + k * nh + h
+                        if regrets_freed and st.pruned[i] != 0:
+                            xr = 1
+                        if sums_freed[i] != 0:
+                            xs = 1
+                    dead_r[c, h] = xr
+                    dead_s[c, h] = xs
+    return r_held, s_held
+
+
+# ----- the engine's side -------------------------------------------------------------------
+class RegretPruning:
+    """The interval or Total RBP state of one :class:`~solver.cfr.engine.Engine` and the
+    work it does between iterations (catch-ups, Total RBP's checks).
+
+    ``check_every``: iterations between Total RBP's prune checks (each costs a best-response
+    pass per player, counted in nodes touched); ``threshold``: the constant C of the sums
+    release (0 keeps every sum); ``max_windows``: interval RBP's window slots (each holds one
+    opponent-reach vector; a new window waits for a free slot)."""
+
+    def __init__(
+        self,
+        engine: Engine,
+        mode: str,
+        check_every: int = 10,
+        threshold: float = 0.0,
+        max_windows: int | None = None,
+        margin: float | None = None,
+    ) -> None:
+        game = engine.game
+        rule = engine.rule.name
+        allowed = INTERVAL_RULES if mode == "interval" else TOTAL_RULES
+        if rule not in allowed:
+            raise ValueError(
+                f"pruning {mode!r} works with {' or '.join(allowed)} (regret matching on "
+                f"summed regrets), not {rule!r}; use pruning 'partial'"
+            )
+        if engine.threads != 1:
+            raise ValueError(f"pruning {mode!r} needs threads=1")
+        if engine.precision == "compressed":
+            raise ValueError(f"pruning {mode!r} needs float32 or float64 storage")
+        if check_every < 1:
+            raise ValueError("check_every must be ≥ 1")
+        if not threshold >= 0:
+            raise ValueError("threshold must be ≥ 0")
+        h = int(max(game.hands.cards.shape[1], 1))
+        if threshold > 0 and game.num_nodes * h * 8 > 512 * 2**20:
+            raise ValueError("threshold > 0 needs nodes × hands × 8 bytes ≤ 512 MiB; use 0")
+        self.engine = engine
+        self.mode = mode
+        self.code = PRUNE_INTERVAL if mode == "interval" else PRUNE_TOTAL
+        self.check_every = check_every
+        self.margin = float(check_every if margin is None else margin)
+        self.threshold = threshold
+        n = game.num_nodes
+        umax, lmin = payoff_bounds(game)
+        if max_windows is None:
+            max_windows = max(1, min(n, (game.action_size // h) // 4 + 8))
+        slots = max_windows if mode == "interval" else 1
+        free = np.zeros(slots + 1, dtype=np.int32)
+        if mode == "interval":
+            free[0] = slots
+            free[1:] = np.arange(slots, dtype=np.int32)
+        total = mode == "total"
+        self.sums_freed = np.zeros(game.action_size if total else 1, dtype=np.int8)
+        engine.storage = engine.storage._replace(
+            pruned=np.zeros(game.action_size, dtype=np.int8),
+            vsum=np.zeros(game.info_size if total else 1),
+            umax=umax,
+            lmin=lmin,
+            pimax=max_opponent_reach(game) if not total else np.zeros(1),
+            win_slot=np.full(n, -1, dtype=np.int32),
+            win=np.zeros((slots, h)),
+            free=free,
+            ctl=np.zeros(2 * game.action_size + 2 * n + 1, dtype=np.int64),
+        )
+        self.catchups = 0
+        self.starts = 0
+        self.released = 0
+
+    # --- hooks called by the engine ---------------------------------------------------------
+    def chunk(self, iteration: int, n: int) -> int:
+        """How many of the next ``n`` iterations to run before the next Total RBP check."""
+        if self.mode != "total":
+            return n
+        to_check = self.check_every - iteration % self.check_every
+        return min(n, to_check)
+
+    def after(self, iteration: int) -> int:
+        """Work after a chunk ending at ``iteration``: catch-ups the kernel asked for, then
+        (Total RBP, on its schedule) a prune check. Returns the nodes touched doing it."""
+        touched = self._catch_up(iteration)
+        if self.mode == "total" and iteration % self.check_every == 0:
+            touched += self._check(iteration)
+        return touched
+
+    # --- work -------------------------------------------------------------------------------
+    def _requests(self) -> dict[int, set[int]]:
+        """The catch-ups the kernel asked for: child → hands (-1: every hand)."""
+        st = self.engine.storage
+        count = int(st.ctl[0])
+        out: dict[int, set[int]] = {}
+        for r in range(count):
+            out.setdefault(int(st.ctl[2 * r + 1]), set()).add(int(st.ctl[2 * r + 2]))
+        st.ctl[0] = 0
+        return out
+
+    def _catch_up(self, iteration: int) -> int:
+        touched = 0
+        while True:  # an interval catch-up walk can ask for nested catch-ups
+            req = self._requests()
+            if not req:
+                return touched
+            self.catchups += sum(len(v) for v in req.values())
+            if self.mode == "interval":
+                touched += sum(self._interval_catchup(c, iteration) for c in sorted(req))
+            else:
+                touched += self._total_catchup(req, iteration)
+
+    def _interval_catchup(self, child: int, iteration: int) -> int:
+        """One CFR update of the child's subtree against the opponent reach summed over its
+        window; the action's regret R = bound − U·Σπ + Σ v(I, a)."""
+        eng = self.engine
+        g = eng.game
+        t = g.tree
+        st = eng.storage
+        slot = int(st.win_slot[child])
+        if slot < 0:
+            return 0
+        node = int(g.parents[child])
+        p = int(t.player[node])
+        k = child - int(t.first_child[node])
+        window = st.win[slot].copy()
+        co = eng.coefficients(np.array([float(iteration + 1)]))[0].copy()
+        co[REGRET_WEIGHT] = 1.0  # the window's reach already carries each iteration's weight
+        co[AVG_WEIGHT] = 1.0
+        co[DECAY] = 1.0
+        co[NOSTART] = 1.0
+        sc = eng.scratch
+        sc.live[0, :] = 1.0
+        touched = int(
+            _walk(t, g.hands, g.boards, child, p, MODE_UPDATE, st.strategy, st, co, sc, window)
+        )
+        values = sc.value[0, : g.num_hands[p]].copy()
+        mass = self._mass(node, p, window)
+        off, _na, nh = g.block(node)
+        cells = slice(off + k * nh, off + (k + 1) * nh)
+        valid = g.valid_hands(node, p)
+        bound = np.asarray(st.regrets[cells], dtype=np.float64)
+        st.regrets[cells] = np.where(valid, bound - st.umax[child] * mass + values, 0.0)
+        st.pruned[cells] = 0
+        st.win_slot[child] = -1
+        st.free[0] += 1
+        st.free[st.free[0]] = slot
+        return touched
+
+    def _mass(self, node: int, player: int, reach: Array) -> Array:
+        g = self.engine.game
+        h = int(max(g.hands.cards.shape[1], 1))
+        full = np.zeros(h)
+        full[: reach.shape[0]] = reach
+        return _compatible_mass(
+            g.hands,
+            g.boards,
+            int(g.tree.board[node]),
+            player,
+            full,
+            np.zeros(max(g.hands.num_cards, 1)),
+            np.zeros((2, h)),
+        )
+
+    def _open_record(self) -> Storage:
+        """Give the storage the arrays a RECORD pass fills (held only during Total RBP's
+        checks and catch-ups, so they add nothing to the memory the solve holds)."""
+        g = self.engine.game
+        st = self.engine.storage._replace(
+            cbv=np.zeros(g.action_size),
+            cbv_node=np.zeros(g.info_size),
+            reach_mass=np.zeros(g.info_size),
+        )
+        self.engine.storage = st
+        return st
+
+    def _close_record(self) -> None:
+        one = np.zeros(1)
+        self.engine.storage = self.engine.storage._replace(
+            cbv=one, cbv_node=one.copy(), reach_mass=one.copy()
+        )
+
+    def _record(self, sigma: Array, player: int, node: int, opp_reach: Array) -> int:
+        """A best-response pass for ``player`` from ``node`` recording CBVs into the
+        storage's ``cbv`` arrays (zeroed first: what the walk skips has CBV 0)."""
+        eng = self.engine
+        g = eng.game
+        co = np.zeros(NUM_COEFFICIENTS)
+        co[RECORD] = 1.0
+        full = np.zeros(int(max(g.hands.cards.shape[1], 1)))
+        full[: opp_reach.shape[0]] = opp_reach
+        st = eng.storage
+        st.cbv[:] = 0.0
+        st.cbv_node[:] = 0.0
+        sc = eng._eval_scratch
+        return int(_walk(g.tree, g.hands, g.boards, node, player, MODE_BR, sigma, st, co, sc, full))
+
+    def _average(self) -> Array:
+        g = self.engine.game
+        out = np.empty(g.action_size)
+        normalize_strategy(g.tree, g.hands, self.engine.storage.cumulative, out)
+        return out
+
+    def _total_catchup(self, req: dict[int, set[int]], iteration: int) -> int:
+        """Eqs. (7)–(8): rebuild each requested (action, hand)'s subtree from a CBR against
+        the opponent's average strategy, T = ``iteration``."""
+        eng = self.engine
+        g = eng.game
+        avg = self._average()
+        cf = chance_factors(g)
+        floor = eng.rule.name == "cfr+"
+        T = float(iteration)
+        touched = 0
+        st = self._open_record()
+        try:
+            touched = self._rebuild(req, avg, cf, floor, T, st)
+        finally:
+            self._close_record()
+        return touched
+
+    def _rebuild(
+        self,
+        req: dict[int, set[int]],
+        avg: Array,
+        cf: Array,
+        floor: bool,
+        T: float,
+        st: Storage,
+    ) -> int:
+        from solver.cfr.engine import path_reach  # the engine imports this module
+
+        eng = self.engine
+        g = eng.game
+        t = g.tree
+        touched = 0
+        for child in sorted(req):  # parents first: an enclosing catch-up releases nested ones
+            node = int(g.parents[child])
+            p = int(t.player[node])
+            k = child - int(t.first_child[node])
+            off, _na, nh = g.block(node)
+            cells = np.arange(off + k * nh, off + (k + 1) * nh)
+            mask = np.zeros(int(max(g.hands.cards.shape[1], 1)))
+            for h in req[child]:
+                for hh in range(nh) if h < 0 else [h]:
+                    if st.pruned[cells[hh]]:
+                        mask[hh] = 1.0
+            if not mask.any():
+                continue
+            opp = path_reach(g, avg, node)[1 - p] * cf[node]
+            touched += self._record(avg, p, child, opp)
+            values = eng._eval_scratch.value[0, :nh].copy()
+            _total_reset(t, g.hands, st, child, p, T, floor, mask)
+            ioff = int(t.ioffset[node])
+            new = T * values - st.vsum[ioff : ioff + nh]
+            if floor:
+                # CFR+ keeps floored regrets on the scale of recent iterations: T·CBV − Σv
+                # (all of history) would hand the action a huge weight; it restarts at 0
+                # (where the floor held it while it was pruned) and grows if it pays
+                new = np.zeros_like(new)
+            on = mask[:nh] > 0
+            st.regrets[cells[on]] = new[on]
+            st.pruned[cells[on]] = 0
+            self.sums_freed[cells[on]] = 0
+            self._clear_freed(child, p, on)
+        return touched
+
+    def _clear_freed(self, child: int, player: int, hands_on: npt.NDArray[np.bool_]) -> None:
+        """Forget the released-sums marks of ``player``'s cells of these hands below
+        ``child`` (their subtrees were rebuilt)."""
+        g = self.engine.game
+        t = g.tree
+        stack = [child]
+        while stack:
+            n = stack.pop()
+            if t.kind[n] == DECISION and int(t.player[n]) == player:
+                off, na, nh = g.block(n)
+                blk = self.sums_freed[off : off + na * nh].reshape(na, nh)
+                blk[:, hands_on[:nh]] = 0
+            stack.extend(g.children(n))
+
+    def _check(self, iteration: int) -> int:
+        """Eq. (5) for every unpruned cell of both players, then the sums release."""
+        eng = self.engine
+        g = eng.game
+        avg = self._average()
+        T = float(iteration)
+        floor = eng.rule.name == "cfr+"
+        touched = 0
+        st = self._open_record()
+        try:
+            for p in range(2):  # (a record pass keeps only its own player's values)
+                root = g.hands.norm * g.hands.weights[1 - p, : g.num_hands[1 - p]]
+                touched += self._record(avg, p, 0, root)
+                self.starts += int(
+                    _total_starts(g.tree, g.hands, g.boards, st, T, p, self.margin, floor)
+                )
+        finally:
+            self._close_record()
+        st = eng.storage
+        if self.threshold > 0:
+            limit = self.threshold / math.sqrt(T)
+            for p in range(2):
+                self.released += int(
+                    _release_sums(g.tree, g.hands, st, avg, p, limit, self.sums_freed)
+                )
+        return touched
+
+    def held_bytes(self) -> int:
+        """Bytes of regrets and strategy sums still needed plus the pruning bookkeeping."""
+        st = self.engine.storage
+        r, s = self.held_entries()
+        extra = sum(
+            int(a.nbytes)
+            for a in (st.pruned, st.vsum, st.umax, st.lmin, st.pimax, st.win_slot, st.win)
+        )
+        return int(r * st.regrets.itemsize + s * st.cumulative.itemsize) + extra
+
+    def held_entries(self) -> tuple[int, int]:
+        """(regret entries, strategy-sum entries) still needed (each of ``action_size``)."""
+        eng = self.engine
+        freed = self.sums_freed
+        if freed.shape[0] != eng.storage.pruned.shape[0]:
+            freed = np.zeros(eng.storage.pruned.shape[0], dtype=np.int8)
+        r, s = _held_blocks(eng.game.tree, eng.game.hands, eng.storage, self.mode == "total", freed)
+        return int(r), int(s)
+
+    def stats(self) -> dict[str, int]:
+        st = self.engine.storage
+        r, s = self.held_entries()
+        return {
+            "pruned_cells": int(np.count_nonzero(st.pruned)),
+            "catchups": self.catchups,
+            "starts": self.starts,
+            "released": self.released,
+            "regrets_held": r,
+            "sums_held": s,
+        }

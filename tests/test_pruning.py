@@ -1,0 +1,150 @@
+"""Pruning: partial pruning (skip what the opponent reaches with probability zero) gives the
+same numbers bit for bit as walking every subtree, with fewer nodes touched."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from conftest import full_game as game
+
+from solver import Engine, make_rule
+from solver.cfr.rules import RULES
+from solver.games import Game
+from solver.games.holdem import HoldemSpec, build_holdem
+
+
+def _same_storage(a: Engine, b: Engine) -> bool:
+    return all(
+        np.array_equal(x, np.asarray(y))
+        for x, y in zip(a.storage, b.storage, strict=True)
+        if isinstance(x, np.ndarray)
+    )
+
+
+@pytest.mark.parametrize("rule", sorted(RULES))
+def test_partial_pruning_is_exact_on_leduc(rule: str) -> None:
+    g = game("leduc")
+    full = Engine(g, make_rule(rule), pruning="none")
+    pruned = Engine(g, make_rule(rule), pruning="partial")
+    touched_full = full.iterate(25)
+    touched_pruned = pruned.iterate(25)
+    assert _same_storage(full, pruned)
+    assert touched_pruned < touched_full  # Leduc's folds leave unreachable subtrees
+    assert full.best_response_values() == pruned.best_response_values()
+
+
+def _turn() -> Game:
+    return build_holdem(
+        HoldemSpec(
+            board="Td9d6hQc",
+            pot=100,
+            stack=200,
+            oop_range="AA,KK,QQ,T9s,87s,A5s",
+            ip_range="JJ,TT,AK,KQs,65s",
+            bets="50%, a",
+            raises="a",
+        )
+    )
+
+
+@pytest.mark.parametrize("rule", ["cfr", "dcfr", "pcfr+", "apcfr+"])
+@pytest.mark.parametrize("precision", ["float32", "compressed"])
+def test_partial_pruning_is_exact_on_a_turn_spot_with_threads(rule: str, precision: str) -> None:
+    g = _turn()
+    engines = [
+        Engine(g, make_rule(rule), precision=precision, pruning=p, threads=t)
+        for p, t in (("none", 1), ("partial", 1), ("partial", 2))
+    ]
+    touched = [e.iterate(12) for e in engines]
+    assert _same_storage(engines[0], engines[1])
+    assert _same_storage(engines[0], engines[2])
+    assert touched[1] == touched[2] < touched[0]
+
+
+def test_unknown_pruning_is_refused() -> None:
+    with pytest.raises(ValueError, match="pruning"):
+        Engine(game("kuhn"), make_rule("cfr"), pruning="sometimes")
+
+
+# ----- regret-based pruning ------------------------------------------------------------------
+def _expl(e: Engine) -> float:
+    return 0.5 * sum(e.best_response_values())
+
+
+@pytest.mark.parametrize(
+    ("rule", "mode"), [("cfr", "interval"), ("cfr", "total"), ("cfr+", "total")]
+)
+def test_regret_based_pruning_reaches_the_unpruned_exploitability(rule: str, mode: str) -> None:
+    g = game("leduc")
+    plain = Engine(g, make_rule(rule), pruning="partial")
+    pruned = Engine(g, make_rule(rule), pruning=mode)
+    plain.iterate(2000)
+    pruned.iterate(2000)
+    assert pruned.rbp is not None
+    assert pruned.rbp.catchups > 0  # it pruned and came back
+    a, b = _expl(plain), _expl(pruned)
+    assert 0 <= b <= 2.0 * a + 1e-4, (a, b)
+    assert np.all(np.isfinite(pruned.storage.regrets))
+
+
+def test_interval_pruning_skips_work() -> None:
+    g = game("leduc")
+    plain = Engine(g, make_rule("cfr"), pruning="partial")
+    pruned = Engine(g, make_rule("cfr"), pruning="interval")
+    assert pruned.iterate(3000) < plain.iterate(3000)  # catch-up walks included
+
+
+def test_total_rbp_releases_regret_memory_while_pruned() -> None:
+    g = game("leduc")
+    e = Engine(g, make_rule("cfr"), pruning="total")
+    start = e.memory_bytes
+    e.iterate(1000)
+    assert e.rbp is not None
+    regrets, sums = e.rbp.held_entries()
+    assert regrets < g.action_size and sums == g.action_size  # threshold 0 keeps the sums
+    assert e.memory_bytes < start
+    assert int(np.count_nonzero(e.storage.pruned)) > 0
+
+
+def test_total_rbp_sums_release_stays_within_its_bound() -> None:
+    """Setting σ̄(I, a) to 0 where its average reach is at most C/√T changes exploitability
+    by at most (released cells) × C/√T × Δ (Δ: the game's payoff range); everything else
+    in the strategy sums is untouched."""
+    g = game("leduc")
+    e = Engine(g, make_rule("cfr"), pruning="total")
+    e.iterate(500)
+    assert e.rbp is not None
+    before = e.storage.cumulative.copy()
+    expl_before = _expl(e)
+    e.rbp.threshold = 0.3
+    freed_before = e.rbp.sums_freed.copy()
+    e.rbp._check(e.iteration)
+    released = int(np.count_nonzero(e.rbp.sums_freed) - np.count_nonzero(freed_before))
+    assert released > 0
+    changed = e.storage.cumulative != before
+    assert np.all(e.storage.cumulative[changed] == 0)  # only zeroed, nothing else moved
+    delta = 2.0 * float(np.abs(g.tree.payoff).max())
+    bound = released * 0.3 / np.sqrt(e.iteration) * delta
+    assert _expl(e) - expl_before <= bound
+
+
+def test_regret_based_pruning_refuses_what_it_cannot_do() -> None:
+    g = game("leduc")
+    with pytest.raises(ValueError, match="interval"):
+        Engine(g, make_rule("dcfr"), pruning="interval")
+    with pytest.raises(ValueError, match="total"):
+        Engine(g, make_rule("pcfr+"), pruning="total")
+    with pytest.raises(ValueError, match="float32 or float64"):
+        Engine(_turn(), make_rule("cfr"), pruning="total", precision="compressed")
+    with pytest.raises(ValueError, match="threads=1"):
+        Engine(_turn(), make_rule("cfr"), pruning="total", threads=2)
+
+
+def test_pruned_solves_repeat_exactly() -> None:
+    g = game("leduc")
+    a = Engine(g, make_rule("cfr+"), pruning="total", rbp_threshold=0.05)
+    b = Engine(g, make_rule("cfr+"), pruning="total", rbp_threshold=0.05)
+    a.iterate(300)
+    b.iterate(120)
+    b.iterate(180)
+    assert _same_storage(a, b)
