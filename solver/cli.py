@@ -177,6 +177,11 @@ def _build_parser() -> _Parser:
     t = sub.add_parser("tree", help="tree size and memory estimate of a spot, without solving")
     _add_game_args(t)
     t.add_argument("--json", action="store_true", help="JSON output")
+    w = sub.add_parser(
+        "warmup", help="compile every kernel variant once (fills Numba's on-disk cache)"
+    )
+    w.add_argument("--jobs", default="2", help="processes compiling at once (default 2)")
+    w.add_argument("--group", choices=("toy", "river", "turn"), help=argparse.SUPPRESS)
     return parser
 
 
@@ -574,6 +579,13 @@ def main(argv: Sequence[str] | None = None) -> int:
             _cmd_tree(args)
         elif args.command == "race":
             return _cmd_race(args)
+        elif args.command == "warmup":
+            from solver.warmup import run_group, warm_all
+
+            if args.group is not None:
+                run_group(args.group)
+            else:
+                warm_all(jobs=_int_arg("--jobs", args.jobs, 1) or 1)
         else:
             _cmd_solve(args)
     except UsageError as exc:

@@ -309,3 +309,12 @@ def test_bad_spot_flags_name_the_flag(command: str, change: tuple[str, str], nee
     assert out.returncode == 2
     lines = out.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith(f"error: {needle}"), out.stderr
+
+
+def test_warmup_group_runs() -> None:
+    """``warmup`` (run by scripts/setup.sh) exercises a group's kernels; with the cache warm it
+    only loads them."""
+    out = run("warmup", "--group", "toy")
+    assert out.returncode == 0, out.stderr
+    out = run("warmup", "--group", "nonsense")
+    assert out.returncode == 2
