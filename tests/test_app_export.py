@@ -35,6 +35,23 @@ def test_downloads_for_a_finished_solve() -> None:
     assert "Save solve (.npz)" in labels
 
 
+def test_whole_tree_export_too_big_is_disabled_with_the_reason(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import app.screens.export as export_page
+
+    monkeypatch.setattr(export_page, "MAX_TREE_EXPORT_NODES", 3)  # Kuhn has 4 decision nodes
+    job = SolveJob(make_game("kuhn"), make_rule("cfr"), max_iterations=5).start()
+    job.wait_for(lambda q: q.finished)
+    at = page("export", **{state.JOB: job, state.JOB_SOURCE: {"kind": "toy", "name": "kuhn"}})
+    at.run()
+    assert not at.exception
+    buttons = {b.proto.label: b.proto.disabled for b in at.get("download_button")}
+    assert buttons["Whole tree as CSV"] and buttons["Whole tree as JSON"]
+    assert not buttons["Node as CSV"]
+    assert any("this tree has 4" in c.value for c in at.caption)
+
+
 def test_running_solve_cannot_be_saved() -> None:
     job = SolveJob(make_game("leduc"), make_rule("cfr"), max_iterations=10**9).start()
     job.wait_for(lambda q: q.average is not None)

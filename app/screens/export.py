@@ -19,6 +19,7 @@ from app.screens.explore import analysis_for
 from app.state import Solved
 from solver.algorithms import ALGORITHMS
 from solver.export import (
+    MAX_TREE_EXPORT_NODES,
     ExportError,
     LoadedSolve,
     load_solve,
@@ -101,8 +102,11 @@ def render() -> None:
         key="dl_node_json",
         on_click="ignore",
     )
+    decisions = int(solved.game.decision_nodes().size)
+    too_big = decisions > MAX_TREE_EXPORT_NODES
     cols4[2].download_button(
         "Whole tree as CSV",
+        disabled=too_big,
         data=lambda: _tree(solved, "csv"),
         file_name=f"{name}-tree.csv",
         mime="text/csv",
@@ -111,12 +115,19 @@ def render() -> None:
     )
     cols4[3].download_button(
         "Whole tree as JSON",
+        disabled=too_big,
         data=lambda: _tree(solved, "json"),
         file_name=f"{name}-tree.json",
         mime="application/json",
         key="dl_tree_json",
         on_click="ignore",
     )
+    if too_big:
+        st.caption(
+            f"Whole-tree exports cover at most {MAX_TREE_EXPORT_NODES:,} decision nodes (one row "
+            f"per node and hand, equities included); this tree has {decisions:,}. Export "
+            "nodes one at a time, or save the solve (.npz) to keep everything."
+        )
     _save_section(solved)
 
 
