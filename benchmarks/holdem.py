@@ -9,6 +9,9 @@ Run: ``.venv/bin/python benchmarks/holdem.py [--spots R1,T1] [--algorithms dcfr,
 [--threads 1,2] [--every 10] [--max-seconds 600]``. Each (spot, algorithm, threads) runs in a
 fresh process so its peak memory (max RSS) is its own. Seconds count the iterations only
 (``solve``) and with the exploitability checks (``wall``); the Numba cache is warmed first.
+``solver MB`` is what the solve's arrays hold (regrets, strategy sums, scratch:
+``Engine.memory_bytes``); ``peak MB`` is the process's max RSS, Python, NumPy, Numba and
+LLVM included (~170 MB before any solve).
 """
 
 from __future__ import annotations
@@ -31,18 +34,24 @@ SPOTS = {
 TARGETS_PCT = (1.0, 0.5, 0.3, 0.1)
 
 
-def run_one(spot: str, algorithm: str, threads: int, every: int, max_seconds: float) -> dict:
+def run_one(
+    spot: str, algorithm: str, threads: int, every: int, max_seconds: float, precision: str
+) -> dict:
     """Solve one spot in this process; returns the measurements."""
     from solver import Engine, make_rule
     from solver.api import measure
     from solver.games.holdem import HoldemSpec, build_holdem
 
-    # load every kernel from the Numba cache before timing (a tiny spot, same types)
-    warm = build_holdem(HoldemSpec(board="Td9d6hQc", pot=200, stack=100, oop_range="AA,KK",
-                                   ip_range="QQ,JJ", bets="a", raises=""))  # fmt: skip
-    warm_engine = Engine(warm, make_rule("dcfr"), threads=threads)
-    warm_engine.iterate(1)
-    measure(warm_engine, time.perf_counter())
+    # load every kernel from the Numba cache before timing: tiny spots of the same types, a
+    # turn (parallel passes with threads > 1) and a river (always serial: nothing to split)
+    for board in ("Td9d6hQc", "Td9d6hQc2s"):
+        warm = build_holdem(HoldemSpec(board=board, pot=200, stack=100, oop_range="AA,KK",
+                                       ip_range="QQ,JJ", bets="a", raises=""))  # fmt: skip
+        warm_engine = Engine(
+            warm, make_rule(algorithm.partition(":")[0]), threads=threads, precision=precision
+        )
+        warm_engine.iterate(1)
+        measure(warm_engine, time.perf_counter())
     sizes = SPOTS[spot]
     spec = HoldemSpec(
         board=sizes["board"], pot=200, stack=900, oop_range=OOP, ip_range=IP,
@@ -53,7 +62,7 @@ def run_one(spot: str, algorithm: str, threads: int, every: int, max_seconds: fl
     build_s = time.perf_counter() - t0
     name, _, params = algorithm.partition(":")
     kw = {k: float(v) for k, v in (p.split("=") for p in params.split(";") if p)}
-    engine = Engine(game, make_rule(name, **kw), threads=threads)
+    engine = Engine(game, make_rule(name, **kw), threads=threads, precision=precision)
     found: dict[float, list[float] | None] = dict.fromkeys(TARGETS_PCT)
     solve_s = 0.0
     started = time.perf_counter()
@@ -79,6 +88,7 @@ def run_one(spot: str, algorithm: str, threads: int, every: int, max_seconds: fl
         "final_pct": last,
         "iterations": engine.iteration,
         "peak_mb": peak,
+        "solver_mb": engine.memory_bytes / 1e6,
     }
 
 
@@ -89,11 +99,14 @@ def main() -> None:
     parser.add_argument("--threads", default="1,2")
     parser.add_argument("--every", type=int, default=10)
     parser.add_argument("--max-seconds", type=float, default=600.0)
+    parser.add_argument(
+        "--precision", default="float32", help="storage: float32 (default), float64, compressed"
+    )
     parser.add_argument("--one", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.one:
         spot, algorithm, threads = args.one.split("|")
-        out = run_one(spot, algorithm, int(threads), args.every, args.max_seconds)
+        out = run_one(spot, algorithm, int(threads), args.every, args.max_seconds, args.precision)
         print(json.dumps(out))
         return
     # warm the Numba cache once
@@ -103,16 +116,18 @@ def main() -> None:
         capture_output=True,
     )
     print(f"# machine {platform.machine()}, python {platform.python_version()}")
+    print(f"# storage {args.precision}")
     head = "| spot | algorithm | threads | ms/iter |"
     head += "".join(f" {t}% pot (iters, s solve / wall) |" for t in TARGETS_PCT)
-    print(head + " peak MB |")
-    print("|---|---|---:|---:|" + "---:|" * len(TARGETS_PCT) + "---:|")
+    print(head + " solver MB | peak MB |")
+    print("|---|---|---:|---:|" + "---:|" * len(TARGETS_PCT) + "---:|---:|")
     for spot in args.spots.split(","):
         for algorithm in args.algorithms.split(","):
             for threads in args.threads.split(","):
                 cmd = [
                     sys.executable, __file__, "--one", f"{spot}|{algorithm}|{threads}",
                     "--every", str(args.every), "--max-seconds", str(args.max_seconds),
+                    "--precision", args.precision,
                 ]  # fmt: skip
                 res = json.loads(subprocess.run(cmd, check=True, capture_output=True).stdout)
                 cells = []
@@ -122,7 +137,7 @@ def main() -> None:
                 print(
                     f"| {spot} | {algorithm} | {threads} | {res['ms_per_iter']:.2f} | "
                     + " | ".join(cells)
-                    + f" | {res['peak_mb']:.0f} |",
+                    + f" | {res.get('solver_mb', 0.0):.1f} | {res['peak_mb']:.0f} |",
                     flush=True,
                 )
 
