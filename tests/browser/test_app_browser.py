@@ -177,6 +177,7 @@ def test_set_up_solve_explore_download(page: Page, server: str) -> None:
     page.get_by_role("combobox", name="Game or preset").click()
     page.get_by_role("option", name="SRP river: Td9d6h Qc 2s").click()
     _idle(page)
+    expect(page.locator(".st-key-hs_board input")).to_have_value("Td9d6hQc2s", timeout=10_000)
     page.locator("summary", has_text="Edit a range on the 13×13 grid").click()
     cell = page.locator(".st-key-cell_72o button")
     expect(cell).to_be_visible()
@@ -190,6 +191,7 @@ def test_set_up_solve_explore_download(page: Page, server: str) -> None:
     page.get_by_role("tab", name="Drag over cells").click()
     chart = page.locator(".st-key-grid_paint .js-plotly-plot")
     expect(chart).to_be_visible(timeout=10_000)
+    chart.scroll_into_view_if_needed()  # mouse coordinates are the viewport's
     page.wait_for_timeout(500)
     x0, y0, x1, y1 = page.evaluate(
         "() => { const gd = document.querySelector('.st-key-grid_paint .js-plotly-plot');"
@@ -212,6 +214,7 @@ def test_set_up_solve_explore_download(page: Page, server: str) -> None:
     _idle(page)
     _fill(page, "hs_bets", "33%, 75%, a")
     expect(page.locator("[data-testid='stMetric']", has_text="Nodes").first).to_be_visible()
+    expect(page.locator(".st-key-hs_board input")).to_have_value("Td9d6hQc2s")
     # --- Solve: no target, watch the curve and the grid move
     _nav(page, "Solve")
     _fill(page, "target_value", "0")
@@ -235,11 +238,6 @@ def test_set_up_solve_explore_download(page: Page, server: str) -> None:
         arg=shapes,
         timeout=30_000,
     )
-    SCREENSHOT.parent.mkdir(exist_ok=True)
-    page.set_viewport_size({"width": 1400, "height": 1500})  # the app scrolls inside
-    page.wait_for_timeout(800)
-    page.screenshot(path=str(SCREENSHOT))
-    page.set_viewport_size({"width": 1400, "height": 1000})
     # --- Pause, Resume, Stop
     page.locator(".st-key-btn_pause button").click()
     _idle(page)
@@ -247,6 +245,17 @@ def test_set_up_solve_explore_download(page: Page, server: str) -> None:
     paused_at = _iteration(page)
     time.sleep(1.2)  # two fragment refreshes: the count must not move while paused
     assert _iteration(page) == paused_at
+    SCREENSHOT.parent.mkdir(exist_ok=True)
+    page.set_viewport_size({"width": 1400, "height": 1500})  # the app scrolls inside
+    page.wait_for_function(  # the charts redraw at the new size before the screenshot
+        "() => ['live_curve', 'live_grid'].every(k => { const d = document.querySelector("
+        "`.st-key-${k} .js-plotly-plot .main-svg`); return d && d.getBoundingClientRect()"
+        ".height > 100; })",
+        timeout=30_000,
+    )
+    page.wait_for_timeout(1500)  # paused: the charts no longer redraw
+    page.screenshot(path=str(SCREENSHOT))
+    page.set_viewport_size({"width": 1400, "height": 1000})
     page.locator(".st-key-btn_resume button").click()
     _idle(page)
     page.wait_for_function(
