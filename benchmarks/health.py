@@ -16,30 +16,12 @@ import argparse
 import os
 import platform
 import shutil
-import signal
-import socket
-import subprocess
-import sys
 import time
 import urllib.request
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+from app.serve import CHROMIUM_ARGS, running_app
+
 IDLE = "[data-testid='stApp'][data-test-script-state='notRunning']"
-ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 def _latencies(url: str, n: int) -> list[float]:
@@ -66,41 +48,14 @@ def main() -> None:
     args = parser.parse_args()
     from playwright.sync_api import sync_playwright
 
-    port = _free_port()
-    url = f"http://127.0.0.1:{port}"
-    env = {**os.environ, "NUMBA_THREADING_LAYER": "threadsafe"}
-    cmd = [
-        sys.executable, "-m", "streamlit", "run", str(ROOT / "app" / "main.py"),
-        "--server.headless", "true", "--server.port", str(port), "--server.address",
-        "127.0.0.1", "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none",
-    ]  # fmt: skip
-    proc = subprocess.Popen(
-        cmd,
-        cwd=ROOT,
-        env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-        start_new_session=True,
-    )
     print(f"# machine {platform.machine()}, python {platform.python_version()}, {os.cpu_count()}")
     print("| server state | requests | median ms | p95 ms | max ms | solves |")
     print("|---|---:|---:|---:|---:|---|")
-    try:
-        deadline = time.monotonic() + 120
-        while True:
-            try:
-                with urllib.request.urlopen(f"{url}/_stcore/health", timeout=1) as r:
-                    if r.read() == b"ok":
-                        break
-            except OSError:
-                pass
-            if time.monotonic() > deadline or proc.poll() is not None:
-                raise RuntimeError("streamlit did not start")
-            time.sleep(0.1)
+    with running_app() as url:
         print(_row("idle", _latencies(url, args.requests)), flush=True)
         with sync_playwright() as pw:
             browser = pw.chromium.launch(
-                executable_path=shutil.which("chromium"), headless=True, args=ARGS
+                executable_path=shutil.which("chromium"), headless=True, args=CHROMIUM_ARGS
             )
             for count in (int(x) for x in args.sessions.split(",")):
                 pages = []
@@ -130,12 +85,6 @@ def main() -> None:
                     page.wait_for_selector(IDLE, timeout=60_000)
                     page.context.close()
             browser.close()
-    finally:
-        os.killpg(proc.pid, signal.SIGTERM)
-        try:
-            proc.wait(10)
-        except subprocess.TimeoutExpired:
-            os.killpg(proc.pid, signal.SIGKILL)
 
 
 if __name__ == "__main__":

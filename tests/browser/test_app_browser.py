@@ -5,13 +5,8 @@ from __future__ import annotations
 
 import csv
 import io
-import os
 import re
 import shutil
-import signal
-import socket
-import subprocess
-import sys
 import time
 import urllib.request
 from collections.abc import Iterator
@@ -20,6 +15,7 @@ from pathlib import Path
 import pytest
 
 import app
+from app.serve import CHROMIUM_ARGS, running_app
 from solver.ranges import grid_from_weights, parse_range
 
 ROOT = Path(app.__file__).absolute().parent.parent
@@ -34,18 +30,7 @@ from playwright.sync_api import Browser, FilePayload, Page, expect  # noqa: E402
 
 @pytest.fixture(scope="session")
 def browser_type_launch_args() -> dict:
-    return {
-        "executable_path": shutil.which("chromium"),
-        "headless": True,
-        "args": [
-            "--no-sandbox",
-            "--disable-gpu",
-            "--disable-background-networking",
-            "--disable-component-update",
-            "--disable-sync",
-            "--no-first-run",
-        ],
-    }
+    return {"executable_path": shutil.which("chromium"), "headless": True, "args": CHROMIUM_ARGS}
 
 
 @pytest.fixture(scope="session")
@@ -53,61 +38,10 @@ def browser_context_args() -> dict:
     return {"viewport": {"width": 1400, "height": 1000}, "accept_downloads": True}
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 @pytest.fixture(scope="module")
 def server() -> Iterator[str]:
-    port = _free_port()
-    env = {**os.environ, "NUMBA_THREADING_LAYER": "threadsafe"}
-    proc = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "streamlit",
-            "run",
-            str(ROOT / "app" / "main.py"),
-            "--server.headless",
-            "true",
-            "--server.port",
-            str(port),
-            "--server.address",
-            "127.0.0.1",
-            "--browser.gatherUsageStats",
-            "false",
-            "--server.fileWatcherType",
-            "none",
-        ],
-        cwd=ROOT,
-        env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-        start_new_session=True,
-    )
-    url = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 60
-        while True:
-            try:
-                with urllib.request.urlopen(f"{url}/_stcore/health", timeout=1) as r:
-                    if r.read() == b"ok":
-                        break
-            except OSError:
-                pass
-            if time.monotonic() > deadline or proc.poll() is not None:
-                raise RuntimeError("streamlit did not start")
-            time.sleep(0.1)
+    with running_app() as url:
         yield url
-    finally:
-        os.killpg(proc.pid, signal.SIGTERM)
-        try:
-            proc.wait(10)
-        except subprocess.TimeoutExpired:
-            os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait(5)
 
 
 def _payload(name: str, data: bytes) -> FilePayload:

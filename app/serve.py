@@ -1,0 +1,78 @@
+"""Start and stop the app as a local server: for the browser tests and the health benchmark.
+
+``running_app()`` launches ``streamlit run app/main.py`` on a free loopback port (headless,
+no file watcher, no usage stats), waits until ``GET /_stcore/health`` answers ``ok`` and
+yields the base URL; on exit it stops the server's whole process group.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+# Chromium flags for this machine's closed network (PLATFORM.md): no background connections.
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@contextmanager
+def running_app(start_timeout: float = 120.0) -> Iterator[str]:
+    """The app served on ``http://127.0.0.1:<free port>`` for the duration of the block."""
+    port = free_port()
+    env = {**os.environ, "NUMBA_THREADING_LAYER": "threadsafe"}
+    cmd = [
+        sys.executable, "-m", "streamlit", "run", str(ROOT / "app" / "main.py"),
+        "--server.headless", "true", "--server.port", str(port), "--server.address",
+        "127.0.0.1", "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none",
+    ]  # fmt: skip
+    proc = subprocess.Popen(
+        cmd,
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + start_timeout
+        while True:
+            try:
+                with urllib.request.urlopen(f"{url}/_stcore/health", timeout=1) as r:
+                    if r.read() == b"ok":
+                        break
+            except OSError:
+                pass
+            if time.monotonic() > deadline or proc.poll() is not None:
+                raise RuntimeError("streamlit did not start")
+            time.sleep(0.1)
+        yield url
+    finally:
+        os.killpg(proc.pid, signal.SIGTERM)
+        try:
+            proc.wait(10)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait(5)
