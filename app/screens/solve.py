@@ -44,8 +44,9 @@ PRUNING_HELP = (
     "the same numbers as none, less work. **none**: walk every subtree. **interval RBP** "
     "(CFR; Brown & Sandholm 2015): also skip actions whose regret is negative for as long as "
     "a bound proves they stay unplayed, then catch them up exactly. **Total RBP** (CFR, CFR+; "
-    "Brown & Sandholm 2017): prune actions that are no best response at a check and release "
-    "their subtrees' regrets (the memory held falls; rebuilt when pruning ends). Interval and "
+    "Brown & Sandholm 2017): prune actions that are no best response at a check; their "
+    "subtrees' regrets are not needed while pruned (rebuilt when pruning ends), so the memory "
+    "needed falls (a count: the arrays stay allocated). Interval and "
     "Total RBP run on one thread with float32/float64 storage."
 )
 DEFAULT_RBP_CHECK_EVERY = 10
@@ -556,8 +557,9 @@ def show_progress(job: SolveJob, p: Progress) -> None:
     n[4].metric(
         "Memory",
         human_bytes(held) if held > 0 else "—",
-        help="what the solve holds: regrets, strategy sums and buffers (Total RBP releases "
-        "the regrets below pruned actions, so it falls while it prunes)",
+        help="what the solve needs: regrets, strategy sums and buffers. With Total RBP the "
+        "regrets below pruned actions are not counted while pruned (they are rebuilt when "
+        "the action returns); the arrays themselves stay allocated",
     )
     holdem = game.is_holdem
     c = st.columns([3, 2])
