@@ -134,3 +134,21 @@ def test_turn_tree_deals_the_river_and_donks() -> None:
     dealt = build_betting_tree(_cfg(start_street=1, sizes=cfg.sizes, collapse_runouts=False))
     allin_call = _child(_child(_child(dealt, "b:50"), "r:400"), "c")
     assert allin_call.kind == CHANCE and allin_call.children[0].kind == SHOWDOWN
+
+
+def test_donk_sizes_replace_oop_bets_after_ip_was_the_aggressor() -> None:
+    """Donk sizes are OOP's first bets on a street after IP made the last bet of the street
+    before; elsewhere OOP bets its ordinary sizes (and ``None`` donks = the bet sizes)."""
+    ps = PlayerSizes(parse_sizes("50%", raise_sizes=False), parse_sizes("a", raise_sizes=True))
+    oop_river = PlayerSizes(ps.bets, ps.raises, parse_sizes("25%", raise_sizes=False))
+    cfg = _cfg(start_street=1, sizes=((ps, ps), (ps, ps), (oop_river, ps)))
+    root = build_betting_tree(cfg)
+    # IP bets 50 into 100, OOP calls: pot 200 on the river, OOP leads 25 % = 50
+    after_ip_bet = _child(_child(_child(root, "k"), "b:50"), "c").children[0]
+    assert _labels(after_ip_bet) == ["k", "b:50"]
+    # OOP bet the turn and IP called: OOP is the aggressor, so its river bet is 50 % = 100
+    after_oop_bet = _child(_child(root, "b:50"), "c").children[0]
+    assert _labels(after_oop_bet) == ["k", "b:100"]
+    # no donk sizes given: OOP leads with its bet sizes either way
+    plain = build_betting_tree(_cfg(start_street=1, sizes=((ps, ps),) * 3))
+    assert _labels(_child(_child(_child(plain, "k"), "b:50"), "c").children[0]) == ["k", "b:100"]
