@@ -73,7 +73,10 @@ def _river() -> None:
     runs: list[tuple[str, dict]] = []
     for precision in ("float32", "float64", "compressed"):
         runs += [(r, {"precision": precision}) for r in ("cfr", "cfr+", "dcfr", "pcfr+")]
-    runs += [("apcfr+", {}), ("dcfr-nh", {}), ("cfr", {"pruning": "total"})]
+    for precision in ("float64", "float32"):
+        runs += [(r, {"precision": precision}) for r in ("apcfr+", "dcfr-nh", "lcfr")]
+        runs += [("cfr", {"pruning": "total", "precision": precision})]
+        runs += [("cfr", {"pruning": "interval", "precision": precision})]
     runs += [(r, {}) for r in ("mccfr-es", "mccfr-os", "dmccfr")]
     _exercise(game, runs)
 
@@ -82,7 +85,9 @@ def _turn() -> None:
     game = _spot("Td9d6hQc")
     runs: list[tuple[str, dict]] = []
     for threads in (1, 2):
-        runs += [(r, {"threads": threads}) for r in ("cfr", "cfr+", "dcfr", "pcfr+", "lcfr")]
+        for precision in ("float64", "float32"):
+            kw = {"threads": threads, "precision": precision}
+            runs += [(r, kw) for r in ("cfr", "cfr+", "dcfr", "pcfr+", "lcfr")]
     runs += [("dcfr", {"threads": 2, "precision": "compressed"}), ("mccfr-cs", {})]
     _exercise(game, runs)
 

@@ -272,13 +272,17 @@ def test_two_threads_give_the_serial_numbers_bit_for_bit() -> None:
         assert a.nodes_touched == b.nodes_touched
 
 
-def test_float32_storage_tracks_float64_and_halves_memory() -> None:
+def test_float32_storage_tracks_float64_and_halves_memory(monkeypatch: pytest.MonkeyPatch) -> None:
+    import solver.games.model as model
     from solver import Engine, make_rule
 
     g = build_holdem(river())
+    assert Engine(g, make_rule("dcfr")).precision == "float64"  # auto: it fits 256 MB
     a = Engine(g, make_rule("dcfr"), precision="float64")
-    b = Engine(g, make_rule("dcfr"))  # auto: float32 for hold'em
+    monkeypatch.setattr(model, "AUTO_FLOAT64_BYTES", 2 * 8 * g.action_size - 1)
+    b = Engine(g, make_rule("dcfr"))  # auto: this tree's float64 storage no longer fits
     assert b.precision == "float32"
+    assert Engine(g, make_rule("dcfr"), precision="float32").precision == "float32"
     for _ in range(5):
         a.iterate(20)
         b.iterate(20)

@@ -26,7 +26,7 @@ from solver.jobs import FINISHED, PAUSED, RUNNING, Point, Progress, SolveJob, es
 
 DEFAULT_ALGORITHM = "dcfr"
 PRECISIONS = {
-    "auto": "auto (float32 for hold'em)",
+    "auto": "auto (float64; float32 past 256 MB)",
     "float64": "float64",
     "float32": "float32 (half the memory)",
     "compressed": "16-bit compressed (quarter)",

@@ -40,7 +40,7 @@ from solver.cfr.rules import (
     WNEXT,
     Rule,
 )
-from solver.games.model import CHANCE, DECISION, Game
+from solver.games.model import CHANCE, DECISION, Game, auto_precision
 
 Array = npt.NDArray[np.float64]
 
@@ -330,8 +330,9 @@ class Engine:
         """``precision``: "float64", "float32" (storage only; every sum is still done in
         float64 inside the kernels), "compressed" (16-bit regrets and strategy sums with a
         scale per decision node, as native solvers offer: half of float32's memory) or
-        "auto" (float32 for hold'em subgames, whose trees are big, float64 for the toy
-        games, which the reference tests match to 1e-10).
+        "auto" (float64, except float32 for hold'em subgames whose float64 storage would
+        pass :data:`~solver.games.model.AUTO_FLOAT64_BYTES`: see
+        :func:`~solver.games.model.auto_precision`).
 
         ``pruning``: "partial" (default) skips the subtrees the opponent reaches with zero
         probability; their buffers get the update an all-zero walk would give them, so the
@@ -363,7 +364,8 @@ class Engine:
         self.threads = threads
         self.parallel = make_parallel(game, threads)
         if precision == "auto":
-            precision = "float32" if game.is_holdem else "float64"
+            arrays = 2 + int(rule.stores_strategy) + int(rule.adaptive)
+            precision = auto_precision(game.is_holdem, game.action_size, arrays)
         if precision not in ("float32", "float64", "compressed"):
             raise ValueError("precision must be 'auto', 'float32', 'float64' or 'compressed'")
         self.precision = precision

@@ -28,6 +28,7 @@ from solver.games.model import (
     Game,
     Hands,
     NodeSpec,
+    auto_precision,
     finish_boards,
     flatten,
     make_hands,
@@ -45,7 +46,7 @@ from solver.tree.betting import (
 from solver.tree.sizes import SizeError, parse_sizes
 
 PLAYERS = ("oop", "ip")
-BYTES_PER_ENTRY = 4  # float32 storage (the engine's default for hold'em)
+BYTES_PER_ENTRY = {"float64": 8, "float32": 4}  # storage per cell, by precision
 
 
 class SpecError(ValueError):
@@ -290,6 +291,7 @@ class Estimate:
     hands: tuple[int, int]
     storage_entries: int  # per-action entries (regrets, strategy, sums each hold this many)
     memory_bytes: int  # solver storage + per-board data
+    precision: str = "float32"  # the storage precision="auto" picks for this tree
 
     @property
     def memory_mb(self) -> float:
@@ -299,9 +301,11 @@ class Estimate:
 def estimate(setup: HoldemSetup, tree: ActionNode | None = None, arrays: int = 2) -> Estimate:
     """Node counts and the memory a solve will need, computed without building the tree.
 
-    ``arrays``: per-action float32 arrays the rule keeps — 2 (regrets and strategy sums) for
-    the regret-matching rules such as the default DCFR, 3 for predictive and NormalHedge
-    rules, which also store the current strategy."""
+    ``arrays``: per-action arrays the rule keeps — 2 (regrets and strategy sums) for the
+    regret-matching rules such as the default DCFR, 3 for predictive and NormalHedge rules,
+    which also store the current strategy. Cells are counted at the precision
+    ``precision="auto"`` picks (float64 while that fits ``AUTO_FLOAT64_BYTES``, else float32).
+    """
     root = tree if tree is not None else build_betting_tree(setup.config)
     dealer = Dealer(setup.weights, setup.spec.isomorphism)
     counts = _count(root, setup.board, dealer)
@@ -311,7 +315,9 @@ def estimate(setup: HoldemSetup, tree: ActionNode | None = None, arrays: int = 2
     hmax = max(hands)
     board_bytes = boards * 2 * hmax * (8 + 4 + 8)
     runout_bytes = counts["runout_boards"] * 2 * hmax * hmax * 8
-    memory = arrays * entries * BYTES_PER_ENTRY + board_bytes + runout_bytes + counts["nodes"] * 48
+    precision = auto_precision(True, entries, arrays)
+    cells = arrays * entries * BYTES_PER_ENTRY[precision]
+    memory = cells + board_bytes + runout_bytes + counts["nodes"] * 48
     return Estimate(
         nodes=counts["nodes"],
         decision_nodes=counts["decision"],
@@ -320,6 +326,7 @@ def estimate(setup: HoldemSetup, tree: ActionNode | None = None, arrays: int = 2
         hands=hands,
         storage_entries=entries,
         memory_bytes=int(memory),
+        precision=precision,
     )
 
 

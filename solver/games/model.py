@@ -33,6 +33,21 @@ FIXED = 2  # terminal with a fixed payoff (a fold)
 SHOWDOWN = 3
 RUNOUT = 4  # terminal: all-in before the river, the remaining cards dealt with no betting
 
+AUTO_FLOAT64_BYTES = 256 * 2**20
+"""Full-width solves with ``precision="auto"`` store hold'em regrets and sums as float64
+while that storage stays within this many bytes, float32 beyond: float64 measured faster
+per iteration and needs fewer iterations late in a solve (BENCHMARKS.md, "Storage"), and
+float32 halves the memory of the big trees (flop spots)."""
+
+
+def auto_precision(is_holdem: bool, entries: int, arrays: int) -> str:
+    """The storage ``precision="auto"`` picks: ``entries`` per-action cells in each of
+    ``arrays`` arrays (regrets, sums, a stored strategy, …)."""
+    if not is_holdem or arrays * entries * 8 <= AUTO_FLOAT64_BYTES:
+        return "float64"
+    return "float32"
+
+
 KIND_NAMES = {
     DECISION: "decision",
     CHANCE: "chance",
