@@ -16,6 +16,7 @@ Two kinds share the game model and the storage layout:
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TypedDict
 
 from solver.cfr.engine import PRUNING, Engine
 from solver.cfr.pruning import INTERVAL_RULES, TOTAL_RULES
@@ -147,6 +148,25 @@ def check_pruning(name: str, pruning: str | None) -> str:
     return p
 
 
+class SolverOptions(TypedDict, total=False):
+    """How :func:`make_solver` builds a solver, beyond the game and the algorithm; every key
+    optional (defaults as in :func:`make_solver`). :func:`solver.api.solve` and
+    :class:`solver.jobs.SolveJob` take these as keyword arguments and pass them on.
+
+    ``threads``: solver threads (full-width rules; > 1 splits passes below the first chance
+    nodes). ``precision``: storage — "auto", "float64", "float32" or "compressed" (16-bit).
+    ``pruning``: None (the algorithm's default), "none", "partial", "interval" (``cfr``) or
+    "total" (``cfr``, ``cfr+``). ``seed``: the sampling algorithms' draws. ``rbp_check_every``
+    and ``rbp_threshold``: Total RBP's check interval and sums-release constant C."""
+
+    threads: int
+    precision: str
+    pruning: str | None
+    seed: int
+    rbp_check_every: int
+    rbp_threshold: float
+
+
 def make_solver(
     game: Game,
     algorithm: str | AlgorithmRule,
@@ -200,6 +220,7 @@ __all__ = [
     "SAMPLING",
     "AlgorithmInfo",
     "ChanceSampledCFR",
+    "SolverOptions",
     "algorithm_defaults",
     "algorithm_info",
     "check_pruning",

@@ -12,11 +12,12 @@ import math
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from typing import Unpack
 
 import numpy as np
 import numpy.typing as npt
 
-from solver.algorithms import AlgorithmRule, Solver, make_solver
+from solver.algorithms import AlgorithmRule, Solver, SolverOptions, make_solver
 from solver.cfr.engine import expected_values
 from solver.games import Game, make_game
 from solver.games.model import DECISION
@@ -185,12 +186,7 @@ def solve(
     check_every: int = 10,
     callback: Callback | None = None,
     params: Mapping[str, float] | None = None,
-    threads: int = 1,
-    precision: str = "auto",
-    pruning: str | None = None,
-    seed: int = 0,
-    rbp_check_every: int = 10,
-    rbp_threshold: float = 0.0,
+    **options: Unpack[SolverOptions],
 ) -> SolveResult:
     """Solve ``game`` with ``algorithm`` (a registered name or a :class:`Rule`).
 
@@ -198,15 +194,12 @@ def solve(
     ``target_exploitability``, whichever comes first; with neither, 1,000 iterations.
     Exploitability is measured every ``check_every`` iterations and at the end; ``callback``
     gets each :class:`Checkpoint` and may return True to stop early. ``iterations=0`` reports
-    the uniform strategy. ``threads`` > 1 splits each pass over threads below the first
-    chance nodes (hold'em turn and flop spots; same numbers as one thread). ``precision``:
-    storage of regrets and sums — "auto", "float64", "float32" or "compressed" (16-bit).
-    ``pruning``: None (the algorithm's default: "partial" — skip what the opponent cannot
-    reach, same numbers with less work — for full-width rules), "none", "interval" (interval
-    regret-based pruning, ``cfr``) or "total" (Total RBP, ``cfr``/``cfr+``; a check every
-    ``rbp_check_every`` iterations, strategy sums released below C/√T with C =
-    ``rbp_threshold``). Sampling algorithms (``mccfr-cs``, ``mccfr-es``, ``mccfr-os``,
-    ``dmccfr``) draw from ``seed``; see :mod:`solver.algorithms`.
+    the uniform strategy. ``options`` (``threads``, ``precision``, ``pruning``, ``seed``,
+    ``rbp_check_every``, ``rbp_threshold``) go to :func:`solver.algorithms.make_solver`; see
+    :class:`solver.algorithms.SolverOptions`. ``threads`` > 1 splits each pass below the
+    first chance nodes (hold'em turn and flop spots; same numbers as one thread); the
+    default pruning, "partial", skips what the opponent cannot reach (same numbers, less
+    work).
     """
     g = _resolve_game(game)
     if iterations is not None and iterations < 0:
@@ -218,19 +211,7 @@ def solve(
     limit = iterations
     if limit is None:
         limit = 1000 if target_exploitability is None else math.inf  # type: ignore[assignment]
-    if threads < 1:
-        raise ValueError("threads must be ≥ 1")
-    engine = make_solver(
-        g,
-        algorithm,
-        dict(params or {}),
-        threads=threads,
-        precision=precision,
-        pruning=pruning,
-        seed=seed,
-        rbp_check_every=rbp_check_every,
-        rbp_threshold=rbp_threshold,
-    )
+    engine = make_solver(g, algorithm, dict(params or {}), **options)
     result = SolveResult(g, engine.rule, engine)
     started = time.perf_counter()
     cp = measure(engine, started)

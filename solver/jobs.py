@@ -28,12 +28,12 @@ import time
 import weakref
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
-from typing import Protocol
+from typing import Generic, Protocol, TypeVar, Unpack
 
 import numpy as np
 import numpy.typing as npt
 
-from solver.algorithms import AlgorithmRule, Solver, make_solver
+from solver.algorithms import AlgorithmRule, Solver, SolverOptions, make_solver
 from solver.cfr.engine import best_response_values
 from solver.games.model import DECISION, Game
 
@@ -173,7 +173,51 @@ def track(job: Job) -> None:
         _LIVE.add(job)
 
 
-class SolveJob:
+class _HasState(Protocol):
+    @property
+    def state(self) -> str: ...
+
+
+P = TypeVar("P", bound=_HasState)
+
+
+class ThreadOwner(Generic[P]):
+    """What a job that runs in one background thread (``_thread``) and publishes immutable
+    snapshots (``progress``) answers about it."""
+
+    _thread: threading.Thread | None = None
+
+    @property
+    def progress(self) -> P:
+        raise NotImplementedError
+
+    def wait_for(self, predicate: Callable[[P], bool], timeout: float = 60.0) -> P:
+        """Block until ``predicate(progress)`` holds (polling every few ms); for tests and
+        scripts. Raises TimeoutError."""
+        deadline = time.monotonic() + timeout
+        while True:
+            p = self.progress
+            if predicate(p):
+                return p
+            if time.monotonic() > deadline:
+                raise TimeoutError(f"{type(self).__name__} still {p.state} after {timeout} s")
+            time.sleep(0.005)
+
+    def join(self, timeout: float | None = None) -> bool:
+        """Wait for the thread to end; True when it has (or never started)."""
+        t = self._thread
+        if t is None:
+            return True
+        t.join(timeout)
+        return not t.is_alive()
+
+    @property
+    def alive(self) -> bool:
+        t = self._thread
+        return t is not None and t.is_alive()
+
+
+class SolveJob(ThreadOwner[Progress]):
     """One solve of ``game`` with ``rule`` in a background thread.
 
     ``target`` is an exploitability in chips (None: run to ``max_iterations``);
@@ -182,8 +226,8 @@ class SolveJob:
     (and twice what the last check cost, so checks take at most a third of the time).
     Pass ``engine`` to resume a solve (its iteration count and sums carry on); otherwise
     one is made by :func:`solver.algorithms.make_solver` from ``rule`` (any algorithm: a
-    full-width rule or Monte Carlo CFR) with ``threads`` solver threads, storage
-    ``precision``, ``pruning``, the sampling ``seed`` and the ``rbp_*`` settings.
+    full-width rule or Monte Carlo CFR) with ``options`` (threads, storage precision,
+    pruning, sampling seed, RBP settings: :class:`solver.algorithms.SolverOptions`).
     """
 
     def __init__(
@@ -199,12 +243,7 @@ class SolveJob:
         watch: int = 0,
         engine: Solver | None = None,
         history: tuple[Point, ...] = (),
-        threads: int = 1,
-        precision: str = "auto",
-        pruning: str | None = None,
-        seed: int = 0,
-        rbp_check_every: int = 10,
-        rbp_threshold: float = 0.0,
+        **options: Unpack[SolverOptions],
     ) -> None:
         if target is not None and not target > 0:
             raise ValueError("target exploitability must be > 0")
@@ -214,22 +253,7 @@ class SolveJob:
             raise ValueError("check_every must be ≥ 1")
         self.game = game
         self.rule = rule
-        if threads < 1:
-            raise ValueError("threads must be ≥ 1")
-        self.engine: Solver = (
-            engine
-            if engine is not None
-            else make_solver(
-                game,
-                rule,
-                threads=threads,
-                precision=precision,
-                pruning=pruning,
-                seed=seed,
-                rbp_check_every=rbp_check_every,
-                rbp_threshold=rbp_threshold,
-            )
-        )
+        self.engine: Solver = engine if engine is not None else make_solver(game, rule, **options)
         self.target = target
         self.max_iterations = max_iterations
         self.check_every = check_every
@@ -278,19 +302,6 @@ class SolveJob:
         self._stop.set()
         self._run.set()
 
-    def join(self, timeout: float | None = None) -> bool:
-        """Wait for the thread to end; True when it has (or never started)."""
-        t = self._thread
-        if t is None:
-            return True
-        t.join(timeout)
-        return not t.is_alive()
-
-    @property
-    def alive(self) -> bool:
-        t = self._thread
-        return t is not None and t.is_alive()
-
     def watch(self, node: int) -> None:
         """Watch another decision node: its average strategy is copied between chunks (and
         right away when the job is not running)."""
@@ -310,18 +321,6 @@ class SolveJob:
     def progress(self) -> Progress:
         with self._lock:
             return self._progress
-
-    def wait_for(self, predicate: Callable[[Progress], bool], timeout: float = 30.0) -> Progress:
-        """Block until ``predicate(progress)`` holds (polling every few ms); for tests and
-        scripts. Raises TimeoutError."""
-        deadline = time.monotonic() + timeout
-        while True:
-            p = self.progress
-            if predicate(p):
-                return p
-            if time.monotonic() > deadline:
-                raise TimeoutError(f"job state {p.state}, iteration {p.iteration}")
-            time.sleep(0.005)
 
     # ----- the job thread --------------------------------------------------------------------
     def _update(self, **changes: object) -> None:

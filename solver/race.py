@@ -47,7 +47,17 @@ from solver.algorithms import (
     make_solver,
 )
 from solver.games.model import Game
-from solver.jobs import DONE, FAILED, FINISHED, PAUSED, READY, RUNNING, STOPPED, track
+from solver.jobs import (
+    DONE,
+    FAILED,
+    FINISHED,
+    PAUSED,
+    READY,
+    RUNNING,
+    STOPPED,
+    ThreadOwner,
+    track,
+)
 from solver.presets import load_preset
 
 MAX_ALGORITHMS = 6
@@ -649,7 +659,7 @@ class _Run:
         )
 
 
-class RaceJob:
+class RaceJob(ThreadOwner[RaceProgress]):
     """Race ``entries`` on ``game`` in background threads (see the module docstring).
 
     ``max_iterations`` per algorithm; ``targets`` (chips, with labels) are what the results
@@ -753,37 +763,10 @@ class RaceJob:
         with self._cond:
             self._cond.notify_all()
 
-    def join(self, timeout: float | None = None) -> bool:
-        """Wait for the race's threads to end; True when they have (or never started)."""
-        t = self._thread
-        if t is None:
-            return True
-        t.join(timeout)
-        return not t.is_alive()
-
-    @property
-    def alive(self) -> bool:
-        t = self._thread
-        return t is not None and t.is_alive()
-
     @property
     def progress(self) -> RaceProgress:
         with self._lock:
             return self._progress
-
-    def wait_for(
-        self, predicate: Callable[[RaceProgress], bool], timeout: float = 60.0
-    ) -> RaceProgress:
-        """Block until ``predicate(progress)`` holds (polling every few ms); for tests and
-        scripts. Raises TimeoutError."""
-        deadline = time.monotonic() + timeout
-        while True:
-            p = self.progress
-            if predicate(p):
-                return p
-            if time.monotonic() > deadline:
-                raise TimeoutError(f"race state {p.state}")
-            time.sleep(0.005)
 
     # ----- internals (hold the lock where noted) -------------------------------------------
     def _wall(self) -> float:

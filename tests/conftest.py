@@ -21,3 +21,13 @@ def full_game(name: str) -> Game:
     return {"leduc": lambda: leduc(False), "leduc5": lambda: leduc5(False)}.get(
         name, lambda: make_game(name)
     )()
+
+
+def small_turn(oop_range: str, ip_range: str) -> Game:
+    """A small hold'em turn spot with the given ranges: board Td9d6hQc, pot 100, stack 200,
+    bets 50 % and all-in, raises all-in (one chance level: the river deal)."""
+    from solver.games.holdem import HoldemSpec, build_holdem
+
+    spec = HoldemSpec(board="Td9d6hQc", pot=100, stack=200, oop_range=oop_range,
+                      ip_range=ip_range, bets="50%, a", raises="a")  # fmt: skip
+    return build_holdem(spec)

@@ -8,29 +8,18 @@ import itertools
 
 import numpy as np
 import pytest
-from conftest import game
+from conftest import game, small_turn
 
 from solver.algorithms import make_solver
 from solver.cfr.engine import Engine
 from solver.cfr.kernels import MODE_UPDATE, _pass, _root_reach
 from solver.cfr.rules import CHANCE_U, SAMPLE, make_rule
 from solver.games import Game
-from solver.games.holdem import HoldemSpec, build_holdem
 from solver.games.model import CHANCE
 
 
 def _turn() -> Game:
-    return build_holdem(
-        HoldemSpec(
-            board="Td9d6hQc",
-            pot=100,
-            stack=200,
-            oop_range="AA,KK,T9s,87s,A5s",
-            ip_range="JJ,TT,AK,65s",
-            bets="50%, a",
-            raises="a",
-        )
-    )
+    return small_turn("AA,KK,T9s,87s,A5s", "JJ,TT,AK,65s")
 
 
 def _breakpoints(g: Game) -> list[float]:

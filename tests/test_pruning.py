@@ -6,11 +6,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from conftest import full_game as game
+from conftest import small_turn
 
 from solver import Engine, make_rule
 from solver.cfr.rules import RULES
 from solver.games import Game
-from solver.games.holdem import HoldemSpec, build_holdem
 
 
 def _same_storage(a: Engine, b: Engine) -> bool:
@@ -34,17 +34,7 @@ def test_partial_pruning_is_exact_on_leduc(rule: str) -> None:
 
 
 def _turn() -> Game:
-    return build_holdem(
-        HoldemSpec(
-            board="Td9d6hQc",
-            pot=100,
-            stack=200,
-            oop_range="AA,KK,QQ,T9s,87s,A5s",
-            ip_range="JJ,TT,AK,KQs,65s",
-            bets="50%, a",
-            raises="a",
-        )
-    )
+    return small_turn("AA,KK,QQ,T9s,87s,A5s", "JJ,TT,AK,KQs,65s")
 
 
 @pytest.mark.parametrize("rule", ["cfr", "dcfr", "pcfr+", "apcfr+"])

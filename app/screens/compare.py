@@ -18,6 +18,7 @@ import streamlit as st
 
 from app import spec as S
 from app import state
+from app.components.controls import pause_resume_stop
 from app.components.figures import RACE_X, race_figure
 from app.components.images import html_bytes, image_bytes
 from app.runtime import start
@@ -567,16 +568,10 @@ def _controls(job: RaceJob | None, valid: bool) -> None:
         on_click=_start,
         width="stretch",
     )
-    if p is not None and p.state == PAUSED:
-        c[1].button("Resume", key="btn_race_resume", on_click=_resume, width="stretch")
-    else:
-        c[1].button(
-            "Pause", key="btn_race_pause", disabled=not running, on_click=_pause, width="stretch"
-        )
-    c[2].button("Stop", key="btn_race_stop", disabled=not running, on_click=_stop, width="stretch")
-    err = state.get(state.RACE_ERROR)
-    if err:
-        st.error(err, icon=":material/error:")
+    paused = p is not None and p.state == PAUSED
+    pause_resume_stop(
+        c, "btn_race_", paused, running, _pause, _resume, _stop, state.get(state.RACE_ERROR)
+    )
 
 
 @st.fragment(run_every=0.5)

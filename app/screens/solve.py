@@ -14,6 +14,7 @@ import streamlit as st
 
 from app import nav, state
 from app import spec as S
+from app.components.controls import pause_resume_stop
 from app.components.figures import CURVE_X, curve_figure, human_bytes, memory_figure
 from app.components.views import card_table, grid_figure, node_reach
 from app.runtime import start
@@ -100,31 +101,32 @@ class Settings:
     errors: dict[str, str] = field(default_factory=dict)
 
 
+def number_error(value: object, name: str, minimum: float, unit: str = "", note: str = "") -> str:
+    """Why ``value`` cannot be the field ``name`` ("" when it can): a number ≥ ``minimum``,
+    whole when ``unit`` is given ("whole number" / "whole number of iterations"), with an
+    optional ``note`` on what the value means."""
+    kind = unit or "number"
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return f"{name} must be a {kind} ≥ {minimum:g}, got {value!r}."
+    whole_ok = not unit or value == int(value)
+    if not math.isfinite(value) or not whole_ok or value < minimum:
+        return f"{name} must be a {kind} ≥ {minimum:g}{note}, got {value:g}."
+    return ""
+
+
 def seed_error(value: object) -> str:
     """Why ``value`` cannot be a sampling seed ("" when it can: a whole number ≥ 0)."""
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        return f"Seed must be a whole number ≥ 0, got {value!r}."
-    if not math.isfinite(value) or value != int(value) or value < 0:
-        return f"Seed must be a whole number ≥ 0, got {value:g}."
-    return ""
+    return number_error(value, "Seed", 0, unit="whole number")
 
 
 def check_every_error(value: object) -> str:
     """Why ``value`` cannot be RBP's ``check_every`` ("" when it can: a whole number ≥ 1)."""
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        return f"Check every must be a whole number ≥ 1, got {value!r}."
-    if not math.isfinite(value) or value != int(value) or value < 1:
-        return f"Check every must be a whole number of iterations ≥ 1, got {value:g}."
-    return ""
+    return number_error(value, "Check every", 1, unit="whole number of iterations")
 
 
 def threshold_error(value: object) -> str:
     """Why ``value`` cannot be Total RBP's sums threshold C ("" when it can: a number ≥ 0)."""
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        return f"Threshold C must be a number ≥ 0, got {value!r}."
-    if not math.isfinite(value) or value < 0:
-        return f"Threshold C must be a number ≥ 0 (0 keeps every strategy sum), got {value:g}."
-    return ""
+    return number_error(value, "Threshold C", 0, note=" (0 keeps every strategy sum)")
 
 
 def settings() -> Settings:
@@ -389,16 +391,8 @@ def _controls(req: Request, job: SolveJob | None, cfg: Settings) -> None:
         args=(req,),
         width="stretch",
     )
-    if p is not None and p.state == PAUSED:
-        c[1].button("Resume", key="btn_resume", on_click=_resume, width="stretch")
-    else:
-        c[1].button(
-            "Pause", key="btn_pause", disabled=not running, on_click=_pause, width="stretch"
-        )
-    c[2].button("Stop", key="btn_stop", disabled=not running, on_click=_stop, width="stretch")
-    err = state.get(START_ERROR)
-    if err:
-        st.error(err, icon=":material/error:")
+    paused = p is not None and p.state == PAUSED
+    pause_resume_stop(c, "btn_", paused, running, _pause, _resume, _stop, state.get(START_ERROR))
 
 
 def _pause() -> None:

@@ -456,6 +456,27 @@ def _regret(q: float, v: float) -> float:
 
 
 @inline_kernel
+def _next_regret(
+    old: float,
+    r: float,
+    pre_pos: float,
+    pre_neg: float,
+    rw: float,
+    post_pos: float,
+    post_neg: float,
+    floor: bool,
+) -> float:
+    """The rule's regret update of one cell: ``old`` discounted by sign (``pre_*``), plus the
+    weighted instantaneous regret ``rw · r``, discounted by sign again (``post_*``), floored
+    at 0 for RM+ rules."""
+    x = old * (pre_pos if old > 0.0 else pre_neg) + rw * r
+    x = x * (post_pos if x > 0.0 else post_neg)
+    if floor and x < 0.0:
+        x = 0.0
+    return x
+
+
+@inline_kernel
 def _update_plain(
     R: Array,
     sigma: Array,
@@ -481,17 +502,10 @@ def _update_plain(
     for a in range(na):
         base = off + a * nt
         for h in range(nt):
-            q = av[a, h]
-            v = out[h]
-            r = q - v
-            if abs(r) <= NOISE * (abs(q) + abs(v)):
-                r = 0.0
-            old = R[base + h] * 1.0
-            x = old * (pre_pos if old > 0.0 else pre_neg) + rw * r
-            x = x * (post_pos if x > 0.0 else post_neg)
-            if floor and x < 0.0:
-                x = 0.0
-            R[base + h] = x
+            r = _regret(av[a, h], out[h])
+            R[base + h] = _next_regret(
+                R[base + h] * 1.0, r, pre_pos, pre_neg, rw, post_pos, post_neg, floor
+            )
     if derive:
         return
     for h in range(nt):
@@ -501,12 +515,7 @@ def _update_plain(
         for h in range(nt):
             y = R[base + h] * scale
             if step != 0.0:
-                q = av[a, h]
-                v = out[h]
-                r = q - v
-                if abs(r) <= NOISE * (abs(q) + abs(v)):
-                    r = 0.0
-                y += step * r
+                y += step * _regret(av[a, h], out[h])
             y = y if y > 0.0 else 0.0
             blk[a * nt + h] = y
             tot[h] += y
@@ -561,17 +570,10 @@ def _update_infosets(
         for a in range(na):
             base = off + a * nt
             for h in range(nt):
-                q = av[a, h]
-                v = out[h]
-                r = q - v
-                if abs(r) <= NOISE * (abs(q) + abs(v)):
-                    r = 0.0
-                old = R[base + h] * unit
-                x = old * (pre_pos if old > 0.0 else pre_neg) + rw * r
-                x = x * (post_pos if x > 0.0 else post_neg)
-                if floor and x < 0.0:
-                    x = 0.0
-                blk[a * nt + h] = x
+                r = _regret(av[a, h], out[h])
+                blk[a * nt + h] = _next_regret(
+                    R[base + h] * unit, r, pre_pos, pre_neg, rw, post_pos, post_neg, floor
+                )
         _quantize(blk, na * nt, R, off, st.rscale, node, 32767.0)
         return
     unit = st.rscale[node] if quant else 1.0
@@ -583,10 +585,7 @@ def _update_infosets(
             i = off + a * nt + h
             r = _regret(av[a, h], v)
             old = R[i] * unit
-            x = old * (pre_pos if old > 0.0 else pre_neg) + rw * r
-            x = x * (post_pos if x > 0.0 else post_neg)
-            if floor and x < 0.0:
-                x = 0.0
+            x = _next_regret(old, r, pre_pos, pre_neg, rw, post_pos, post_neg, floor)
             if quant:
                 blk[a * nt + h] = x
             else:
