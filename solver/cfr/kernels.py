@@ -333,22 +333,25 @@ def _showdown_values_2card(
 def _regret_matching_block(R: Array, off: int, na: int, nh: int, out: Array, tot: Array) -> None:
     """out[a * nh + h] = RM(R[off + a * nh + h]) over actions a, per hand h.
 
-    Loops run over contiguous hands (actions outer) so they vectorize; ``tot`` is (nh,)
-    scratch for the per-hand sums of positive regrets."""
+    Loops run over contiguous hands (actions outer) on row views indexed from 0, so no
+    index can be negative and they vectorize (``R[off + a * nh + h]`` compiles to gathers:
+    Numba wraps negative indices); ``tot`` is (nh,) scratch for the per-hand sums of
+    positive regrets."""
     for h in range(nh):
         tot[h] = 0.0
     for a in range(na):
-        base = off + a * nh
+        row = R[off + a * nh : off + (a + 1) * nh]
         for h in range(nh):
-            r = R[base + h] * 1.0
+            r = row[h] * 1.0
             tot[h] += r if r > 0.0 else 0.0
     u = 1.0 / na
     for a in range(na):
-        base = off + a * nh
+        row = R[off + a * nh : off + (a + 1) * nh]
+        dst = out[a * nh : (a + 1) * nh]
         for h in range(nh):
-            r = R[base + h] * 1.0
+            r = row[h] * 1.0
             t = tot[h]
-            out[a * nh + h] = (r / t if r > 0.0 else 0.0) if t > 0.0 else u
+            dst[h] = (r / t if r > 0.0 else 0.0) if t > 0.0 else u
 
 
 @kernel
@@ -500,30 +503,32 @@ def _update_plain(
     """:func:`_update_infosets` for float storage without per-infoset statistics, in loops
     over contiguous hands (actions outer) that the compiler vectorizes. Same arithmetic."""
     for a in range(na):
-        base = off + a * nt
+        row = R[off + a * nt : off + (a + 1) * nt]
+        q = av[a]
         for h in range(nt):
-            r = _regret(av[a, h], out[h])
-            R[base + h] = _next_regret(
-                R[base + h] * 1.0, r, pre_pos, pre_neg, rw, post_pos, post_neg, floor
-            )
+            r = _regret(q[h], out[h])
+            row[h] = _next_regret(row[h] * 1.0, r, pre_pos, pre_neg, rw, post_pos, post_neg, floor)
     if derive:
         return
     for h in range(nt):
         tot[h] = 0.0
     for a in range(na):
-        base = off + a * nt
+        row = R[off + a * nt : off + (a + 1) * nt]
+        q = av[a]
+        dst = blk[a * nt : (a + 1) * nt]
         for h in range(nt):
-            y = R[base + h] * scale
+            y = row[h] * scale
             if step != 0.0:
-                y += step * _regret(av[a, h], out[h])
+                y += step * _regret(q[h], out[h])
             y = y if y > 0.0 else 0.0
-            blk[a * nt + h] = y
+            dst[h] = y
             tot[h] += y
     for a in range(na):
-        base = off + a * nt
+        src = blk[a * nt : (a + 1) * nt]
+        dst = sigma[off + a * nt : off + (a + 1) * nt]
         for h in range(nt):
             t = tot[h]
-            sigma[base + h] = blk[a * nt + h] / t if t > 0.0 else 1.0 / na
+            dst[h] = src[h] / t if t > 0.0 else 1.0 / na
 
 
 @inline_kernel
@@ -736,6 +741,48 @@ def _decay_sums(st: Storage, off: int, n: int, decay: float, node: int, blk: Arr
     else:
         for i in range(n):
             S[off + i] = S[off + i] * decay
+
+
+@inline_kernel
+def _scaled(src: Array, p: Array, dst: Array, n: Int) -> float:
+    """dst[:n] = src[:n] · p[:n] (a reach times an action's probabilities); returns 1.0 if
+    any product is non-zero, else 0.0 (the entries are ≥ 0, so this is whether their sum
+    is; an or-reduction vectorizes where a float sum would not)."""
+    nz = False
+    for j in range(n):
+        x = src[j] * p[j]
+        dst[j] = x
+        nz |= x != 0.0
+    return 1.0 if nz else 0.0
+
+
+@inline_kernel
+def _add_product(acc: Array, p: Array, q: Array, n: Int) -> None:
+    """acc[:n] += p[:n] · q[:n]."""
+    for h in range(n):
+        acc[h] += p[h] * q[h]
+
+
+@inline_kernel
+def _sum_step(
+    srow: Array,
+    p: Array,
+    reach: Array,
+    unit: float,
+    decay: float,
+    w: float,
+    quant: bool,
+    dst: Array,
+    n: Int,
+) -> None:
+    """One action's strategy sums: S·decay + w·reach·σ, in place; for 16-bit storage into
+    ``dst`` (float64) with S in chips (× the block's ``unit``)."""
+    if quant:
+        for j in range(n):
+            dst[j] = srow[j] * unit * decay + w * reach[j] * p[j]
+    else:
+        for j in range(n):
+            srow[j] = srow[j] * decay + w * reach[j] * p[j]
 
 
 @inline_kernel
@@ -1071,19 +1118,11 @@ def _traverse(
                             continue
                     rrow[d + 1] = r0
                 else:
-                    mass = 0.0
                     if derive:
-                        base = k * no
-                        for j in range(no):
-                            x = RE[r0, j] * SG[d, base + j]
-                            RE[d + 1, j] = x
-                            mass += x
+                        mass = _scaled(RE[r0], SG[d, k * no : (k + 1) * no], RE[d + 1], no)
                     else:
                         base = tree.offset[node] + k * no
-                        for j in range(no):
-                            x = RE[r0, j] * sigma[base + j]
-                            RE[d + 1, j] = x
-                            mass += x
+                        mass = _scaled(RE[r0], sigma[base : base + no], RE[d + 1], no)
                     rrow[d + 1] = d + 1
                 if mass == 0.0 and skip_zero:
                     # the opponent never reaches the child: every value below is 0
@@ -1110,16 +1149,15 @@ def _traverse(
                                     best = AV[d, a, h]
                             VA[d, h] = best
                     else:
+                        vd = VA[d]
                         for h in range(nt):
-                            VA[d, h] = 0.0
+                            vd[h] = 0.0
                         for a in range(na):
                             if derive:
-                                for h in range(nt):
-                                    VA[d, h] += SG[d, a * nt + h] * AV[d, a, h]
+                                _add_product(vd, SG[d, a * nt : (a + 1) * nt], AV[d, a], nt)
                             else:
-                                base = off + a * nt
-                                for h in range(nt):
-                                    VA[d, h] += sigma[base + h] * AV[d, a, h]
+                                _add_product(vd, sigma[off + a * nt : off + (a + 1) * nt],
+                                             AV[d, a], nt)  # fmt: skip
                     if mode == MODE_UPDATE:
                         if rbp:  # pruned cells hold bounds, frozen hands keep theirs
                             saved = SG[d + 1]
@@ -1154,21 +1192,16 @@ def _traverse(
                     S = st.cumulative
                     quant = st.quantized != 0
                     unit = st.sscale[node] if quant else 1.0
+                    rr = RE[r0]
                     for a in range(na):
-                        base = off + a * no
-                        if quant:
-                            for j in range(no):
-                                p_a = SG[d, a * no + j] if derive else sigma[base + j]
-                                sc.blk[a * no + j] = (
-                                    S[base + j] * unit * decay + w * RE[r0, j] * p_a
-                                )
-                        elif derive:
-                            sg = SG[d]
-                            for j in range(no):
-                                S[base + j] = S[base + j] * decay + w * RE[r0, j] * sg[a * no + j]
+                        srow = S[off + a * no : off + (a + 1) * no]
+                        dst = sc.blk[a * no : (a + 1) * no]
+                        if derive:
+                            _sum_step(srow, SG[d, a * no : (a + 1) * no], rr, unit, decay,
+                                      w, quant, dst, no)  # fmt: skip
                         else:
-                            for j in range(no):
-                                S[base + j] = S[base + j] * decay + w * RE[r0, j] * sigma[base + j]
+                            _sum_step(srow, sigma[off + a * no : off + (a + 1) * no], rr,
+                                      unit, decay, w, quant, dst, no)  # fmt: skip
                     if quant:
                         _quantize(sc.blk, na * no, S, off, st.sscale, node, 65535.0)
         # the node at depth d is finished: hand its values to the parent
