@@ -391,6 +391,7 @@ class Engine:
         )
         self.scratch = make_scratch(game)
         self._eval_scratch = make_scratch(game)
+        self._eval_sigma: Array | None = None
         self.iteration = 0
         self.nodes_touched = 0
         self._done = np.zeros(1, dtype=np.int64)
@@ -475,17 +476,22 @@ class Engine:
             return self.rbp.held_bytes() + int(sum(a.nbytes for a in other))
         return int(sum(a.nbytes for a in st if isinstance(a, np.ndarray) and a.size > 1))
 
-    def average_strategy(self) -> Array:
-        """Average strategy σ̄ (action_size,): S normalised per infoset, uniform if S = 0."""
-        out = np.empty(self.game.action_size)
+    def average_strategy(self, out: Array | None = None) -> Array:
+        """Average strategy σ̄ (action_size,): S normalised per infoset, uniform if S = 0.
+        Written into ``out`` when given (float64, shape (action_size,)), else a new array."""
+        if out is None:
+            out = np.empty(self.game.action_size)
         normalize_strategy(self.game.tree, self.game.hands, self.storage.cumulative, out)
         return out
 
     def best_response_values(self) -> tuple[float, float]:
-        """(BR₀, BR₁) in chips against the current average strategy."""
-        return best_response_values(
-            self.game, self.average_strategy(), self._eval_scratch, self.parallel
-        )
+        """(BR₀, BR₁) in chips against the current average strategy. The average goes into
+        a buffer kept between checks: a fresh array of a big tree's size costs more in page
+        faults (T1: ~35 ms) than normalising it (~5 ms)."""
+        if self._eval_sigma is None:
+            self._eval_sigma = np.empty(self.game.action_size)
+        sigma = self.average_strategy(self._eval_sigma)
+        return best_response_values(self.game, sigma, self._eval_scratch, self.parallel)
 
     def current_strategy(self) -> Array:
         """Current strategy σ (action_size,) as float64 (derived from the regrets by regret

@@ -173,6 +173,23 @@ def _fold_values(
     nt = hands.num_hands[trav]
     cs[:] = 0.0
     total = 0.0
+    if hands.cards[0, 0, 1] >= 0 and hands.cards[1, 0, 1] >= 0:  # two-card hands (hold'em)
+        oc = hands.cards[opp]
+        tc = hands.cards[trav]
+        for j in range(no):
+            r = reach[j]
+            total += r
+            cs[np.uint32(oc[j, 0])] += r
+            cs[np.uint32(oc[j, 1])] += r
+        same = hands.same[trav]
+        valid = boards.valid[b, trav]
+        for h in range(nt):
+            s = total - cs[np.uint32(tc[h, 0])] - cs[np.uint32(tc[h, 1])]
+            sm = same[h]
+            if sm >= 0:
+                s += reach[sm]
+            out[h] = u * s * valid[h]
+        return
     for j in range(no):
         r = reach[j]
         if r != 0.0:
@@ -297,8 +314,10 @@ def _showdown_values_2card(
     sco = boards.sorted_cards[b, opp]
     rs = sbuf[0]
     acc = sbuf[1]
+    reach = reach2[rrow]
     for j in range(no):
-        rs[j] = reach2[rrow, ordo[j]]
+        rs[j] = reach[np.uint32(ordo[j])]
+    # card indices as unsigned: a signed index pays Numba's negative-index wrap per access
     cs[:] = 0.0
     cum = 0.0
     j = 0
@@ -307,10 +326,10 @@ def _showdown_values_2card(
         while j < no and sro[j] < rh:
             r = rs[j]
             cum += r
-            cs[sco[j, 0]] += r
-            cs[sco[j, 1]] += r
+            cs[np.uint32(sco[j, 0])] += r
+            cs[np.uint32(sco[j, 1])] += r
             j += 1
-        acc[i] = cum - cs[sct[i, 0]] - cs[sct[i, 1]]
+        acc[i] = cum - cs[np.uint32(sct[i, 0])] - cs[np.uint32(sct[i, 1])]
     cs[:] = 0.0
     cum = 0.0
     j = no - 1
@@ -319,14 +338,15 @@ def _showdown_values_2card(
         while j >= 0 and sro[j] > rh:
             r = rs[j]
             cum += r
-            cs[sco[j, 0]] += r
-            cs[sco[j, 1]] += r
+            cs[np.uint32(sco[j, 0])] += r
+            cs[np.uint32(sco[j, 1])] += r
             j -= 1
-        acc[i] -= cum - cs[sct[i, 0]] - cs[sct[i, 1]]
+        acc[i] -= cum - cs[np.uint32(sct[i, 0])] - cs[np.uint32(sct[i, 1])]
     valid = boards.valid[b, trav]
+    out = out2[orow]
     for i in range(nt):
-        h = ordt[i]
-        out2[orow, h] = amount * acc[i] * valid[h]
+        h = np.uint32(ordt[i])
+        out[h] = amount * acc[i] * valid[h]
 
 
 @inline_kernel
@@ -1494,7 +1514,10 @@ def subtree_values(
 
 @kernel
 def normalize_strategy(tree: Tree, hands: Hands, cumulative: Array, out: Array) -> None:
-    """out ← cumulative normalised per (decision node, hand); uniform where the sum is 0."""
+    """out ← cumulative normalised per (decision node, hand); uniform where the sum is 0.
+
+    Loops over contiguous hands on row views (actions outer), as in regret matching."""
+    tot = np.zeros(max(hands.num_hands[0], hands.num_hands[1]))
     for node in range(tree.kind.shape[0]):
         if tree.kind[node] != DECISION:
             continue
@@ -1502,9 +1525,15 @@ def normalize_strategy(tree: Tree, hands: Hands, cumulative: Array, out: Array) 
         na = tree.num_children[node]
         nh = hands.num_hands[tree.player[node]]
         for h in range(nh):
-            s = 0.0
-            for a in range(na):
-                s += cumulative[off + a * nh + h]
-            for a in range(na):
-                i = off + a * nh + h
-                out[i] = cumulative[i] / s if s > 0.0 else 1.0 / na
+            tot[h] = 0.0
+        for a in range(na):
+            row = cumulative[off + a * nh : off + (a + 1) * nh]
+            for h in range(nh):
+                tot[h] += row[h]
+        u = 1.0 / na
+        for a in range(na):
+            row = cumulative[off + a * nh : off + (a + 1) * nh]
+            dst = out[off + a * nh : off + (a + 1) * nh]
+            for h in range(nh):
+                t = tot[h]
+                dst[h] = row[h] / t if t > 0.0 else u
