@@ -117,13 +117,13 @@ class Scratch(NamedTuple):
     reach: Array  # (D + 2, H)
     value: Array  # (D + 2, H)
     action_value: Array  # (D + 2, max_actions, H)
-    card_sum: Array  # (C,)
+    card_sum: Array  # (2C,): per-card sums (two banks for two-card folds)
     card_sum2: Array  # (C,)
     tmp: Array  # (max_actions,)
     stack: npt.NDArray[np.int64]  # (D + 2,) node at each depth of the walk
     next_child: npt.NDArray[np.int64]  # (D + 2,) next child to visit, -1 on entry
     reach_row: npt.NDArray[np.int64]  # (D + 2,) which reach row holds the node's reach
-    sd: Array  # (2, H) showdown sweep buffers
+    sd: Array  # (3, H) showdown sweep buffers
     strat: Array  # (D + 2, max_actions * H): a node's strategy when derived from regrets
     blk: Array  # (max_actions * H,): a node's new values before 16-bit quantization
     cq: Array  # (D + 2,) chance sampling: 1 / probability of the child drawn at that depth
@@ -176,11 +176,17 @@ def _fold_values(
     if hands.cards[0, 0, 1] >= 0 and hands.cards[1, 0, 1] >= 0:  # two-card hands (hold'em)
         oc = hands.cards[opp]
         tc = hands.cards[trav]
+        # card sums in two banks (even and odd hands), merged after: hands sharing a card
+        # sit next to each other, and one bank makes each add wait for the previous store
+        n = hands.num_cards  # ``cs`` holds 2 × num_cards
         for j in range(no):
             r = reach[j]
             total += r
-            cs[np.uint32(oc[j, 0])] += r
-            cs[np.uint32(oc[j, 1])] += r
+            k = np.uint32((j & 1) * n)
+            cs[k + np.uint32(oc[j, 0])] += r
+            cs[k + np.uint32(oc[j, 1])] += r
+        for c in range(n):
+            cs[c] += cs[n + c]
         same = hands.same[trav]
         valid = boards.valid[b, trav]
         for h in range(nt):
@@ -300,11 +306,12 @@ def _showdown_values_2card(
     out2: Array,
     orow: int,
     cs: Array,
+    cs2: Array,
     sbuf: Array,
 ) -> None:
     """:func:`_showdown_values` for two-card hands (hold'em), on the board's contiguous
     sorted copies: the opponent reach is gathered into strength order once, then both sweeps
-    read memory in order. ``sbuf`` is (2, H) scratch."""
+    read memory in order. ``sbuf`` is (3, H) scratch."""
     opp = 1 - trav
     ordo = boards.order[b, opp]
     ordt = boards.order[b, trav]
@@ -314,13 +321,19 @@ def _showdown_values_2card(
     sco = boards.sorted_cards[b, opp]
     rs = sbuf[0]
     acc = sbuf[1]
+    lose = sbuf[2]
     reach = reach2[rrow]
     for j in range(no):
         rs[j] = reach[np.uint32(ordo[j])]
-    # card indices as unsigned: a signed index pays Numba's negative-index wrap per access
+    # Wins (ascending) and losses (descending) in one loop: two independent dependency
+    # chains the CPU overlaps. Card indices as unsigned: a signed index pays Numba's
+    # negative-index wrap per access.
     cs[:] = 0.0
+    cs2[:] = 0.0
     cum = 0.0
+    cum2 = 0.0
     j = 0
+    j2 = no - 1
     for i in range(nt):
         rh = srt[i]
         while j < no and sro[j] < rh:
@@ -330,23 +343,20 @@ def _showdown_values_2card(
             cs[np.uint32(sco[j, 1])] += r
             j += 1
         acc[i] = cum - cs[np.uint32(sct[i, 0])] - cs[np.uint32(sct[i, 1])]
-    cs[:] = 0.0
-    cum = 0.0
-    j = no - 1
-    for i in range(nt - 1, -1, -1):
-        rh = srt[i]
-        while j >= 0 and sro[j] > rh:
-            r = rs[j]
-            cum += r
-            cs[np.uint32(sco[j, 0])] += r
-            cs[np.uint32(sco[j, 1])] += r
-            j -= 1
-        acc[i] -= cum - cs[np.uint32(sct[i, 0])] - cs[np.uint32(sct[i, 1])]
+        i2 = nt - 1 - i
+        rh2 = srt[i2]
+        while j2 >= 0 and sro[j2] > rh2:
+            r = rs[j2]
+            cum2 += r
+            cs2[np.uint32(sco[j2, 0])] += r
+            cs2[np.uint32(sco[j2, 1])] += r
+            j2 -= 1
+        lose[i2] = cum2 - cs2[np.uint32(sct[i2, 0])] - cs2[np.uint32(sct[i2, 1])]
     valid = boards.valid[b, trav]
     out = out2[orow]
     for i in range(nt):
         h = np.uint32(ordt[i])
-        out[h] = amount * acc[i] * valid[h]
+        out[h] = amount * (acc[i] - lose[i]) * valid[h]
 
 
 @inline_kernel
@@ -1068,7 +1078,8 @@ def _traverse(
                 amount = tree.payoff[node]
                 if two_card:
                     _showdown_values_2card(
-                        boards, b, trav, nt, no, amount, RE, rrow[d], VA, d, sc.card_sum, sc.sd
+                        boards, b, trav, nt, no, amount, RE, rrow[d], VA, d, sc.card_sum, sc.card_sum2,
+                        sc.sd,
                     )
                 else:
                     _showdown_values(

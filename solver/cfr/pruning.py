@@ -170,7 +170,7 @@ def max_opponent_reach(game: Game) -> Array:
         game.boards,
         chance_factors(game),
         out,
-        np.zeros(max(game.hands.num_cards, 1)),
+        np.zeros(2 * max(game.hands.num_cards, 1)),
         np.zeros((2, h)),
     )
     return out
@@ -606,7 +606,7 @@ class RegretPruning:
             int(g.tree.board[node]),
             player,
             full,
-            np.zeros(max(g.hands.num_cards, 1)),
+            np.zeros(2 * max(g.hands.num_cards, 1)),
             np.zeros((2, h)),
         )
 
