@@ -178,15 +178,15 @@ def _fold_values(
         tc = hands.cards[trav]
         # card sums in two banks (even and odd hands), merged after: hands sharing a card
         # sit next to each other, and one bank makes each add wait for the previous store
-        n = hands.num_cards  # ``cs`` holds 2 × num_cards
+        nc = hands.num_cards  # ``cs`` holds 2 × num_cards
         for j in range(no):
             r = reach[j]
             total += r
-            k = np.uint32((j & 1) * n)
-            cs[k + np.uint32(oc[j, 0])] += r
-            cs[k + np.uint32(oc[j, 1])] += r
-        for c in range(n):
-            cs[c] += cs[n + c]
+            bank = np.uint32((j & 1) * nc)
+            cs[bank + np.uint32(oc[j, 0])] += r
+            cs[bank + np.uint32(oc[j, 1])] += r
+        for c in range(nc):
+            cs[c] += cs[nc + c]
         same = hands.same[trav]
         valid = boards.valid[b, trav]
         for h in range(nt):
@@ -1078,9 +1078,9 @@ def _traverse(
                 amount = tree.payoff[node]
                 if two_card:
                     _showdown_values_2card(
-                        boards, b, trav, nt, no, amount, RE, rrow[d], VA, d, sc.card_sum, sc.card_sum2,
-                        sc.sd,
-                    )
+                        boards, b, trav, nt, no, amount, RE, rrow[d], VA, d, sc.card_sum,
+                        sc.card_sum2, sc.sd,
+                    )  # fmt: skip
                 else:
                     _showdown_values(
                         hands,
