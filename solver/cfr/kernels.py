@@ -123,7 +123,7 @@ class Scratch(NamedTuple):
     stack: npt.NDArray[np.int64]  # (D + 2,) node at each depth of the walk
     next_child: npt.NDArray[np.int64]  # (D + 2,) next child to visit, -1 on entry
     reach_row: npt.NDArray[np.int64]  # (D + 2,) which reach row holds the node's reach
-    sd: Array  # (3, H) showdown sweep buffers
+    sd: Array  # (2, 2H + 1) showdown prefix sums (two-card hands)
     strat: Array  # (D + 2, max_actions * H): a node's strategy when derived from regrets
     blk: Array  # (max_actions * H,): a node's new values before 16-bit quantization
     cq: Array  # (D + 2,) chance sampling: 1 / probability of the child drawn at that depth
@@ -294,7 +294,43 @@ def _showdown_values(
 
 
 @inline_kernel
+def _prefix_sums(reach: Array, src: npt.NDArray[np.integer], n: Int, out: Array) -> None:
+    """out[k] = Σ_{j<k} reach[src[j]] for k = 0..n.
+
+    Four blocks summed side by side (four independent chains of dependent adds instead of
+    one, which would set the pace at one add's latency per entry), then offset. Indices are
+    read as unsigned (a signed index pays Numba's negative-index wrap)."""
+    q = n // 4
+    out[0] = 0.0
+    a0 = 0.0
+    a1 = 0.0
+    a2 = 0.0
+    a3 = 0.0
+    for k in range(q):
+        a0 += reach[np.uint32(src[k])]
+        out[k + 1] = a0
+        a1 += reach[np.uint32(src[q + k])]
+        out[q + k + 1] = a1
+        a2 += reach[np.uint32(src[2 * q + k])]
+        out[2 * q + k + 1] = a2
+        a3 += reach[np.uint32(src[3 * q + k])]
+        out[3 * q + k + 1] = a3
+    for k in range(4 * q, n):
+        a3 += reach[np.uint32(src[k])]
+        out[k + 1] = a3
+    for k in range(q + 1, 2 * q + 1):
+        out[k] += a0
+    s = a0 + a1
+    for k in range(2 * q + 1, 3 * q + 1):
+        out[k] += s
+    s += a2
+    for k in range(3 * q + 1, n + 1):
+        out[k] += s
+
+
+@inline_kernel
 def _showdown_values_2card(
+    hands: Hands,
     boards: Boards,
     b: int,
     trav: int,
@@ -306,57 +342,43 @@ def _showdown_values_2card(
     out2: Array,
     orow: int,
     cs: Array,
-    cs2: Array,
     sbuf: Array,
 ) -> None:
-    """:func:`_showdown_values` for two-card hands (hold'em), on the board's contiguous
-    sorted copies: the opponent reach is gathered into strength order once, then both sweeps
-    read memory in order. ``sbuf`` is (3, H) scratch."""
+    """:func:`_showdown_values` for two-card hands (hold'em), by prefix sums.
+
+    With the opponent's hands in strength order, P[k] is the reach of the k weakest; with
+    them grouped by card (strength order within a card), Q's differences give each card's
+    reach below any strength. The board's layout (``Boards.sd_*``, built once) holds, per
+    traverser hand, how many opponent hands are weaker and not stronger overall and within
+    the groups of its two cards, so
+
+        wins − losses = P[lo] + P[hi] − P[n] − Σ_{c ∈ hand} (Q[lo_c] + Q[hi_c] − Q[s_c] − Q[e_c])
+
+    (``s_c``, ``e_c``: the card's group). The hand with the same two cards is never strictly
+    weaker or stronger, so nothing is added back. Two prefix sums and one pass over the
+    traverser's hands, against two merge sweeps whose every step waited on the last.
+    ``sbuf`` is (2, 2H + 1) scratch, ``cs`` (≥ C,)."""
     opp = 1 - trav
-    ordo = boards.order[b, opp]
-    ordt = boards.order[b, trav]
-    srt = boards.sorted_rank[b, trav]
-    sro = boards.sorted_rank[b, opp]
-    sct = boards.sorted_cards[b, trav]
-    sco = boards.sorted_cards[b, opp]
-    rs = sbuf[0]
-    acc = sbuf[1]
-    lose = sbuf[2]
+    row = boards.sd_row[b]
     reach = reach2[rrow]
-    for j in range(no):
-        rs[j] = reach[np.uint32(ordo[j])]
-    # Wins (ascending) and losses (descending) in one loop: two independent dependency
-    # chains the CPU overlaps. Card indices as unsigned: a signed index pays Numba's
-    # negative-index wrap per access.
-    cs[:] = 0.0
-    cs2[:] = 0.0
-    cum = 0.0
-    cum2 = 0.0
-    j = 0
-    j2 = no - 1
-    for i in range(nt):
-        rh = srt[i]
-        while j < no and sro[j] < rh:
-            r = rs[j]
-            cum += r
-            cs[np.uint32(sco[j, 0])] += r
-            cs[np.uint32(sco[j, 1])] += r
-            j += 1
-        acc[i] = cum - cs[np.uint32(sct[i, 0])] - cs[np.uint32(sct[i, 1])]
-        i2 = nt - 1 - i
-        rh2 = srt[i2]
-        while j2 >= 0 and sro[j2] > rh2:
-            r = rs[j2]
-            cum2 += r
-            cs2[np.uint32(sco[j2, 0])] += r
-            cs2[np.uint32(sco[j2, 1])] += r
-            j2 -= 1
-        lose[i2] = cum2 - cs2[np.uint32(sct[i2, 0])] - cs2[np.uint32(sct[i2, 1])]
+    P = sbuf[0]
+    Q = sbuf[1]
+    ordo = boards.order[b, opp]
+    _prefix_sums(reach, ordo, no, P)
+    _prefix_sums(reach, boards.sd_src[row, trav], 2 * no, Q)
+    cst = boards.sd_cstart[row, trav]
+    for c in range(hands.num_cards):
+        cs[c] = Q[cst[c]] + Q[cst[c + 1]]
+    idx = boards.sd_idx[row, trav]
+    tc = hands.cards[trav]
     valid = boards.valid[b, trav]
     out = out2[orow]
-    for i in range(nt):
-        h = np.uint32(ordt[i])
-        out[h] = amount * (acc[i] - lose[i]) * valid[h]
+    top = P[no]
+    for h in range(nt):
+        v = P[idx[h, 0]] + P[idx[h, 1]] - top
+        v -= Q[idx[h, 2]] + Q[idx[h, 3]] - cs[np.uint32(tc[h, 0])]
+        v -= Q[idx[h, 4]] + Q[idx[h, 5]] - cs[np.uint32(tc[h, 1])]
+        out[h] = amount * v * valid[h]
 
 
 @inline_kernel
@@ -1078,8 +1100,8 @@ def _traverse(
                 amount = tree.payoff[node]
                 if two_card:
                     _showdown_values_2card(
-                        boards, b, trav, nt, no, amount, RE, rrow[d], VA, d, sc.card_sum,
-                        sc.card_sum2, sc.sd,
+                        hands, boards, b, trav, nt, no, amount, RE, rrow[d], VA, d, sc.card_sum,
+                        sc.sd,
                     )  # fmt: skip
                 else:
                     _showdown_values(

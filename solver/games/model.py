@@ -103,6 +103,14 @@ class Boards(NamedTuple):
     # All-in runouts: runout_eq[r, p, h, j] = mean over the cards still to come of
     # sign(strength of p's hand h − the opponent's hand j), 0 where the hands collide.
     runout_eq: npt.NDArray[np.float64]  # (R, 2, H, H)
+    # Two-card showdowns by prefix sums (see kernels._showdown_values_2card), per showdown
+    # board (row sd_row[b], -1 for other boards) and traverser p, over the opponent's hands:
+    sd_row: npt.NDArray[np.int32]  # (B,)
+    sd_src: npt.NDArray[np.uint16]  # (S, 2, 2H): opponent hands grouped by card, by strength
+    sd_cstart: npt.NDArray[np.int32]  # (S, 2, C + 1): where each card's group starts in sd_src
+    # per traverser hand: [# opponent hands weaker, # not stronger, then for each of its two
+    # cards the same two counts as positions in sd_src]
+    sd_idx: npt.NDArray[np.uint16]  # (S, 2, H, 6)
 
 
 def finish_boards(
@@ -129,7 +137,53 @@ def finish_boards(
         sorted_cards[:, p] = hands.cards[p][order[:, p]]
     hmax_ = valid.shape[2]
     runout_eq = np.zeros((0, 2, hmax_, hmax_)) if runout_eq is None else runout_eq
-    return Boards(valid, order, rank, sorted_rank, sorted_cards, runout_eq)
+    two_card = bool(hands.cards.shape[2] == 2 and (hands.cards[:, 0, 1] >= 0).all())
+    rows = [b for b in range(nb) if two_card and (showdown is None or showdown[b])]
+    sd_row = np.full(nb, -1, dtype=np.int32)
+    sd_row[rows] = np.arange(len(rows), dtype=np.int32)
+    ncards = int(hands.num_cards)
+    sd_src = np.zeros((len(rows), 2, 2 * hmax), dtype=np.uint16)
+    sd_cstart = np.zeros((len(rows), 2, ncards + 1), dtype=np.int32)
+    sd_idx = np.zeros((len(rows), 2, hmax, 6), dtype=np.uint16)
+    for r, b in enumerate(rows):
+        for p in range(2):
+            sd_src[r, p], sd_cstart[r, p], sd_idx[r, p] = _prefix_layout(hands, rank[b], p, hmax)
+    return Boards(
+        valid, order, rank, sorted_rank, sorted_cards, runout_eq, sd_row, sd_src, sd_cstart, sd_idx
+    )
+
+
+def _prefix_layout(
+    hands: Hands, rank: npt.NDArray[np.int64], p: int, hmax: int
+) -> tuple[npt.NDArray[np.uint16], npt.NDArray[np.int32], npt.NDArray[np.uint16]]:
+    """One board's showdown layout for traverser ``p`` (``rank`` (2, H) its hand strengths):
+    the opponent's hands grouped by card and sorted by strength within a card (2H,), each
+    card's start in that list (C + 1,), and per ``p`` hand the counts [weaker, not stronger]
+    of opponent hands overall and, per card of the hand, within that card's group as
+    positions in the list (H, 6)."""
+    o = 1 - p
+    no = int(hands.num_hands[o])
+    nt = int(hands.num_hands[p])
+    ncards = int(hands.num_cards)
+    ro = rank[o, :no] + 1  # ≥ 0
+    rt = rank[p, :nt] + 1
+    sorted_ro = np.sort(ro)
+    card = np.concatenate([hands.cards[o, :no, 0], hands.cards[o, :no, 1]]).astype(np.int64)
+    hand = np.concatenate([np.arange(no), np.arange(no)])
+    key = card * (1 << 32) + ro[hand]  # by card, then strength
+    perm = np.argsort(key, kind="stable")
+    key = key[perm]
+    src = np.zeros(2 * hmax, dtype=np.uint16)
+    src[: 2 * no] = hand[perm]
+    cstart = np.searchsorted(key, np.arange(ncards + 1, dtype=np.int64) * (1 << 32))
+    idx = np.zeros((hmax, 6), dtype=np.uint16)
+    idx[:nt, 0] = np.searchsorted(sorted_ro, rt, "left")
+    idx[:nt, 1] = np.searchsorted(sorted_ro, rt, "right")
+    for k in range(2):
+        c = hands.cards[p, :nt, k].astype(np.int64) * (1 << 32)
+        idx[:nt, 2 + 2 * k] = np.searchsorted(key, c + rt, "left")
+        idx[:nt, 3 + 2 * k] = np.searchsorted(key, c + rt, "right")
+    return src, cstart.astype(np.int32), idx
 
 
 @dataclass
