@@ -392,18 +392,17 @@ def _regret_matching_block(R: Array, off: int, na: int, nh: int, out: Array, tot
     for h in range(nh):
         tot[h] = 0.0
     for a in range(na):
-        row = R[off + a * nh : off + (a + 1) * nh]
+        base = off + a * nh
         for h in range(nh):
-            r = row[h] * 1.0
+            r = R[np.uint64(base + h)] * 1.0
             tot[h] += r if r > 0.0 else 0.0
     u = 1.0 / na
     for a in range(na):
-        row = R[off + a * nh : off + (a + 1) * nh]
-        dst = out[a * nh : (a + 1) * nh]
+        base = off + a * nh
         for h in range(nh):
-            r = row[h] * 1.0
+            r = R[np.uint64(base + h)] * 1.0
             t = tot[h]
-            dst[h] = (r / t if r > 0.0 else 0.0) if t > 0.0 else u
+            out[np.uint64(a * nh + h)] = (r / t if r > 0.0 else 0.0) if t > 0.0 else u
 
 
 @kernel
@@ -555,32 +554,30 @@ def _update_plain(
     """:func:`_update_infosets` for float storage without per-infoset statistics, in loops
     over contiguous hands (actions outer) that the compiler vectorizes. Same arithmetic."""
     for a in range(na):
-        row = R[off + a * nt : off + (a + 1) * nt]
-        q = av[a]
+        base = off + a * nt
         for h in range(nt):
-            r = _regret(q[h], out[h])
-            row[h] = _next_regret(row[h] * 1.0, r, pre_pos, pre_neg, rw, post_pos, post_neg, floor)
+            i = np.uint64(base + h)
+            r = _regret(av[a, h], out[h])
+            R[i] = _next_regret(R[i] * 1.0, r, pre_pos, pre_neg, rw, post_pos, post_neg, floor)
     if derive:
         return
     for h in range(nt):
         tot[h] = 0.0
     for a in range(na):
-        row = R[off + a * nt : off + (a + 1) * nt]
-        q = av[a]
-        dst = blk[a * nt : (a + 1) * nt]
+        base = off + a * nt
         for h in range(nt):
-            y = row[h] * scale
+            y = R[np.uint64(base + h)] * scale
             if step != 0.0:
-                y += step * _regret(q[h], out[h])
+                y += step * _regret(av[a, h], out[h])
             y = y if y > 0.0 else 0.0
-            dst[h] = y
+            blk[np.uint64(a * nt + h)] = y
             tot[h] += y
     for a in range(na):
-        src = blk[a * nt : (a + 1) * nt]
-        dst = sigma[off + a * nt : off + (a + 1) * nt]
+        base = off + a * nt
         for h in range(nt):
             t = tot[h]
-            dst[h] = src[h] / t if t > 0.0 else 1.0 / na
+            y = blk[np.uint64(a * nt + h)]
+            sigma[np.uint64(base + h)] = y / t if t > 0.0 else 1.0 / na
 
 
 @inline_kernel
@@ -793,48 +790,6 @@ def _decay_sums(st: Storage, off: int, n: int, decay: float, node: int, blk: Arr
     else:
         for i in range(n):
             S[off + i] = S[off + i] * decay
-
-
-@inline_kernel
-def _scaled(src: Array, p: Array, dst: Array, n: Int) -> float:
-    """dst[:n] = src[:n] · p[:n] (a reach times an action's probabilities); returns 1.0 if
-    any product is non-zero, else 0.0 (the entries are ≥ 0, so this is whether their sum
-    is; an or-reduction vectorizes where a float sum would not)."""
-    nz = False
-    for j in range(n):
-        x = src[j] * p[j]
-        dst[j] = x
-        nz |= x != 0.0
-    return 1.0 if nz else 0.0
-
-
-@inline_kernel
-def _add_product(acc: Array, p: Array, q: Array, n: Int) -> None:
-    """acc[:n] += p[:n] · q[:n]."""
-    for h in range(n):
-        acc[h] += p[h] * q[h]
-
-
-@inline_kernel
-def _sum_step(
-    srow: Array,
-    p: Array,
-    reach: Array,
-    unit: float,
-    decay: float,
-    w: float,
-    quant: bool,
-    dst: Array,
-    n: Int,
-) -> None:
-    """One action's strategy sums: S·decay + w·reach·σ, in place; for 16-bit storage into
-    ``dst`` (float64) with S in chips (× the block's ``unit``)."""
-    if quant:
-        for j in range(n):
-            dst[j] = srow[j] * unit * decay + w * reach[j] * p[j]
-    else:
-        for j in range(n):
-            srow[j] = srow[j] * decay + w * reach[j] * p[j]
 
 
 @inline_kernel
@@ -1171,11 +1126,22 @@ def _traverse(
                             continue
                     rrow[d + 1] = r0
                 else:
+                    # mass: 1.0 if any product is non-zero (the entries are ≥ 0, so whether
+                    # their sum is; an or-reduction vectorizes where a float sum would not)
+                    nz = False
                     if derive:
-                        mass = _scaled(RE[r0], SG[d, k * no : (k + 1) * no], RE[d + 1], no)
+                        base = k * no
+                        for j in range(no):
+                            x = RE[r0, j] * SG[d, np.uint64(base + j)]
+                            RE[d + 1, j] = x
+                            nz |= x != 0.0
                     else:
                         base = tree.offset[node] + k * no
-                        mass = _scaled(RE[r0], sigma[base : base + no], RE[d + 1], no)
+                        for j in range(no):
+                            x = RE[r0, j] * sigma[np.uint64(base + j)]
+                            RE[d + 1, j] = x
+                            nz |= x != 0.0
+                    mass = 1.0 if nz else 0.0
                     rrow[d + 1] = d + 1
                 if mass == 0.0 and skip_zero:
                     # the opponent never reaches the child: every value below is 0
@@ -1202,15 +1168,17 @@ def _traverse(
                                     best = AV[d, a, h]
                             VA[d, h] = best
                     else:
-                        vd = VA[d]
                         for h in range(nt):
-                            vd[h] = 0.0
+                            VA[d, h] = 0.0
                         for a in range(na):
                             if derive:
-                                _add_product(vd, SG[d, a * nt : (a + 1) * nt], AV[d, a], nt)
+                                base = a * nt
+                                for h in range(nt):
+                                    VA[d, h] += SG[d, np.uint64(base + h)] * AV[d, a, h]
                             else:
-                                _add_product(vd, sigma[off + a * nt : off + (a + 1) * nt],
-                                             AV[d, a], nt)  # fmt: skip
+                                base = off + a * nt
+                                for h in range(nt):
+                                    VA[d, h] += sigma[np.uint64(base + h)] * AV[d, a, h]
                     if mode == MODE_UPDATE:
                         if rbp:  # pruned cells hold bounds, frozen hands keep theirs
                             saved = SG[d + 1]
@@ -1245,16 +1213,23 @@ def _traverse(
                     S = st.cumulative
                     quant = st.quantized != 0
                     unit = st.sscale[node] if quant else 1.0
-                    rr = RE[r0]
+                    blk = sc.blk
                     for a in range(na):
-                        srow = S[off + a * no : off + (a + 1) * no]
-                        dst = sc.blk[a * no : (a + 1) * no]
-                        if derive:
-                            _sum_step(srow, SG[d, a * no : (a + 1) * no], rr, unit, decay,
-                                      w, quant, dst, no)  # fmt: skip
+                        base = off + a * no
+                        sb = a * no
+                        if quant:  # into blk (float64), S in chips
+                            for j in range(no):
+                                i = np.uint64(base + j)
+                                p_a = SG[d, np.uint64(sb + j)] if derive else sigma[i]
+                                blk[np.uint64(sb + j)] = S[i] * unit * decay + w * RE[r0, j] * p_a
+                        elif derive:
+                            for j in range(no):
+                                i = np.uint64(base + j)
+                                S[i] = S[i] * decay + w * RE[r0, j] * SG[d, np.uint64(sb + j)]
                         else:
-                            _sum_step(srow, sigma[off + a * no : off + (a + 1) * no], rr,
-                                      unit, decay, w, quant, dst, no)  # fmt: skip
+                            for j in range(no):
+                                i = np.uint64(base + j)
+                                S[i] = S[i] * decay + w * RE[r0, j] * sigma[i]
                     if quant:
                         _quantize(sc.blk, na * no, S, off, st.sscale, node, 65535.0)
         # the node at depth d is finished: hand its values to the parent
