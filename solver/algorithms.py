@@ -127,6 +127,17 @@ def make_algorithm(name: str, **params: float) -> AlgorithmRule:
     return make_rule(info.name, **params)
 
 
+DEFAULT_ALGORITHM = "dcfr"  # Kuhn, Leduc, Leduc-5: the DCFR paper's parameters
+DEFAULT_HOLDEM_ALGORITHM = "dcfr-tuned"  # fewest iterations on the hold'em benchmark spots
+
+
+def default_algorithm(is_holdem: bool) -> str:
+    """The algorithm a solve uses when none is named: ``dcfr-tuned`` for hold'em subgames
+    (first to every target on the benchmark turn and flop, BENCHMARKS.md), ``dcfr`` for the
+    toy games."""
+    return DEFAULT_HOLDEM_ALGORITHM if is_holdem else DEFAULT_ALGORITHM
+
+
 def default_pruning(name: str) -> str:
     """What ``pruning=None`` means for ``name``: partial for the vector engine, none for
     the scalar samplers."""

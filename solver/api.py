@@ -17,7 +17,13 @@ from typing import Unpack
 import numpy as np
 import numpy.typing as npt
 
-from solver.algorithms import AlgorithmRule, Solver, SolverOptions, make_solver
+from solver.algorithms import (
+    AlgorithmRule,
+    Solver,
+    SolverOptions,
+    default_algorithm,
+    make_solver,
+)
 from solver.cfr.engine import expected_values
 from solver.games import Game, make_game
 from solver.games.model import DECISION
@@ -180,7 +186,7 @@ def measure(engine: Solver, started: float) -> Checkpoint:
 
 def solve(
     game: Game | str,
-    algorithm: AlgorithmRule | str = "dcfr",
+    algorithm: AlgorithmRule | str | None = None,
     iterations: int | None = None,
     target_exploitability: float | None = None,
     check_every: int = 10,
@@ -188,7 +194,9 @@ def solve(
     params: Mapping[str, float] | None = None,
     **options: Unpack[SolverOptions],
 ) -> SolveResult:
-    """Solve ``game`` with ``algorithm`` (a registered name or a :class:`Rule`).
+    """Solve ``game`` with ``algorithm`` (a registered name or a :class:`Rule`; None: the
+    default, :func:`solver.algorithms.default_algorithm` — ``dcfr-tuned`` for hold'em
+    subgames, ``dcfr`` for the toy games).
 
     Runs until ``iterations`` are done or the exploitability (chips) drops to
     ``target_exploitability``, whichever comes first; with neither, 1,000 iterations.
@@ -211,6 +219,8 @@ def solve(
     limit = iterations
     if limit is None:
         limit = 1000 if target_exploitability is None else math.inf  # type: ignore[assignment]
+    if algorithm is None:
+        algorithm = default_algorithm(g.is_holdem)
     engine = make_solver(g, algorithm, dict(params or {}), **options)
     result = SolveResult(g, engine.rule, engine)
     started = time.perf_counter()

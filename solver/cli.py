@@ -31,7 +31,7 @@ import time
 from collections.abc import Sequence
 from typing import NoReturn
 
-from solver.algorithms import ALGORITHMS, check_pruning, make_algorithm
+from solver.algorithms import ALGORITHMS, check_pruning, default_algorithm, make_algorithm
 from solver.api import Checkpoint, exploitability_pct_pot, solve
 from solver.games import GAMES, Game, make_game
 from solver.games.holdem import HoldemSpec, SpecError, build_holdem, estimate, validate
@@ -115,7 +115,12 @@ def _build_parser() -> _Parser:
     sub.add_parser("presets", help="list the presets")
     s = sub.add_parser("solve", help="solve a game, preset or hold'em spot")
     _add_game_args(s)
-    s.add_argument("--algorithm", default="dcfr", help="algorithm name (see 'algorithms')")
+    s.add_argument(
+        "--algorithm",
+        default=None,
+        help="algorithm name (see 'algorithms'; default: dcfr-tuned for hold'em spots and "
+        "presets, dcfr for kuhn, leduc, leduc5)",
+    )
     s.add_argument("--iterations", type=str, default=None, help="maximum iterations")
     s.add_argument(
         "--target",
@@ -363,6 +368,10 @@ def _cmd_tree(args: argparse.Namespace) -> None:
 
 
 def _cmd_solve(args: argparse.Namespace) -> None:
+    game: Game | None = None
+    if args.algorithm is None:  # the default depends on the game
+        game = _game_from_args(args)
+        args.algorithm = default_algorithm(game.is_holdem)
     name = args.algorithm.strip().lower()
     if name not in ALGORITHMS:
         raise UsageError(
@@ -395,7 +404,8 @@ def _cmd_solve(args: argparse.Namespace) -> None:
     if threads > 1 and (ALGORITHMS[name].sampling or pruning in ("interval", "total")):
         what = name if ALGORITHMS[name].sampling else f"pruning {pruning}"
         raise UsageError(f"--threads: {what} runs on one thread")
-    game = _game_from_args(args)
+    if game is None:
+        game = _game_from_args(args)
     target = _target(args.target, game)
 
     def report(cp: Checkpoint) -> None:

@@ -47,6 +47,7 @@ RULES = (
     "cfr+",
     "lcfr",
     "dcfr",
+    "dcfr-tuned",
     "lcfr+",
     "olcfr",
     "dcfr-nh",
@@ -62,6 +63,7 @@ RULE_DEFAULTS: dict[str, dict[str, float]] = {
     "cfr+": {"delay": 0.0},
     "lcfr": {},
     "dcfr": {"alpha": 1.5, "beta": 0.0, "gamma": 2.0},
+    "dcfr-tuned": {"alpha": 1.5, "beta": 0.25, "gamma": 3.0},
     "lcfr+": {},
     "olcfr": {},
     "dcfr-nh": {"alpha": 1.5, "beta": 0.0, "gamma": 2.0},
@@ -700,7 +702,7 @@ class ReferenceSolver:
 
     def _decay(self, t: int) -> float:
         """Factor applied to S before adding this iteration's contribution."""
-        if self.rule in ("dcfr", "dcfr-nh", "pdcfr+", "apdcfr+"):
+        if self.rule in ("dcfr", "dcfr-tuned", "dcfr-nh", "pdcfr+", "apdcfr+"):
             return ((t - 1) / t) ** self.params["gamma"]
         return 1.0
 
@@ -713,7 +715,7 @@ class ReferenceSolver:
             return float(t)
         if rule in ("pcfr+", "sapcfr+", "apcfr+"):
             return float(t) ** 2
-        return 1.0  # cfr, dcfr, dcfr-nh, pdcfr+, apdcfr+
+        return 1.0  # cfr, dcfr, dcfr-tuned, dcfr-nh, pdcfr+, apdcfr+
 
     def _dcfr_discount(self, regrets: FloatArray, t: int) -> FloatArray:
         alpha, beta = self.params["alpha"], self.params["beta"]
@@ -765,7 +767,7 @@ class ReferenceSolver:
         elif rule == "lcfr":
             R = R + t * r
             sigma = regret_matching(R)
-        elif rule == "dcfr":
+        elif rule in ("dcfr", "dcfr-tuned"):
             R = self._dcfr_discount(R + r, t)
             sigma = regret_matching(R)
         elif rule == "dcfr-nh":

@@ -32,8 +32,18 @@ def test_opens_on_a_preset_with_solve_enabled() -> None:
     assert "SRP river" in at.markdown[0].value
     assert not at.button(key="btn_solve").disabled
     assert at.button(key="btn_pause").disabled and at.button(key="btn_stop").disabled
-    assert at.selectbox(key=state.ALGORITHM).value == "dcfr"
+    # hold'em preset: the hold'em default, DCFR(1.5, 0.25, 3)
+    assert at.selectbox(key=state.ALGORITHM).value == "dcfr-tuned"
     assert [n.label for n in at.number_input][:3] == ["alpha", "beta", "gamma"]
+    assert [n.value for n in at.number_input][:3] == [1.5, 0.25, 3.0]
+
+
+def test_toy_game_defaults_to_the_papers_dcfr() -> None:
+    at = app(**{state.SOURCE: "preset:leduc"})
+    at.run()
+    assert not at.exception
+    assert at.selectbox(key=state.ALGORITHM).value == "dcfr"
+    assert [n.value for n in at.number_input][:3] == [1.5, 0.0, 2.0]
 
 
 def test_tiny_leduc_solve_shows_its_numbers() -> None:

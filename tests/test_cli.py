@@ -60,6 +60,8 @@ def test_target_stops_early_and_zero_iterations_reports_uniform() -> None:
     out = run("solve", "--game", "kuhn", "--algorithm", "cfr", "--iterations", "0", "--json")
     lines = [json.loads(line) for line in out.stdout.splitlines()]
     assert lines[-1]["iteration"] == 0
+    out = run("solve", "--game", "kuhn", "--iterations", "5", "--json")  # the toy default
+    assert json.loads(out.stdout.splitlines()[-1])["algorithm"] == "dcfr"
     assert 2 * lines[-1]["exploitability"] == pytest.approx(11 / 12)
     assert lines[-1]["ev"] == pytest.approx([0.125, -0.125])
 
@@ -263,6 +265,8 @@ def test_holdem_spot_json_lines_units_and_targets() -> None:
         assert x["exploitability_mbb"] == pytest.approx(1000 * x["exploitability"] / 100)
     final = lines[-1]
     assert final["final"] is True and final["iteration"] == 40
+    assert final["algorithm"] == "dcfr-tuned"  # the hold'em default when none is named
+    assert final["params"] == {"alpha": 1.5, "beta": 0.25, "gamma": 3.0}
     assert sum(final["ev"]) == pytest.approx(200.0)  # pot shares: the EVs sum to the pot
     uniform = _lines(run("solve", *RIVER, "--iterations", "0", "--json"))[-1]
     assert uniform["iteration"] == 0 and uniform["exploitability"] > final["exploitability"]

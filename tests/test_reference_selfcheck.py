@@ -164,7 +164,7 @@ def test_uniform_and_first_action_nash_conv() -> None:
 
 def test_infoset_keys_and_counts() -> None:
     assert ref.GAMES == ("kuhn", "leduc", "leduc5")
-    assert len(ref.RULES) == 12
+    assert len(ref.RULES) == 13
     kuhn = ref.infosets("kuhn")
     assert len(kuhn) == 12
     assert kuhn[(0, (), "J")] == 2

@@ -92,6 +92,15 @@ def test_uniform_report_with_zero_iterations() -> None:
     assert result.ev[0] == pytest.approx(0.125)
 
 
+def test_default_algorithm_depends_on_the_game() -> None:
+    from conftest import small_turn
+
+    assert solve(game("kuhn"), iterations=2).rule.name == "dcfr"
+    turn = solve(small_turn("AA, T9s", "QQ, AKs"), iterations=2)
+    assert turn.rule.name == "dcfr-tuned"
+    assert turn.rule.params() == {"alpha": 1.5, "beta": 0.25, "gamma": 3.0}
+
+
 def test_callback_can_stop_and_history_is_recorded() -> None:
     seen: list[int] = []
 

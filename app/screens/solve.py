@@ -19,13 +19,12 @@ from app.components.figures import CURVE_X, curve_figure, human_bytes, memory_fi
 from app.components.views import card_table, grid_figure, node_reach
 from app.runtime import start
 from app.screens.setup import Request, current_request
-from solver.algorithms import ALGORITHMS, algorithm_defaults, make_algorithm
+from solver.algorithms import ALGORITHMS, algorithm_defaults, default_algorithm, make_algorithm
 from solver.analysis import investments
 from solver.cfr.sampling import SAMPLERS
 from solver.games.model import DECISION, Game
 from solver.jobs import FINISHED, PAUSED, RUNNING, Point, Progress, SolveJob, estimate_eta
 
-DEFAULT_ALGORITHM = "dcfr"
 PRECISIONS = {
     "auto": "auto (float64; float32 past 256 MB)",
     "float64": "float64",
@@ -134,7 +133,7 @@ def settings() -> Settings:
     with every problem in ``errors``."""
     algo = str(state.get(state.ALGORITHM))
     if algo not in ALGORITHMS:
-        algo = DEFAULT_ALGORITHM
+        algo = default_algorithm(current_request().spec is not None)
     info = ALGORITHMS[algo]
     errors: dict[str, str] = {}
     params = _params(algo)
@@ -199,8 +198,8 @@ def render() -> None:
     job = state.job()
     running = job is not None and not job.progress.finished
     names = algorithm_names()
-    if state.get(state.ALGORITHM) not in ALGORITHMS:
-        state.put(state.ALGORITHM, DEFAULT_ALGORITHM)
+    if state.get(state.ALGORITHM) not in ALGORITHMS:  # nothing chosen yet: the game's default
+        state.put(state.ALGORITHM, default_algorithm(req.spec is not None))
     c = st.columns([1, 2])
     with c[0]:
         algo = st.selectbox("Algorithm", names, key=state.ALGORITHM, disabled=running)

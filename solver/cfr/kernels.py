@@ -150,6 +150,49 @@ LEAF_USE = 2
 
 
 @inline_kernel
+def _fold_2card(
+    cards: npt.NDArray[np.int32],
+    same: npt.NDArray[np.int32],
+    valid: Array,
+    b: Int,
+    trav: Int,
+    no: Int,
+    nt: Int,
+    nc: Int,
+    u: float,
+    reach2: Array,
+    rrow: Int,
+    out2: Array,
+    orow: Int,
+    cs: Array,
+) -> None:
+    """:func:`_fold_values` for two-card hands, on the whole arrays (``cards`` (2, H, 2),
+    ``same`` (2, H), ``valid`` (B, 2, H)) with rows passed by index: a row view or a field
+    read from a NamedTuple costs an atomic reference-count increment and decrement, more
+    than a hand's arithmetic here. ``cs`` is (2·nc,): card sums in two banks (even and odd
+    hands) merged after, since hands sharing a card sit next to each other and with one bank
+    each add waits for the previous store."""
+    opp = 1 - trav
+    for c in range(2 * nc):
+        cs[c] = 0.0
+    total = 0.0
+    for j in range(no):
+        r = reach2[rrow, j]
+        total += r
+        bank = np.uint32((j & 1) * nc)
+        cs[bank + np.uint32(cards[opp, j, 0])] += r
+        cs[bank + np.uint32(cards[opp, j, 1])] += r
+    for c in range(nc):
+        cs[c] += cs[nc + c]
+    for h in range(nt):
+        x = total - cs[np.uint32(cards[trav, h, 0])] - cs[np.uint32(cards[trav, h, 1])]
+        sm = same[trav, h]
+        if sm >= 0:
+            x += reach2[rrow, sm]
+        out2[orow, h] = u * x * valid[b, trav, h]
+
+
+@inline_kernel
 def _fold_values(
     hands: Hands,
     boards: Boards,
@@ -174,27 +217,8 @@ def _fold_values(
     cs[:] = 0.0
     total = 0.0
     if hands.cards[0, 0, 1] >= 0 and hands.cards[1, 0, 1] >= 0:  # two-card hands (hold'em)
-        oc = hands.cards[opp]
-        tc = hands.cards[trav]
-        # card sums in two banks (even and odd hands), merged after: hands sharing a card
-        # sit next to each other, and one bank makes each add wait for the previous store
-        nc = hands.num_cards  # ``cs`` holds 2 × num_cards
-        for j in range(no):
-            r = reach[j]
-            total += r
-            bank = np.uint32((j & 1) * nc)
-            cs[bank + np.uint32(oc[j, 0])] += r
-            cs[bank + np.uint32(oc[j, 1])] += r
-        for c in range(nc):
-            cs[c] += cs[nc + c]
-        same = hands.same[trav]
-        valid = boards.valid[b, trav]
-        for h in range(nt):
-            s = total - cs[np.uint32(tc[h, 0])] - cs[np.uint32(tc[h, 1])]
-            sm = same[h]
-            if sm >= 0:
-                s += reach[sm]
-            out[h] = u * s * valid[h]
+        _fold_2card(hands.cards, hands.same, boards.valid, b, trav, no, nt, hands.num_cards, u,
+                    reach2, rrow, out2, orow, cs)  # fmt: skip
         return
     for j in range(no):
         r = reach[j]
@@ -294,57 +318,96 @@ def _showdown_values(
 
 
 @inline_kernel
-def _prefix_sums(reach: Array, src: npt.NDArray[np.integer], n: Int, out: Array) -> None:
-    """out[k] = Σ_{j<k} reach[src[j]] for k = 0..n.
+def _prefix_sums(
+    reach2: Array,
+    rrow: Int,
+    src: npt.NDArray[np.integer],
+    s0: Int,
+    s1: Int,
+    n: Int,
+    out2: Array,
+    orow: Int,
+) -> None:
+    """out2[orow, k] = Σ_{j<k} reach2[rrow, src[s0, s1, j]] for k = 0..n.
 
     Four blocks summed side by side (four independent chains of dependent adds instead of
     one, which would set the pace at one add's latency per entry), then offset. Indices are
     read as unsigned (a signed index pays Numba's negative-index wrap)."""
     q = n // 4
-    out[0] = 0.0
+    out2[orow, 0] = 0.0
     a0 = 0.0
     a1 = 0.0
     a2 = 0.0
     a3 = 0.0
     for k in range(q):
-        a0 += reach[np.uint32(src[k])]
-        out[k + 1] = a0
-        a1 += reach[np.uint32(src[q + k])]
-        out[q + k + 1] = a1
-        a2 += reach[np.uint32(src[2 * q + k])]
-        out[2 * q + k + 1] = a2
-        a3 += reach[np.uint32(src[3 * q + k])]
-        out[3 * q + k + 1] = a3
+        a0 += reach2[rrow, np.uint32(src[s0, s1, k])]
+        out2[orow, k + 1] = a0
+        a1 += reach2[rrow, np.uint32(src[s0, s1, q + k])]
+        out2[orow, q + k + 1] = a1
+        a2 += reach2[rrow, np.uint32(src[s0, s1, 2 * q + k])]
+        out2[orow, 2 * q + k + 1] = a2
+        a3 += reach2[rrow, np.uint32(src[s0, s1, 3 * q + k])]
+        out2[orow, 3 * q + k + 1] = a3
     for k in range(4 * q, n):
-        a3 += reach[np.uint32(src[k])]
-        out[k + 1] = a3
+        a3 += reach2[rrow, np.uint32(src[s0, s1, k])]
+        out2[orow, k + 1] = a3
     for k in range(q + 1, 2 * q + 1):
-        out[k] += a0
-    s = a0 + a1
+        out2[orow, k] += a0
+    x = a0 + a1
     for k in range(2 * q + 1, 3 * q + 1):
-        out[k] += s
-    s += a2
+        out2[orow, k] += x
+    x += a2
     for k in range(3 * q + 1, n + 1):
-        out[k] += s
+        out2[orow, k] += x
 
 
 @inline_kernel
 def _showdown_values_2card(
     hands: Hands,
     boards: Boards,
-    b: int,
-    trav: int,
-    nt: int,
-    no: int,
+    b: Int,
+    trav: Int,
+    nt: Int,
+    no: Int,
     amount: float,
     reach2: Array,
-    rrow: int,
+    rrow: Int,
     out2: Array,
-    orow: int,
+    orow: Int,
     cs: Array,
     sbuf: Array,
 ) -> None:
-    """:func:`_showdown_values` for two-card hands (hold'em), by prefix sums.
+    """:func:`_showdown_values` for two-card hands (hold'em): :func:`_showdown_2card` on
+    the fields of ``hands`` and ``boards``."""
+    _showdown_2card(hands.cards, boards.valid, boards.order, boards.sd_row, boards.sd_src,
+                    boards.sd_cstart, boards.sd_idx, b, trav, nt, no, hands.num_cards, amount,
+                    reach2, rrow, out2, orow, cs, sbuf)  # fmt: skip
+
+
+@inline_kernel
+def _showdown_2card(
+    cards: npt.NDArray[np.int32],
+    valid: Array,
+    order: npt.NDArray[np.int32],
+    sd_row: npt.NDArray[np.int32],
+    sd_src: npt.NDArray[np.uint16],
+    sd_cstart: npt.NDArray[np.int32],
+    sd_idx: npt.NDArray[np.uint16],
+    b: Int,
+    trav: Int,
+    nt: Int,
+    no: Int,
+    nc: Int,
+    amount: float,
+    reach2: Array,
+    rrow: Int,
+    out2: Array,
+    orow: Int,
+    cs: Array,
+    sbuf: Array,
+) -> None:
+    """Showdown values for two-card hands by prefix sums (whole arrays, rows by index: see
+    :func:`_fold_2card`).
 
     With the opponent's hands in strength order, P[k] is the reach of the k weakest; with
     them grouped by card (strength order within a card), Q's differences give each card's
@@ -357,52 +420,55 @@ def _showdown_values_2card(
     (``s_c``, ``e_c``: the card's group). The hand with the same two cards is never strictly
     weaker or stronger, so nothing is added back. Two prefix sums and one pass over the
     traverser's hands, against two merge sweeps whose every step waited on the last.
-    ``sbuf`` is (2, 2H + 1) scratch, ``cs`` (≥ C,)."""
+    ``sbuf`` is (2, 2H + 1) scratch: P in row 0, Q in row 1; ``cs`` (≥ nc,)."""
     opp = 1 - trav
-    row = boards.sd_row[b]
-    reach = reach2[rrow]
-    P = sbuf[0]
-    Q = sbuf[1]
-    ordo = boards.order[b, opp]
-    _prefix_sums(reach, ordo, no, P)
-    _prefix_sums(reach, boards.sd_src[row, trav], 2 * no, Q)
-    cst = boards.sd_cstart[row, trav]
-    for c in range(hands.num_cards):
-        cs[c] = Q[cst[c]] + Q[cst[c + 1]]
-    idx = boards.sd_idx[row, trav]
-    tc = hands.cards[trav]
-    valid = boards.valid[b, trav]
-    out = out2[orow]
-    top = P[no]
+    row = sd_row[b]
+    _prefix_sums(reach2, rrow, order, b, opp, no, sbuf, np.int64(0))
+    _prefix_sums(reach2, rrow, sd_src, row, trav, 2 * no, sbuf, np.int64(1))
+    for c in range(nc):
+        cs[c] = sbuf[1, sd_cstart[row, trav, c]] + sbuf[1, sd_cstart[row, trav, c + 1]]
+    top = sbuf[0, no]
     for h in range(nt):
-        v = P[idx[h, 0]] + P[idx[h, 1]] - top
-        v -= Q[idx[h, 2]] + Q[idx[h, 3]] - cs[np.uint32(tc[h, 0])]
-        v -= Q[idx[h, 4]] + Q[idx[h, 5]] - cs[np.uint32(tc[h, 1])]
-        out[h] = amount * v * valid[h]
+        v = sbuf[0, sd_idx[row, trav, h, 0]] + sbuf[0, sd_idx[row, trav, h, 1]] - top
+        v -= (
+            sbuf[1, sd_idx[row, trav, h, 2]]
+            + sbuf[1, sd_idx[row, trav, h, 3]]
+            - cs[np.uint32(cards[trav, h, 0])]
+        )
+        v -= (
+            sbuf[1, sd_idx[row, trav, h, 4]]
+            + sbuf[1, sd_idx[row, trav, h, 5]]
+            - cs[np.uint32(cards[trav, h, 1])]
+        )
+        out2[orow, h] = amount * v * valid[b, trav, h]
 
 
 @inline_kernel
-def _regret_matching_block(R: Array, off: int, na: int, nh: int, out: Array, tot: Array) -> None:
-    """out[a * nh + h] = RM(R[off + a * nh + h]) over actions a, per hand h.
+def _regret_matching_block(
+    R: Array, off: Int, na: Int, nh: Int, out2: Array, orow: Int, ooff: Int, tot2: Array,
+    trow: Int,
+) -> None:  # fmt: skip
+    """out2[orow, ooff + a·nh + h] = RM(R[off + a·nh + h]) over actions a, per hand h.
 
-    Loops run over contiguous hands (actions outer) on row views indexed from 0, so no
-    index can be negative and they vectorize (``R[off + a * nh + h]`` compiles to gathers:
-    Numba wraps negative indices); ``tot`` is (nh,) scratch for the per-hand sums of
-    positive regrets."""
+    Loops run over contiguous hands (actions outer) with unsigned offsets, so they
+    vectorize (a signed index compiles to gathers: Numba wraps negative indices), on whole
+    arrays with rows by index (a view costs a reference-count increment and decrement).
+    ``tot2[trow]`` is (nh,) scratch for the per-hand sums of positive regrets."""
     for h in range(nh):
-        tot[h] = 0.0
+        tot2[trow, h] = 0.0
     for a in range(na):
         base = off + a * nh
         for h in range(nh):
             r = R[np.uint64(base + h)] * 1.0
-            tot[h] += r if r > 0.0 else 0.0
+            tot2[trow, h] += r if r > 0.0 else 0.0
     u = 1.0 / na
     for a in range(na):
         base = off + a * nh
+        obase = ooff + a * nh
         for h in range(nh):
             r = R[np.uint64(base + h)] * 1.0
-            t = tot[h]
-            out[np.uint64(a * nh + h)] = (r / t if r > 0.0 else 0.0) if t > 0.0 else u
+            t = tot2[trow, h]
+            out2[orow, np.uint64(obase + h)] = (r / t if r > 0.0 else 0.0) if t > 0.0 else u
 
 
 @kernel
@@ -420,6 +486,8 @@ def regret_matching_pruned(
     tot = np.zeros(max(hands.num_hands[0], hands.num_hands[1]))
     cnt = np.zeros(tot.shape[0])
     masked = pruned.shape[0] == regrets.shape[0]
+    out2 = out.reshape((1, out.shape[0]))
+    tot2 = tot.reshape((1, tot.shape[0]))
     for node in range(tree.kind.shape[0]):
         if tree.kind[node] != DECISION:
             continue
@@ -430,7 +498,7 @@ def regret_matching_pruned(
         if masked:
             _regret_matching_masked(regrets, off, na, nh, blk, tot, cnt, pruned)
         else:
-            _regret_matching_block(regrets, off, na, nh, blk, tot)
+            _regret_matching_block(regrets, off, na, nh, out2, 0, off, tot2, 0)
 
 
 @inline_kernel
@@ -438,26 +506,50 @@ def _add_chance_child(
     tree: Tree,
     hands: Hands,
     boards: Boards,
-    child: int,
-    trav: int,
-    nt: int,
+    child: Int,
+    trav: Int,
+    nt: Int,
     value: Array,
     out: Array,
 ) -> None:
     """out += the chance child's values (H[trav],), hands its card blocks zeroed, plus, for
     every card it stands for by suit isomorphism, the same values with hands mapped."""
-    cb = tree.board[child]
+    _add_chance_rows(tree.board, tree.iso_start, tree.iso_count, tree.iso_board, tree.iso_perm,
+                     hands.perm, boards.valid, child, trav, nt, value.reshape((1, value.shape[0])),
+                     0, out.reshape((1, out.shape[0])), 0)  # fmt: skip
+
+
+@inline_kernel
+def _add_chance_rows(
+    board: npt.NDArray[np.int32],
+    iso_start: npt.NDArray[np.int32],
+    iso_count: npt.NDArray[np.int32],
+    iso_board: npt.NDArray[np.int32],
+    iso_perm: npt.NDArray[np.int32],
+    perm: npt.NDArray[np.int32],
+    valid: Array,
+    child: Int,
+    trav: Int,
+    nt: Int,
+    value2: Array,
+    vrow: Int,
+    out2: Array,
+    orow: Int,
+) -> None:
+    """:func:`_add_chance_child` on the whole arrays, rows by index (see
+    :func:`_fold_2card`): out2[orow] += the child's values value2[vrow]."""
+    cb = board[child]
     for h in range(nt):
-        out[h] += boards.valid[cb, trav, h] * value[h]
-    for e in range(tree.iso_start[child], tree.iso_start[child] + tree.iso_count[child]):
-        ib = tree.iso_board[e]
-        pm = hands.perm[tree.iso_perm[e], trav]
+        out2[orow, h] += valid[cb, trav, h] * value2[vrow, h]
+    for e in range(iso_start[child], iso_start[child] + iso_count[child]):
+        ib = iso_board[e]
+        pe = iso_perm[e]
         for h in range(nt):
-            out[h] += boards.valid[ib, trav, h] * value[pm[h]]
+            out2[orow, h] += valid[ib, trav, h] * value2[vrow, perm[pe, trav, h]]
 
 
 @kernel
-def _normal_hedge(x: Array, na: int, out: Array) -> None:
+def _normal_hedge(x: Array, na: Int, out: Array) -> None:
     """NormalHedge weights of the non-negative vector ``x[:na]`` into ``out[:na]``.
 
     Solves (1/na)·Σ exp(x²/(2c)) = e for c and sets out ∝ (x/c)·exp(x²/(2c)). The weights
@@ -534,68 +626,100 @@ def _next_regret(
 def _update_plain(
     R: Array,
     sigma: Array,
-    off: int,
-    na: int,
-    nt: int,
-    av: Array,
-    out: Array,
-    pre_pos: float,
-    pre_neg: float,
-    rw: float,
-    post_pos: float,
-    post_neg: float,
-    floor: bool,
-    derive: bool,
-    scale: float,
-    step: float,
+    co: Array,
+    off: Int,
+    na: Int,
+    nt: Int,
+    AV: Array,
+    VA: Array,
+    row: Int,
     blk: Array,
-    tot: Array,
+    tot2: Array,
 ) -> None:
-    """:func:`_update_infosets` for float storage without per-infoset statistics, in loops
-    over contiguous hands (actions outer) that the compiler vectorizes. Same arithmetic."""
+    """:func:`_update_infosets` for float storage without per-infoset statistics: action
+    values ``AV[row]`` (actions, hands), node values ``VA[row]``, ``tot2[0]`` (H,) scratch.
+    Loops over contiguous hands (actions outer) with unsigned offsets so they vectorize, on
+    whole arrays with rows by index (see :func:`_fold_2card`). Same arithmetic."""
+    pre_pos = co[PRE_POS]
+    pre_neg = co[PRE_NEG]
+    rw = co[REGRET_WEIGHT]
+    post_pos = co[POST_POS]
+    post_neg = co[POST_NEG]
+    floor = co[FLOOR] != 0.0
+    scale = co[SCALE]
+    step = co[PRED]
     for a in range(na):
         base = off + a * nt
         for h in range(nt):
             i = np.uint64(base + h)
-            r = _regret(av[a, h], out[h])
+            r = _regret(AV[row, a, h], VA[row, h])
             R[i] = _next_regret(R[i] * 1.0, r, pre_pos, pre_neg, rw, post_pos, post_neg, floor)
-    if derive:
+    if co[DERIVE] != 0.0:
         return
     for h in range(nt):
-        tot[h] = 0.0
+        tot2[0, h] = 0.0
     for a in range(na):
         base = off + a * nt
         for h in range(nt):
             y = R[np.uint64(base + h)] * scale
             if step != 0.0:
-                y += step * _regret(av[a, h], out[h])
+                y += step * _regret(AV[row, a, h], VA[row, h])
             y = y if y > 0.0 else 0.0
             blk[np.uint64(a * nt + h)] = y
-            tot[h] += y
+            tot2[0, h] += y
     for a in range(na):
         base = off + a * nt
         for h in range(nt):
-            t = tot[h]
+            t = tot2[0, h]
             y = blk[np.uint64(a * nt + h)]
             sigma[np.uint64(base + h)] = y / t if t > 0.0 else 1.0 / na
+
+
+@inline_kernel
+def _update_node(
+    st: Storage,
+    R: Array,
+    sigma: Array,
+    quant: bool,
+    co: Array,
+    off: Int,
+    ioff: Int,
+    na: Int,
+    nt: Int,
+    AV: Array,
+    VA: Array,
+    row: Int,
+    tmp: Array,
+    node: Int,
+    blk: Array,
+    tot2: Array,
+) -> None:
+    """The rule's update at one of the traverser's decision nodes (values in ``AV[row]``,
+    ``VA[row]``): :func:`_update_plain` for float storage without per-infoset statistics,
+    else :func:`_update_infosets`."""
+    if not quant and co[ADAPTIVE] == 0.0 and co[NORMAL_HEDGE] == 0.0:
+        _update_plain(R, sigma, co, off, na, nt, AV, VA, row, blk, tot2)
+    else:
+        _update_infosets(st, co, off, ioff, na, nt, AV[row], VA[row], tmp, node, blk, tot2[0])
 
 
 @inline_kernel
 def _update_infosets(
     st: Storage,
     co: Array,
-    off: int,
-    ioff: int,
-    na: int,
-    nt: int,
+    off: Int,
+    ioff: Int,
+    na: Int,
+    nt: Int,
     av: Array,
     out: Array,
     tmp: Array,
-    node: int,
+    node: Int,
     blk: Array,
     tot: Array,
 ) -> None:
-    """Apply the rule to every hand's infoset at one decision node.
+    """Apply the rule to every hand's infoset at one decision node (16-bit storage or
+    per-infoset statistics; the plain case is :func:`_update_plain`, see :func:`_update_node`).
 
     ``av`` is (actions, hands) action values, ``out`` the node values under the strategy
     just played. Updates regrets, then the next strategy, in place. With compressed storage
@@ -615,10 +739,6 @@ def _update_infosets(
     R = st.regrets
     sigma = st.strategy
     quant = st.quantized != 0
-    if not quant and not adaptive and not nh:
-        _update_plain(R, sigma, off, na, nt, av, out, pre_pos, pre_neg, rw, post_pos, post_neg,
-                      floor, derive, scale, pred, blk, tot)  # fmt: skip
-        return
     if quant and derive:  # 16-bit regrets of a plain regret-matching rule
         unit = st.rscale[node]
         for a in range(na):
@@ -687,7 +807,7 @@ def _update_infosets(
 
 @inline_kernel
 def _quantize(
-    blk: Array, n: int, dest: Array, off: int, scales: Array, node: int, levels: float
+    blk: Array, n: Int, dest: Array, off: Int, scales: Array, node: Int, levels: float
 ) -> None:
     """dest[off : off + n] ← blk[:n] in integer units of (largest |blk|) / levels."""
     m = 0.0
@@ -741,10 +861,16 @@ def _zero_update(
     the decision nodes updated."""
     nt = hands.num_hands[trav]
     no = hands.num_hands[1 - trav]
-    zav = sc.action_value[row]
-    zv = sc.value[row]
-    zav[:, :nt] = 0.0
-    zv[:nt] = 0.0
+    AV = sc.action_value
+    VA = sc.value
+    AV[row, :, :nt] = 0.0
+    VA[row, :nt] = 0.0
+    R = st.regrets
+    STRAT = st.strategy
+    quant = st.quantized != 0
+    TMP = sc.tmp
+    BLK = sc.blk
+    SD = sc.sd
     stack = sc.stack
     nxt = sc.next_child
     d = row
@@ -759,12 +885,10 @@ def _zero_update(
             off = tree.offset[node]
             na = tree.num_children[node]
             if tree.player[node] == trav:
-                _update_infosets(
-                    st, co, off, tree.ioffset[node], na, nt, zav, zv, sc.tmp, node, sc.blk,
-                    sc.sd[0],
-                )  # fmt: skip
+                _update_node(st, R, STRAT, quant, co, off, tree.ioffset[node], na, nt, AV, VA,
+                             row, TMP, node, BLK, SD)  # fmt: skip
             else:
-                _decay_sums(st, off, na * no, co[DECAY], node, sc.blk)
+                _decay_sums(st, off, na * no, co[DECAY], node, BLK)
         fc = tree.first_child[node]
         if fc >= 0 and k < tree.num_children[node]:
             child = fc + k
@@ -1012,6 +1136,33 @@ def _traverse(
     sampled = cfr_pass and co[SAMPLE] != 0.0
     record = mode == MODE_BR and co[RECORD] != 0.0
     SG = sc.strat
+    # Fields read once: every read of a NamedTuple field (and every row view) inside the
+    # walk is an atomic reference-count increment and decrement — ~10 % of T1's time, and
+    # a cache line the threads of a parallel pass fight over.
+    R = st.regrets
+    S = st.cumulative
+    STRAT = st.strategy
+    quant = st.quantized != 0
+    CQ = sc.cq
+    CL = sc.clevel
+    SD = sc.sd
+    CS = sc.card_sum
+    BLK = sc.blk
+    TMP = sc.tmp
+    hcards = hands.cards
+    hsame = hands.same
+    border = boards.order
+    sd_row = boards.sd_row
+    sd_src = boards.sd_src
+    sd_cstart = boards.sd_cstart
+    sd_idx = boards.sd_idx
+    nc = hands.num_cards
+    hperm = hands.perm
+    t_board = tree.board
+    t_iso_start = tree.iso_start
+    t_iso_count = tree.iso_count
+    t_iso_board = tree.iso_board
+    t_iso_perm = tree.iso_perm
     d = 0
     stack[0] = start
     nxt[0] = -1
@@ -1039,7 +1190,11 @@ def _traverse(
                 done = True
             elif kind == FIXED:
                 u = tree.payoff[node] if trav == 0 else -tree.payoff[node]
-                _fold_values(hands, boards, b, trav, u, RE, rrow[d], VA, d, sc.card_sum)
+                if two_card:
+                    _fold_2card(hcards, hsame, valid, b, trav, no, nt, nc, u, RE, rrow[d], VA, d,
+                                CS)  # fmt: skip
+                else:
+                    _fold_values(hands, boards, b, trav, u, RE, rrow[d], VA, d, CS)
                 done = True
             elif kind == RUNOUT:
                 eq = boards.runout_eq[tree.runout[node], trav]
@@ -1054,10 +1209,9 @@ def _traverse(
             elif kind != DECISION and kind != CHANCE:
                 amount = tree.payoff[node]
                 if two_card:
-                    _showdown_values_2card(
-                        hands, boards, b, trav, nt, no, amount, RE, rrow[d], VA, d, sc.card_sum,
-                        sc.sd,
-                    )  # fmt: skip
+                    _showdown_2card(hcards, valid, border, sd_row, sd_src, sd_cstart, sd_idx,
+                                    b, trav, nt, no, nc, amount, RE, rrow[d], VA, d, CS,
+                                    SD)  # fmt: skip
                 else:
                     _showdown_values(
                         hands,
@@ -1093,7 +1247,7 @@ def _traverse(
                         _regret_matching_masked(st.regrets, off, na, nh, SG[d], sc.sd[0],
                                                 sc.sd[1], st.pruned)  # fmt: skip
                     else:
-                        _regret_matching_block(st.regrets, off, na, nh, SG[d], sc.sd[0])
+                        _regret_matching_block(R, off, na, nh, SG, d, 0, SD, 0)
         if not done:
             k = nxt[d]
             na = tree.num_children[node]
@@ -1101,15 +1255,16 @@ def _traverse(
                 child = tree.first_child[node] + k
                 r0 = rrow[d]
                 mass = 1.0  # total opponent reach entering the child (> 0 when unchanged)
-                sc.clevel[d + 1] = sc.clevel[d] + (1 if kind == CHANCE else 0)
+                CL[d + 1] = CL[d] + (1 if kind == CHANCE else 0)
                 if kind == CHANCE:
                     cb = tree.board[child]
-                    w = tree.chance_weight[child] * sc.cq[d]
-                    mass = 0.0
+                    w = tree.chance_weight[child] * CQ[d]
+                    nz = False  # as at the opponent's nodes: an or-reduction, not a float sum
                     for j in range(no):
                         x = RE[r0, j] * w * valid[cb, opp, j]
                         RE[d + 1, j] = x
-                        mass += x
+                        nz |= x != 0.0
+                    mass = 1.0 if nz else 0.0
                     rrow[d + 1] = d + 1
                 elif tree.player[node] == trav:
                     if rbp:  # the hands still playing the action (not pruned here or above)
@@ -1184,10 +1339,8 @@ def _traverse(
                             saved = SG[d + 1]
                             for i in range(na * nt):
                                 saved[i] = st.regrets[off + i]
-                        _update_infosets(
-                            st, co, off, tree.ioffset[node], na, nt, AV[d], VA[d], sc.tmp, node,
-                            sc.blk, sc.sd[0],
-                        )  # fmt: skip
+                        _update_node(st, R, STRAT, quant, co, off, tree.ioffset[node], na, nt, AV,
+                                     VA, d, TMP, node, BLK, SD)  # fmt: skip
                         if rbp:
                             for a in range(na):
                                 base = off + a * nt
@@ -1210,26 +1363,24 @@ def _traverse(
                     decay = co[DECAY]
                     w = co[AVG_WEIGHT]
                     r0 = rrow[d]
-                    S = st.cumulative
-                    quant = st.quantized != 0
                     unit = st.sscale[node] if quant else 1.0
-                    blk = sc.blk
+                    blk = BLK
                     for a in range(na):
                         base = off + a * no
                         sb = a * no
                         if quant:  # into blk (float64), S in chips
                             for j in range(no):
-                                i = np.uint64(base + j)
-                                p_a = SG[d, np.uint64(sb + j)] if derive else sigma[i]
-                                blk[np.uint64(sb + j)] = S[i] * unit * decay + w * RE[r0, j] * p_a
+                                ix = np.uint64(base + j)
+                                p_a = SG[d, np.uint64(sb + j)] if derive else sigma[ix]
+                                blk[np.uint64(sb + j)] = S[ix] * unit * decay + w * RE[r0, j] * p_a
                         elif derive:
                             for j in range(no):
-                                i = np.uint64(base + j)
-                                S[i] = S[i] * decay + w * RE[r0, j] * SG[d, np.uint64(sb + j)]
+                                ix = np.uint64(base + j)
+                                S[ix] = S[ix] * decay + w * RE[r0, j] * SG[d, np.uint64(sb + j)]
                         else:
                             for j in range(no):
-                                i = np.uint64(base + j)
-                                S[i] = S[i] * decay + w * RE[r0, j] * sigma[i]
+                                ix = np.uint64(base + j)
+                                S[ix] = S[ix] * decay + w * RE[r0, j] * sigma[ix]
                     if quant:
                         _quantize(sc.blk, na * no, S, off, st.sscale, node, 65535.0)
         # the node at depth d is finished: hand its values to the parent
@@ -1238,7 +1389,8 @@ def _traverse(
         parent = stack[d - 1]
         k = nxt[d - 1]
         if tree.kind[parent] == CHANCE:
-            _add_chance_child(tree, hands, boards, stack[d], trav, nt, VA[d], VA[d - 1])
+            _add_chance_rows(t_board, t_iso_start, t_iso_count, t_iso_board, t_iso_perm,
+                             hperm, valid, stack[d], trav, nt, VA, d, VA, d - 1)  # fmt: skip
             if sampled:  # the one child drawn stands for them all
                 k = tree.num_children[parent] - 1
         elif tree.player[parent] == trav:
