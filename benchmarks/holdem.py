@@ -5,7 +5,7 @@ the ranges below, every street and player betting 50 %, 100 %, all-in and raisin
 all-in, no donk override, all thresholds 0. R1 = river, T1 = turn, F1s = flop with bets
 50 %, all-in and raises all-in.
 
-Run: ``.venv/bin/python benchmarks/holdem.py [--spots R1,T1] [--algorithms dcfr,pcfr+]
+Run: ``.venv/bin/python benchmarks/holdem.py [--spots R1,T1] [--algorithms dcfr-tuned,dcfr]
 [--threads 1,2] [--every 10] [--max-seconds 600]``. Each (spot, algorithm, threads) runs in a
 fresh process so its peak memory (max RSS) is its own. Seconds count the iterations only
 (``solve``) and with the exploitability checks (``wall``); the Numba cache is warmed first.
@@ -95,12 +95,12 @@ def run_one(
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--spots", default="R1,T1")
-    parser.add_argument("--algorithms", default="dcfr,pcfr+,sapcfr+,cfr+")
+    parser.add_argument("--algorithms", default="dcfr-tuned,dcfr")
     parser.add_argument("--threads", default="1,2")
     parser.add_argument("--every", type=int, default=10)
     parser.add_argument("--max-seconds", type=float, default=600.0)
     parser.add_argument(
-        "--precision", default="float32", help="storage: float32 (default), float64, compressed"
+        "--precision", default="auto", help="storage: auto (default), float32, float64, compressed"
     )
     parser.add_argument("--one", help=argparse.SUPPRESS)
     args = parser.parse_args()

@@ -133,8 +133,8 @@ def _build_parser() -> _Parser:
     s.add_argument(
         "--precision",
         default="auto",
-        help="storage: auto (float64, or float32 for hold'em trees whose float64 storage "
-        "passes 256 MB), float64, float32, compressed (16-bit)",
+        help="storage: auto (float32 for hold'em spots, float64 for kuhn, leduc, leduc5), "
+        "float64, float32, compressed (16-bit)",
     )
     s.add_argument("--param", action="append", default=[], help="rule parameter NAME=VALUE")
     s.add_argument(

@@ -12,6 +12,7 @@ from solver import expected_values, solve
 from solver.cards import COMBOS, card_str, parse_board
 from solver.cfr.engine import make_scratch
 from solver.cfr.kernels import _fold_values, _showdown_values
+from solver.games import make_game
 from solver.games.holdem import HoldemSpec, SpecError, build_holdem, estimate, validate
 from solver.games.model import CHANCE, DECISION, FIXED, RUNOUT, Game
 from solver.handeval import rank_hands
@@ -272,17 +273,15 @@ def test_two_threads_give_the_serial_numbers_bit_for_bit() -> None:
         assert a.nodes_touched == b.nodes_touched
 
 
-def test_float32_storage_tracks_float64_and_halves_memory(monkeypatch: pytest.MonkeyPatch) -> None:
-    import solver.games.model as model
+def test_float32_storage_tracks_float64_and_halves_memory() -> None:
     from solver import Engine, make_rule
 
     g = build_holdem(river())
-    assert Engine(g, make_rule("dcfr")).precision == "float64"  # auto: it fits 256 MB
-    a = Engine(g, make_rule("dcfr"), precision="float64")
-    monkeypatch.setattr(model, "AUTO_FLOAT64_BYTES", 2 * 8 * g.action_size - 1)
-    b = Engine(g, make_rule("dcfr"))  # auto: this tree's float64 storage no longer fits
-    assert b.precision == "float32"
-    assert Engine(g, make_rule("dcfr"), precision="float32").precision == "float32"
+    assert Engine(g, make_rule("dcfr-tuned")).precision == "float32"  # auto, for hold'em
+    assert Engine(make_game("kuhn"), make_rule("dcfr")).precision == "float64"  # toy games
+    assert estimate(validate(river())).precision == "float32"
+    a = Engine(g, make_rule("dcfr-tuned"), precision="float64")
+    b = Engine(g, make_rule("dcfr-tuned"))
     for _ in range(5):
         a.iterate(20)
         b.iterate(20)

@@ -26,7 +26,7 @@ from solver.games.model import DECISION, Game
 from solver.jobs import FINISHED, PAUSED, RUNNING, Point, Progress, SolveJob, estimate_eta
 
 PRECISIONS = {
-    "auto": "auto (float64; float32 past 256 MB)",
+    "auto": "auto (float32 for hold'em, float64 for toy games)",
     "float64": "float64",
     "float32": "float32 (half the memory)",
     "compressed": "16-bit compressed (quarter)",

@@ -330,8 +330,7 @@ class Engine:
         """``precision``: "float64", "float32" (storage only; every sum is still done in
         float64 inside the kernels), "compressed" (16-bit regrets and strategy sums with a
         scale per decision node, as native solvers offer: half of float32's memory) or
-        "auto" (float64, except float32 for hold'em subgames whose float64 storage would
-        pass :data:`~solver.games.model.AUTO_FLOAT64_BYTES`: see
+        "auto" (float32 for hold'em subgames, float64 for the toy games: see
         :func:`~solver.games.model.auto_precision`).
 
         ``pruning``: "partial" (default) skips the subtrees the opponent reaches with zero
@@ -364,8 +363,7 @@ class Engine:
         self.threads = threads
         self.parallel = make_parallel(game, threads)
         if precision == "auto":
-            arrays = 2 + int(rule.stores_strategy) + int(rule.adaptive)
-            precision = auto_precision(game.is_holdem, game.action_size, arrays)
+            precision = auto_precision(game.is_holdem)
         if precision not in ("float32", "float64", "compressed"):
             raise ValueError("precision must be 'auto', 'float32', 'float64' or 'compressed'")
         self.precision = precision

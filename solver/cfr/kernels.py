@@ -1163,21 +1163,33 @@ def _traverse(
     t_iso_count = tree.iso_count
     t_iso_board = tree.iso_board
     t_iso_perm = tree.iso_perm
+    t_kind = tree.kind
+    t_player = tree.player
+    t_payoff = tree.payoff
+    t_offset = tree.offset
+    t_ioffset = tree.ioffset
+    t_nchild = tree.num_children
+    t_first = tree.first_child
+    t_weight = tree.chance_weight
+    t_runout = tree.runout
+    lv_slot = lv.slot
+    PR = st.pruned
+    LIVE = sc.live
     d = 0
     stack[0] = start
     nxt[0] = -1
     rrow[0] = 0
-    sc.clevel[0] = 0
+    CL[0] = 0
     touched = 0
     while True:
         node = stack[d]
-        kind = tree.kind[node]
+        kind = t_kind[node]
         done = False
         if nxt[d] < 0:  # entering the node
             touched += 1
-            b = tree.board[node]
-            if leaf_mode != LEAF_OFF and lv.slot[node] >= 0:
-                slot = lv.slot[node]
+            b = t_board[node]
+            if leaf_mode != LEAF_OFF and lv_slot[node] >= 0:
+                slot = lv_slot[node]
                 if leaf_mode == LEAF_COLLECT:
                     r0 = rrow[d]
                     for j in range(no):
@@ -1189,7 +1201,7 @@ def _traverse(
                         VA[d, h] = lv.value[slot, h]
                 done = True
             elif kind == FIXED:
-                u = tree.payoff[node] if trav == 0 else -tree.payoff[node]
+                u = t_payoff[node] if trav == 0 else -t_payoff[node]
                 if two_card:
                     _fold_2card(hcards, hsame, valid, b, trav, no, nt, nc, u, RE, rrow[d], VA, d,
                                 CS)  # fmt: skip
@@ -1197,8 +1209,8 @@ def _traverse(
                     _fold_values(hands, boards, b, trav, u, RE, rrow[d], VA, d, CS)
                 done = True
             elif kind == RUNOUT:
-                eq = boards.runout_eq[tree.runout[node], trav]
-                amount = tree.payoff[node]
+                eq = boards.runout_eq[t_runout[node], trav]
+                amount = t_payoff[node]
                 r0 = rrow[d]
                 for h in range(nt):
                     acc = 0.0
@@ -1207,7 +1219,7 @@ def _traverse(
                     VA[d, h] = amount * acc
                 done = True
             elif kind != DECISION and kind != CHANCE:
-                amount = tree.payoff[node]
+                amount = t_payoff[node]
                 if two_card:
                     _showdown_2card(hcards, valid, border, sd_row, sd_src, sd_cstart, sd_idx,
                                     b, trav, nt, no, nc, amount, RE, rrow[d], VA, d, CS,
@@ -1223,42 +1235,42 @@ def _traverse(
                         rrow[d],
                         VA,
                         d,
-                        sc.card_sum,
+                        CS,
                         sc.card_sum2,
                     )
                 done = True
             else:
                 nxt[d] = 0
-                if kind == CHANCE or tree.player[node] != trav:
+                if kind == CHANCE or t_player[node] != trav:
                     for h in range(nt):
                         VA[d, h] = 0.0
                 if kind == CHANCE:
-                    sc.cq[d] = 1.0
+                    CQ[d] = 1.0
                     if sampled:  # draw one card (one canonical child) for this pass
-                        u = co[CHANCE_U + 2 * trav + min(sc.clevel[d], 1)]
+                        u = co[CHANCE_U + 2 * trav + min(CL[d], 1)]
                         kc, q = _draw_child(tree, node, u)
                         nxt[d] = kc
-                        sc.cq[d] = 1.0 / q
+                        CQ[d] = 1.0 / q
                 elif derive:
-                    off = tree.offset[node]
-                    na = tree.num_children[node]
-                    nh = hands.num_hands[tree.player[node]]
-                    if rbp and _has_pruned(st.pruned, off, na * nh):
-                        _regret_matching_masked(st.regrets, off, na, nh, SG[d], sc.sd[0],
-                                                sc.sd[1], st.pruned)  # fmt: skip
+                    off = t_offset[node]
+                    na = t_nchild[node]
+                    nh = hands.num_hands[t_player[node]]
+                    if rbp and _has_pruned(PR, off, na * nh):
+                        _regret_matching_masked(R, off, na, nh, SG[d], sc.sd[0],
+                                                sc.sd[1], PR)  # fmt: skip
                     else:
                         _regret_matching_block(R, off, na, nh, SG, d, 0, SD, 0)
         if not done:
             k = nxt[d]
-            na = tree.num_children[node]
+            na = t_nchild[node]
             if k < na:
-                child = tree.first_child[node] + k
+                child = t_first[node] + k
                 r0 = rrow[d]
                 mass = 1.0  # total opponent reach entering the child (> 0 when unchanged)
                 CL[d + 1] = CL[d] + (1 if kind == CHANCE else 0)
                 if kind == CHANCE:
-                    cb = tree.board[child]
-                    w = tree.chance_weight[child] * CQ[d]
+                    cb = t_board[child]
+                    w = t_weight[child] * CQ[d]
                     nz = False  # as at the opponent's nodes: an or-reduction, not a float sum
                     for j in range(no):
                         x = RE[r0, j] * w * valid[cb, opp, j]
@@ -1266,14 +1278,14 @@ def _traverse(
                         nz |= x != 0.0
                     mass = 1.0 if nz else 0.0
                     rrow[d + 1] = d + 1
-                elif tree.player[node] == trav:
+                elif t_player[node] == trav:
                     if rbp:  # the hands still playing the action (not pruned here or above)
-                        base = tree.offset[node] + k * nt
+                        base = t_offset[node] + k * nt
                         alive = 0.0
                         for h in range(nt):
-                            x = sc.live[d, h] * (1.0 - st.pruned[base + h])
-                            sc.live[d + 1, h] = x
-                            alive += x * valid[tree.board[node], trav, h]
+                            x = LIVE[d, h] * (1.0 - PR[base + h])
+                            LIVE[d + 1, h] = x
+                            alive += x * valid[t_board[node], trav, h]
                         if alive == 0.0:  # pruned for every hand: not walked
                             for h in range(nt):
                                 AV[d, k, h] = 0.0
@@ -1291,7 +1303,7 @@ def _traverse(
                             RE[d + 1, j] = x
                             nz |= x != 0.0
                     else:
-                        base = tree.offset[node] + k * no
+                        base = t_offset[node] + k * no
                         for j in range(no):
                             x = RE[r0, j] * sigma[np.uint64(base + j)]
                             RE[d + 1, j] = x
@@ -1304,17 +1316,17 @@ def _traverse(
                         touched += _zero_update(tree, hands, child, trav, co, st, sc, d + 1)
                     nxt[d] = na if (kind == CHANCE and sampled) else k + 1
                     continue
-                if rbp and (kind == CHANCE or tree.player[node] != trav):
+                if rbp and (kind == CHANCE or t_player[node] != trav):
                     for h in range(nt):
-                        sc.live[d + 1, h] = sc.live[d, h]
+                        LIVE[d + 1, h] = LIVE[d, h]
                 d += 1
                 stack[d] = child
                 nxt[d] = -1
                 continue
             # all children done: finish the node
             if kind == DECISION:
-                off = tree.offset[node]
-                if tree.player[node] == trav:
+                off = t_offset[node]
+                if t_player[node] == trav:
                     if mode == MODE_BR:
                         for h in range(nt):
                             best = AV[d, 0, h]
@@ -1338,23 +1350,23 @@ def _traverse(
                         if rbp:  # pruned cells hold bounds, frozen hands keep theirs
                             saved = SG[d + 1]
                             for i in range(na * nt):
-                                saved[i] = st.regrets[off + i]
-                        _update_node(st, R, STRAT, quant, co, off, tree.ioffset[node], na, nt, AV,
+                                saved[i] = R[off + i]
+                        _update_node(st, R, STRAT, quant, co, off, t_ioffset[node], na, nt, AV,
                                      VA, d, TMP, node, BLK, SD)  # fmt: skip
                         if rbp:
                             for a in range(na):
                                 base = off + a * nt
                                 for h in range(nt):
-                                    if st.pruned[base + h] != 0 or sc.live[d, h] == 0.0:
-                                        st.regrets[base + h] = saved[a * nt + h]
+                                    if PR[base + h] != 0 or LIVE[d, h] == 0.0:
+                                        R[base + h] = saved[a * nt + h]
                             _rbp_node(hands, boards, tree, st, co, node, trav, RE, rrow[d],
-                                      VA[d], sc.live[d], sc)  # fmt: skip
+                                      VA[d], LIVE[d], sc)  # fmt: skip
                     elif record:
-                        ioff = tree.ioffset[node]
+                        ioff = t_ioffset[node]
                         for a in range(na):
                             for h in range(nt):
                                 st.cbv[off + a * nt + h] = AV[d, a, h]
-                        _fold_values(hands, boards, tree.board[node], trav, 1.0, RE, rrow[d],
+                        _fold_values(hands, boards, t_board[node], trav, 1.0, RE, rrow[d],
                                      sc.pi, 0, sc.card_sum)  # fmt: skip
                         for h in range(nt):
                             st.cbv_node[ioff + h] = VA[d, h]
@@ -1388,12 +1400,12 @@ def _traverse(
             return touched
         parent = stack[d - 1]
         k = nxt[d - 1]
-        if tree.kind[parent] == CHANCE:
+        if t_kind[parent] == CHANCE:
             _add_chance_rows(t_board, t_iso_start, t_iso_count, t_iso_board, t_iso_perm,
                              hperm, valid, stack[d], trav, nt, VA, d, VA, d - 1)  # fmt: skip
             if sampled:  # the one child drawn stands for them all
-                k = tree.num_children[parent] - 1
-        elif tree.player[parent] == trav:
+                k = t_nchild[parent] - 1
+        elif t_player[parent] == trav:
             for h in range(nt):
                 AV[d - 1, k, h] = VA[d, h]
         else:

@@ -304,7 +304,7 @@ def estimate(setup: HoldemSetup, tree: ActionNode | None = None, arrays: int = 2
     ``arrays``: per-action arrays the rule keeps — 2 (regrets and strategy sums) for the
     regret-matching rules such as the default DCFR, 3 for predictive and NormalHedge rules,
     which also store the current strategy. Cells are counted at the precision
-    ``precision="auto"`` picks (float64 while that fits ``AUTO_FLOAT64_BYTES``, else float32).
+    ``precision="auto"`` picks (float32 for hold'em).
     """
     root = tree if tree is not None else build_betting_tree(setup.config)
     dealer = Dealer(setup.weights, setup.spec.isomorphism)
@@ -315,7 +315,7 @@ def estimate(setup: HoldemSetup, tree: ActionNode | None = None, arrays: int = 2
     hmax = max(hands)
     board_bytes = boards * 2 * hmax * (8 + 4 + 8)
     runout_bytes = counts["runout_boards"] * 2 * hmax * hmax * 8
-    precision = auto_precision(True, entries, arrays)
+    precision = auto_precision(True)
     cells = arrays * entries * BYTES_PER_ENTRY[precision]
     memory = cells + board_bytes + runout_bytes + counts["nodes"] * 48
     return Estimate(

@@ -33,19 +33,14 @@ FIXED = 2  # terminal with a fixed payoff (a fold)
 SHOWDOWN = 3
 RUNOUT = 4  # terminal: all-in before the river, the remaining cards dealt with no betting
 
-AUTO_FLOAT64_BYTES = 256 * 2**20
-"""Full-width solves with ``precision="auto"`` store hold'em regrets and sums as float64
-while that storage stays within this many bytes, float32 beyond: float64 measured faster
-per iteration and needs fewer iterations late in a solve (BENCHMARKS.md, "Storage"), and
-float32 halves the memory of the big trees (flop spots)."""
 
-
-def auto_precision(is_holdem: bool, entries: int, arrays: int) -> str:
-    """The storage ``precision="auto"`` picks: ``entries`` per-action cells in each of
-    ``arrays`` arrays (regrets, sums, a stored strategy, …)."""
-    if not is_holdem or arrays * entries * 8 <= AUTO_FLOAT64_BYTES:
-        return "float64"
-    return "float32"
+def auto_precision(is_holdem: bool) -> str:
+    """The storage ``precision="auto"`` picks: float32 for hold'em subgames (half of
+    float64's memory and, with the kernels summing in float64, as fast or faster per
+    iteration and the same iterations to each target under the hold'em default rule —
+    BENCHMARKS.md, "Storage"), float64 for the toy games (tiny, and the reference tests
+    match them to 1e-10)."""
+    return "float32" if is_holdem else "float64"
 
 
 KIND_NAMES = {
