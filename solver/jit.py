@@ -22,3 +22,8 @@ from numba import njit
 
 kernel = njit(cache=True, nogil=True, fastmath=False)
 inline_kernel = njit(cache=True, nogil=True, fastmath=False)
+# The helpers the walk calls at every node, inlined into it at Numba's IR level: a call
+# boundary costs an atomic reference-count increment and decrement for every array argument
+# (and for every array in a NamedTuple argument), which on Leduc's six hands cost more than
+# the node's arithmetic.
+node_kernel = njit(cache=True, nogil=True, fastmath=False, inline="always")

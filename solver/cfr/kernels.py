@@ -51,7 +51,7 @@ from solver.cfr.rules import (
     SCALE,
 )
 from solver.games.model import CHANCE, DECISION, FIXED, RUNOUT, Boards, Hands, Tree
-from solver.jit import inline_kernel, kernel
+from solver.jit import inline_kernel, kernel, node_kernel
 
 NOISE = 1e-13  # relative size of rounding noise in an instantaneous regret
 
@@ -196,8 +196,8 @@ def _fold_2card(
 def _fold_values(
     hands: Hands,
     boards: Boards,
-    b: int,
-    trav: int,
+    b: Int,
+    trav: Int,
     u: float,
     reach2: Array,
     rrow: Int,
@@ -205,116 +205,152 @@ def _fold_values(
     orow: Int,
     cs: Array,
 ) -> None:
-    """out[h] = u · (opponent reach of hands compatible with h); O(n) inclusion–exclusion.
-
-    ``reach = reach2[rrow]`` and ``out = out2[orow]`` (rows passed by index: making array
-    views per node costs more than a small game's whole node)."""
-    reach = reach2[rrow]
-    out = out2[orow]
+    """out2[orow, h] = u · (opponent reach reach2[rrow] of hands compatible with h); O(n)
+    inclusion–exclusion. The walk calls :func:`_fold_2card` / :func:`_fold_generic` with
+    the arrays it read once; this entry point reads them from ``hands`` and ``boards``."""
     opp = 1 - trav
     no = hands.num_hands[opp]
     nt = hands.num_hands[trav]
-    cs[:] = 0.0
-    total = 0.0
     if hands.cards[0, 0, 1] >= 0 and hands.cards[1, 0, 1] >= 0:  # two-card hands (hold'em)
         _fold_2card(hands.cards, hands.same, boards.valid, b, trav, no, nt, hands.num_cards, u,
                     reach2, rrow, out2, orow, cs)  # fmt: skip
-        return
+    else:
+        _fold_generic(hands.cards, hands.same, boards.valid, b, trav, no, nt, u, reach2, rrow,
+                      out2, orow, cs)  # fmt: skip
+
+
+@node_kernel
+def _fold_generic(
+    cards: npt.NDArray[np.int32],
+    same: npt.NDArray[np.int32],
+    valid: Array,
+    b: Int,
+    trav: Int,
+    no: Int,
+    nt: Int,
+    u: float,
+    reach2: Array,
+    rrow: Int,
+    out2: Array,
+    orow: Int,
+    cs: Array,
+) -> None:
+    """Fold values for hands of one or two cards (-1 where unused), on whole arrays with
+    rows by index (see :func:`_fold_2card`)."""
+    opp = 1 - trav
+    cs[:] = 0.0
+    total = 0.0
     for j in range(no):
-        r = reach[j]
+        r = reach2[rrow, j]
         if r != 0.0:
             total += r
             for k in range(2):
-                c = hands.cards[opp, j, k]
+                c = cards[opp, j, k]
                 if c >= 0:
                     cs[c] += r
     for h in range(nt):
-        s = total
+        x = total
         n = 0
         for k in range(2):
-            c = hands.cards[trav, h, k]
+            c = cards[trav, h, k]
             if c >= 0:
-                s -= cs[c]
+                x -= cs[c]
                 n += 1
         if n == 2:
-            sm = hands.same[trav, h]
+            sm = same[trav, h]
             if sm >= 0:
-                s += reach[sm]
-        out[h] = u * s * boards.valid[b, trav, h]
+                x += reach2[rrow, sm]
+        out2[orow, h] = u * x * valid[b, trav, h]
 
 
 @inline_kernel
 def _showdown_values(
     hands: Hands,
     boards: Boards,
-    b: int,
-    trav: int,
+    b: Int,
+    trav: Int,
     amount: float,
     reach2: Array,
-    rrow: int,
+    rrow: Int,
     out2: Array,
-    orow: int,
+    orow: Int,
     cs: Array,
     cs2: Array,
 ) -> None:
-    """out[h] = amount · (reach of compatible weaker hands − reach of compatible stronger).
+    """out2[orow, h] = amount · (reach of compatible weaker hands − reach of compatible
+    stronger): :func:`_showdown_generic` on the fields of ``hands`` and ``boards``."""
+    _showdown_generic(hands.cards, boards.order, boards.rank, b, trav, hands.num_hands[trav],
+                      hands.num_hands[1 - trav], boards.valid, amount, reach2, rrow, out2, orow,
+                      cs, cs2)  # fmt: skip
 
-    One ascending sweep for wins and one descending sweep for losses over hands sorted by
-    strength; per-card running sums remove the hands that share a card with ``h``.
-    """
-    reach = reach2[rrow]
-    out = out2[orow]
+
+@node_kernel
+def _showdown_generic(
+    cards: npt.NDArray[np.int32],
+    order: npt.NDArray[np.int32],
+    rank: npt.NDArray[np.int64],
+    b: Int,
+    trav: Int,
+    nt: Int,
+    no: Int,
+    valid: Array,
+    amount: float,
+    reach2: Array,
+    rrow: Int,
+    out2: Array,
+    orow: Int,
+    cs: Array,
+    cs2: Array,
+) -> None:
+    """Showdown values for hands of one or two cards, on whole arrays with rows by index
+    (see :func:`_fold_2card`). One ascending sweep for wins and one descending sweep for
+    losses over hands sorted by strength; per-card running sums remove the hands that share
+    a card with ``h``."""
     opp = 1 - trav
-    no = hands.num_hands[opp]
-    nt = hands.num_hands[trav]
-    ordt = boards.order[b, trav]
-    ordo = boards.order[b, opp]
-    rankt = boards.rank[b, trav]
-    ranko = boards.rank[b, opp]
     # wins: opponent hands strictly weaker
     cs[:] = 0.0
     cum = 0.0
     j = 0
     for i in range(nt):
-        h = ordt[i]
-        rh = rankt[h]
-        while j < no and ranko[ordo[j]] < rh:
-            o = ordo[j]
-            r = reach[o]
+        h = order[b, trav, i]
+        rh = rank[b, trav, h]
+        while j < no and rank[b, opp, order[b, opp, j]] < rh:
+            o = order[b, opp, j]
+            r = reach2[rrow, o]
             cum += r
             for k in range(2):
-                c = hands.cards[opp, o, k]
+                c = cards[opp, o, k]
                 if c >= 0:
                     cs[c] += r
             j += 1
-        s = cum
+        x = cum
         for k in range(2):
-            c = hands.cards[trav, h, k]
+            c = cards[trav, h, k]
             if c >= 0:
-                s -= cs[c]
-        out[h] = s
+                x -= cs[c]
+        out2[orow, h] = x
     # losses: opponent hands strictly stronger
     cs2[:] = 0.0
     cum = 0.0
-    j = no - 1
+    jj = no - 1
     for i in range(nt - 1, -1, -1):
-        h = ordt[i]
-        rh = rankt[h]
-        while j >= 0 and ranko[ordo[j]] > rh:
-            o = ordo[j]
-            r = reach[o]
+        h = order[b, trav, i]
+        rh = rank[b, trav, h]
+        while jj >= 0 and rank[b, opp, order[b, opp, jj]] > rh:
+            o = order[b, opp, jj]
+            r = reach2[rrow, o]
             cum += r
             for k in range(2):
-                c = hands.cards[opp, o, k]
+                c = cards[opp, o, k]
                 if c >= 0:
                     cs2[c] += r
-            j -= 1
-        s = cum
+            jj -= 1
+        x = cum
         for k in range(2):
-            c = hands.cards[trav, h, k]
+            c = cards[trav, h, k]
             if c >= 0:
-                s -= cs2[c]
-        out[h] = amount * (out[h] - s) * boards.valid[b, trav, h]
+                x -= cs2[c]
+        out2[orow, h] = amount * (out2[orow, h] - x) * valid[b, trav, h]
 
 
 @inline_kernel
@@ -443,7 +479,7 @@ def _showdown_2card(
         out2[orow, h] = amount * v * valid[b, trav, h]
 
 
-@inline_kernel
+@node_kernel
 def _regret_matching_block(
     R: Array, off: Int, na: Int, nh: Int, out2: Array, orow: Int, ooff: Int, tot2: Array,
     trow: Int,
@@ -519,7 +555,7 @@ def _add_chance_child(
                      0, out.reshape((1, out.shape[0])), 0)  # fmt: skip
 
 
-@inline_kernel
+@node_kernel
 def _add_chance_rows(
     board: npt.NDArray[np.int32],
     iso_start: npt.NDArray[np.int32],
@@ -622,7 +658,7 @@ def _next_regret(
     return x
 
 
-@inline_kernel
+@node_kernel
 def _update_plain(
     R: Array,
     sigma: Array,
@@ -1157,6 +1193,8 @@ def _traverse(
     sd_cstart = boards.sd_cstart
     sd_idx = boards.sd_idx
     nc = hands.num_cards
+    brank = boards.rank
+    CS2 = sc.card_sum2
     hperm = hands.perm
     t_board = tree.board
     t_iso_start = tree.iso_start
@@ -1206,7 +1244,8 @@ def _traverse(
                     _fold_2card(hcards, hsame, valid, b, trav, no, nt, nc, u, RE, rrow[d], VA, d,
                                 CS)  # fmt: skip
                 else:
-                    _fold_values(hands, boards, b, trav, u, RE, rrow[d], VA, d, CS)
+                    _fold_generic(hcards, hsame, valid, b, trav, no, nt, u, RE, rrow[d], VA, d,
+                                  CS)  # fmt: skip
                 done = True
             elif kind == RUNOUT:
                 eq = boards.runout_eq[t_runout[node], trav]
@@ -1225,19 +1264,8 @@ def _traverse(
                                     b, trav, nt, no, nc, amount, RE, rrow[d], VA, d, CS,
                                     SD)  # fmt: skip
                 else:
-                    _showdown_values(
-                        hands,
-                        boards,
-                        b,
-                        trav,
-                        amount,
-                        RE,
-                        rrow[d],
-                        VA,
-                        d,
-                        CS,
-                        sc.card_sum2,
-                    )
+                    _showdown_generic(hcards, border, brank, b, trav, nt, no, valid, amount, RE,
+                                      rrow[d], VA, d, CS, CS2)  # fmt: skip
                 done = True
             else:
                 nxt[d] = 0
