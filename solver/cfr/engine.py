@@ -22,6 +22,7 @@ from solver.cfr.kernels import (
     regret_matching_pruned,
     root_values,
     run_iterations,
+    subtree_costs,
     subtree_values,
     thread_tasks,
 )
@@ -103,8 +104,35 @@ def make_parallel(game: Game, threads: int = 1) -> Parallel:
     scratch = Scratch._make(np.stack([f] * nthreads) for f in base)
     leaves = Leaves(slot, np.zeros((max(len(chance), 1), h)), np.zeros((max(len(chance), 1), h)))
     return Parallel(
-        threads, leaves, task_slot, task_node, np.zeros((max(task_node.size, 1), h)), scratch
+        threads,
+        leaves,
+        task_slot,
+        task_node,
+        np.zeros((max(task_node.size, 1), h)),
+        scratch,
+        _assign_tasks(game, task_node, nthreads),
     )
+
+
+def _assign_tasks(
+    game: Game, task_node: npt.NDArray[np.int32], threads: int
+) -> npt.NDArray[np.int32]:
+    """(threads, M) task indices per thread, -1 padded: the biggest subtree first to the
+    least loaded thread (the subtrees below a turn's chance nodes differ several times over
+    in size; every thread taking every other task left one ~15 % behind on T1)."""
+    if task_node.size == 0 or threads == 1:
+        return np.arange(task_node.size, dtype=np.int32).reshape(1, -1)
+    cost = subtree_costs(game.tree, game.hands, game.parents)[task_node]
+    load = np.zeros(threads)
+    lists: list[list[int]] = [[] for _ in range(threads)]
+    for k in np.argsort(-cost, kind="stable"):
+        t = int(np.argmin(load))
+        lists[t].append(int(k))
+        load[t] += cost[k]
+    out = np.full((threads, max(len(x) for x in lists)), -1, dtype=np.int32)
+    for t, x in enumerate(lists):
+        out[t, : len(x)] = sorted(x)
+    return out
 
 
 def _tiny_scratch() -> Scratch:

@@ -1457,6 +1457,9 @@ class Parallel(NamedTuple):
     task_node: npt.NDArray[np.int32]  # (K,)
     task_value: Array  # (K, H)
     scratch: Scratch  # fields with a leading (threads,) axis
+    # (threads, M): the tasks each thread runs, -1 padded (balanced by subtree size; the
+    # results do not depend on it: the finish sums children in task order)
+    assign: npt.NDArray[np.int32]
 
 
 @kernel
@@ -1547,6 +1550,23 @@ def pass_finish(
 
 
 @kernel
+def subtree_costs(tree: Tree, hands: Hands, parents: npt.NDArray[np.int64]) -> Array:
+    """(N,): a pass's work in each node's subtree, in hand-cells: actions × the actor's
+    hands at decision nodes, both players' hands at the others (parents come first)."""
+    n = tree.kind.shape[0]
+    cost = np.zeros(n)
+    both = float(hands.num_hands[0] + hands.num_hands[1])
+    for v in range(n):
+        if tree.kind[v] == DECISION:
+            cost[v] = tree.num_children[v] * hands.num_hands[tree.player[v]]
+        else:
+            cost[v] = both
+    for v in range(n - 1, 0, -1):
+        cost[parents[v]] += cost[v]
+    return cost
+
+
+@kernel
 def thread_tasks(
     t: int,
     tree: Tree,
@@ -1585,7 +1605,10 @@ def thread_tasks(
     )
     touched = 0
     skip_zero = _skips_zero_reach(mode, co)
-    for k in range(t, par.task_node.shape[0], par.threads):
+    for i in range(par.assign.shape[1]):
+        k = par.assign[t, i]
+        if k < 0:
+            break
         node = par.task_node[k]
         slot = par.task_slot[k]
         w = tree.chance_weight[node]
