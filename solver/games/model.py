@@ -38,8 +38,8 @@ def auto_precision(is_holdem: bool) -> str:
     """The storage ``precision="auto"`` picks: float32 for hold'em subgames (half of
     float64's memory and, with the kernels summing in float64, as fast or faster per
     iteration and the same iterations to each target under the hold'em default rule —
-    BENCHMARKS.md, "Storage"), float64 for the toy games (tiny, and the reference tests
-    match them to 1e-10)."""
+    BENCHMARKS.md, "Which rule first (hold'em)"), float64 for the toy games (tiny, and the
+    reference tests match them to 1e-10)."""
     return "float32" if is_holdem else "float64"
 
 
