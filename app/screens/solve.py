@@ -302,44 +302,43 @@ def _solver_options(algo: str, running: bool) -> None:
         )
     if info.sampling:
         with c[1]:
-            st.number_input(
-                "Seed",
-                step=1,
-                format="%d",
-                key=state.SEED,
-                disabled=running,
-                help="fixes every random draw: the same seed repeats the solve exactly "
+            _number_field(
+                "Seed", state.SEED, "seed", cfg, running, "%d",
+                "fixes every random draw: the same seed repeats the solve exactly "
                 "(a whole number ≥ 0)",
-            )
-            if "seed" in cfg.errors:
-                st.error(cfg.errors["seed"], icon=":material/error:")
+            )  # fmt: skip
     if pruning in RBP:
         with c[2]:
-            st.number_input(
-                "RBP: check every (iterations)",
-                step=1,
-                format="%d",
-                key=state.RBP_CHECK_EVERY,
-                disabled=running,
-                help="Total RBP: iterations between prune checks (each check costs a "
-                "best-response pass per player, counted in nodes touched). Interval RBP: an "
-                "action is pruned only while the bound holds for at least this many "
-                "iterations.",
-            )
-            if "rbp_check_every" in cfg.errors:
-                st.error(cfg.errors["rbp_check_every"], icon=":material/error:")
+            _number_field(
+                "RBP: check every (iterations)", state.RBP_CHECK_EVERY, "rbp_check_every", cfg,
+                running, "%d",
+                "Total RBP: iterations between prune checks (each check costs a best-response "
+                "pass per player, counted in nodes touched). Interval RBP: an action is pruned "
+                "only while the bound holds for at least this many iterations.",
+            )  # fmt: skip
     if pruning == "total":
         with c[3]:
-            st.number_input(
-                "RBP: threshold C",
-                format="%g",
-                key=state.RBP_THRESHOLD,
-                disabled=running,
-                help="Total RBP releases the strategy sums of a pruned action once its "
-                "average reach is below C/√T (T: iterations); 0 keeps every sum.",
-            )
-            if "rbp_threshold" in cfg.errors:
-                st.error(cfg.errors["rbp_threshold"], icon=":material/error:")
+            _number_field(
+                "RBP: threshold C", state.RBP_THRESHOLD, "rbp_threshold", cfg, running, "%g",
+                "Total RBP releases the strategy sums of a pruned action once its average "
+                "reach is below C/√T (T: iterations); 0 keeps every sum.",
+            )  # fmt: skip
+
+
+def _number_field(
+    label: str, key: str, error: str, cfg: Settings, running: bool, fmt: str, help_text: str
+) -> None:
+    """A solver-setting number field (whole numbers step 1) and its error under it."""
+    st.number_input(
+        label,
+        step=1 if fmt == "%d" else None,
+        format=fmt,
+        key=key,
+        disabled=running,
+        help=help_text,
+    )
+    if error in cfg.errors:
+        st.error(cfg.errors[error], icon=":material/error:")
 
 
 def _summary(req: Request) -> None:

@@ -309,7 +309,43 @@ def _total_reset(
     are released."""
     nh = hands.num_hands[player]
     stack = np.empty(tree.kind.shape[0], dtype=np.int64)
-    stack[0] = child
+    nodes = np.empty(tree.kind.shape[0], dtype=np.int64)
+    for q in range(_player_nodes(tree, child, player, stack, nodes)):
+        node = nodes[q]
+        na = tree.num_children[node]
+        off = tree.offset[node]
+        ioff = tree.ioffset[node]
+        for h in range(nh):
+            if mask[h] == 0.0:
+                continue
+            best = 0
+            for a in range(na):
+                i = off + a * nh + h
+                st.pruned[i] = 0
+                x = T * (st.cbv[i] - st.cbv_node[ioff + h])
+                st.regrets[i] = max(x, 0.0) if floor else x
+                if st.cbv[i] > st.cbv[off + best * nh + h]:
+                    best = a
+            # the CBR itself, not uniform play: its action gets a regret just above 0
+            # (the paper allows a near-CBR; a regret of exactly 0 everywhere would make
+            # regret matching play uniformly until the next update)
+            i = off + best * nh + h
+            st.regrets[i] = max(st.regrets[i], 1e-9 * abs(T * st.cbv_node[ioff + h]))
+            st.vsum[ioff + h] = T * st.cbv_node[ioff + h]
+
+
+@kernel
+def _player_nodes(
+    tree: Tree,
+    root: int,
+    player: int,
+    stack: npt.NDArray[np.int64],
+    out: npt.NDArray[np.int64],
+) -> int:
+    """``player``'s decision nodes in the subtree of ``root`` (root included) into ``out``;
+    returns how many. ``stack`` and ``out`` hold (N,)."""
+    count = 0
+    stack[0] = root
     top = 1
     while top > 0:
         top -= 1
@@ -317,30 +353,13 @@ def _total_reset(
         fc = tree.first_child[node]
         if fc < 0:
             continue
-        na = tree.num_children[node]
         if tree.kind[node] == DECISION and tree.player[node] == player:
-            off = tree.offset[node]
-            ioff = tree.ioffset[node]
-            for h in range(nh):
-                if mask[h] == 0.0:
-                    continue
-                best = 0
-                for a in range(na):
-                    i = off + a * nh + h
-                    st.pruned[i] = 0
-                    x = T * (st.cbv[i] - st.cbv_node[ioff + h])
-                    st.regrets[i] = max(x, 0.0) if floor else x
-                    if st.cbv[i] > st.cbv[off + best * nh + h]:
-                        best = a
-                # the CBR itself, not uniform play: its action gets a regret just above 0
-                # (the paper allows a near-CBR; a regret of exactly 0 everywhere would make
-                # regret matching play uniformly until the next update)
-                i = off + best * nh + h
-                st.regrets[i] = max(st.regrets[i], 1e-9 * abs(T * st.cbv_node[ioff + h]))
-                st.vsum[ioff + h] = T * st.cbv_node[ioff + h]
-        for k in range(na):
+            out[count] = node
+            count += 1
+        for k in range(tree.num_children[node]):
             stack[top] = fc + k
             top += 1
+    return count
 
 
 @kernel
@@ -362,6 +381,7 @@ def _release_sums(
     reach = np.ones((n, max(nh, 1)))  # own reach of each hand under the average
     dead = _dead_hands(tree, hands, st.pruned, player)
     stack = np.empty(n, dtype=np.int64)
+    nodes = np.empty(n, dtype=np.int64)
     count = 0
     for node in range(n):
         fc = tree.first_child[node]
@@ -388,21 +408,11 @@ def _release_sums(
                 freed[i] = 1
                 count += 1
                 st.cumulative[i] = 0
-                stack[0] = c
-                top = 1
-                while top > 0:
-                    top -= 1
-                    nd = stack[top]
-                    f2 = tree.first_child[nd]
-                    if f2 < 0:
-                        continue
-                    if tree.kind[nd] == DECISION and tree.player[nd] == player:
-                        o = tree.offset[nd]
-                        for a in range(tree.num_children[nd]):
-                            st.cumulative[o + a * nh + h] = 0
-                    for kk in range(tree.num_children[nd]):
-                        stack[top] = f2 + kk
-                        top += 1
+                for q in range(_player_nodes(tree, c, player, stack, nodes)):
+                    nd = nodes[q]
+                    o = tree.offset[nd]
+                    for a in range(tree.num_children[nd]):
+                        st.cumulative[o + a * nh + h] = 0
     return count
 
 
