@@ -44,6 +44,7 @@ def test_fold_and_showdown_values_equal_naive(seed: int) -> None:
     g = build_holdem(river(board=board, oop_range="22+,A2+,K2+,Q2+,J2+", ip_range="T2+,92+,82+"))
     sc = make_scratch(g)
     cards = g.hands.cards
+    assert g.boards.sd_row[0] >= 0  # the walk's prefix-sum showdown, not the generic sweep
     for trav in range(2):
         opp = 1 - trav
         reach = _random_reach(rng, g, opp)

@@ -150,7 +150,30 @@ LEAF_USE = 2
 
 
 @inline_kernel
-def _fold_2card(
+def _fold_values(
+    hands: Hands,
+    boards: Boards,
+    b: Int,
+    trav: Int,
+    u: float,
+    reach2: Array,
+    rrow: Int,
+    out2: Array,
+    orow: Int,
+    cs: Array,
+) -> None:
+    """out2[orow, h] = u · (opponent reach reach2[rrow] of hands compatible with h); O(n)
+    inclusion–exclusion. The walk calls :func:`_fold_rows` with the arrays it read once;
+    this entry point reads them from ``hands`` and ``boards``."""
+    opp = 1 - trav
+    no = hands.num_hands[opp]
+    nt = hands.num_hands[trav]
+    _fold_rows(hands.cards, hands.same, boards.valid, b, trav, no, nt, hands.num_cards, u,
+               reach2, rrow, out2, orow, cs)  # fmt: skip
+
+
+@node_kernel
+def _fold_rows(
     cards: npt.NDArray[np.int32],
     same: npt.NDArray[np.int32],
     valid: Array,
@@ -166,80 +189,33 @@ def _fold_2card(
     orow: Int,
     cs: Array,
 ) -> None:
-    """:func:`_fold_values` for two-card hands, on the whole arrays (``cards`` (2, H, 2),
-    ``same`` (2, H), ``valid`` (B, 2, H)) with rows passed by index: a row view or a field
-    read from a NamedTuple costs an atomic reference-count increment and decrement, more
-    than a hand's arithmetic here. ``cs`` is (2·nc,): card sums in two banks (even and odd
-    hands) merged after, since hands sharing a card sit next to each other and with one bank
-    each add waits for the previous store."""
+    """Fold values on whole arrays (``cards`` (2, H, 2), ``same`` (2, H), ``valid``
+    (B, 2, H)) with rows by index: a row view, a field read from a NamedTuple or an array
+    argument at a call boundary each cost an atomic reference-count increment and decrement,
+    more than a hand's arithmetic here. ``cs`` is (2·nc,). Two-card hands (hold'em) sum the
+    opponent reach per card in two banks (even and odd hands) merged after — hands sharing a
+    card sit next to each other, and with one bank each add waits for the previous store;
+    hands of one card (-1 in the second slot) take the checked loops."""
     opp = 1 - trav
     for c in range(2 * nc):
         cs[c] = 0.0
     total = 0.0
-    for j in range(no):
-        r = reach2[rrow, j]
-        total += r
-        bank = np.uint32((j & 1) * nc)
-        cs[bank + np.uint32(cards[opp, j, 0])] += r
-        cs[bank + np.uint32(cards[opp, j, 1])] += r
-    for c in range(nc):
-        cs[c] += cs[nc + c]
-    for h in range(nt):
-        x = total - cs[np.uint32(cards[trav, h, 0])] - cs[np.uint32(cards[trav, h, 1])]
-        sm = same[trav, h]
-        if sm >= 0:
-            x += reach2[rrow, sm]
-        out2[orow, h] = u * x * valid[b, trav, h]
-
-
-@inline_kernel
-def _fold_values(
-    hands: Hands,
-    boards: Boards,
-    b: Int,
-    trav: Int,
-    u: float,
-    reach2: Array,
-    rrow: Int,
-    out2: Array,
-    orow: Int,
-    cs: Array,
-) -> None:
-    """out2[orow, h] = u · (opponent reach reach2[rrow] of hands compatible with h); O(n)
-    inclusion–exclusion. The walk calls :func:`_fold_2card` / :func:`_fold_generic` with
-    the arrays it read once; this entry point reads them from ``hands`` and ``boards``."""
-    opp = 1 - trav
-    no = hands.num_hands[opp]
-    nt = hands.num_hands[trav]
-    if hands.cards[0, 0, 1] >= 0 and hands.cards[1, 0, 1] >= 0:  # two-card hands (hold'em)
-        _fold_2card(hands.cards, hands.same, boards.valid, b, trav, no, nt, hands.num_cards, u,
-                    reach2, rrow, out2, orow, cs)  # fmt: skip
-    else:
-        _fold_generic(hands.cards, hands.same, boards.valid, b, trav, no, nt, u, reach2, rrow,
-                      out2, orow, cs)  # fmt: skip
-
-
-@node_kernel
-def _fold_generic(
-    cards: npt.NDArray[np.int32],
-    same: npt.NDArray[np.int32],
-    valid: Array,
-    b: Int,
-    trav: Int,
-    no: Int,
-    nt: Int,
-    u: float,
-    reach2: Array,
-    rrow: Int,
-    out2: Array,
-    orow: Int,
-    cs: Array,
-) -> None:
-    """Fold values for hands of one or two cards (-1 where unused), on whole arrays with
-    rows by index (see :func:`_fold_2card`)."""
-    opp = 1 - trav
-    cs[:] = 0.0
-    total = 0.0
+    if cards[0, 0, 1] >= 0 and cards[1, 0, 1] >= 0:
+        for j in range(no):
+            r = reach2[rrow, j]
+            total += r
+            bank = np.uint32((j & 1) * nc)
+            cs[bank + np.uint32(cards[opp, j, 0])] += r
+            cs[bank + np.uint32(cards[opp, j, 1])] += r
+        for c in range(nc):
+            cs[c] += cs[nc + c]
+        for h in range(nt):
+            x = total - cs[np.uint32(cards[trav, h, 0])] - cs[np.uint32(cards[trav, h, 1])]
+            sm = same[trav, h]
+            if sm >= 0:
+                x += reach2[rrow, sm]
+            out2[orow, h] = u * x * valid[b, trav, h]
+        return
     for j in range(no):
         r = reach2[rrow, j]
         if r != 0.0:
@@ -278,7 +254,16 @@ def _showdown_values(
     cs2: Array,
 ) -> None:
     """out2[orow, h] = amount · (reach of compatible weaker hands − reach of compatible
-    stronger): :func:`_showdown_generic` on the fields of ``hands`` and ``boards``."""
+    stronger), on the fields of ``hands`` and ``boards``: :func:`_showdown_2card` (prefix
+    sums) for two-card hands on a board with a showdown layout, as the walk does, else
+    :func:`_showdown_generic`. ``cs`` holds ≥ C entries."""
+    if hands.cards[0, 0, 1] >= 0 and hands.cards[1, 0, 1] >= 0 and boards.sd_row[b] >= 0:
+        sbuf = np.empty((2, 2 * reach2.shape[1] + 1))
+        _showdown_2card(hands.cards, boards.valid, boards.order, boards.sd_row, boards.sd_src,
+                        boards.sd_cstart, boards.sd_idx, b, trav, hands.num_hands[trav],
+                        hands.num_hands[1 - trav], hands.num_cards, amount, reach2, rrow, out2,
+                        orow, cs, sbuf)  # fmt: skip
+        return
     _showdown_generic(hands.cards, boards.order, boards.rank, b, trav, hands.num_hands[trav],
                       hands.num_hands[1 - trav], boards.valid, amount, reach2, rrow, out2, orow,
                       cs, cs2)  # fmt: skip
@@ -303,7 +288,7 @@ def _showdown_generic(
     cs2: Array,
 ) -> None:
     """Showdown values for hands of one or two cards, on whole arrays with rows by index
-    (see :func:`_fold_2card`). One ascending sweep for wins and one descending sweep for
+    (see :func:`_fold_rows`). One ascending sweep for wins and one descending sweep for
     losses over hands sorted by strength; per-card running sums remove the hands that share
     a card with ``h``."""
     opp = 1 - trav
@@ -398,29 +383,6 @@ def _prefix_sums(
 
 
 @inline_kernel
-def _showdown_values_2card(
-    hands: Hands,
-    boards: Boards,
-    b: Int,
-    trav: Int,
-    nt: Int,
-    no: Int,
-    amount: float,
-    reach2: Array,
-    rrow: Int,
-    out2: Array,
-    orow: Int,
-    cs: Array,
-    sbuf: Array,
-) -> None:
-    """:func:`_showdown_values` for two-card hands (hold'em): :func:`_showdown_2card` on
-    the fields of ``hands`` and ``boards``."""
-    _showdown_2card(hands.cards, boards.valid, boards.order, boards.sd_row, boards.sd_src,
-                    boards.sd_cstart, boards.sd_idx, b, trav, nt, no, hands.num_cards, amount,
-                    reach2, rrow, out2, orow, cs, sbuf)  # fmt: skip
-
-
-@inline_kernel
 def _showdown_2card(
     cards: npt.NDArray[np.int32],
     valid: Array,
@@ -443,7 +405,7 @@ def _showdown_2card(
     sbuf: Array,
 ) -> None:
     """Showdown values for two-card hands by prefix sums (whole arrays, rows by index: see
-    :func:`_fold_2card`).
+    :func:`_fold_rows`).
 
     With the opponent's hands in strength order, P[k] is the reach of the k weakest; with
     them grouped by card (strength order within a card), Q's differences give each card's
@@ -573,7 +535,7 @@ def _add_chance_rows(
     orow: Int,
 ) -> None:
     """:func:`_add_chance_child` on the whole arrays, rows by index (see
-    :func:`_fold_2card`): out2[orow] += the child's values value2[vrow]."""
+    :func:`_fold_rows`): out2[orow] += the child's values value2[vrow]."""
     cb = board[child]
     for h in range(nt):
         out2[orow, h] += valid[cb, trav, h] * value2[vrow, h]
@@ -675,7 +637,7 @@ def _update_plain(
     """:func:`_update_infosets` for float storage without per-infoset statistics: action
     values ``AV[row]`` (actions, hands), node values ``VA[row]``, ``tot2[0]`` (H,) scratch.
     Loops over contiguous hands (actions outer) with unsigned offsets so they vectorize, on
-    whole arrays with rows by index (see :func:`_fold_2card`). Same arithmetic."""
+    whole arrays with rows by index (see :func:`_fold_rows`). Same arithmetic."""
     pre_pos = co[PRE_POS]
     pre_neg = co[PRE_NEG]
     rw = co[REGRET_WEIGHT]
@@ -1240,12 +1202,7 @@ def _traverse(
                 done = True
             elif kind == FIXED:
                 u = t_payoff[node] if trav == 0 else -t_payoff[node]
-                if two_card:
-                    _fold_2card(hcards, hsame, valid, b, trav, no, nt, nc, u, RE, rrow[d], VA, d,
-                                CS)  # fmt: skip
-                else:
-                    _fold_generic(hcards, hsame, valid, b, trav, no, nt, u, RE, rrow[d], VA, d,
-                                  CS)  # fmt: skip
+                _fold_rows(hcards, hsame, valid, b, trav, no, nt, nc, u, RE, rrow[d], VA, d, CS)
                 done = True
             elif kind == RUNOUT:
                 eq = boards.runout_eq[t_runout[node], trav]

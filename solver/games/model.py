@@ -98,7 +98,7 @@ class Boards(NamedTuple):
     # All-in runouts: runout_eq[r, p, h, j] = mean over the cards still to come of
     # sign(strength of p's hand h − the opponent's hand j), 0 where the hands collide.
     runout_eq: npt.NDArray[np.float64]  # (R, 2, H, H)
-    # Two-card showdowns by prefix sums (see kernels._showdown_values_2card), per showdown
+    # Two-card showdowns by prefix sums (see kernels._showdown_2card), per showdown
     # board (row sd_row[b], -1 for other boards) and traverser p, over the opponent's hands:
     sd_row: npt.NDArray[np.int32]  # (B,)
     sd_src: npt.NDArray[np.uint16]  # (S, 2, 2H): opponent hands grouped by card, by strength
