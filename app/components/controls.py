@@ -1,5 +1,6 @@
-"""The Pause/Resume and Stop buttons of a background job and its start error, shared by the
-Solve and Compare pages (each draws its own start button in the first column)."""
+"""The Pause/Resume and Stop buttons of a background job and its start error, and the live
+view's polling, shared by the Solve and Compare pages (each draws its own start button in the
+first column)."""
 
 from __future__ import annotations
 
@@ -33,3 +34,18 @@ def pause_resume_stop(
     )
     if error:
         st.error(error, icon=":material/error:")
+
+
+LIVE_EVERY_S = 0.5
+"""How often the live view of a working job redraws (seconds)."""
+
+
+def live_view(body: Callable[[], None], working: bool) -> None:
+    """Draw ``body`` as a fragment that reruns itself every ``LIVE_EVERY_S`` seconds while
+    ``working`` (a job that has not finished), and never once it has.
+
+    A fragment that kept polling after its job ended would redraw its download buttons twice
+    a second, and a click landing during a redraw is lost. The body calls ``st.rerun()`` when
+    it sees the job finish; that whole-page run draws the fragment again without polling (a
+    full run clears the browser's auto-rerun timers)."""
+    st.fragment(body, run_every=LIVE_EVERY_S if working else None)()

@@ -18,7 +18,7 @@ import streamlit as st
 
 from app import spec as S
 from app import state
-from app.components.controls import pause_resume_stop
+from app.components.controls import live_view, pause_resume_stop
 from app.components.figures import RACE_X, race_figure
 from app.components.images import html_bytes, image_bytes
 from app.runtime import start
@@ -478,7 +478,7 @@ def render() -> None:
     for msg in problems:
         st.error(msg, icon=":material/error:")
     _controls(job, not (problems or choice.error))
-    live()
+    live_view(live, running)
 
 
 def _demos(running: bool) -> None:
@@ -574,9 +574,8 @@ def _controls(job: RaceJob | None, valid: bool) -> None:
     )
 
 
-@st.fragment(run_every=0.5)
 def live() -> None:
-    """The live view; only this fragment reruns while the race runs."""
+    """The live view, drawn as a fragment by ``live_view``: only it reruns while the race runs."""
     job = state.race()
     if job is None:
         st.info("Click a demo, or pick a game and algorithms and press **Start**.")

@@ -14,7 +14,7 @@ import streamlit as st
 
 from app import nav, state
 from app import spec as S
-from app.components.controls import pause_resume_stop
+from app.components.controls import live_view, pause_resume_stop
 from app.components.figures import CURVE_X, curve_figure, human_bytes, memory_figure
 from app.components.views import card_table, grid_figure, node_reach
 from app.runtime import start
@@ -272,7 +272,7 @@ def render() -> None:
         if "precision" in cfg.errors:
             st.error(cfg.errors["precision"], icon=":material/error:")
     _controls(req, job, cfg)
-    live()
+    live_view(live, running)
 
 
 def _solver_options(algo: str, running: bool) -> None:
@@ -475,9 +475,8 @@ def _num(x: float | None, fmt: str) -> str:
     return "—" if x is None or not math.isfinite(x) else format(x, fmt)
 
 
-@st.fragment(run_every=0.5)
 def live() -> None:
-    """The live view; only this fragment reruns while the job works."""
+    """The live view, drawn as a fragment by ``live_view``: only it reruns while the job works."""
     job = state.job()
     if job is None:
         st.info("Press **Solve** to start. The curve and the strategy update live.")
