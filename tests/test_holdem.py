@@ -261,8 +261,15 @@ def test_two_threads_give_the_serial_numbers_bit_for_bit() -> None:
         oop_range="AA,KQs,T8s,76s,QJo",
         ip_range="QQ-99,AK,J9s",
     )
-    g = build_holdem(spec)
-    for rule, precision in (("pcfr+", "float32"), ("dcfr", "float32"), ("cfr+", "compressed")):
+    # and a flop, whose tasks (turn cards) hold chance nodes of their own (river cards)
+    flop = HoldemSpec(
+        board="Ks7h2d", pot=100, stack=200, oop_range="AA,KQs,76s", ip_range="QQ,AKs,J9s",
+        bets="a", raises="",
+    )  # fmt: skip
+    runs = (("pcfr+", "float32"), ("dcfr", "float32"), ("cfr+", "compressed"))
+    for g, rule, precision in [(build_holdem(spec), *r) for r in runs] + [
+        (build_holdem(flop), "dcfr", "float32")
+    ]:
         engines = [Engine(g, make_rule(rule), threads=t, precision=precision) for t in (1, 2)]
         for e in engines:
             e.iterate(7)

@@ -102,16 +102,16 @@ def make_parallel(game: Game, threads: int = 1) -> Parallel:
     nthreads = threads if threads > 1 else 1
     base = make_scratch(game) if threads > 1 else _tiny_scratch()
     scratch = Scratch._make(np.stack([f] * nthreads) for f in base)
-    leaves = Leaves(slot, np.zeros((max(len(chance), 1), h)), np.zeros((max(len(chance), 1), h)))
-    return Parallel(
-        threads,
-        leaves,
+    leaves = Leaves(
+        slot,
+        np.zeros((max(len(chance), 1), h)),
+        np.zeros((max(len(chance), 1), h)),
         task_slot,
         task_node,
         np.zeros((max(task_node.size, 1), h)),
-        scratch,
         _assign_tasks(game, task_node, nthreads),
     )
+    return Parallel(threads, leaves, scratch)
 
 
 def _assign_tasks(

@@ -62,11 +62,11 @@ import numpy.typing as npt
 from solver.cfr.kernels import (
     MODE_BR,
     MODE_UPDATE,
-    Leaves,
     Scratch,
     Storage,
     _fold_values,
     _traverse,
+    no_leaves,
     normalize_strategy,
 )
 from solver.cfr.rules import (
@@ -196,9 +196,8 @@ def _walk(
     pruning reads the traverser's live hands from ``sc.live[0]``.)"""
     for j in range(hands.num_hands[1 - trav]):
         sc.reach[0, j] = opp_reach[j]
-    lv = Leaves(np.zeros(1, dtype=np.int32), np.zeros((1, 1)), np.zeros((1, 1)))
     return _traverse(
-        tree, hands, boards, node, trav, mode, sigma, st, co, sc, lv, np.int64(LEAF_OFF)
+        tree, hands, boards, node, trav, mode, sigma, st, co, sc, no_leaves(), np.int64(LEAF_OFF)
     )
 
 
