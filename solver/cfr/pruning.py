@@ -176,6 +176,43 @@ def max_opponent_reach(game: Game) -> Array:
     return out
 
 
+@kernel
+def _subtree_ranges(tree: Tree, hands: Hands) -> npt.NDArray[np.int64]:
+    """(N, 4): per node, the ``[action, hand]`` cells (columns 0–1, start and end) and the
+    infosets (columns 2–3) of the decision nodes in its subtree, as the smallest ranges
+    holding them all (empty when none; ranges may also hold other cells)."""
+    n = tree.kind.shape[0]
+    big = np.iinfo(np.int64).max
+    out = np.empty((n, 4), dtype=np.int64)
+    out[:, 0] = big
+    out[:, 1] = 0
+    out[:, 2] = big
+    out[:, 3] = 0
+    for node in range(n - 1, -1, -1):  # children have larger indices than their parent
+        if tree.kind[node] == DECISION:
+            nh = hands.num_hands[tree.player[node]]
+            na = tree.num_children[node]
+            off = tree.offset[node]
+            ioff = tree.ioffset[node]
+            out[node, 0] = min(out[node, 0], off)
+            out[node, 1] = max(out[node, 1], off + na * nh)
+            out[node, 2] = min(out[node, 2], ioff)
+            out[node, 3] = max(out[node, 3], ioff + nh)
+        fc = tree.first_child[node]
+        if fc < 0:
+            continue
+        for c in range(fc, fc + tree.num_children[node]):
+            out[node, 0] = min(out[node, 0], out[c, 0])
+            out[node, 1] = max(out[node, 1], out[c, 1])
+            out[node, 2] = min(out[node, 2], out[c, 2])
+            out[node, 3] = max(out[node, 3], out[c, 3])
+    for node in range(n):
+        if out[node, 0] == big:
+            out[node, 0] = 0
+            out[node, 2] = 0
+    return out
+
+
 # ----- kernels -------------------------------------------------------------------------------
 @kernel
 def _walk(
@@ -301,14 +338,14 @@ def _total_reset(
     T: float,
     floor: bool,
     mask: Array,
+    stack: npt.NDArray[np.int64],
+    nodes: npt.NDArray[np.int64],
 ) -> None:
     """Total RBP, eqs. (7)–(8), inside the subtree of ``child`` for the hands with
     ``mask[h]`` = 1: each ``player`` infoset's regrets become T·(CBV(I',a') − CBV(I')) and
     Σ_t v^t(I') = T·CBV(I') (from ``st.cbv``, ``st.cbv_node``); their pruned cells inside
-    are released."""
+    are released. ``stack`` and ``nodes`` are (N,) scratch."""
     nh = hands.num_hands[player]
-    stack = np.empty(tree.kind.shape[0], dtype=np.int64)
-    nodes = np.empty(tree.kind.shape[0], dtype=np.int64)
     for q in range(_player_nodes(tree, child, player, stack, nodes)):
         node = nodes[q]
         na = tree.num_children[node]
@@ -458,6 +495,107 @@ def _held_blocks(
     return r_held, s_held
 
 
+@kernel
+def _own_reach(
+    tree: Tree,
+    hands: Hands,
+    boards: Boards,
+    parents: npt.NDArray[np.int64],
+    sigma: Array,
+    node: int,
+    player: int,
+    out: Array,
+) -> None:
+    """out[:H[player]] ← ``player``'s reach at ``node`` under ``sigma``: range weights times
+    the player's action probabilities on the path, zeroed where a dealt card blocks the
+    hand (chance probabilities not included; :func:`solver.cfr.engine.path_reach`)."""
+    nh = hands.num_hands[player]
+    for h in range(nh):
+        out[h] = hands.weights[player, h]
+    c = node
+    while c > 0:
+        par = parents[c]
+        if tree.kind[par] == DECISION and tree.player[par] == player:
+            base = tree.offset[par] + (c - tree.first_child[par]) * nh
+            for h in range(nh):
+                out[h] *= sigma[base + h]
+        elif tree.kind[par] == CHANCE:
+            b = tree.board[c]
+            for h in range(nh):
+                out[h] *= boards.valid[b, player, h]
+        c = par
+
+
+@kernel
+def _total_rebuild(
+    tree: Tree,
+    hands: Hands,
+    boards: Boards,
+    parents: npt.NDArray[np.int64],
+    st: Storage,
+    sc: Scratch,
+    co: Array,
+    avg: Array,
+    cf: Array,
+    ranges: npt.NDArray[np.int64],
+    children: npt.NDArray[np.int64],
+    masks: Array,
+    T: float,
+    floor: bool,
+    sums_freed: npt.NDArray[np.int8],
+) -> int:
+    """Total RBP's catch-up, eqs. (7)–(8), for each requested child (parents first: an
+    enclosing catch-up releases nested ones) and the hands of its row of ``masks`` still
+    pruned there: a counterfactual best response against the average ``avg`` inside the
+    child's subtree (``co`` has RECORD set), whose values rebuild every regret below; the
+    action's own regret becomes T·CBV(I, a) − Σ_t v^t(I) (CFR+: 0, where its floor held it
+    while pruned). Releases the cells and forgets their released-sums marks. Returns the
+    nodes touched."""
+    n = tree.kind.shape[0]
+    stack = np.empty(n, dtype=np.int64)
+    nodes = np.empty(n, dtype=np.int64)
+    hmax = sc.reach.shape[1]
+    mask = np.zeros(hmax)
+    touched = 0
+    for q in range(children.shape[0]):
+        child = children[q]
+        node = parents[child]
+        p = tree.player[node]
+        opp = 1 - p
+        nh = hands.num_hands[p]
+        k = child - tree.first_child[node]
+        base = tree.offset[node] + k * nh
+        any_on = False
+        for h in range(nh):
+            on = masks[q, h] != 0.0 and st.pruned[base + h] != 0
+            mask[h] = 1.0 if on else 0.0
+            any_on |= on
+        if not any_on:
+            continue
+        _own_reach(tree, hands, boards, parents, avg, node, opp, sc.reach[0])
+        for j in range(hands.num_hands[opp]):
+            sc.reach[0, j] *= cf[node]
+        st.cbv[ranges[child, 0] : ranges[child, 1]] = 0.0  # the walk writes what it visits
+        st.cbv_node[ranges[child, 2] : ranges[child, 3]] = 0.0
+        touched += _traverse(tree, hands, boards, child, p, MODE_BR, avg, st, co, sc,
+                             no_leaves(), np.int64(LEAF_OFF))  # fmt: skip
+        _total_reset(tree, hands, st, child, p, T, floor, mask, stack, nodes)
+        ioff = tree.ioffset[node]
+        count = _player_nodes(tree, child, p, stack, nodes)
+        for h in range(nh):
+            if mask[h] == 0.0:
+                continue
+            st.regrets[base + h] = 0.0 if floor else T * sc.value[0, h] - st.vsum[ioff + h]
+            st.pruned[base + h] = 0
+            sums_freed[base + h] = 0
+            for r in range(count):  # the released-sums marks below (rebuilt)
+                nd = nodes[r]
+                o = tree.offset[nd]
+                for a in range(tree.num_children[nd]):
+                    sums_freed[o + a * nh + h] = 0
+    return touched
+
+
 # ----- the engine's side -------------------------------------------------------------------
 class RegretPruning:
     """The interval or Total RBP state of one :class:`~solver.cfr.engine.Engine` and the
@@ -527,6 +665,8 @@ class RegretPruning:
         self.catchups = 0
         self.starts = 0
         self.released = 0
+        self._cf = chance_factors(game)  # per node, for the catch-ups' opponent reach
+        self._ranges = _subtree_ranges(game.tree, game.hands)
 
     # --- hooks called by the engine ---------------------------------------------------------
     def chunk(self, iteration: int, n: int) -> int:
@@ -647,8 +787,9 @@ class RegretPruning:
         full = np.zeros(int(max(g.hands.cards.shape[1], 1)))
         full[: opp_reach.shape[0]] = opp_reach
         st = eng.storage
-        st.cbv[:] = 0.0
-        st.cbv_node[:] = 0.0
+        a0, a1, i0, i1 = (int(x) for x in self._ranges[node])
+        st.cbv[a0:a1] = 0.0  # the walk writes what it visits; the rest of the subtree is 0
+        st.cbv_node[i0:i1] = 0.0
         sc = eng._eval_scratch
         return int(_walk(g.tree, g.hands, g.boards, node, player, MODE_BR, sigma, st, co, sc, full))
 
@@ -662,9 +803,8 @@ class RegretPruning:
         """Eqs. (7)–(8): rebuild each requested (action, hand)'s subtree from a CBR against
         the opponent's average strategy, T = ``iteration``."""
         eng = self.engine
-        g = eng.game
         avg = self._average()
-        cf = chance_factors(g)
+        cf = self._cf
         floor = eng.rule.name == "cfr+"
         T = float(iteration)
         touched = 0
@@ -684,56 +824,22 @@ class RegretPruning:
         T: float,
         st: Storage,
     ) -> int:
-        from solver.cfr.engine import path_reach  # the engine imports this module
-
         eng = self.engine
         g = eng.game
-        t = g.tree
-        touched = 0
-        for child in sorted(req):  # parents first: an enclosing catch-up releases nested ones
-            node = int(g.parents[child])
-            p = int(t.player[node])
-            k = child - int(t.first_child[node])
-            off, _na, nh = g.block(node)
-            cells = np.arange(off + k * nh, off + (k + 1) * nh)
-            mask = np.zeros(int(max(g.hands.cards.shape[1], 1)))
-            for h in req[child]:
-                for hh in range(nh) if h < 0 else [h]:
-                    if st.pruned[cells[hh]]:
-                        mask[hh] = 1.0
-            if not mask.any():
-                continue
-            opp = path_reach(g, avg, node)[1 - p] * cf[node]
-            touched += self._record(avg, p, child, opp)
-            values = eng._eval_scratch.value[0, :nh].copy()
-            _total_reset(t, g.hands, st, child, p, T, floor, mask)
-            ioff = int(t.ioffset[node])
-            new = T * values - st.vsum[ioff : ioff + nh]
-            if floor:
-                # CFR+ keeps floored regrets on the scale of recent iterations: T·CBV − Σv
-                # (all of history) would hand the action a huge weight; it restarts at 0
-                # (where the floor held it while it was pruned) and grows if it pays
-                new = np.zeros_like(new)
-            on = mask[:nh] > 0
-            st.regrets[cells[on]] = new[on]
-            st.pruned[cells[on]] = 0
-            self.sums_freed[cells[on]] = 0
-            self._clear_freed(child, p, on)
-        return touched
-
-    def _clear_freed(self, child: int, player: int, hands_on: npt.NDArray[np.bool_]) -> None:
-        """Forget the released-sums marks of ``player``'s cells of these hands below
-        ``child`` (their subtrees were rebuilt)."""
-        g = self.engine.game
-        t = g.tree
-        stack = [child]
-        while stack:
-            n = stack.pop()
-            if t.kind[n] == DECISION and int(t.player[n]) == player:
-                off, na, nh = g.block(n)
-                blk = self.sums_freed[off : off + na * nh].reshape(na, nh)
-                blk[:, hands_on[:nh]] = 0
-            stack.extend(g.children(n))
+        children = np.array(sorted(req), dtype=np.int64)
+        masks = np.zeros((max(children.size, 1), int(max(g.hands.cards.shape[1], 1))))
+        for q, child in enumerate(children):
+            hands = req[int(child)]
+            if -1 in hands:
+                masks[q, :] = 1.0
+            else:
+                masks[q, sorted(hands)] = 1.0
+        co = np.zeros(NUM_COEFFICIENTS)
+        co[RECORD] = 1.0
+        return int(
+            _total_rebuild(g.tree, g.hands, g.boards, g.parents, st, eng._eval_scratch, co, avg,
+                           cf, self._ranges, children, masks, T, floor, self.sums_freed)
+        )  # fmt: skip
 
     def _check(self, iteration: int) -> int:
         """Eq. (5) for every unpruned cell of both players, then the sums release."""
