@@ -23,6 +23,8 @@ import argparse
 import platform
 import time
 
+import numpy as np
+
 from solver import make_game
 from solver.algorithms import make_solver
 from solver.cfr.engine import Engine
@@ -55,6 +57,59 @@ def space_table(game_name: str, iterations: list[int]) -> None:
     print(f"\nWithout Total RBP the solver holds {full.memory_bytes / 1e6:.3f} MB.")
 
 
+def limit_table(game_name: str, iterations: int, gaps: list[float]) -> None:
+    """Where Total RBP's space can go: solve the game closely (DCFR), take each player's
+    counterfactual best response to the other's average, and count the infoset cells of
+    D(I, a) (the owner's cells below an action) for every action whose CBV is below the
+    infoset's best by more than ``gap`` × the largest |CBV| there. Theorem 2 of the seed:
+    exactly these are pruned for good once T is large enough; the rest stay."""
+    from solver import make_rule
+    from solver.games.model import DECISION
+
+    g = make_game(game_name)
+    solved = Engine(g, make_rule("dcfr"))
+    solved.iterate(iterations)
+    expl = 0.5 * sum(solved.best_response_values())
+    probe = make_solver(g, "cfr", pruning="total")
+    assert isinstance(probe, Engine) and probe.rbp is not None
+    probe.storage = probe.storage._replace(cumulative=solved.storage.cumulative.copy())
+    avg = probe.average_strategy()
+    st = probe.rbp._open_record()
+    t = g.tree
+    cbv = []
+    for p in range(2):
+        root = g.hands.norm * g.hands.weights[1 - p, : g.num_hands[1 - p]]
+        probe.rbp._record(avg, p, 0, root)
+        cbv.append(st.cbv.copy())
+    print(f"\n### Total RBP's limit — {game_name} (DCFR, {iterations:,} iterations: "
+          f"exploitability {expl:.2g} chips)\n")  # fmt: skip
+    print("| CBV gap (share of the infoset's largest CBV) | cells below a non-CBR action | "
+          "regrets held at the limit |")  # fmt: skip
+    print("|---:|---:|---:|")
+    for gap in gaps:
+        dead_cells = 0
+        for p in range(2):
+            nh = int(g.num_hands[p])
+            dead = np.zeros((g.num_nodes, nh), dtype=bool)
+            for node in range(g.num_nodes):  # parents come first
+                fc = int(t.first_child[node])
+                if fc < 0:
+                    continue
+                na = int(t.num_children[node])
+                own = t.kind[node] == DECISION and t.player[node] == p
+                if own:
+                    off = int(t.offset[node])
+                    blk = cbv[p][off : off + na * nh].reshape(na, nh)
+                    top = np.abs(blk).max(axis=0)
+                    worse = (blk < blk.max(axis=0) - gap * top) & (top > 0)
+                for k in range(na):
+                    dead[fc + k] = dead[node] | worse[k] if own else dead[node]
+                if own:
+                    dead_cells += na * int(dead[node].sum())
+        share = dead_cells / g.action_size
+        print(f"| {gap:g} | {100 * share:.1f} % | {100 * (1 - share):.1f} % |", flush=True)
+
+
 def work_table(game_name: str, targets: list[float], max_iterations: int, every: int) -> None:
     g = make_game(game_name)
     print(f"\n### Work to a target — {game_name}\n")
@@ -85,10 +140,14 @@ def main() -> None:
     parser.add_argument("--leduc5-iterations", default="100,300,1000")
     parser.add_argument("--targets", default="0.01,0.003,0.001")
     parser.add_argument("--max-iterations", type=int, default=20000)
+    parser.add_argument("--limit-gaps", default="1e-6,1e-4,0.01,0.1")
     args = parser.parse_args()
     print(f"# machine {platform.machine()}, python {platform.python_version()}")
     space_table("leduc", [int(x) for x in args.space_iterations.split(",")])
     space_table("leduc5", [int(x) for x in args.leduc5_iterations.split(",")])
+    gaps = [float(x) for x in args.limit_gaps.split(",")]
+    limit_table("leduc", 20000, gaps)
+    limit_table("leduc5", 5000, gaps)
     targets = [float(x) for x in args.targets.split(",")]
     work_table("leduc", targets, args.max_iterations, 20)
 

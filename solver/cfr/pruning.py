@@ -6,14 +6,16 @@ Space and Faster Convergence in Imperfect-Information Games via Regret-Based Pru
 zero) lives in the traversal itself (:mod:`solver.cfr.kernels`) and is exact; this module
 adds the two forms that also skip what the *traverser* would play with probability zero.
 
-Vector form. An infoset is (decision node, hand); the walk carries every hand at once, so an
-action's subtree D(I, a) is skipped only when the pruning condition holds for **every** hand
-the board leaves possible at that node (ALGORITHMS.md). While an action is pruned it plays
-with probability 0 (regret matching over the other actions), its subtree is not walked in
-its owner's pass, and the opponent's pass skips it too (the owner's reach into it is zero).
-The action's regret cells hold its pruning bound instead of a regret. Per infoset, with
-π^t(I) the opponent's reach (chance included, card removal applied), U(I, a) ≥ 0 the most
-the owner can win below the action and L(I) ≤ 0 the least it can get below the node:
+Vector form. An infoset is (decision node, hand); the walk carries every hand at once.
+A pruned cell (I, a) plays with probability 0 (regret matching over the hand's other
+actions) and holds its pruning bound instead of a regret; the hand is frozen ("dead") in the
+subtree below, where its regrets are neither updated nor needed. The walk itself skips an
+action's subtree only when it is pruned for **every** hand the board leaves possible at the
+node (then the opponent's pass skips it too: the owner's reach into it is zero), so the work
+saved is per (node, action) while the pruning, and Total RBP's memory, are per infoset.
+Per infoset, with π^t(I) the opponent's reach (chance included, card removal applied),
+U(I, a) ≥ 0 the most the owner can win below the action and L(I) ≤ 0 the least it can get
+below the node:
 
 * **Interval RBP** (rule ``cfr``). An action whose regret R(I, a) is negative for every hand
   — while another action keeps a positive regret, so regret matching plays it with
@@ -26,14 +28,16 @@ the owner can win below the action and L(I) ≤ 0 the least it can get below the
   the 2015 paper's "single iteration against the average of the opponent's strategies").
 * **Total RBP** (rules ``cfr`` and ``cfr+``). Every ``check_every`` iterations a
   counterfactual best response (CBR) against the opponent's average strategy gives CBV(I, a)
-  for every action; an action with T·CBV(I,a) ≤ Σ_t v^t(I) for every hand (eq. 5; never a
-  hand's best action) is pruned, its bound starting at T·CBV(I,a) and growing by
-  π^t(I)·U(I,a) (eq. 9). Its subtree's regrets are then not needed any more — they are
+  for every action; a cell (I, a) with T·CBV(I,a) ≤ Σ_t v^t(I) (eq. 5; never the hand's
+  best action; with a slack of ``margin`` iterations at the opponent's average reach, so
+  that a pruning outlasts its catch-up) is pruned, its bound starting at T·CBV(I,a) and
+  growing by π^t(I)·U(I,a) (eq. 9). Its subtree's regrets are then not needed any more — they are
   rebuilt from scratch when pruning ends: R(I',a') = T·(CBV(I',a') − CBV(I')) inside the
   subtree and R(I,a) = T·CBV(I,a) − Σ_t v^t(I) (eqs. 7–8, with an exact CBR) — so their
   memory counts as released. With ``threshold`` C > 0 the strategy sums of a pruned action
-  are released too once its average reach π_i^{σ̄}(I)·σ̄(I, a) ≤ C/√T for every hand: σ̄(I, a)
-  becomes 0 and the owner's sums below it are dropped (the paper's space experiment).
+  are released too once its average reach π_i^{σ̄}(I)·σ̄(I, a) ≤ C/√T: σ̄(I, a) becomes 0 and
+  the hand's sums below it are dropped (the paper's space experiment). Catch-ups run in one
+  kernel call per batch (:func:`_total_rebuild`).
 
 Memory. Storage blocks are laid out in depth-first preorder (each subtree contiguous);
 :meth:`RegretPruning.held_bytes` counts the regret and strategy-sum bytes the solver still
@@ -42,13 +46,13 @@ owner's sum blocks released by the threshold — plus this module's own bookkeep
 arrays themselves stay allocated; the count is what a solver allocating blocks on demand
 would hold, as the paper reports.
 
-Deviations, stated: pruning is per (node, action) for all hands, not per infoset, so it
-prunes less than the paper's scalar CFR; when every unpruned action has non-positive regret
-for a hand, regret matching plays uniformly over the unpruned actions only; interval RBP is
-offered for plain CFR only (CFR+'s floor does not commute with a batched catch-up); Total
-RBP's sums threshold drops only the pruning player's sums (the opponent's, below a pruned
-action, are frozen but kept, as the exploitability of its average still needs them). Both
-forms need one solver thread.
+Deviations, stated: interval RBP prunes per (node, action) for all hands, not per infoset,
+so it prunes less than the paper's scalar CFR (Total RBP is per infoset); when every
+unpruned action has non-positive regret for a hand, regret matching plays uniformly over the
+unpruned actions only; interval RBP is offered for plain CFR only (CFR+'s floor does not
+commute with a batched catch-up); Total RBP's sums threshold drops only the pruning player's
+sums (the opponent's, below a pruned action, are frozen but kept, as the exploitability of
+its average still needs them). Both forms need one solver thread.
 """
 
 from __future__ import annotations
