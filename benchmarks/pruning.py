@@ -2,7 +2,7 @@
 (nodes touched and seconds to exploitability targets).
 
 Run: ``.venv/bin/python benchmarks/pruning.py [--space-iterations 100,300,1000,3000]
-[--leduc5-iterations 100,300,1000] [--targets 0.01,0.003,0.001]``.
+[--leduc5-iterations 1000,3000,10000,30000] [--targets 0.01,0.003,0.001]``.
 
 Tables:
 
@@ -137,7 +137,7 @@ def work_table(game_name: str, targets: list[float], max_iterations: int, every:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--space-iterations", default="100,300,1000,3000,10000")
-    parser.add_argument("--leduc5-iterations", default="100,300,1000")
+    parser.add_argument("--leduc5-iterations", default="1000,3000,10000,30000")
     parser.add_argument("--targets", default="0.01,0.003,0.001")
     parser.add_argument("--max-iterations", type=int, default=20000)
     parser.add_argument("--limit-gaps", default="1e-6,1e-4,0.01,0.1")
