@@ -18,6 +18,7 @@ from solver.games.holdem import (
     SpecError,
     build_holdem,
     estimate,
+    over_memory,
     validate,
 )
 from solver.presets import Preset, list_presets
@@ -212,11 +213,9 @@ def check(spec: HoldemSpec) -> Checked:
             est = estimate(setup)
         except SpecError as exc:
             return Checked(spec, {exc.field: exc.message}, None)
-        if est.memory_mb > spec.max_memory_mb:
-            errors["max_memory_mb"] = (
-                f"this tree needs {est.memory_mb:,.0f} MB ({est.nodes:,} nodes), over the "
-                f"{spec.max_memory_mb:,.0f} MB allowed"
-            )
+        refusal = over_memory(est, float(spec.max_memory_mb))
+        if refusal:
+            errors["max_memory_mb"] = refusal
         return Checked(spec, errors, est)
     return Checked(spec, errors, None)
 

@@ -222,7 +222,8 @@ def solve(
     if algorithm is None:
         algorithm = default_algorithm(g.is_holdem)
     engine = make_solver(g, algorithm, dict(params or {}), **options)
-    result = SolveResult(g, engine.rule, engine)
+    # the solver's own game: a sampled solve plays every card (Game.without_isomorphism)
+    result = SolveResult(engine.game, engine.rule, engine)
     started = time.perf_counter()
     cp = measure(engine, started)
     result.history.append(cp)

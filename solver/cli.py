@@ -34,7 +34,14 @@ from typing import NoReturn
 from solver.algorithms import ALGORITHMS, check_pruning, default_algorithm, make_algorithm
 from solver.api import Checkpoint, exploitability_pct_pot, solve
 from solver.games import GAMES, Game, make_game
-from solver.games.holdem import HoldemSpec, SpecError, build_holdem, estimate, validate
+from solver.games.holdem import (
+    HoldemSpec,
+    SpecError,
+    build_holdem,
+    estimate,
+    over_memory,
+    validate,
+)
 from solver.presets import PresetError, list_presets, load_preset
 from solver.race import (
     DEFAULT_ITERATIONS,
@@ -280,15 +287,17 @@ def _int_arg(name: str, raw: str | None, minimum: int) -> int | None:
     return value
 
 
-def _float_arg(name: str, raw: str | None) -> float | None:
+def _float_arg(name: str, raw: str | None, zero: bool = False) -> float | None:
+    """``raw`` as a finite number > 0 (≥ 0 with ``zero``); None stays None."""
     if raw is None:
         return None
     try:
         value = float(raw)
     except ValueError:
         raise UsageError(f"{name}: {raw!r} is not a number") from None
-    if not (value > 0) or math.isinf(value):
-        raise UsageError(f"{name}: must be a positive number, got {raw!r}")
+    if not (value > 0 or (zero and value == 0)) or math.isinf(value):
+        kind = "a number ≥ 0" if zero else "a positive number"
+        raise UsageError(f"{name}: must be {kind}, got {raw!r}")
     return value
 
 
@@ -339,6 +348,10 @@ def _cmd_tree(args: argparse.Namespace) -> None:
         except SpecError as exc:
             raise UsageError(_spec_error(exc, from_flags=holdem_spec is None)) from None
         est = estimate(setup)
+        refusal = over_memory(est, setup.spec.max_memory_mb)  # refused, as a solve is
+        if refusal:
+            flag = "--max-memory-mb" if holdem_spec is None else "--preset: max_memory_mb"
+            raise UsageError(f"{flag}: {refusal}")
         info = {
             "nodes": est.nodes,
             "decision_nodes": est.decision_nodes,
@@ -357,8 +370,10 @@ def _cmd_tree(args: argparse.Namespace) -> None:
             "infosets": game.num_infosets,
             "hands": list(game.num_hands),
             "storage_entries": game.action_size,
-            "memory_bytes": 3 * 8 * game.action_size,
-            "memory_mb": round(3 * 8 * game.action_size / 2**20, 3),
+            # what the toy games' default solve holds: regrets and strategy sums in float64
+            # (the current strategy of plain regret matching is derived, not stored)
+            "memory_bytes": 2 * 8 * game.action_size,
+            "memory_mb": round(2 * 8 * game.action_size / 2**20, 3),
         }
     if args.json:
         print(json.dumps(info))
@@ -393,14 +408,14 @@ def _cmd_solve(args: argparse.Namespace) -> None:
     rbp_every = _int_arg("--rbp-every", args.rbp_every, 1)
     assert every is not None and threads is not None and seed is not None
     assert rbp_every is not None
-    rbp_threshold = 0.0 if args.rbp_threshold.strip() in ("0", "0.0") else None
-    if rbp_threshold is None:
-        rbp_threshold = _float_arg("--rbp-threshold", args.rbp_threshold)
-        assert rbp_threshold is not None
+    rbp_threshold = _float_arg("--rbp-threshold", args.rbp_threshold, zero=True)
+    assert rbp_threshold is not None
     if args.precision not in ("auto", "float64", "float32", "compressed"):
         raise UsageError(
             f"--precision: {args.precision!r} is not one of auto, float64, float32, compressed"
         )
+    if args.precision == "compressed" and pruning in ("interval", "total"):
+        raise UsageError(f"--precision: pruning {pruning!r} needs float32 or float64 storage")
     if threads > 1 and (ALGORITHMS[name].sampling or pruning in ("interval", "total")):
         what = name if ALGORITHMS[name].sampling else f"pruning {pruning}"
         raise UsageError(f"--threads: {what} runs on one thread")

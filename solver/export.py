@@ -328,7 +328,7 @@ def load_solve(data: bytes) -> LoadedSolve:
         history = tuple(_point(row) for row in meta.get("history") or [])
     except (TypeError, ValueError):
         raise ExportError("metadata: bad iteration or history") from None
-    return LoadedSolve(game, holdem, engine, history, meta)
+    return LoadedSolve(engine.game, holdem, engine, history, meta)
 
 
 def _point(row: list) -> Point:

@@ -251,9 +251,10 @@ class SolveJob(ThreadOwner[Progress]):
             raise ValueError("max_iterations must be ≥ 0")
         if check_every is not None and check_every < 1:
             raise ValueError("check_every must be ≥ 1")
-        self.game = game
         self.rule = rule
         self.engine: Solver = engine if engine is not None else make_solver(game, rule, **options)
+        # the solver's own game: a sampled solve plays every card (Game.without_isomorphism)
+        self.game = self.engine.game
         self.target = target
         self.max_iterations = max_iterations
         self.check_every = check_every

@@ -29,15 +29,15 @@ def _exercise(game: object, runs: list[tuple[str, dict]]) -> None:
     from solver.games.model import Game
 
     assert isinstance(game, Game)
-    compat = compatible(game)
     for name, kw in runs:
         eng = make_solver(game, name, **kw)
         eng.iterate(2)
         eng.best_response_values()
         sigma = eng.average_strategy()
-        expected_values(game, sigma)
-    node = int(game.decision_nodes()[0])
-    analyze(game, sigma, node, compat=compat, with_equity=True)
+        expected_values(eng.game, sigma)
+    g = eng.game  # the last run's (a sampler's game deals every card)
+    node = int(g.decision_nodes()[0])
+    analyze(g, sigma, node, compat=compatible(g), with_equity=True)
 
 
 def _toy() -> None:
@@ -75,7 +75,7 @@ def _river() -> None:
         runs += [(r, {"precision": precision}) for r in ("cfr", "cfr+", "dcfr", "pcfr+")]
     for precision in ("float64", "float32"):
         runs += [(r, {"precision": precision}) for r in ("apcfr+", "dcfr-nh", "lcfr")]
-        runs += [("cfr", {"pruning": "total", "precision": precision})]
+        runs += [(r, {"pruning": "total", "precision": precision}) for r in ("cfr", "cfr+")]
         runs += [("cfr", {"pruning": "interval", "precision": precision})]
     runs += [(r, {}) for r in ("mccfr-es", "mccfr-os", "dmccfr")]
     _exercise(game, runs)

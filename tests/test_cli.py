@@ -230,6 +230,8 @@ def test_pruning_and_sampling_flags() -> None:
         (["--algorithm", "mccfr-es", "--seed", "-1"], "--seed"),
         (["--algorithm", "mccfr-es", "--threads", "2"], "--threads"),
         (["--algorithm", "mccfr-os", "--param", "epsilon=0"], "epsilon"),
+        (["--algorithm", "cfr", "--pruning", "total", "--precision", "compressed"], "--precision"),
+        (["--algorithm", "cfr", "--pruning", "total", "--rbp-threshold", "-1"], "number ≥ 0"),
     ],
 )
 def test_bad_pruning_and_sampling_input(args: list[str], needle: str) -> None:
@@ -287,6 +289,12 @@ def test_holdem_threads_preset_and_tree() -> None:
     assert tree.returncode == 0, tree.stderr
     info = json.loads(tree.stdout)
     assert info["nodes"] > info["decision_nodes"] > 0 and info["memory_bytes"] > 0
+    # a memory budget given as a flag (text) is compared as a number
+    within = _lines(run("solve", *RIVER, "--max-memory-mb", "10", "--iterations", "2", "--json"))
+    assert within[-1]["memory_bytes"] <= info["memory_bytes"]
+    toy = json.loads(run("tree", "--game", "leduc", "--json").stdout)
+    solo = _lines(run("solve", "--game", "leduc", "--iterations", "1", "--json"))
+    assert toy["memory_bytes"] == solo[-1]["memory_bytes"]  # what the default solve holds
 
 
 @pytest.mark.parametrize(
@@ -301,6 +309,9 @@ def test_holdem_threads_preset_and_tree() -> None:
         ("solve", ("--add-allin", "-1"), "--add-allin"),
         ("tree", ("--add-allin", "-1"), "--add-allin"),
         ("tree", ("--ip-range", "Td9d"), "--ip-range"),
+        ("solve", ("--max-memory-mb", "0.001"), "--max-memory-mb: this tree needs"),
+        ("tree", ("--max-memory-mb", "0.001"), "--max-memory-mb: this tree needs"),
+        ("solve", ("--max-memory-mb", "lots"), "--max-memory-mb"),
     ],
 )
 def test_bad_spot_flags_name_the_flag(command: str, change: tuple[str, str], needle: str) -> None:

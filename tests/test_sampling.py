@@ -297,7 +297,8 @@ def test_kernel_matches_python_reference(spot_name: str, name: str) -> None:
     period so that several discounts happen)."""
     g = spot(spot_name)
     params = {"period": 37.0} if name == "dmccfr" else {}
-    eng = SampledEngine(g, name, params, seed=11, precision="float64")
+    # on the suit-isomorphic game (the walk's mirrored children) as the reference does
+    eng = SampledEngine(g, name, params, seed=11, precision="float64", full_game=False)
     ref = ReferenceSampler(g, name, seed=11, period=params.get("period", 0.0))
     for _ in range(3):
         eng.iterate(10)
@@ -368,18 +369,23 @@ def test_kuhn_converges(name: str, iterations: int, target: float) -> None:
     assert x < target
 
 
-def test_leduc_converges() -> None:
-    """Leduc: external sampling below 0.1 chips after 1M iterations (~2 s), on the game with
-    suit isomorphism the presets use; on the full tree it is ~3× closer in as many
-    iterations (0.02 at 1M, as OpenSpiel's C++ external sampling: iso ties the infosets of
-    suit-isomorphic cards, and sampled strategies above the deal are not exactly suit-
-    symmetric, so the tied infosets are of imperfect recall). Here: 300k on the full tree."""
+def test_leduc_converges_on_the_full_game() -> None:
+    """A sampler handed Leduc as the presets build it (suit isomorphism: hearts mirror
+    spades) solves it with every card dealt: sampled strategies are not suit-symmetric, so
+    on the iso tree the infosets a canonical card ties are of imperfect recall (external
+    sampling stalled at 0.07–0.09 chips at 1M iterations) and the mirrored evaluation was
+    another game's (EVs summing to 0.07). Full tree: below 0.06 chips in 300k iterations
+    (OpenSpiel's C++ external sampling: 0.02 at 1M), and the API's EVs sum to 0."""
+    from solver import solve
+
     eng = SampledEngine(spot("leduc"), "mccfr-es", seed=1)
-    eng.iterate(1_000_000)
-    assert 0 <= expl(eng) < 0.1
-    full = SampledEngine(spot("leduc-full"), "mccfr-es", seed=1)
-    full.iterate(300_000)
-    assert 0 <= expl(full) < 0.06
+    assert not eng.game.has_isomorphism and spot("leduc").has_isomorphism
+    eng.iterate(300_000)
+    assert 0 <= expl(eng) < 0.06
+    for name in ("mccfr-es", "mccfr-os", "dmccfr"):
+        result = solve("leduc", name, iterations=2_000)
+        assert not result.game.has_isomorphism
+        assert sum(result.ev) == pytest.approx(0.0, abs=1e-12)
 
 
 @pytest.mark.parametrize("spot_name", ["river", "turn"])
@@ -388,7 +394,7 @@ def test_holdem_spots_run_and_converge(spot_name: str) -> None:
     all-in runouts): every algorithm runs on float32 storage and gets well below the
     exploitability of uniform play in 50,000 iterations (measured over seeds: external
     sampling and dmccfr ≤ 0.7 %, outcome sampling 0.3–25 % of it)."""
-    g = spot(spot_name)
+    g = SampledEngine(spot(spot_name), "mccfr-es").game  # every card dealt
     uniform = exploitability(g, SampledEngine(g, "mccfr-es").average_strategy())
     for name in SAMPLERS:
         eng = SampledEngine(g, name, seed=2)
@@ -488,8 +494,9 @@ def test_engine_interface() -> None:
     """What races, jobs and the API use: iteration counters, strategies (distributions per
     infoset), BR values, storage fields, memory, threads; epsilon 1 (uniform exploration) is
     allowed; iterate(0) is a no-op and iterate(−1) an error."""
-    g = spot("leduc")
-    eng = SampledEngine(g, "mccfr-os", {"epsilon": 1.0}, seed=5)
+    eng = SampledEngine(spot("leduc"), "mccfr-os", {"epsilon": 1.0}, seed=5)
+    g = eng.game  # every card dealt
+    assert not g.has_isomorphism and g.num_nodes > spot("leduc").num_nodes
     assert eng.threads == 1 and eng.iteration == 0 and eng.nodes_touched == 0
     assert eng.iterate(0) == 0
     with pytest.raises(ValueError, match="iterations"):

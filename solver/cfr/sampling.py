@@ -59,13 +59,16 @@ average-strategy increment, as it cancels out of the regret weight ``π_o / s``.
 divides by it, which counts an infoset's histories instead of weighing them by their
 chance: also a constant per infoset, but not the CFR relation above.
 
-**Suit isomorphism converges slower when sampled.** Sampled strategies above an iso chance
-node are not exactly suit-symmetric (sampling noise), so a canonical infoset below it ties
-two real infosets reached with different probabilities: an imperfect-recall abstraction.
-Measured on Leduc, external sampling at 1M iterations: 0.07–0.09 chips exploitability with
-isomorphism (0.06–0.07 for the strategy expanded to the full game) against 0.02 on the full
-tree, as OpenSpiel's C++ external sampling. Prefer games built without isomorphism
-(``leduc(False)``, ``HoldemSpec(isomorphism=False)``) for sampled solves where memory allows.
+**Suit isomorphism: the samplers solve the full game.** Sampled strategies above an iso
+chance node are not exactly suit-symmetric (sampling noise), so a canonical infoset below it
+would tie two real infosets reached with different probabilities — an imperfect-recall
+abstraction — and the vector engine's mirrored evaluation (exact only for symmetric
+strategies) would report values of a different game: on Leduc, external sampling's EVs
+summed to 0.07 instead of 0, and it stalled at 0.07–0.09 chips exploitability at 1M
+iterations against 0.02 on the full tree (as OpenSpiel's C++ external sampling).
+:class:`SampledEngine` therefore builds the game again with every card dealt
+(:meth:`Game.without_isomorphism`; a game that cannot be rebuilt is refused). The walk
+below still handles iso children as described (tested with ``full_game=False``).
 
 Randomness comes from a splitmix64 generator whose 64-bit state lives in the engine's storage,
 so a run is reproducible from its seed whichever thread calls the kernel (Numba's own
@@ -748,7 +751,11 @@ class SampledEngine:
     ``params`` override the algorithm's defaults (:data:`SAMPLERS`); ``seed`` (an integer
     ≥ 0) fixes every draw, so equal seeds repeat a run exactly. ``precision``: "float64",
     "float32" (storage only, the walk computes in float64) or "auto" (float32 for hold'em
-    subgames, float64 for the toy games). The walk is serial: ``threads`` is 1."""
+    subgames, float64 for the toy games). The walk is serial: ``threads`` is 1.
+    ``full_game``: solve ``game`` with every card dealt (:meth:`Game.without_isomorphism`;
+    ``self.game`` is that game). False keeps its suit isomorphism — only for testing the
+    walk's mirrored children: the strategies are then an imperfect-recall abstraction that
+    the vector engine evaluates as another game."""
 
     threads = 1
 
@@ -759,6 +766,7 @@ class SampledEngine:
         params: dict[str, float] | None = None,
         seed: int = 0,
         precision: str = "auto",
+        full_game: bool = True,
     ) -> None:
         self.rule = make_sampler(name, **(params or {}))
         if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
@@ -772,6 +780,10 @@ class SampledEngine:
                 f"precision must be 'auto', 'float32' or 'float64' for sampled CFR, "
                 f"got {precision!r}"
             )
+        # every card dealt: a sampled strategy is not suit-symmetric, and the iso tree's
+        # mirrored children would evaluate (and train) it as the wrong game (module docstring)
+        if full_game:
+            game = game.without_isomorphism()
         self.game = game
         self.seed = int(seed)
         self.precision = precision

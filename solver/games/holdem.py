@@ -13,7 +13,7 @@ the board's validity mask, so every child counts exactly the deals it can be.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -129,7 +129,7 @@ def validate(spec: HoldemSpec) -> HoldemSetup:
     thresholds = {}
     for name in ("add_allin_threshold", "force_allin_threshold", "merging_threshold"):
         thresholds[name] = _number(name, getattr(spec, name), positive=False)
-    _number("max_memory_mb", spec.max_memory_mb)
+    max_memory_mb = _number("max_memory_mb", spec.max_memory_mb)
     weights = []
     blocked = np.zeros(len(COMBOS), dtype=bool)
     for c in board:
@@ -205,6 +205,7 @@ def validate(spec: HoldemSpec) -> HoldemSetup:
         collapse_runouts=bool(spec.collapse_runouts),
         **thresholds,
     )
+    spec = replace(spec, max_memory_mb=max_memory_mb)  # as a number (the CLI gives text)
     return HoldemSetup(spec, board, (weights[0], weights[1]), config)
 
 
@@ -375,17 +376,29 @@ def _num_boards(board_len: int) -> int:
     return 1 + left + left * (left - 1) // 2
 
 
+def format_mb(mb: float) -> str:
+    """Megabytes for messages: whole MB from 10 up (thousands separated), else 3 digits."""
+    return f"{mb:,.0f}" if mb >= 10 else f"{mb:.3g}"
+
+
+def over_memory(est: Estimate, allowed_mb: float) -> str:
+    """The refusal of a tree over the memory allowed ("" when it fits)."""
+    if est.memory_mb <= allowed_mb:
+        return ""
+    return (
+        f"this tree needs {format_mb(est.memory_mb)} MB ({est.nodes:,} nodes), over the "
+        f"{format_mb(allowed_mb)} MB allowed"
+    )
+
+
 def build_holdem(spec: HoldemSpec | HoldemSetup) -> Game:
     """Validate (if needed), check the memory budget, and build the game."""
     setup = spec if isinstance(spec, HoldemSetup) else validate(spec)
     tree = build_betting_tree(setup.config)
     est = estimate(setup, tree)
-    if est.memory_mb > setup.spec.max_memory_mb:
-        raise SpecError(
-            "max_memory_mb",
-            f"this tree needs {est.memory_mb:,.0f} MB ({est.nodes:,} nodes), over the "
-            f"{setup.spec.max_memory_mb:,.0f} MB allowed",
-        )
+    refusal = over_memory(est, setup.spec.max_memory_mb)
+    if refusal:
+        raise SpecError("max_memory_mb", refusal)
     hand_ids = [np.flatnonzero(setup.weights[p] > 0) for p in range(2)]
     hand_cards: list[list[tuple[int, ...]]] = [
         [(int(COMBOS[i, 0]), int(COMBOS[i, 1])) for i in hand_ids[p]] for p in range(2)
@@ -461,6 +474,7 @@ def build_holdem(spec: HoldemSpec | HoldemSetup) -> Game:
             "big_blind": setup.config.big_blind,
             "combos": hand_ids,
         },
+        full_builder=lambda: build_holdem(replace(setup.spec, isomorphism=False)),
     )
 
 

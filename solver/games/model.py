@@ -21,6 +21,7 @@ Layout (``N`` nodes, ``H`` = the larger of the two players' hand counts, ``B`` b
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
@@ -201,6 +202,8 @@ class Game:
     card_names: list[str] = field(default_factory=list)  # card index -> name (dealt cards)
     card_perms: list[list[int]] = field(default_factory=list)  # Hands.perm rows as card maps
     _parents: npt.NDArray[np.int64] | None = field(default=None, repr=False)
+    # builds the same game without suit isomorphism (None: the game has none, or cannot)
+    full_builder: Callable[[], Game] | None = field(default=None, repr=False, compare=False)
 
     # ----- sizes -------------------------------------------------------------------------
     @property
@@ -265,6 +268,24 @@ class Game:
             hp = self.hands.num_hands[p]
             total += int(mult[n]) * int(np.count_nonzero(self.boards.valid[t.board[n], p, :hp]))
         return total
+
+    # ----- suit isomorphism ----------------------------------------------------------------
+    @property
+    def has_isomorphism(self) -> bool:
+        """Whether some chance node deals one card for several (suit isomorphism)."""
+        return bool(np.any(self.tree.iso_count > 0))
+
+    def without_isomorphism(self) -> Game:
+        """This game with every card dealt (itself when it has no suit isomorphism).
+
+        The vector engine's mirrored children are exact for the suit-symmetric strategies
+        CFR keeps from a symmetric start; the scalar samplers' strategies are not symmetric,
+        so they solve the full game instead (:class:`solver.cfr.sampling.SampledEngine`)."""
+        if not self.has_isomorphism:
+            return self
+        if self.full_builder is None:
+            raise ValueError(f"{self.name}: no way to build it without suit isomorphism")
+        return self.full_builder()
 
     # ----- units -------------------------------------------------------------------------
     @property

@@ -186,7 +186,7 @@ def leduc(isomorphism: bool = True) -> Game:
 
     ``isomorphism``: deal the public card in one suit and mirror the other (half the
     second-round tree; the same game)."""
-    return _toy_game(
+    game = _toy_game(
         "leduc",
         LEDUC_CARDS,
         [c // 2 for c in range(6)],
@@ -195,11 +195,13 @@ def leduc(isomorphism: bool = True) -> Game:
         "Leduc hold'em: J, Q, K x 2 suits; ante 1; bets 2 then 4; two bets per round.",
         isomorphism,
     )
+    game.full_builder = lambda: leduc(False)
+    return game
 
 
 def leduc5(isomorphism: bool = True) -> Game:
     """Leduc-5: Leduc with five bet sizes per round (0.5..8, then 1..16)."""
-    return _toy_game(
+    game = _toy_game(
         "leduc5",
         LEDUC_CARDS,
         [c // 2 for c in range(6)],
@@ -208,6 +210,8 @@ def leduc5(isomorphism: bool = True) -> Game:
         "Leduc-5: Leduc with bets/raises of 0.5, 1, 2, 4, 8 (round 1) and 1..16 (round 2).",
         isomorphism,
     )
+    game.full_builder = lambda: leduc5(False)
+    return game
 
 
 def one_decision(payoffs: Sequence[float], name: str = "one-decision") -> Game:
