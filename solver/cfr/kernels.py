@@ -696,6 +696,79 @@ def _update_plain(
             sigma[np.uint64(base + h)] = y / t if t > 0.0 else 1.0 / na
 
 
+@node_kernel
+def _update_adaptive(
+    R: Array,
+    sigma: Array,
+    LR: Array,
+    SN: Array,
+    SDN: Array,
+    co: Array,
+    off: Int,
+    ioff: Int,
+    na: Int,
+    nt: Int,
+    AV: Array,
+    VA: Array,
+    row: Int,
+    blk: Array,
+    tot2: Array,
+) -> None:
+    """:func:`_update_infosets` for float storage with APCFR+'s per-infoset step (``LR`` the
+    last instantaneous regrets (A,), ``SN``/``SDN`` Σ‖r − m‖² and Σ‖ΔR‖² per infoset), in
+    the layout of :func:`_update_plain`: loops over contiguous hands, actions outer, the
+    per-hand sums in rows of ``tot2`` ((2, ≥ 2H) scratch). Same arithmetic; keeps APCFR+
+    near PCFR+'s cost per iteration (the paper: 1.0–1.5×)."""
+    pre_pos = co[PRE_POS]
+    pre_neg = co[PRE_NEG]
+    rw = co[REGRET_WEIGHT]
+    post_pos = co[POST_POS]
+    post_neg = co[POST_NEG]
+    floor = co[FLOOR] != 0.0
+    scale = co[SCALE]
+    pred = co[PRED]
+    amax = co[ALPHA_MAX]
+    nt_ = np.uint64(nt)
+    for h in range(nt):
+        tot2[0, h] = 0.0  # Σ_a (r − m)²
+        tot2[0, nt_ + h] = 0.0  # Σ_a (ΔR)²
+    for a in range(na):
+        base = off + a * nt
+        for h in range(nt):
+            i = np.uint64(base + h)
+            r = _regret(AV[row, a, h], VA[row, h])
+            old = R[i] * 1.0
+            x = _next_regret(old, r, pre_pos, pre_neg, rw, post_pos, post_neg, floor)
+            R[i] = x
+            d = r - LR[i]
+            tot2[0, h] += d * d
+            e = x - old
+            tot2[0, nt_ + h] += e * e
+            LR[i] = r
+    for h in range(nt):
+        j = np.uint64(ioff + h)
+        SN[j] += tot2[0, h]
+        SDN[j] += tot2[0, nt_ + h]
+        den = SDN[j]
+        alpha = min(math.sqrt(SN[j] / den), amax) if den > 0.0 else amax
+        tot2[1, h] = pred / (1.0 + alpha)  # the step on the prediction
+        tot2[1, nt_ + h] = 0.0  # Σ_a of the next strategy's weights
+    for a in range(na):
+        base = off + a * nt
+        for h in range(nt):
+            y = R[np.uint64(base + h)] * scale
+            y += tot2[1, h] * _regret(AV[row, a, h], VA[row, h])
+            y = y if y > 0.0 else 0.0
+            blk[np.uint64(a * nt + h)] = y
+            tot2[1, nt_ + h] += y
+    for a in range(na):
+        base = off + a * nt
+        for h in range(nt):
+            t = tot2[1, nt_ + h]
+            y = blk[np.uint64(a * nt + h)]
+            sigma[np.uint64(base + h)] = y / t if t > 0.0 else 1.0 / na
+
+
 @inline_kernel
 def _update_node(
     st: Storage,
@@ -720,6 +793,9 @@ def _update_node(
     else :func:`_update_infosets`."""
     if not quant and co[ADAPTIVE] == 0.0 and co[NORMAL_HEDGE] == 0.0:
         _update_plain(R, sigma, co, off, na, nt, AV, VA, row, blk, tot2)
+    elif not quant and co[NORMAL_HEDGE] == 0.0:
+        _update_adaptive(R, sigma, st.last_regret, st.step_num, st.step_den, co, off, ioff, na,
+                         nt, AV, VA, row, blk, tot2)  # fmt: skip
     else:
         _update_infosets(st, co, off, ioff, na, nt, AV[row], VA[row], tmp, node, blk, tot2[0])
 
