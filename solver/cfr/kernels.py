@@ -622,6 +622,30 @@ def _regret(q: float, v: float) -> float:
     return r
 
 
+@node_kernel
+def _regret_step(co: Array) -> tuple[float, float, float, float, float, bool]:
+    """The scalars of :func:`_next_regret` from a coefficient row: (pre_pos, pre_neg,
+    regret weight, post_pos, post_neg, floor)."""
+    return (
+        co[PRE_POS], co[PRE_NEG], co[REGRET_WEIGHT], co[POST_POS], co[POST_NEG],
+        co[FLOOR] != 0.0,
+    )  # fmt: skip
+
+
+@node_kernel
+def _normalize_rows(
+    sigma: Array, off: Int, blk: Array, tot2: Array, trow: Int, tcol: Int, na: Int, nt: Int
+) -> None:
+    """sigma[off + a·nt + h] ← blk[a·nt + h] / tot2[trow, tcol + h] (1/na where that total
+    is 0): the next strategy from its non-negative weights, contiguous hands, actions outer."""
+    for a in range(na):
+        base = off + a * nt
+        for h in range(nt):
+            t = tot2[trow, np.uint64(tcol + h)]
+            y = blk[np.uint64(a * nt + h)]
+            sigma[np.uint64(base + h)] = y / t if t > 0.0 else 1.0 / na
+
+
 @inline_kernel
 def _next_regret(
     old: float,
@@ -661,12 +685,7 @@ def _update_plain(
     values ``AV[row]`` (actions, hands), node values ``VA[row]``, ``tot2[0]`` (H,) scratch.
     Loops over contiguous hands (actions outer) with unsigned offsets so they vectorize, on
     whole arrays with rows by index (see :func:`_fold_rows`). Same arithmetic."""
-    pre_pos = co[PRE_POS]
-    pre_neg = co[PRE_NEG]
-    rw = co[REGRET_WEIGHT]
-    post_pos = co[POST_POS]
-    post_neg = co[POST_NEG]
-    floor = co[FLOOR] != 0.0
+    pre_pos, pre_neg, rw, post_pos, post_neg, floor = _regret_step(co)
     scale = co[SCALE]
     step = co[PRED]
     for a in range(na):
@@ -688,12 +707,7 @@ def _update_plain(
             y = y if y > 0.0 else 0.0
             blk[np.uint64(a * nt + h)] = y
             tot2[0, h] += y
-    for a in range(na):
-        base = off + a * nt
-        for h in range(nt):
-            t = tot2[0, h]
-            y = blk[np.uint64(a * nt + h)]
-            sigma[np.uint64(base + h)] = y / t if t > 0.0 else 1.0 / na
+    _normalize_rows(sigma, off, blk, tot2, 0, 0, na, nt)
 
 
 @node_kernel
@@ -719,12 +733,7 @@ def _update_adaptive(
     the layout of :func:`_update_plain`: loops over contiguous hands, actions outer, the
     per-hand sums in rows of ``tot2`` ((2, ≥ 2H) scratch). Same arithmetic; keeps APCFR+
     near PCFR+'s cost per iteration (the paper: 1.0–1.5×)."""
-    pre_pos = co[PRE_POS]
-    pre_neg = co[PRE_NEG]
-    rw = co[REGRET_WEIGHT]
-    post_pos = co[POST_POS]
-    post_neg = co[POST_NEG]
-    floor = co[FLOOR] != 0.0
+    pre_pos, pre_neg, rw, post_pos, post_neg, floor = _regret_step(co)
     scale = co[SCALE]
     pred = co[PRED]
     amax = co[ALPHA_MAX]
@@ -761,12 +770,7 @@ def _update_adaptive(
             y = y if y > 0.0 else 0.0
             blk[np.uint64(a * nt + h)] = y
             tot2[1, nt_ + h] += y
-    for a in range(na):
-        base = off + a * nt
-        for h in range(nt):
-            t = tot2[1, nt_ + h]
-            y = blk[np.uint64(a * nt + h)]
-            sigma[np.uint64(base + h)] = y / t if t > 0.0 else 1.0 / na
+    _normalize_rows(sigma, off, blk, tot2, 1, nt, na, nt)
 
 
 @inline_kernel
@@ -822,12 +826,7 @@ def _update_infosets(
     just played. Updates regrets, then the next strategy, in place. With compressed storage
     the new regrets go to ``blk`` first and are quantized once the block's largest is known.
     """
-    pre_pos = co[PRE_POS]
-    pre_neg = co[PRE_NEG]
-    rw = co[REGRET_WEIGHT]
-    post_pos = co[POST_POS]
-    post_neg = co[POST_NEG]
-    floor = co[FLOOR] != 0.0
+    pre_pos, pre_neg, rw, post_pos, post_neg, floor = _regret_step(co)
     scale = co[SCALE]
     pred = co[PRED]
     adaptive = co[ADAPTIVE] != 0.0
