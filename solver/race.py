@@ -1054,9 +1054,9 @@ DEMOS: tuple[Demo, ...] = (
             "pruning at every check with 18 % fewer nodes (2.47M against 3.02M to 6,300 "
             "iterations). Interval RBP skips another 0.9 % (2.45M), its curve within 4 % of "
             "CFR's. Total RBP's checks (a best-response pass per player every 10 iterations) "
-            "cost more nodes than it saves here: 8 % more than partial; 0.01 chips at 1,600 "
-            "iterations instead of 1,250, 0.003 at 6,300 like the others. Both RBP forms also "
-            "take more CPU seconds per iteration on this small game."
+            "cost more nodes than it saves here: 13 % more than partial, every target at the "
+            "same iterations as the others. Both RBP forms also take more CPU seconds per "
+            "iteration on this small game."
         ),
     ),
 )
