@@ -2,7 +2,8 @@
 (nodes touched and seconds to exploitability targets).
 
 Run: ``.venv/bin/python benchmarks/pruning.py [--space-iterations 100,300,1000,3000]
-[--leduc5-iterations 1000,3000,10000,30000] [--targets 0.01,0.003,0.001]``.
+[--leduc5-iterations 1000,3000,10000,30000] [--targets 0.01,0.003,0.001] [--rules cfr,cfr+]
+[--only space,limit,release,work]``.
 
 Tables:
 
@@ -11,6 +12,9 @@ Tables:
   holds (``memory_bytes``: regrets + sums held + the pruning bookkeeping) and the
   exploitability (chips). Brown & Sandholm 2017 (the seed) report space falling to about
   half on Leduc and by 10× on Leduc-5 (CFR+, C = 0.1).
+* **release**: what the sums threshold costs CFR — the run's average against the same
+  run's average with every sum kept, with Total RBP's checks seeing the released average
+  (as a solver that freed the sums must) or the full one.
 * **work**: iterations, nodes touched and seconds (iterations and pruning work, measuring
   excluded) until the exploitability of the average first drops to each target, for
   pruning none / partial / interval / total. Nodes touched include the pruning's own
@@ -28,9 +32,10 @@ import numpy as np
 from solver import make_game
 from solver.algorithms import make_solver
 from solver.cfr.engine import Engine
+from solver.games.model import Game
 
 
-def space_table(game_name: str, iterations: list[int]) -> None:
+def space_table(game_name: str, iterations: list[int], rules: list[str]) -> None:
     g = make_game(game_name)
     print(f"\n### Total RBP space — {game_name} ({g.action_size:,} regret entries)\n")
     head = "| rule | C | " + " | ".join(
@@ -38,7 +43,7 @@ def space_table(game_name: str, iterations: list[int]) -> None:
     )
     print(head + " |")
     print("|---|---:|" + "---:|" * len(iterations))
-    for rule in ("cfr", "cfr+"):
+    for rule in rules:
         for c in (0.0, 0.01, 0.1):
             eng = make_solver(g, rule, pruning="total", rbp_threshold=c)
             assert isinstance(eng, Engine)
@@ -134,6 +139,67 @@ def work_table(game_name: str, targets: list[float], max_iterations: int, every:
             print(f"| {rule} | {mode} | " + " | ".join(cells) + " |", flush=True)
 
 
+def release_cost_table(game_name: str, c: float, iterations: list[int]) -> None:
+    """Where CFR's exploitability goes with a sums threshold C > 0: the run's average (sums
+    released) against the same run's average with every sum kept (a twin of the sums that
+    the release does not touch, built from the sums' increments between releases), and a
+    second run whose checks and catch-ups see that full average instead of the released
+    one (the release then costs only what it drops from the final average)."""
+    g = make_game(game_name)
+    print(f"\n### What the sums release costs CFR — {game_name}, C = {c:g}\n")
+    head = " | ".join(f"{t:,} it: released avg / all sums kept" for t in iterations)
+    print(f"| checks see | {head} |")
+    print("|---|" + "---:|" * len(iterations))
+    for full_checks in (False, True):
+        cells = _release_run(g, c, iterations, full_checks)
+        label = "every sum (twin)" if full_checks else "the released average"
+        print(f"| {label} | " + " | ".join(cells) + " |", flush=True)
+
+
+def _release_run(g: Game, c: float, iterations: list[int], full_checks: bool) -> list[str]:
+    import solver.cfr.pruning as pruning_module
+    from solver.cfr.kernels import normalize_strategy
+
+    original = pruning_module._release_sums
+    original_average = pruning_module.RegretPruning._average
+    eng = make_solver(g, "cfr", pruning="total", rbp_threshold=c)
+    assert isinstance(eng, Engine) and eng.rbp is not None
+    twin = {"sums": np.zeros(g.action_size), "last": np.zeros(g.action_size)}
+
+    def kept() -> np.ndarray:
+        cum = np.asarray(eng.storage.cumulative, dtype=np.float64)
+        return twin["sums"] + cum - twin["last"]
+
+    def release(tree, hands, st, avg, p, limit, freed):
+        twin["sums"] = kept()
+        out = original(tree, hands, st, avg, p, limit, freed)
+        twin["last"] = np.asarray(st.cumulative, dtype=np.float64).copy()
+        return out
+
+    def full_average(self: object) -> np.ndarray:
+        out = np.empty(g.action_size)
+        normalize_strategy(g.tree, g.hands, kept(), out)
+        return out
+
+    pruning_module._release_sums = release  # type: ignore[assignment]
+    if full_checks:
+        pruning_module.RegretPruning._average = full_average  # type: ignore[method-assign]
+    cells = []
+    try:
+        for t in iterations:
+            eng.iterate(t - eng.iteration)
+            released = 0.5 * sum(eng.best_response_values())
+            saved = eng.storage.cumulative
+            eng.storage = eng.storage._replace(cumulative=kept().astype(saved.dtype))
+            whole = 0.5 * sum(eng.best_response_values())
+            eng.storage = eng.storage._replace(cumulative=saved)
+            cells.append(f"{released:.2g} / {whole:.2g}")
+    finally:
+        pruning_module._release_sums = original
+        pruning_module.RegretPruning._average = original_average  # type: ignore[method-assign]
+    return cells
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--space-iterations", default="100,300,1000,3000,10000")
@@ -141,15 +207,27 @@ def main() -> None:
     parser.add_argument("--targets", default="0.01,0.003,0.001")
     parser.add_argument("--max-iterations", type=int, default=20000)
     parser.add_argument("--limit-gaps", default="1e-6,1e-4,0.01,0.1")
+    parser.add_argument("--rules", default="cfr,cfr+", help="space tables: rules to run")
+    parser.add_argument(
+        "--only", default="space,limit,release,work", help="tables to print (comma list)"
+    )
     args = parser.parse_args()
+    only = set(args.only.split(","))
+    rules = args.rules.split(",")
     print(f"# machine {platform.machine()}, python {platform.python_version()}")
-    space_table("leduc", [int(x) for x in args.space_iterations.split(",")])
-    space_table("leduc5", [int(x) for x in args.leduc5_iterations.split(",")])
-    gaps = [float(x) for x in args.limit_gaps.split(",")]
-    limit_table("leduc", 20000, gaps)
-    limit_table("leduc5", 5000, gaps)
-    targets = [float(x) for x in args.targets.split(",")]
-    work_table("leduc", targets, args.max_iterations, 20)
+    if "space" in only:
+        space_table("leduc", [int(x) for x in args.space_iterations.split(",")], rules)
+        space_table("leduc5", [int(x) for x in args.leduc5_iterations.split(",")], rules)
+    if "limit" in only:
+        gaps = [float(x) for x in args.limit_gaps.split(",")]
+        limit_table("leduc", 20000, gaps)
+        limit_table("leduc5", 5000, gaps)
+    if "release" in only:
+        release_cost_table("leduc", 0.1, [1000, 3000, 10000])
+        release_cost_table("leduc5", 0.01, [1000, 3000])
+    if "work" in only:
+        targets = [float(x) for x in args.targets.split(",")]
+        work_table("leduc", targets, args.max_iterations, 20)
 
 
 if __name__ == "__main__":

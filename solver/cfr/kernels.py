@@ -1081,15 +1081,17 @@ def _rbp_node(
     pruned cell's regret holds its bound; see :mod:`solver.cfr.pruning`). Hands with
     ``live[h]`` = 0 sit inside a subtree pruned for them higher up: frozen.
 
-    Total RBP (per cell): adds the node values to Σ_t v^t(I) and π^t(I)·U(I,a) to each pruned
-    cell's bound t₀·CBV(I,a) + Σ_t π^t(I)·U(I,a). Interval RBP (per action, every hand):
-    adds w_t·(π^t(I)·U(I,a) − v^t(I)) to the bound R^{t₀}(I,a) + … and w_t × the opponent
-    reach to the action's window, and starts a window for an action whose regret is negative
-    enough for every hand (a ``margin`` of iterations at the largest reach) while another
-    action keeps a positive regret. A cell whose bound no longer holds — Total RBP's
-    condition (9), bound > Σ_t v^t(I); interval RBP's bound > 0 — may have positive regret
-    now, so its catch-up is requested before the next iteration (this iteration's skip was
-    sound: the cell played with probability 0, decided by the bound one iteration ago)."""
+    Total RBP (per cell): adds w_t × the node values to Σ_t w_t·v^t(I) and w_t·π^t(I)·U(I,a)
+    to each pruned cell's bound W_{t₀}·CBV(I,a) + Σ_t w_t·π^t(I)·U(I,a), with w_t the
+    average strategy's weight (``co[AVG_WEIGHT]``: 1 for CFR, t for CFR+). Interval RBP
+    (per action, every hand): adds w_t·(π^t(I)·U(I,a) − v^t(I)) to the bound R^{t₀}(I,a) + …
+    and w_t × the opponent reach to the action's window, and starts a window for an action
+    whose regret is negative enough for every hand (a ``margin`` of iterations at the
+    largest reach) while another action keeps a positive regret. A cell whose bound no
+    longer holds — Total RBP's condition (9), bound > Σ_t w_t·v^t(I); interval RBP's
+    bound > 0 — may have positive regret now, so its catch-up is requested before the next
+    iteration (this iteration's skip was sound: the cell played with probability 0, decided
+    by the bound one iteration ago)."""
     off = tree.offset[node]
     ioff = tree.ioffset[node]
     fc = tree.first_child[node]
@@ -1102,10 +1104,11 @@ def _rbp_node(
     P = st.pruned
     total = co[PRUNE] == PRUNE_TOTAL
     starts = not total and co[NOSTART] == 0.0
+    wv = co[AVG_WEIGHT]  # Total RBP sums values with the average's weights (1 for CFR)
     if total:
         for h in range(nt):
             if live[h] != 0.0:
-                st.vsum[ioff + h] += value[h]
+                st.vsum[ioff + h] += wv * value[h]
     if not starts and not _has_pruned(P, off, na * nt):
         return
     _fold_values(hands, boards, b, trav, 1.0, RE, r0, sc.pi, np.int64(0), sc.card_sum)
@@ -1121,7 +1124,7 @@ def _rbp_node(
             for h in range(nt):
                 if P[base + h] == 0 or live[h] == 0.0 or valid[h] == 0.0:
                     continue
-                x = R[base + h] + pi[h] * up
+                x = R[base + h] + wv * pi[h] * up
                 R[base + h] = x
                 if x > st.vsum[ioff + h]:
                     _request_catchup(st, c, h)

@@ -28,14 +28,19 @@ below the node:
   the 2015 paper's "single iteration against the average of the opponent's strategies").
 * **Total RBP** (rules ``cfr`` and ``cfr+``). Every ``check_every`` iterations a
   counterfactual best response (CBR) against the opponent's average strategy gives CBV(I, a)
-  for every action; a cell (I, a) with T·CBV(I,a) ≤ Σ_t v^t(I) (eq. 5; never the hand's
-  best action; optionally with a slack of ``margin`` iterations at the opponent's average
-  reach, 0 by default) is pruned, its bound starting at T·CBV(I,a) and
-  growing by π^t(I)·U(I,a) (eq. 9). Its subtree's regrets are then not needed any more — they are
-  rebuilt from scratch when pruning ends: R(I',a') = T·(CBV(I',a') − CBV(I')) inside the
-  subtree and R(I,a) = T·CBV(I,a) − Σ_t v^t(I) (eqs. 7–8, with an exact CBR) — so their
-  memory counts as released. With ``threshold`` C > 0 the strategy sums of a pruned action
-  are released too once its average reach π_i^{σ̄}(I)·σ̄(I, a) ≤ C/√T: σ̄(I, a) becomes 0 and
+  for every action; a cell (I, a) with W_T·CBV(I,a) ≤ Σ_t w_t·v^t(I) (eq. 5; never the
+  hand's best action; optionally with a slack of ``margin`` iterations at the opponent's
+  average reach, 0 by default) is pruned, its bound starting at W_T·CBV(I,a) and growing by
+  w_t·π^t(I)·U(I,a) (eq. 9). Its subtree's regrets are then not needed any more — they are
+  rebuilt from scratch when pruning ends: R(I',a') = W_T·(CBV(I',a') − CBV(I')) inside the
+  subtree and R(I,a) = W_T·CBV(I,a) − Σ_t w_t·v^t(I) (eqs. 7–8, with an exact CBR) — so
+  their memory counts as released. The weights w_t are the average strategy's (W_T =
+  Σ_{t≤T} w_t): 1 for CFR, which is the seed's T; t for CFR+, whose average is linear.
+  Counterfactual values are linear in the opponent's strategy only under the weights its
+  average was taken with, so the seed's unweighted sums compared CFR+'s values with a CBR
+  to the wrong average (CFR+ then did not converge on Leduc-5; weighted, it follows plain
+  CFR+). With ``threshold`` C > 0 the strategy sums of a pruned action are released too
+  once its average reach π_i^{σ̄}(I)·σ̄(I, a) ≤ C/√T (T iterations): σ̄(I, a) becomes 0 and
   the hand's sums below it are dropped (the paper's space experiment). Catch-ups run in one
   kernel call per batch (:func:`_total_rebuild`).
 
@@ -676,6 +681,7 @@ class RegretPruning:
         self.catchups = 0
         self.starts = 0
         self.released = 0
+        self._wsum = (0, 0.0)  # (T, W_T): the average's weights summed to iteration T
         self._cf = chance_factors(game)  # per node, for the catch-ups' opponent reach
         self._ranges = _subtree_ranges(game.tree, game.hands)
 
@@ -810,14 +816,27 @@ class RegretPruning:
         normalize_strategy(g.tree, g.hands, self.engine.storage.cumulative, out)
         return out
 
+    def weight_sum(self, iteration: int) -> float:
+        """W_T = Σ_{t≤T} w_t, the average strategy's weights (w_t = 1 for CFR, t for CFR+):
+        Total RBP's sums Σ_t w_t·v^t(I) and bounds are in these units, and eqs. (5)–(8) use
+        W_T where the seed (uniform weights) has T."""
+        done, total = self._wsum
+        if iteration < done:
+            done, total = 0, 0.0
+        if iteration > done:
+            t = np.arange(done + 1, iteration + 1, dtype=np.float64)
+            total += float(self.engine.rule.coefficients(t)[:, AVG_WEIGHT].sum())
+        self._wsum = (iteration, total)
+        return total
+
     def _total_catchup(self, req: dict[int, set[int]], iteration: int) -> int:
         """Eqs. (7)–(8): rebuild each requested (action, hand)'s subtree from a CBR against
-        the opponent's average strategy, T = ``iteration``."""
+        the opponent's average strategy, with W_T (:meth:`weight_sum`) for T."""
         eng = self.engine
         avg = self._average()
         cf = self._cf
         floor = eng.rule.name == "cfr+"
-        T = float(iteration)
+        T = self.weight_sum(iteration)
         touched = 0
         st = self._open_record()
         try:
@@ -856,9 +875,15 @@ class RegretPruning:
         """Eq. (5) for every unpruned cell of both players, then the sums release."""
         eng = self.engine
         g = eng.game
+        T = self.weight_sum(iteration)
+        if T <= 0.0:  # nothing averaged yet (CFR+ with a delay): nothing to compare with
+            return 0
         avg = self._average()
-        T = float(iteration)
         floor = eng.rule.name == "cfr+"
+        # a slack of ``margin`` iterations, each weighing what iteration T does
+        margin = self.margin * float(
+            self.engine.rule.coefficients(np.array([float(iteration)]))[0, AVG_WEIGHT]
+        )
         touched = 0
         st = self._open_record()
         try:
@@ -866,13 +891,13 @@ class RegretPruning:
                 root = g.hands.norm * g.hands.weights[1 - p, : g.num_hands[1 - p]]
                 touched += self._record(avg, p, 0, root)
                 self.starts += int(
-                    _total_starts(g.tree, g.hands, g.boards, st, T, p, self.margin, floor)
+                    _total_starts(g.tree, g.hands, g.boards, st, T, p, margin, floor)
                 )
         finally:
             self._close_record()
         st = eng.storage
         if self.threshold > 0:
-            limit = self.threshold / math.sqrt(T)
+            limit = self.threshold / math.sqrt(iteration)
             for p in range(2):
                 self.released += int(
                     _release_sums(g.tree, g.hands, st, avg, p, limit, self.sums_freed)
