@@ -155,7 +155,7 @@ def _build_parser() -> _Parser:
         "--rbp-threshold",
         default="0",
         help="Total RBP: release strategy sums below C/sqrt(T) with this C (0 = keep them; "
-        "0.01-0.1 suits cfr+, while cfr stalls with any C > 0)",
+        "C > 0 trades accuracy for space with cfr+ and stalls cfr, see BENCHMARKS.md)",
     )
     s.add_argument("--seed", default="0", help="seed of the sampling algorithms (default 0)")
     s.add_argument("--json", action="store_true", help="JSON lines output")

@@ -321,8 +321,9 @@ def _solver_options(algo: str, running: bool) -> None:
             _number_field(
                 "RBP: threshold C", state.RBP_THRESHOLD, "rbp_threshold", cfg, running, "%g",
                 "Total RBP releases the strategy sums of a pruned action once its average "
-                "reach is below C/√T (T: iterations); 0 keeps every sum. 0.01–0.1 suits "
-                "CFR+; plain CFR stalls with any C > 0 (its checks see the released average).",
+                "reach is below C/√T (T: iterations); 0 keeps every sum. C > 0 trades "
+                "accuracy for space with CFR+ and stalls plain CFR (the prune checks see the "
+                "released average).",
             )  # fmt: skip
 
 
