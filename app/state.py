@@ -58,6 +58,7 @@ PRUNING = "solver_pruning"  # selectbox: one of the algorithm's pruning modes
 SEED = "solver_seed"  # number input: the sampling algorithms' seed (whole number ≥ 0)
 RBP_CHECK_EVERY = "solver_rbp_every"  # number input: interval/Total RBP check_every (≥ 1)
 RBP_THRESHOLD = "solver_rbp_threshold"  # number input: Total RBP's sums threshold C (≥ 0)
+RBP_FREE_OPPONENT = "solver_rbp_free_opponent"  # checkbox: Total RBP frees the other's regrets
 X_AXIS = "curve_x"  # "iterations", "seconds" or "nodes touched" (curves on the Solve page)
 
 # ----- compare widgets (every key starts with COMPARE_PREFIX: kept across pages) -------------
@@ -121,6 +122,7 @@ PERSISTENT = (
     SEED,
     RBP_CHECK_EVERY,
     RBP_THRESHOLD,
+    RBP_FREE_OPPONENT,
     X_AXIS,
 )
 

@@ -11,7 +11,8 @@ Tables:
   strategy-sum entries Total RBP still needs (% of the full arrays), the bytes the solver
   holds (``memory_bytes``: regrets + sums held + the pruning bookkeeping) and the
   exploitability (chips). Brown & Sandholm 2017 (the seed) report space falling to about
-  half on Leduc and by 10× on Leduc-5 (CFR+, C = 0.1).
+  half on Leduc and by 10× on Leduc-5 (CFR+, C = 0.1). "opponent freed" rows also free
+  the other player's regrets where the pruning player never comes (``rbp_free_opponent``).
 * **release**: what the sums threshold costs CFR — the run's average against the same
   run's average with every sum kept, with Total RBP's checks seeing the released average
   (as a solver that freed the sums must) or the full one.
@@ -44,8 +45,8 @@ def space_table(game_name: str, iterations: list[int], rules: list[str]) -> None
     print(head + " |")
     print("|---|---:|" + "---:|" * len(iterations))
     for rule in rules:
-        for c in (0.0, 0.01, 0.1):
-            eng = make_solver(g, rule, pruning="total", rbp_threshold=c)
+        for c, free in ((0.0, False), (0.01, False), (0.1, False), (0.0, True)):
+            eng = make_solver(g, rule, pruning="total", rbp_threshold=c, rbp_free_opponent=free)
             assert isinstance(eng, Engine)
             cells = []
             for t in iterations:
@@ -57,7 +58,8 @@ def space_table(game_name: str, iterations: list[int], rules: list[str]) -> None
                     f"{100 * r / g.action_size:.0f}% / {100 * s / g.action_size:.0f}%, "
                     f"{eng.memory_bytes / 1e6:.3f}, {expl:.2g}"
                 )
-            print(f"| {rule} | {c:g} | " + " | ".join(cells) + " |", flush=True)
+            label = f"{rule}, opponent freed" if free else rule
+            print(f"| {label} | {c:g} | " + " | ".join(cells) + " |", flush=True)
     full = make_solver(g, "cfr", pruning="none")
     print(f"\nWithout Total RBP the solver holds {full.memory_bytes / 1e6:.3f} MB.")
 

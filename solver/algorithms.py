@@ -168,7 +168,9 @@ class SolverOptions(TypedDict, total=False):
     nodes). ``precision``: storage — "auto", "float64", "float32" or "compressed" (16-bit).
     ``pruning``: None (the algorithm's default), "none", "partial", "interval" (``cfr``) or
     "total" (``cfr``, ``cfr+``). ``seed``: the sampling algorithms' draws. ``rbp_check_every``
-    and ``rbp_threshold``: Total RBP's check interval and sums-release constant C."""
+    and ``rbp_threshold``: Total RBP's check interval and sums-release constant C;
+    ``rbp_free_opponent``: Total RBP also frees the other player's regrets where the pruning
+    player never comes (rebuilt from a best response when it does)."""
 
     threads: int
     precision: str
@@ -176,6 +178,7 @@ class SolverOptions(TypedDict, total=False):
     seed: int
     rbp_check_every: int
     rbp_threshold: float
+    rbp_free_opponent: bool
 
 
 def make_solver(
@@ -189,6 +192,7 @@ def make_solver(
     seed: int = 0,
     rbp_check_every: int = 10,
     rbp_threshold: float = 0.0,
+    rbp_free_opponent: bool = False,
 ) -> Solver:
     """A solver of ``game`` for ``algorithm`` (a registered name with ``params``, or a rule
     object). ``pruning`` None takes the algorithm's default; ``seed`` fixes the draws of the
@@ -221,6 +225,7 @@ def make_solver(
         seed=seed,
         rbp_check_every=rbp_check_every,
         rbp_threshold=rbp_threshold,
+        rbp_free_opponent=rbp_free_opponent,
     )
 
 

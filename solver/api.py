@@ -203,11 +203,11 @@ def solve(
     Exploitability is measured every ``check_every`` iterations and at the end; ``callback``
     gets each :class:`Checkpoint` and may return True to stop early. ``iterations=0`` reports
     the uniform strategy. ``options`` (``threads``, ``precision``, ``pruning``, ``seed``,
-    ``rbp_check_every``, ``rbp_threshold``) go to :func:`solver.algorithms.make_solver`; see
-    :class:`solver.algorithms.SolverOptions`. ``threads`` > 1 splits each pass below the
-    first chance nodes (hold'em turn and flop spots; same numbers as one thread); the
-    default pruning, "partial", skips what the opponent cannot reach (same numbers, less
-    work).
+    ``rbp_check_every``, ``rbp_threshold``, ``rbp_free_opponent``) go to
+    :func:`solver.algorithms.make_solver`; see :class:`solver.algorithms.SolverOptions`.
+    ``threads`` > 1 splits each pass below the first chance nodes (hold'em turn and flop
+    spots; same numbers as one thread); the default pruning, "partial", skips what the
+    opponent cannot reach (same numbers, less work).
     """
     g = _resolve_game(game)
     if iterations is not None and iterations < 0:

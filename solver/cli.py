@@ -157,6 +157,12 @@ def _build_parser() -> _Parser:
         help="Total RBP: release strategy sums below C/sqrt(T) with this C (0 = keep them; "
         "C > 0 trades accuracy for space with cfr+ and stalls cfr, see BENCHMARKS.md)",
     )
+    s.add_argument(
+        "--rbp-free-opponent",
+        action="store_true",
+        help="Total RBP: also free the other player's regrets where the pruning player never "
+        "comes (rebuilt from a best response when it does; less memory, slower convergence)",
+    )
     s.add_argument("--seed", default="0", help="seed of the sampling algorithms (default 0)")
     s.add_argument("--json", action="store_true", help="JSON lines output")
     r = sub.add_parser("race", help="race several algorithms on one game (fair CPU sharing)")
@@ -415,6 +421,8 @@ def _cmd_solve(args: argparse.Namespace) -> None:
         raise UsageError(
             f"--precision: {args.precision!r} is not one of auto, float64, float32, compressed"
         )
+    if args.rbp_free_opponent and pruning != "total":
+        raise UsageError("--rbp-free-opponent: needs --pruning total")
     if args.precision == "compressed" and pruning in ("interval", "total"):
         raise UsageError(f"--precision: pruning {pruning!r} needs float32 or float64 storage")
     if threads > 1 and (ALGORITHMS[name].sampling or pruning in ("interval", "total")):
@@ -451,6 +459,7 @@ def _cmd_solve(args: argparse.Namespace) -> None:
             seed=seed,
             rbp_check_every=rbp_every,
             rbp_threshold=rbp_threshold,
+            rbp_free_opponent=args.rbp_free_opponent,
         )
     except ValueError as exc:  # a combination the solver refuses (e.g. compressed + RBP)
         raise UsageError(str(exc)) from None

@@ -220,6 +220,7 @@ def save_solve(
             meta["rbp"] = {
                 "check_every": rbp.check_every,
                 "threshold": rbp.threshold,
+                "free_opponent": rbp.free_opponent,
                 "margin": rbp.margin,
                 "catchups": rbp.catchups,
                 "starts": rbp.starts,
@@ -280,6 +281,7 @@ def load_solve(data: bytes) -> LoadedSolve:
             seed=int(meta.get("seed", 0)),
             rbp_check_every=int(rbp_meta.get("check_every", 10)),
             rbp_threshold=float(rbp_meta.get("threshold", 0.0)),
+            rbp_free_opponent=bool(rbp_meta.get("free_opponent", False)),
         )
     except (TypeError, ValueError) as exc:
         raise ExportError(f"metadata: bad solver settings ({exc})") from None
@@ -322,6 +324,7 @@ def load_solve(data: bytes) -> LoadedSolve:
                 engine.rbp.released = int(rbp_meta.get("released", 0))
             except (TypeError, ValueError):
                 raise ExportError("metadata: bad pruning counters") from None
+            engine.rbp.sync_blocked()  # where each player is kept out follows from the flags
     try:
         engine.iteration = int(meta.get("iteration", 0))
         engine.nodes_touched = int(meta.get("nodes_touched", 0))

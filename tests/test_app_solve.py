@@ -199,6 +199,23 @@ def test_pruning_choices_follow_the_algorithm() -> None:
     assert all(n.key != state.RBP_CHECK_EVERY for n in at.number_input)
 
 
+def test_total_pruning_can_free_the_opponents_regrets() -> None:
+    at = app(**{state.SOURCE: "preset:leduc"})
+    at.run()
+    at.selectbox(key=state.ALGORITHM).set_value("cfr").run()
+    at.selectbox(key=state.PRUNING).set_value("partial").run()
+    assert not [c for c in at.checkbox if c.key == state.RBP_FREE_OPPONENT]  # Total RBP only
+    at.selectbox(key=state.PRUNING).set_value("total").run()
+    at.checkbox(key=state.RBP_FREE_OPPONENT).check().run()
+    at.number_input(key=state.MAX_ITERATIONS).set_value(60)
+    at.number_input(key=state.TARGET).set_value(0.0)
+    at.button(key="btn_solve").click().run()
+    assert not at.exception
+    job = at.session_state[state.JOB]
+    poll(at, lambda: job.progress.finished)
+    assert job.engine.rbp.free_opponent and job.progress.iteration == 60
+
+
 def test_total_pruning_solve_shows_memory_and_curves_by_nodes() -> None:
     threads = min(2, os.cpu_count() or 1)
     at = app(**{state.SOURCE: "preset:leduc", state.THREADS: threads})

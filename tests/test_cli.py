@@ -201,6 +201,13 @@ def test_pruning_and_sampling_flags() -> None:
     lines = [json.loads(line) for line in out.stdout.splitlines()]
     assert all(x["memory_bytes"] > 0 and x["nodes_touched"] >= 0 for x in lines)
     assert lines[-1]["pruning"] == "total"
+    freed = run(
+        "solve", "--game", "leduc", "--algorithm", "cfr", "--pruning", "total",
+        "--rbp-free-opponent", "--iterations", "60", "--every", "30", "--json",
+    )  # fmt: skip
+    assert freed.returncode == 0, freed.stderr
+    last = json.loads(freed.stdout.splitlines()[-1])
+    assert 0 < last["memory_bytes"] < lines[-1]["memory_bytes"]  # the other's regrets freed
     runs = [
         run(
             "solve",
@@ -232,6 +239,10 @@ def test_pruning_and_sampling_flags() -> None:
         (["--algorithm", "mccfr-os", "--param", "epsilon=0"], "epsilon"),
         (["--algorithm", "cfr", "--pruning", "total", "--precision", "compressed"], "--precision"),
         (["--algorithm", "cfr", "--pruning", "total", "--rbp-threshold", "-1"], "number ≥ 0"),
+        (
+            ["--algorithm", "cfr", "--pruning", "partial", "--rbp-free-opponent"],
+            "--rbp-free-opponent",
+        ),
     ],
 )
 def test_bad_pruning_and_sampling_input(args: list[str], needle: str) -> None:

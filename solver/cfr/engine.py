@@ -354,6 +354,7 @@ class Engine:
         seed: int = 0,
         rbp_check_every: int = 10,
         rbp_threshold: float = 0.0,
+        rbp_free_opponent: bool = False,
     ) -> None:
         """``precision``: "float64", "float32" (storage only; every sum is still done in
         float64 inside the kernels), "compressed" (16-bit regrets and strategy sums with a
@@ -366,8 +367,9 @@ class Engine:
         numbers are the same bit for bit and only the work (nodes touched) shrinks. "none"
         walks every subtree. "interval" and "total" add regret-based pruning (interval RBP
         for ``cfr``; Total RBP for ``cfr`` and ``cfr+``, checked every ``rbp_check_every``
-        iterations, releasing strategy sums below C/√T with C = ``rbp_threshold``; see
-        :mod:`solver.cfr.pruning`).
+        iterations, releasing strategy sums below C/√T with C = ``rbp_threshold`` and, with
+        ``rbp_free_opponent``, the other player's regrets where the pruning player never
+        comes; see :mod:`solver.cfr.pruning`).
 
         ``sampling``: chance sampling (MCCFR-CS, Lanctot et al. 2009): each pass draws one
         card at every chance node it reaches — with probability ∝ chance weight × the cards
@@ -425,7 +427,9 @@ class Engine:
         if pruning in ("interval", "total"):
             if sampling:
                 raise ValueError(f"pruning {pruning!r} does not combine with chance sampling")
-            self.rbp = RegretPruning(self, pruning, rbp_check_every, rbp_threshold)
+            self.rbp = RegretPruning(
+                self, pruning, rbp_check_every, rbp_threshold, free_opponent=rbp_free_opponent
+            )
 
     @property
     def prune_code(self) -> int:

@@ -44,10 +44,21 @@ below the node:
   the hand's sums below it are dropped (the paper's space experiment). Catch-ups run in one
   kernel call per batch (:func:`_total_rebuild`).
 
+Freeing the other player's regrets (``free_opponent``; our extension, off by default). Where
+every hand the pruning player p can hold at a node is frozen above it, p never comes there:
+the other player q's counterfactual values there are 0, so q's regrets are frozen too and
+need not be held. When a catch-up lets p come again, q's regrets below the topmost such
+node are rebuilt as eqs. (7)–(8) rebuild p's: from a CBR against p's average strategy
+(R(J, b) = W_T·(CBV(J, b) − CBV(J)), Σ_t w_t·v^t(J) = W_T·CBV(J)), the warm start the seed
+uses for p, here applied to q; q's regrets above are untouched, as the seed leaves the
+pruning player's other actions. Leduc-5's CFR then holds a fifth of the regrets Total RBP
+alone holds, at a cost in convergence (BENCHMARKS.md, "Regret-based pruning").
+
 Memory. Storage blocks are laid out in depth-first preorder (each subtree contiguous);
 :meth:`RegretPruning.held_bytes` counts the regret and strategy-sum bytes the solver still
-needs — every block minus the owner's regret blocks inside Total-RBP-pruned subtrees and the
-owner's sum blocks released by the threshold — plus this module's own bookkeeping. The flat
+needs — every block minus the owner's regret blocks inside Total-RBP-pruned subtrees (and,
+with ``free_opponent``, the other player's where the owner never comes) and the owner's sum
+blocks released by the threshold — plus this module's own bookkeeping. The flat
 arrays themselves stay allocated; the count is what a solver allocating blocks on demand
 would hold, as the paper reports.
 
@@ -285,6 +296,33 @@ def _dead_hands(
 
 
 @kernel
+def _blocked_nodes(
+    tree: Tree, hands: Hands, boards: Boards, pruned: npt.NDArray[np.int8], player: int
+) -> npt.NDArray[np.int8]:
+    """(N,): 1 at the nodes ``player`` never reaches while pruned — every hand the board
+    leaves possible there is inside a subtree pruned for it higher up (at least one such
+    hand; the root never). The other player's regrets there are frozen (its counterfactual
+    values are 0) and, under Total RBP, rebuilt when the node is reached again."""
+    n = tree.kind.shape[0]
+    dead = _dead_hands(tree, hands, pruned, player)
+    nh = hands.num_hands[player]
+    out = np.zeros(n, dtype=np.int8)
+    for node in range(1, n):
+        valid = boards.valid[tree.board[node], player]
+        seen = False
+        alive = False
+        for h in range(nh):
+            if valid[h] != 0.0:
+                seen = True
+                if dead[node, h] == 0:
+                    alive = True
+                    break
+        if seen and not alive:
+            out[node] = 1
+    return out
+
+
+@kernel
 def _total_starts(
     tree: Tree,
     hands: Hands,
@@ -462,11 +500,18 @@ def _release_sums(
 
 @kernel
 def _held_blocks(
-    tree: Tree, hands: Hands, st: Storage, regrets_freed: bool, sums_freed: npt.NDArray[np.int8]
+    tree: Tree,
+    hands: Hands,
+    st: Storage,
+    regrets_freed: bool,
+    sums_freed: npt.NDArray[np.int8],
+    blocked: npt.NDArray[np.int8],
 ) -> tuple[int, int]:
     """(regret entries, sum entries) still needed: every ``[action, hand]`` cell, less the
     cells of a hand inside a subtree pruned for it (``regrets_freed``: Total RBP rebuilds
-    them) and those whose sums were released (``sums_freed`` (A,) at the pruned cell)."""
+    them), every cell of a player at the nodes ``blocked`` (2, N) marks for the other one
+    (also only with ``regrets_freed``) and the cells whose sums were released
+    (``sums_freed`` (A,) at the pruned cell)."""
     n = tree.kind.shape[0]
     r_held = 0
     s_held = 0
@@ -479,8 +524,9 @@ def _held_blocks(
             own = tree.kind[node] == DECISION and tree.player[node] == p
             if own:
                 na = tree.num_children[node]
+                gone = regrets_freed and blocked[1 - p, node] != 0
                 for h in range(nh):
-                    if dead_r[node, h] == 0:
+                    if dead_r[node, h] == 0 and not gone:
                         r_held += na
                     if dead_s[node, h] == 0:
                         s_held += na
@@ -614,7 +660,9 @@ class RegretPruning:
     release (0 keeps every sum); ``max_windows``: interval RBP's window slots (each holds one
     opponent-reach vector; a new window waits for a free slot); ``margin``: the iterations a
     pruning must be able to last when it starts (default: ``check_every`` for interval RBP,
-    0 — the seed's eq. (5) — for Total RBP)."""
+    0 — the seed's eq. (5) — for Total RBP); ``free_opponent``: Total RBP also frees the
+    other player's regrets at the nodes the pruning player never reaches while pruned, and
+    rebuilds them from a CBR when it comes back (our extension; see the module notes)."""
 
     def __init__(
         self,
@@ -624,6 +672,7 @@ class RegretPruning:
         threshold: float = 0.0,
         max_windows: int | None = None,
         margin: float | None = None,
+        free_opponent: bool = False,
     ) -> None:
         game = engine.game
         rule = engine.rule.name
@@ -641,6 +690,8 @@ class RegretPruning:
             raise ValueError("check_every must be ≥ 1")
         if not threshold >= 0:
             raise ValueError("threshold must be ≥ 0")
+        if free_opponent and mode != "total":
+            raise ValueError("freeing the opponent's regrets needs pruning 'total'")
         h = int(max(game.hands.cards.shape[1], 1))
         if threshold > 0 and game.num_nodes * h * 8 > 512 * 2**20:
             raise ValueError("threshold > 0 needs nodes × hands × 8 bytes ≤ 512 MiB; use 0")
@@ -682,6 +733,8 @@ class RegretPruning:
         self.starts = 0
         self.released = 0
         self._wsum = (0, 0.0)  # (T, W_T): the average's weights summed to iteration T
+        self.free_opponent = bool(free_opponent)
+        self._blocked = np.zeros((2, n), dtype=np.int8)  # _blocked_nodes per player
         self._cf = chance_factors(game)  # per node, for the catch-ups' opponent reach
         self._ranges = _subtree_ranges(game.tree, game.hands)
 
@@ -699,6 +752,8 @@ class RegretPruning:
         touched = self._catch_up(iteration)
         if self.mode == "total" and iteration % self.check_every == 0:
             touched += self._check(iteration)
+            if self.free_opponent:
+                self.sync_blocked()
         return touched
 
     # --- work -------------------------------------------------------------------------------
@@ -841,8 +896,51 @@ class RegretPruning:
         st = self._open_record()
         try:
             touched = self._rebuild(req, avg, cf, floor, T, st)
+            if self.free_opponent:
+                touched += self._reopen(avg, cf, floor, T, st)
         finally:
             self._close_record()
+        return touched
+
+    def sync_blocked(self) -> npt.NDArray[np.int8]:
+        """Recompute the nodes each player never reaches (:func:`_blocked_nodes`, from the
+        pruned flags); returns the previous state."""
+        g = self.engine.game
+        before = self._blocked.copy()
+        for p in range(2):
+            self._blocked[p] = _blocked_nodes(
+                g.tree, g.hands, g.boards, self.engine.storage.pruned, p
+            )
+        return before
+
+    def _reopen(self, avg: Array, cf: Array, floor: bool, T: float, st: Storage) -> int:
+        """After catch-ups: where player p reaches a node again, the other player's
+        regrets below it (not held while p never came) are rebuilt as eqs. (7)–(8) do for
+        the pruning player: from a CBR against p's average strategy."""
+        g = self.engine.game
+        t = g.tree
+        before = self.sync_blocked()
+        touched = 0
+        n = g.num_nodes
+        stack = np.empty(n, dtype=np.int64)
+        nodes = np.empty(n, dtype=np.int64)
+        h = int(max(g.hands.cards.shape[1], 1))
+        ones = np.ones(h)
+        reach = np.zeros(h)
+        for p in range(2):
+            opened = (before[p] != 0) & (self._blocked[p] == 0)
+            if not opened.any():
+                continue
+            q = 1 - p
+            for node in np.flatnonzero(opened):
+                par = int(g.parents[node])
+                if par >= 0 and opened[par]:
+                    continue  # rebuilt from the top of the reopened region
+                reach[:] = 0.0
+                _own_reach(t, g.hands, g.boards, g.parents, avg, int(node), p, reach)
+                reach *= cf[node]
+                touched += self._record(avg, q, int(node), reach[: g.num_hands[p]])
+                _total_reset(t, g.hands, st, int(node), q, T, floor, ones, stack, nodes)
         return touched
 
     def _rebuild(
@@ -920,7 +1018,10 @@ class RegretPruning:
         freed = self.sums_freed
         if freed.shape[0] != eng.storage.pruned.shape[0]:
             freed = np.zeros(eng.storage.pruned.shape[0], dtype=np.int8)
-        r, s = _held_blocks(eng.game.tree, eng.game.hands, eng.storage, self.mode == "total", freed)
+        blocked = self._blocked if self.free_opponent else np.zeros_like(self._blocked)
+        r, s = _held_blocks(
+            eng.game.tree, eng.game.hands, eng.storage, self.mode == "total", freed, blocked
+        )
         return int(r), int(s)
 
     def stats(self) -> dict[str, int]:
