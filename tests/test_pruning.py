@@ -155,6 +155,46 @@ def test_pruned_solves_repeat_exactly() -> None:
     assert _same_storage(a, b)
 
 
+def _check_cbr_regrets(
+    e: Engine, avg: np.ndarray, top: int, player: int, hands: list[int], T: float, floor: bool
+) -> int:
+    """Below node ``top``, for ``player``'s decision nodes and ``hands``: regrets are
+    T·(CBV(I', a') − CBV(I')) against the other's average ``avg`` (floored at 0 with
+    ``floor``; the CBR's own action a hair above 0), Σ_t w_t·v^t(I') = T·CBV(I') and no cell
+    is pruned — CBVs computed child by child (path reach in Python, a best-response walk per
+    child). Returns the infosets checked."""
+    from solver.cfr.engine import node_values
+
+    g = e.game
+    t = g.tree
+    checked = 0
+    stack = [top]
+    while stack:
+        n = stack.pop()
+        stack.extend(g.children(n))
+        if t.kind[n] != 0 or int(t.player[n]) != player:
+            continue
+        o, na, nh = g.block(n)
+        cbv = np.array([node_values(g, avg, c, player, True)[:nh] for c in g.children(n)])
+        ioff = int(t.ioffset[n])
+        for h in hands:
+            if not g.valid_hands(n, player)[h]:
+                continue
+            want = T * (cbv[:, h] - cbv[:, h].max())
+            if floor:
+                want = np.maximum(want, 0.0)
+            cells = o + np.arange(na) * nh + h
+            got = e.storage.regrets[cells]
+            best = int(np.argmax(cbv[:, h]))
+            assert abs(got[best]) <= 1e-6 * (1 + abs(T * cbv[best, h]))
+            rest = np.arange(na) != best
+            np.testing.assert_allclose(got[rest], want[rest], atol=1e-8, rtol=1e-9)
+            assert e.storage.vsum[ioff + h] == pytest.approx(T * cbv[best, h], abs=1e-8)
+            assert not e.storage.pruned[cells].any()
+            checked += 1
+    return checked
+
+
 @pytest.mark.parametrize("rule", ["cfr", "cfr+"])
 def test_total_rbp_catch_up_sets_the_papers_regrets(rule: str) -> None:
     """Eqs. (7)–(8) of the seed, checked against counterfactual best-response values
@@ -191,24 +231,7 @@ def test_total_rbp_catch_up_sets_the_papers_regrets(rule: str) -> None:
             for h in on:
                 want = 0.0 if floor else own[h] - vsum[ioff + h]
                 assert e.storage.regrets[off + k * nh + h] == pytest.approx(want, abs=1e-9)
-            stack = [child]
-            while stack:
-                n = stack.pop()
-                stack.extend(g.children(n))
-                if t.kind[n] != 0 or int(t.player[n]) != p:
-                    continue
-                o, na, _ = g.block(n)
-                cbv = np.array([node_values(g, avg, c, p, True)[:nh] for c in g.children(n)])
-                for h in on:
-                    want = T * (cbv[:, h] - cbv[:, h].max())
-                    if floor:
-                        want = np.maximum(want, 0.0)
-                    got = e.storage.regrets[o + np.arange(na) * nh + h]
-                    top = int(np.argmax(cbv[:, h]))
-                    assert abs(got[top]) <= 1e-6 * (1 + abs(T * cbv[top, h]))
-                    rest = np.arange(na) != top
-                    np.testing.assert_allclose(got[rest], want[rest], atol=1e-8, rtol=1e-9)
-                    checked += 1
+            checked += _check_cbr_regrets(e, avg, child, p, on, T, floor)
         it = e.iteration
         want_w = it if rule == "cfr" else it * (it + 1) / 2  # W_T: the average's weights
         assert want_w == T
@@ -229,11 +252,9 @@ def test_freeing_the_opponent_rebuilds_its_regrets_from_a_best_response() -> Non
     regrets below are W_T·(CBV(J, b) − CBV(J)) against p's average (the CBR's own action a
     hair above 0), Σ_t w_t·v^t(J) = W_T·CBV(J), and q's pruned flags there are cleared —
     checked against best-response values computed child by child."""
-    from solver.cfr.engine import node_values
     from solver.cfr.pruning import RegretPruning
 
     g = game("leduc")
-    t = g.tree
     e = Engine(g, make_rule("cfr"), pruning="total", rbp_free_opponent=True)
     original = RegretPruning._reopen
     checked = 0
@@ -246,29 +267,8 @@ def test_freeing_the_opponent_rebuilds_its_regrets_from_a_best_response() -> Non
             opened = (before[p] != 0) & (self._blocked[p] == 0)
             q = 1 - p
             for top in np.flatnonzero(opened)[:2]:
-                stack = [int(top)]
-                while stack:
-                    n = stack.pop()
-                    stack.extend(g.children(n))
-                    if t.kind[n] != 0 or int(t.player[n]) != q:
-                        continue
-                    o, na, nh = g.block(n)
-                    cbv = np.array([node_values(g, avg, c, q, True)[:nh] for c in g.children(n)])
-                    ioff = int(t.ioffset[n])
-                    for h in range(nh):
-                        if not g.valid_hands(n, q)[h]:
-                            continue
-                        got = e.storage.regrets[o + np.arange(na) * nh + h]
-                        want = T * (cbv[:, h] - cbv[:, h].max())
-                        top_a = int(np.argmax(cbv[:, h]))
-                        rest = np.arange(na) != top_a
-                        np.testing.assert_allclose(got[rest], want[rest], atol=1e-8, rtol=1e-9)
-                        assert abs(got[top_a]) <= 1e-6 * (1 + abs(T * cbv[top_a, h]))
-                        assert e.storage.vsum[ioff + h] == pytest.approx(
-                            T * cbv[top_a, h], abs=1e-8
-                        )
-                        assert not e.storage.pruned[o + np.arange(na) * nh + h].any()
-                        checked += 1
+                hands = list(range(g.num_hands[q]))
+                checked += _check_cbr_regrets(e, avg, int(top), q, hands, T, floor)
         return out
 
     RegretPruning._reopen = spy  # type: ignore[method-assign]
