@@ -336,7 +336,7 @@ def _solver_options(algo: str, running: bool) -> None:
                 "never reaches while pruned, rebuilt from a best response when it comes back "
                 "(our extension of Total RBP): far less memory, slower convergence — Leduc-5 "
                 "CFR holds 8 % of its regrets after 10,000 iterations instead of 40 %, at "
-                "2.3× the exploitability.",
+                "2.4× the exploitability (CFR+ suffers more: see BENCHMARKS.md).",
             )
 
 
