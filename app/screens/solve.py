@@ -329,7 +329,7 @@ def _solver_options(algo: str, running: bool) -> None:
                 "released average).",
             )  # fmt: skip
             st.checkbox(
-                "RBP: free the opponent's regrets too",
+                "RBP: free opponent regrets",
                 key=state.RBP_FREE_OPPONENT,
                 disabled=running,
                 help="Also free the other player's regrets at the nodes the pruning player "
