@@ -1010,6 +1010,8 @@ class RegretPruning:
             int(a.nbytes)
             for a in (st.pruned, st.vsum, st.umax, st.lmin, st.pimax, st.win_slot, st.win)
         )
+        if self.free_opponent:
+            extra += int(self._blocked.nbytes)
         return int(r * st.regrets.itemsize + s * st.cumulative.itemsize) + extra
 
     def held_entries(self) -> tuple[int, int]:
