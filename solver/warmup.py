@@ -31,7 +31,7 @@ def _exercise(game: object, runs: list[tuple[str, dict]]) -> None:
     assert isinstance(game, Game)
     for name, kw in runs:
         eng = make_solver(game, name, **kw)
-        eng.iterate(2)
+        eng.iterate(10 if kw.get("pruning") == "total" else 2)  # Total RBP checks at 10
         eng.best_response_values()
         sigma = eng.average_strategy()
         expected_values(eng.game, sigma)
@@ -45,11 +45,12 @@ def _toy() -> None:
 
     rules = ("cfr", "cfr+", "dcfr", "pcfr+", "apcfr+", "dcfr-nh", "lcfr")
     full: list[tuple[str, dict]] = [(r, {}) for r in rules]
-    extra = [
+    extra: list[tuple[str, dict]] = [
         ("cfr", {"pruning": "none"}),
         ("cfr", {"pruning": "interval"}),
         ("cfr", {"pruning": "total"}),
         ("cfr+", {"pruning": "total"}),
+        ("cfr", {"pruning": "total", "rbp_free_opponent": True}),
         ("mccfr-cs", {}),
         ("mccfr-es", {}),
         ("mccfr-os", {}),
@@ -77,6 +78,7 @@ def _river() -> None:
         runs += [(r, {"precision": precision}) for r in ("apcfr+", "dcfr-nh", "lcfr")]
         runs += [(r, {"pruning": "total", "precision": precision}) for r in ("cfr", "cfr+")]
         runs += [("cfr", {"pruning": "interval", "precision": precision})]
+        runs += [("cfr", {"pruning": "total", "precision": precision, "rbp_free_opponent": True})]
     runs += [(r, {}) for r in ("mccfr-es", "mccfr-os", "dmccfr")]
     _exercise(game, runs)
 
