@@ -230,6 +230,7 @@ def main() -> None:
     if "work" in only:
         targets = [float(x) for x in args.targets.split(",")]
         work_table("leduc", targets, args.max_iterations, 20)
+        work_table("leduc5", [0.1, 0.03, 0.01], 10000, 50)
 
 
 if __name__ == "__main__":
