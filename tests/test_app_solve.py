@@ -61,6 +61,7 @@ def test_tiny_leduc_solve_shows_its_numbers() -> None:
     assert p.iteration == 300 and p.state == "done"
     metrics = {m.label: m.value for m in at.metric}
     assert metrics["Iteration"] == "300"
+    assert metrics["Time to target"] == "no target"
     assert metrics["Exploitability (chips)"] == format(p.exploitability, ".4g")
     assert float(metrics["Exploitability (chips)"]) == pytest.approx(
         exploitability(job.game, job.engine.average_strategy()), rel=1e-3
@@ -72,6 +73,21 @@ def test_tiny_leduc_solve_shows_its_numbers() -> None:
     table = at.dataframe[0].value
     assert list(table["card"]) == job.game.hand_names[0]
     assert not at.button(key="btn_solve").disabled
+
+
+def test_a_reached_target_says_so() -> None:
+    at = app(**{state.SOURCE: "preset:kuhn"})
+    at.run()
+    at.selectbox(key=state.ALGORITHM).set_value("cfr+").run()
+    at.number_input(key=state.TARGET).set_value(0.01)
+    at.button(key="btn_solve").click().run()
+    job = at.session_state[state.JOB]
+    poll(at, lambda: job.progress.finished)
+    at.run()
+    assert job.progress.stopped_by == "target"
+    assert any(m.startswith("**Done (target reached)**") for m in (x.value for x in at.markdown))
+    metrics = {m.label: m.value for m in at.metric}
+    assert metrics["Time to target"] == "reached"
 
 
 def test_pause_resume_stop_buttons() -> None:

@@ -554,7 +554,13 @@ def show_progress(job: SolveJob, p: Progress) -> None:
     m[0].metric("Iteration", f"{p.iteration:,}")
     m[1].metric("Iterations/s", _num(p.iterations_per_s, ",.0f"))
     m[2].metric("Elapsed", _fmt_time(p.elapsed_s))
-    m[3].metric("Time to target", _fmt_time(eta) if job.target else "no target")
+    if not job.target:
+        to_target = "no target"
+    elif p.finished and p.stopped_by == "target":
+        to_target = "reached"
+    else:
+        to_target = _fmt_time(eta)  # "—" when there is no estimate (or the run ended short)
+    m[3].metric("Time to target", to_target)
     n = st.columns(5)
     n[0].metric("Exploitability (chips)", _num(p.exploitability, ".4g"))
     n[1].metric("% pot", _num(p.pct_pot, ".4g"))
