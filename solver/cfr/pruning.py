@@ -51,8 +51,11 @@ need not be held. When a catch-up lets p come again, q's regrets below the topmo
 node are rebuilt as eqs. (7)–(8) rebuild p's: from a CBR against p's average strategy
 (R(J, b) = W_T·(CBV(J, b) − CBV(J)), Σ_t w_t·v^t(J) = W_T·CBV(J)), the warm start the seed
 uses for p, here applied to q; q's regrets above are untouched, as the seed leaves the
-pruning player's other actions. Leduc-5's CFR then holds a fifth of the regrets Total RBP
-alone holds, at a cost in convergence (BENCHMARKS.md, "Regret-based pruning").
+pruning player's other actions. For CFR+ that restart at a pure best response stalls the
+solve (floored regrets follow it), so its regrets there instead resume q's average strategy
+at the size RM+ regrets reach (√T·π̄(J)·(U − L)), a heuristic measured in BENCHMARKS.md.
+Leduc-5's CFR then holds a tenth of the regrets Total RBP alone holds, CFR+ a sixth, both
+at a cost in convergence (BENCHMARKS.md, "Regret-based pruning").
 
 Memory. Storage blocks are laid out in depth-first preorder (each subtree contiguous);
 :meth:`RegretPruning.held_bytes` counts the regret and strategy-sum bytes the solver still
@@ -414,6 +417,41 @@ def _total_reset(
             i = off + best * nh + h
             st.regrets[i] = max(st.regrets[i], 1e-9 * abs(T * st.cbv_node[ioff + h]))
             st.vsum[ioff + h] = T * st.cbv_node[ioff + h]
+
+
+@kernel
+def _average_start(
+    tree: Tree,
+    hands: Hands,
+    st: Storage,
+    avg: Array,
+    root: int,
+    player: int,
+    scale: float,
+    stack: npt.NDArray[np.int64],
+    nodes: npt.NDArray[np.int64],
+) -> None:
+    """CFR+'s restart of ``player``'s regrets below ``root`` (free-opponent Total RBP): each
+    infoset's regrets become its average strategy times scale·π̄(J)·(U − L) — π̄(J) the
+    opponent reach of a RECORD pass (``st.reach_mass``), U − L the infoset's payoff range —
+    so RM+ resumes the average, at the size CFR+'s regrets have after about scale² iterations.
+    ``stack`` and ``nodes`` are (N,) scratch."""
+    nh = hands.num_hands[player]
+    for q in range(_player_nodes(tree, root, player, stack, nodes)):
+        node = nodes[q]
+        na = tree.num_children[node]
+        fc = tree.first_child[node]
+        off = tree.offset[node]
+        ioff = tree.ioffset[node]
+        top = 0.0
+        for k in range(na):
+            top = max(top, st.umax[fc + k])
+        width = top - st.lmin[node]
+        for h in range(nh):
+            size = scale * st.reach_mass[ioff + h] * width
+            for a in range(na):
+                i = off + a * nh + h
+                st.regrets[i] = avg[i] * size
 
 
 @kernel
@@ -916,7 +954,9 @@ class RegretPruning:
     def _reopen(self, avg: Array, cf: Array, floor: bool, T: float, st: Storage) -> int:
         """After catch-ups: where player p reaches a node again, the other player's
         regrets below it (not held while p never came) are rebuilt as eqs. (7)–(8) do for
-        the pruning player: from a CBR against p's average strategy."""
+        the pruning player: from a CBR against p's average strategy (value sums, and the
+        regrets for CFR); for CFR+ the regrets instead resume the other player's average
+        strategy (:func:`_average_start`), which its floored, short-memory regrets need."""
         g = self.engine.game
         t = g.tree
         before = self.sync_blocked()
@@ -941,6 +981,9 @@ class RegretPruning:
                 reach *= cf[node]
                 touched += self._record(avg, q, int(node), reach[: g.num_hands[p]])
                 _total_reset(t, g.hands, st, int(node), q, T, floor, ones, stack, nodes)
+                if floor:  # CFR+: resume q's average instead of the CBR (BENCHMARKS.md)
+                    scale = math.sqrt(self.engine.iteration)
+                    _average_start(t, g.hands, st, avg, int(node), q, scale, stack, nodes)
         return touched
 
     def _rebuild(
