@@ -31,7 +31,8 @@ def _exercise(game: object, runs: list[tuple[str, dict]]) -> None:
     assert isinstance(game, Game)
     for name, kw in runs:
         eng = make_solver(game, name, **kw)
-        eng.iterate(10 if kw.get("pruning") == "total" else 2)  # Total RBP checks at 10
+        # Total RBP: past its first checks (every 10) so catch-ups run and compile too
+        eng.iterate(40 if kw.get("pruning") == "total" else 2)
         eng.best_response_values()
         sigma = eng.average_strategy()
         expected_values(eng.game, sigma)
@@ -51,6 +52,7 @@ def _toy() -> None:
         ("cfr", {"pruning": "total"}),
         ("cfr+", {"pruning": "total"}),
         ("cfr", {"pruning": "total", "rbp_free_opponent": True}),
+        ("cfr+", {"pruning": "total", "rbp_free_opponent": True}),
         ("mccfr-cs", {}),
         ("mccfr-es", {}),
         ("mccfr-os", {}),
@@ -78,7 +80,10 @@ def _river() -> None:
         runs += [(r, {"precision": precision}) for r in ("apcfr+", "dcfr-nh", "lcfr")]
         runs += [(r, {"pruning": "total", "precision": precision}) for r in ("cfr", "cfr+")]
         runs += [("cfr", {"pruning": "interval", "precision": precision})]
-        runs += [("cfr", {"pruning": "total", "precision": precision, "rbp_free_opponent": True})]
+        runs += [
+            (r, {"pruning": "total", "precision": precision, "rbp_free_opponent": True})
+            for r in ("cfr", "cfr+")
+        ]
     runs += [(r, {}) for r in ("mccfr-es", "mccfr-os", "dmccfr")]
     _exercise(game, runs)
 
