@@ -3,6 +3,8 @@ same numbers bit for bit as walking every subtree, with fewer nodes touched."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 import pytest
 from conftest import full_game as game
@@ -246,16 +248,14 @@ def test_total_rbp_catch_up_sets_the_papers_regrets(rule: str) -> None:
     assert seen and checked > 0
 
 
-def test_freeing_the_opponent_rebuilds_its_regrets_from_a_best_response() -> None:
-    """With ``rbp_free_opponent``: where the pruning player p comes again (a node every
-    one of p's hands was kept out of before a catch-up and not after), the other player q's
-    regrets below are W_T·(CBV(J, b) − CBV(J)) against p's average (the CBR's own action a
-    hair above 0), Σ_t w_t·v^t(J) = W_T·CBV(J), and q's pruned flags there are cleared —
-    checked against best-response values computed child by child."""
+def _reopened_regions(rule: str, check: Callable[..., int]) -> int:
+    """Run 300 Leduc iterations of ``rule`` with Total RBP freeing the other player's
+    regrets and call ``check(engine, avg, T, q, top)`` right after each reopening, for up
+    to two topmost reopened nodes per player (q: the other player, whose regrets below
+    ``top`` were just rebuilt). Returns the sum of what ``check`` returned."""
     from solver.cfr.pruning import RegretPruning
 
-    g = game("leduc")
-    e = Engine(g, make_rule("cfr"), pruning="total", rbp_free_opponent=True)
+    e = Engine(game("leduc"), make_rule(rule), pruning="total", rbp_free_opponent=True)
     original = RegretPruning._reopen
     checked = 0
 
@@ -265,10 +265,8 @@ def test_freeing_the_opponent_rebuilds_its_regrets_from_a_best_response() -> Non
         out = original(self, avg, cf, floor, T, st)
         for p in range(2):
             opened = (before[p] != 0) & (self._blocked[p] == 0)
-            q = 1 - p
             for top in np.flatnonzero(opened)[:2]:
-                hands = list(range(g.num_hands[q]))
-                checked += _check_cbr_regrets(e, avg, int(top), q, hands, T, floor)
+                checked += check(e, avg, T, 1 - p, int(top))
         return out
 
     RegretPruning._reopen = spy  # type: ignore[method-assign]
@@ -276,7 +274,21 @@ def test_freeing_the_opponent_rebuilds_its_regrets_from_a_best_response() -> Non
         e.iterate(300)
     finally:
         RegretPruning._reopen = original  # type: ignore[method-assign]
-    assert checked > 0
+    return checked
+
+
+def test_freeing_the_opponent_rebuilds_its_regrets_from_a_best_response() -> None:
+    """With ``rbp_free_opponent``: where the pruning player p comes again (a node every
+    one of p's hands was kept out of before a catch-up and not after), the other player q's
+    regrets below are W_T·(CBV(J, b) − CBV(J)) against p's average (the CBR's own action a
+    hair above 0), Σ_t w_t·v^t(J) = W_T·CBV(J), and q's pruned flags there are cleared —
+    checked against best-response values computed child by child."""
+
+    def check(e: Engine, avg: np.ndarray, T: float, q: int, top: int) -> int:
+        hands = list(range(e.game.num_hands[q]))
+        return _check_cbr_regrets(e, avg, top, q, hands, T, False)
+
+    assert _reopened_regions("cfr", check) > 0
 
 
 def test_freeing_the_opponent_restarts_cfr_plus_at_its_average() -> None:
@@ -284,49 +296,31 @@ def test_freeing_the_opponent_restarts_cfr_plus_at_its_average() -> None:
     times one non-negative size per infoset — regret matching on them plays the average —
     while the value sums still come from the CBR."""
     from solver.cfr.engine import node_values
-    from solver.cfr.pruning import RegretPruning
 
-    g = game("leduc")
-    t = g.tree
-    e = Engine(g, make_rule("cfr+"), pruning="total", rbp_free_opponent=True)
-    original = RegretPruning._reopen
-    checked = 0
+    def check(e: Engine, avg: np.ndarray, T: float, q: int, top: int) -> int:
+        g = e.game
+        t = g.tree
+        checked = 0
+        stack = [top]
+        while stack:
+            n = stack.pop()
+            stack.extend(g.children(n))
+            if t.kind[n] != 0 or int(t.player[n]) != q:
+                continue
+            o, na, nh = g.block(n)
+            cbv = np.array([node_values(g, avg, c, q, True)[:nh] for c in g.children(n)])
+            for h in range(nh):
+                cells = o + np.arange(na) * nh + h
+                r = e.storage.regrets[cells]
+                assert np.all(r >= 0)
+                if r.sum() > 0:
+                    np.testing.assert_allclose(r / r.sum(), avg[cells], atol=1e-12)
+                    checked += 1
+                want = T * cbv[:, h].max()
+                assert e.storage.vsum[int(t.ioffset[n]) + h] == pytest.approx(want, abs=1e-8)
+        return checked
 
-    def spy(self, avg, cf, floor, T, st):
-        nonlocal checked
-        before = self._blocked.copy()
-        out = original(self, avg, cf, floor, T, st)
-        for p in range(2):
-            opened = (before[p] != 0) & (self._blocked[p] == 0)
-            q = 1 - p
-            for top in np.flatnonzero(opened)[:2]:
-                stack = [int(top)]
-                while stack:
-                    n = stack.pop()
-                    stack.extend(g.children(n))
-                    if t.kind[n] != 0 or int(t.player[n]) != q:
-                        continue
-                    o, na, nh = g.block(n)
-                    cbv = np.array([node_values(g, avg, c, q, True)[:nh] for c in g.children(n)])
-                    for h in range(nh):
-                        cells = o + np.arange(na) * nh + h
-                        r = e.storage.regrets[cells]
-                        assert np.all(r >= 0)
-                        if r.sum() > 0:
-                            np.testing.assert_allclose(r / r.sum(), avg[cells], atol=1e-12)
-                            checked += 1
-                        want = T * cbv[:, h].max()
-                        assert e.storage.vsum[int(t.ioffset[n]) + h] == pytest.approx(
-                            want, abs=1e-8
-                        )
-        return out
-
-    RegretPruning._reopen = spy  # type: ignore[method-assign]
-    try:
-        e.iterate(300)
-    finally:
-        RegretPruning._reopen = original  # type: ignore[method-assign]
-    assert checked > 0
+    assert _reopened_regions("cfr+", check) > 0
 
 
 @pytest.mark.parametrize("rule", ["cfr", "cfr+"])
