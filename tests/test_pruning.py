@@ -158,13 +158,21 @@ def test_pruned_solves_repeat_exactly() -> None:
 
 
 def _check_cbr_regrets(
-    e: Engine, avg: np.ndarray, top: int, player: int, hands: list[int], T: float, floor: bool
+    e: Engine,
+    avg: np.ndarray,
+    top: int,
+    player: int,
+    hands: list[int],
+    T: float,
+    floor: bool,
+    average: bool = False,
 ) -> int:
     """Below node ``top``, for ``player``'s decision nodes and ``hands``: regrets are
     T·(CBV(I', a') − CBV(I')) against the other's average ``avg`` (floored at 0 with
-    ``floor``; the CBR's own action a hair above 0), Σ_t w_t·v^t(I') = T·CBV(I') and no cell
-    is pruned — CBVs computed child by child (path reach in Python, a best-response walk per
-    child). Returns the infosets checked."""
+    ``floor``; the CBR's own action a hair above 0) — or, with ``average``, the player's own
+    average strategy times one size ≥ 0 per infoset — Σ_t w_t·v^t(I') = T·CBV(I') and no
+    cell is pruned — CBVs computed child by child (path reach in Python, a best-response
+    walk per child). Returns the infosets checked."""
     from solver.cfr.engine import node_values
 
     g = e.game
@@ -188,9 +196,14 @@ def _check_cbr_regrets(
             cells = o + np.arange(na) * nh + h
             got = e.storage.regrets[cells]
             best = int(np.argmax(cbv[:, h]))
-            assert abs(got[best]) <= 1e-6 * (1 + abs(T * cbv[best, h]))
-            rest = np.arange(na) != best
-            np.testing.assert_allclose(got[rest], want[rest], atol=1e-8, rtol=1e-9)
+            if average:
+                assert np.all(got >= 0)
+                if got.sum() > 0:
+                    np.testing.assert_allclose(got / got.sum(), avg[cells], atol=1e-12)
+            else:
+                assert abs(got[best]) <= 1e-6 * (1 + abs(T * cbv[best, h]))
+                rest = np.arange(na) != best
+                np.testing.assert_allclose(got[rest], want[rest], atol=1e-8, rtol=1e-9)
             assert e.storage.vsum[ioff + h] == pytest.approx(T * cbv[best, h], abs=1e-8)
             assert not e.storage.pruned[cells].any()
             checked += 1
@@ -295,30 +308,10 @@ def test_freeing_the_opponent_restarts_cfr_plus_at_its_average() -> None:
     """CFR+: in a reopened region the other player's regrets are its average strategy
     times one non-negative size per infoset — regret matching on them plays the average —
     while the value sums still come from the CBR."""
-    from solver.cfr.engine import node_values
 
     def check(e: Engine, avg: np.ndarray, T: float, q: int, top: int) -> int:
-        g = e.game
-        t = g.tree
-        checked = 0
-        stack = [top]
-        while stack:
-            n = stack.pop()
-            stack.extend(g.children(n))
-            if t.kind[n] != 0 or int(t.player[n]) != q:
-                continue
-            o, na, nh = g.block(n)
-            cbv = np.array([node_values(g, avg, c, q, True)[:nh] for c in g.children(n)])
-            for h in range(nh):
-                cells = o + np.arange(na) * nh + h
-                r = e.storage.regrets[cells]
-                assert np.all(r >= 0)
-                if r.sum() > 0:
-                    np.testing.assert_allclose(r / r.sum(), avg[cells], atol=1e-12)
-                    checked += 1
-                want = T * cbv[:, h].max()
-                assert e.storage.vsum[int(t.ioffset[n]) + h] == pytest.approx(want, abs=1e-8)
-        return checked
+        hands = list(range(e.game.num_hands[q]))
+        return _check_cbr_regrets(e, avg, top, q, hands, T, True, average=True)
 
     assert _reopened_regions("cfr+", check) > 0
 
