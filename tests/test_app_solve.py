@@ -199,9 +199,11 @@ def test_pruning_choices_follow_the_algorithm() -> None:
     pruning.set_value("interval").run()
     assert at.number_input(key=state.RBP_CHECK_EVERY).value == 10
     assert all(n.key != state.RBP_THRESHOLD for n in at.number_input)  # Total RBP's only
+    assert all(c.key != state.RBP_FREE_OPPONENT for c in at.checkbox)  # Total RBP's only
     assert at.number_input(key=state.THREADS_ONE).disabled
     at.selectbox(key=state.PRUNING).set_value("total").run()
     assert at.number_input(key=state.RBP_THRESHOLD).value == 0.0
+    assert at.checkbox(key=state.RBP_FREE_OPPONENT).value is False  # off by default
     at.selectbox(key=state.PRECISION).set_value("compressed").run()
     assert any("Total RBP needs float32 or float64 storage" in e.value for e in at.error)
     assert at.button(key="btn_solve").disabled
@@ -215,30 +217,16 @@ def test_pruning_choices_follow_the_algorithm() -> None:
     assert all(n.key != state.RBP_CHECK_EVERY for n in at.number_input)
 
 
-def test_total_pruning_can_free_the_opponents_regrets() -> None:
-    at = app(**{state.SOURCE: "preset:leduc"})
-    at.run()
-    at.selectbox(key=state.ALGORITHM).set_value("cfr").run()
-    at.selectbox(key=state.PRUNING).set_value("partial").run()
-    assert not [c for c in at.checkbox if c.key == state.RBP_FREE_OPPONENT]  # Total RBP only
-    at.selectbox(key=state.PRUNING).set_value("total").run()
-    at.checkbox(key=state.RBP_FREE_OPPONENT).check().run()
-    at.number_input(key=state.MAX_ITERATIONS).set_value(60)
-    at.number_input(key=state.TARGET).set_value(0.0)
-    at.button(key="btn_solve").click().run()
-    assert not at.exception
-    job = at.session_state[state.JOB]
-    poll(at, lambda: job.progress.finished)
-    assert job.engine.rbp.free_opponent and job.progress.iteration == 60
-
-
-def test_total_pruning_solve_shows_memory_and_curves_by_nodes() -> None:
+@pytest.mark.parametrize("free_opponent", [False, True])
+def test_total_pruning_solve_shows_memory_and_curves_by_nodes(free_opponent: bool) -> None:
     threads = min(2, os.cpu_count() or 1)
     at = app(**{state.SOURCE: "preset:leduc", state.THREADS: threads})
     at.run()
     at.selectbox(key=state.ALGORITHM).set_value("cfr").run()
     at.selectbox(key=state.PRUNING).set_value("total").run()
     at.number_input(key=state.RBP_CHECK_EVERY).set_value(5)
+    if free_opponent:
+        at.checkbox(key=state.RBP_FREE_OPPONENT).check().run()
     at.number_input(key=state.MAX_ITERATIONS).set_value(300)
     at.number_input(key=state.TARGET).set_value(0.0)
     at.button(key="btn_solve").click().run()
@@ -250,6 +238,7 @@ def test_total_pruning_solve_shows_memory_and_curves_by_nodes() -> None:
     assert p.state == "done" and p.iteration == 300
     assert job.engine.pruning == "total" and job.engine.threads == 1
     assert job.engine.rbp.check_every == 5
+    assert job.engine.rbp.free_opponent == free_opponent
     metrics = {m.label: m.value for m in at.metric}
     assert metrics["Memory"] == human_bytes(p.memory_bytes)
     assert p.memory_bytes == job.engine.memory_bytes > 0

@@ -211,7 +211,9 @@ def _check_cbr_regrets(
 
 
 @pytest.mark.parametrize("rule", ["cfr", "cfr+"])
-def test_total_rbp_catch_up_sets_the_papers_regrets(rule: str) -> None:
+def test_total_rbp_catch_up_sets_the_papers_regrets(
+    rule: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """Eqs. (7)–(8) of the seed, checked against counterfactual best-response values
     computed node by node (path reach in Python, a best-response walk per child): after a
     catch-up at iteration T, every regret of the pruning player below the caught-up action,
@@ -253,15 +255,12 @@ def test_total_rbp_catch_up_sets_the_papers_regrets(rule: str) -> None:
         seen.append((req, T))
         return out
 
-    RegretPruning._rebuild = spy  # type: ignore[method-assign]
-    try:
-        e.iterate(400)
-    finally:
-        RegretPruning._rebuild = original  # type: ignore[method-assign]
+    monkeypatch.setattr(RegretPruning, "_rebuild", spy)
+    e.iterate(400)
     assert seen and checked > 0
 
 
-def _reopened_regions(rule: str, check: Callable[..., int]) -> int:
+def _reopened_regions(rule: str, check: Callable[..., int], monkeypatch: pytest.MonkeyPatch) -> int:
     """Run 300 Leduc iterations of ``rule`` with Total RBP freeing the other player's
     regrets and call ``check(engine, avg, T, q, top)`` right after each reopening, for up
     to two topmost reopened nodes per player (q: the other player, whose regrets below
@@ -282,15 +281,14 @@ def _reopened_regions(rule: str, check: Callable[..., int]) -> int:
                 checked += check(e, avg, T, 1 - p, int(top))
         return out
 
-    RegretPruning._reopen = spy  # type: ignore[method-assign]
-    try:
-        e.iterate(300)
-    finally:
-        RegretPruning._reopen = original  # type: ignore[method-assign]
+    monkeypatch.setattr(RegretPruning, "_reopen", spy)
+    e.iterate(300)
     return checked
 
 
-def test_freeing_the_opponent_rebuilds_its_regrets_from_a_best_response() -> None:
+def test_freeing_the_opponent_rebuilds_its_regrets_from_a_best_response(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     """With ``rbp_free_opponent``: where the pruning player p comes again (a node every
     one of p's hands was kept out of before a catch-up and not after), the other player q's
     regrets below are W_T·(CBV(J, b) − CBV(J)) against p's average (the CBR's own action a
@@ -301,10 +299,12 @@ def test_freeing_the_opponent_rebuilds_its_regrets_from_a_best_response() -> Non
         hands = list(range(e.game.num_hands[q]))
         return _check_cbr_regrets(e, avg, top, q, hands, T, False)
 
-    assert _reopened_regions("cfr", check) > 0
+    assert _reopened_regions("cfr", check, monkeypatch) > 0
 
 
-def test_freeing_the_opponent_restarts_cfr_plus_at_its_average() -> None:
+def test_freeing_the_opponent_restarts_cfr_plus_at_its_average(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     """CFR+: in a reopened region the other player's regrets are its average strategy
     times one non-negative size per infoset — regret matching on them plays the average —
     while the value sums still come from the CBR."""
@@ -313,7 +313,7 @@ def test_freeing_the_opponent_restarts_cfr_plus_at_its_average() -> None:
         hands = list(range(e.game.num_hands[q]))
         return _check_cbr_regrets(e, avg, top, q, hands, T, True, average=True)
 
-    assert _reopened_regions("cfr+", check) > 0
+    assert _reopened_regions("cfr+", check, monkeypatch) > 0
 
 
 @pytest.mark.parametrize("rule", ["cfr", "cfr+"])

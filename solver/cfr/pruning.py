@@ -387,21 +387,41 @@ def _total_reset(
     T: float,
     floor: bool,
     mask: Array,
+    avg: Array,
+    scale: float,
     stack: npt.NDArray[np.int64],
     nodes: npt.NDArray[np.int64],
 ) -> None:
     """Total RBP, eqs. (7)–(8), inside the subtree of ``child`` for the hands with
     ``mask[h]`` = 1: each ``player`` infoset's regrets become T·(CBV(I',a') − CBV(I')) and
     Σ_t v^t(I') = T·CBV(I') (from ``st.cbv``, ``st.cbv_node``); their pruned cells inside
-    are released. ``stack`` and ``nodes`` are (N,) scratch."""
+    are released. With ``scale`` > 0 the regrets instead resume the average strategy
+    ``avg`` at scale·π̄(I')·(U − L) — π̄ the opponent reach of the RECORD pass
+    (``st.reach_mass``), U − L the infoset's payoff range: CFR+'s restart where the
+    free-opponent option reopens a region, the size RM+ regrets have after about scale²
+    iterations (the value sums still come from the CBR). ``stack`` and ``nodes`` are (N,)
+    scratch."""
     nh = hands.num_hands[player]
     for q in range(_player_nodes(tree, child, player, stack, nodes)):
         node = nodes[q]
         na = tree.num_children[node]
         off = tree.offset[node]
         ioff = tree.ioffset[node]
+        fc = tree.first_child[node]
+        top = 0.0
+        for k in range(na):
+            top = max(top, st.umax[fc + k])
+        width = top - st.lmin[node]
         for h in range(nh):
             if mask[h] == 0.0:
+                continue
+            st.vsum[ioff + h] = T * st.cbv_node[ioff + h]
+            if scale > 0.0:
+                size = scale * st.reach_mass[ioff + h] * width
+                for a in range(na):
+                    i = off + a * nh + h
+                    st.pruned[i] = 0
+                    st.regrets[i] = avg[i] * size
                 continue
             best = 0
             for a in range(na):
@@ -416,42 +436,6 @@ def _total_reset(
             # regret matching play uniformly until the next update)
             i = off + best * nh + h
             st.regrets[i] = max(st.regrets[i], 1e-9 * abs(T * st.cbv_node[ioff + h]))
-            st.vsum[ioff + h] = T * st.cbv_node[ioff + h]
-
-
-@kernel
-def _average_start(
-    tree: Tree,
-    hands: Hands,
-    st: Storage,
-    avg: Array,
-    root: int,
-    player: int,
-    scale: float,
-    stack: npt.NDArray[np.int64],
-    nodes: npt.NDArray[np.int64],
-) -> None:
-    """CFR+'s restart of ``player``'s regrets below ``root`` (free-opponent Total RBP): each
-    infoset's regrets become its average strategy times scale·π̄(J)·(U − L) — π̄(J) the
-    opponent reach of a RECORD pass (``st.reach_mass``), U − L the infoset's payoff range —
-    so RM+ resumes the average, at the size CFR+'s regrets have after about scale² iterations.
-    ``stack`` and ``nodes`` are (N,) scratch."""
-    nh = hands.num_hands[player]
-    for q in range(_player_nodes(tree, root, player, stack, nodes)):
-        node = nodes[q]
-        na = tree.num_children[node]
-        fc = tree.first_child[node]
-        off = tree.offset[node]
-        ioff = tree.ioffset[node]
-        top = 0.0
-        for k in range(na):
-            top = max(top, st.umax[fc + k])
-        width = top - st.lmin[node]
-        for h in range(nh):
-            size = scale * st.reach_mass[ioff + h] * width
-            for a in range(na):
-                i = off + a * nh + h
-                st.regrets[i] = avg[i] * size
 
 
 @kernel
@@ -671,7 +655,7 @@ def _total_rebuild(
         st.cbv_node[ranges[child, 2] : ranges[child, 3]] = 0.0
         touched += _traverse(tree, hands, boards, child, p, MODE_BR, avg, st, co, sc,
                              no_leaves(), np.int64(LEAF_OFF))  # fmt: skip
-        _total_reset(tree, hands, st, child, p, T, floor, mask, stack, nodes)
+        _total_reset(tree, hands, st, child, p, T, floor, mask, avg, 0.0, stack, nodes)
         ioff = tree.ioffset[node]
         count = _player_nodes(tree, child, p, stack, nodes)
         for h in range(nh):
@@ -956,7 +940,8 @@ class RegretPruning:
         regrets below it (not held while p never came) are rebuilt as eqs. (7)–(8) do for
         the pruning player: from a CBR against p's average strategy (value sums, and the
         regrets for CFR); for CFR+ the regrets instead resume the other player's average
-        strategy (:func:`_average_start`), which its floored, short-memory regrets need."""
+        strategy (:func:`_total_reset` with a scale), which its floored, short-memory regrets
+        need."""
         g = self.engine.game
         t = g.tree
         before = self.sync_blocked()
@@ -967,6 +952,8 @@ class RegretPruning:
         h = int(max(g.hands.cards.shape[1], 1))
         ones = np.ones(h)
         reach = np.zeros(h)
+        # CFR+ resumes q's average instead of the CBR there (BENCHMARKS.md)
+        scale = math.sqrt(self.engine.iteration) if floor else 0.0
         for p in range(2):
             opened = (before[p] != 0) & (self._blocked[p] == 0)
             if not opened.any():
@@ -980,10 +967,8 @@ class RegretPruning:
                 _own_reach(t, g.hands, g.boards, g.parents, avg, int(node), p, reach)
                 reach *= cf[node]
                 touched += self._record(avg, q, int(node), reach[: g.num_hands[p]])
-                _total_reset(t, g.hands, st, int(node), q, T, floor, ones, stack, nodes)
-                if floor:  # CFR+: resume q's average instead of the CBR (BENCHMARKS.md)
-                    scale = math.sqrt(self.engine.iteration)
-                    _average_start(t, g.hands, st, avg, int(node), q, scale, stack, nodes)
+                _total_reset(t, g.hands, st, int(node), q, T, floor, ones, avg, scale,
+                             stack, nodes)  # fmt: skip
         return touched
 
     def _rebuild(
