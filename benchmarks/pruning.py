@@ -91,13 +91,15 @@ def limit_table(game_name: str, iterations: int, gaps: list[float]) -> None:
     print(f"\n### Total RBP's limit — {game_name} (DCFR, {iterations:,} iterations: "
           f"exploitability {expl:.2g} chips)\n")  # fmt: skip
     print("| CBV gap (share of the infoset's largest CBV) | cells below a non-CBR action | "
-          "regrets held at the limit |")  # fmt: skip
-    print("|---:|---:|---:|")
+          "regrets held at the limit | held with the other player's freed too |")  # fmt: skip
+    print("|---:|---:|---:|---:|")
     for gap in gaps:
         dead_cells = 0
+        deads = []
         for p in range(2):
             nh = int(g.num_hands[p])
             dead = np.zeros((g.num_nodes, nh), dtype=bool)
+            deads.append(dead)
             for node in range(g.num_nodes):  # parents come first
                 fc = int(t.first_child[node])
                 if fc < 0:
@@ -114,7 +116,21 @@ def limit_table(game_name: str, iterations: int, gaps: list[float]) -> None:
                 if own:
                     dead_cells += na * int(dead[node].sum())
         share = dead_cells / g.action_size
-        print(f"| {gap:g} | {100 * share:.1f} % | {100 * (1 - share):.1f} % |", flush=True)
+        # rbp_free_opponent's accounting: where every hand player p can hold (the board
+        # allowing) is below a non-CBR action of p's, the other player's cells go too.
+        freed = 0
+        for q in range(2):
+            nh = int(g.num_hands[q])
+            for node in range(g.num_nodes):
+                if t.kind[node] != DECISION or t.player[node] != q:
+                    continue
+                valid = g.boards.valid[t.board[node], 1 - q, : g.num_hands[1 - q]] > 0
+                blocked = bool(valid.any()) and bool(deads[1 - q][node][valid].all())
+                na = int(t.num_children[node])
+                freed += na * (nh if blocked else int(deads[q][node].sum()))
+        both = freed / g.action_size
+        print(f"| {gap:g} | {100 * share:.1f} % | {100 * (1 - share):.1f} % | "
+              f"{100 * (1 - both):.1f} % |", flush=True)  # fmt: skip
 
 
 def work_table(game_name: str, targets: list[float], max_iterations: int, every: int) -> None:
