@@ -3,7 +3,7 @@
 
 Run: ``.venv/bin/python benchmarks/pruning.py [--space-iterations 100,300,1000,3000]
 [--leduc5-iterations 1000,3000,10000,30000] [--targets 0.01,0.003,0.001] [--rules cfr,cfr+]
-[--only space,limit,release,work]``.
+[--check-every 10,100] [--only space,limit,release,work]``.
 
 Tables:
 
@@ -18,7 +18,8 @@ Tables:
   (as a solver that freed the sums must) or the full one.
 * **work**: iterations, nodes touched and seconds (iterations and pruning work, measuring
   excluded) until the exploitability of the average first drops to each target, for
-  pruning none / partial / interval / total. Nodes touched include the pruning's own
+  pruning none / partial / interval / total (Total RBP at each check interval of
+  ``--check-every``). Nodes touched include the pruning's own
   catch-up and check walks.
 """
 
@@ -36,7 +37,8 @@ from solver.cfr.engine import Engine
 from solver.games.model import Game
 
 
-def space_table(game_name: str, iterations: list[int], rules: list[str]) -> None:
+def space_table(game_name: str, iterations: list[int], rules: list[str], checks: list[int]) -> None:
+    """``checks``: Total RBP's check intervals; those other than 10 add a row (C = 0)."""
     g = make_game(game_name)
     print(f"\n### Total RBP space — {game_name} ({g.action_size:,} regret entries)\n")
     head = "| rule | C | " + " | ".join(
@@ -45,8 +47,17 @@ def space_table(game_name: str, iterations: list[int], rules: list[str]) -> None
     print(head + " |")
     print("|---|---:|" + "---:|" * len(iterations))
     for rule in rules:
-        for c, free in ((0.0, False), (0.01, False), (0.1, False), (0.0, True)):
-            eng = make_solver(g, rule, pruning="total", rbp_threshold=c, rbp_free_opponent=free)
+        configs = [(0.0, False, 10), (0.01, False, 10), (0.1, False, 10), (0.0, True, 10)]
+        configs += [(0.0, False, k) for k in checks if k != 10]
+        for c, free, every in configs:
+            eng = make_solver(
+                g,
+                rule,
+                pruning="total",
+                rbp_threshold=c,
+                rbp_free_opponent=free,
+                rbp_check_every=every,
+            )
             assert isinstance(eng, Engine)
             cells = []
             for t in iterations:
@@ -59,6 +70,8 @@ def space_table(game_name: str, iterations: list[int], rules: list[str]) -> None
                     f"{eng.memory_bytes / 1e6:.3f}, {expl:.2g}"
                 )
             label = f"{rule}, opponent freed" if free else rule
+            if every != 10:
+                label += f", checks every {every}"
             print(f"| {label} | {c:g} | " + " | ".join(cells) + " |", flush=True)
     full = make_solver(g, "cfr", pruning="none")
     print(f"\nWithout Total RBP the solver holds {full.memory_bytes / 1e6:.3f} MB.")
@@ -133,7 +146,10 @@ def limit_table(game_name: str, iterations: int, gaps: list[float]) -> None:
               f"{100 * (1 - both):.1f} % |", flush=True)  # fmt: skip
 
 
-def work_table(game_name: str, targets: list[float], max_iterations: int, every: int) -> None:
+def work_table(
+    game_name: str, targets: list[float], max_iterations: int, every: int, checks: list[int]
+) -> None:
+    """``checks``: Total RBP's check intervals to run (one row each; 10 is the default)."""
     g = make_game(game_name)
     print(f"\n### Work to a target — {game_name}\n")
     head = "| rule | pruning | " + " | ".join(f"to {t:g}: iterations, nodes, s" for t in targets)
@@ -141,8 +157,11 @@ def work_table(game_name: str, targets: list[float], max_iterations: int, every:
     print("|---|---|" + "---:|" * len(targets))
     for rule, modes in (("cfr", ("none", "partial", "interval", "total")),
                         ("cfr+", ("none", "partial", "total"))):  # fmt: skip
-        for mode in modes:
-            eng = make_solver(g, rule, pruning=mode)
+        runs = [(m, c) for m in modes for c in (checks if m == "total" else [10])]
+        for mode, check_every in runs:
+            # compile first: a kernel's first call in a process is not the rule's speed
+            make_solver(g, rule, pruning=mode, rbp_check_every=check_every).iterate(every)
+            eng = make_solver(g, rule, pruning=mode, rbp_check_every=check_every)
             found: dict[float, str] = {}
             spent = 0.0
             while len(found) < len(targets) and eng.iteration < max_iterations:
@@ -154,7 +173,8 @@ def work_table(game_name: str, targets: list[float], max_iterations: int, every:
                     if tg not in found and expl <= tg:
                         found[tg] = f"{eng.iteration:,}, {eng.nodes_touched:,}, {spent:.2f}"
             cells = [found.get(t, f"> {max_iterations:,}") for t in targets]
-            print(f"| {rule} | {mode} | " + " | ".join(cells) + " |", flush=True)
+            label = mode if check_every == 10 else f"{mode}, checks every {check_every}"
+            print(f"| {rule} | {label} | " + " | ".join(cells) + " |", flush=True)
 
 
 def release_cost_table(game_name: str, c: float, iterations: list[int]) -> None:
@@ -227,15 +247,19 @@ def main() -> None:
     parser.add_argument("--limit-gaps", default="1e-6,1e-4,0.01,0.1")
     parser.add_argument("--rules", default="cfr,cfr+", help="space tables: rules to run")
     parser.add_argument(
+        "--check-every", default="10,100", help="Total RBP check intervals (space and work tables)"
+    )
+    parser.add_argument(
         "--only", default="space,limit,release,work", help="tables to print (comma list)"
     )
     args = parser.parse_args()
     only = set(args.only.split(","))
     rules = args.rules.split(",")
     print(f"# machine {platform.machine()}, python {platform.python_version()}")
+    checks = [int(x) for x in args.check_every.split(",")]
     if "space" in only:
-        space_table("leduc", [int(x) for x in args.space_iterations.split(",")], rules)
-        space_table("leduc5", [int(x) for x in args.leduc5_iterations.split(",")], rules)
+        space_table("leduc", [int(x) for x in args.space_iterations.split(",")], rules, checks)
+        space_table("leduc5", [int(x) for x in args.leduc5_iterations.split(",")], rules, checks)
     if "limit" in only:
         gaps = [float(x) for x in args.limit_gaps.split(",")]
         limit_table("leduc", 20000, gaps)
@@ -245,8 +269,8 @@ def main() -> None:
         release_cost_table("leduc5", 0.01, [1000, 3000])
     if "work" in only:
         targets = [float(x) for x in args.targets.split(",")]
-        work_table("leduc", targets, args.max_iterations, 20)
-        work_table("leduc5", [0.1, 0.03, 0.01], 10000, 50)
+        work_table("leduc", targets, args.max_iterations, 20, checks)
+        work_table("leduc5", [0.1, 0.03, 0.01], 10000, 50, checks)
 
 
 if __name__ == "__main__":

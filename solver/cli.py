@@ -150,7 +150,13 @@ def _build_parser() -> _Parser:
         help="none, partial (default for full-width rules: exact), interval (cfr) or total "
         "(cfr, cfr+); sampled algorithms take none",
     )
-    s.add_argument("--rbp-every", default="10", help="Total RBP: iterations between checks")
+    s.add_argument(
+        "--rbp-every",
+        default="10",
+        help="Total RBP: iterations between checks (each costs a best-response pass per "
+        "player: 100 on long Leduc runs costs no more nodes than partial pruning); "
+        "interval RBP: how long a pruning must be able to last",
+    )
     s.add_argument(
         "--rbp-threshold",
         default="0",
