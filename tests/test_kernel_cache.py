@@ -1,0 +1,121 @@
+"""The kernel cache is keyed on the source: an edit to a kernel in one file reaches a cached
+kernel in another file that calls it (Numba alone keys a cache on the caller's file)."""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from solver import jit
+
+# The caller (a cached kernel in solver/cfr/pruning.py) and the callee it reaches in another
+# file: the fold values, scaled by 2 in the scratch copy.
+PROBE = (
+    "from solver.games import make_game\n"
+    "from solver.cfr.pruning import max_opponent_reach\n"
+    "from solver import jit\n"
+    "print(jit.CACHE_DIR)\n"
+    "print(float(max_opponent_reach(make_game('leduc')).sum()))\n"
+)
+CALLEE = "_fold_rows"
+
+
+def _run(root: Path) -> tuple[Path, float]:
+    env = {k: v for k, v in os.environ.items() if k != "NUMBA_CACHE_DIR"}
+    env["PYTHONPATH"] = str(root)
+    out = subprocess.run(
+        [sys.executable, "-c", PROBE],
+        cwd=root,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=True,
+    ).stdout.split()
+    return Path(out[-2]), float(out[-1])
+
+
+def _double_fold_values(pkg: Path) -> Path:
+    """Scale every fold value by 2 in the scratch copy's callee; returns its file."""
+    for path in sorted(pkg.rglob("*.py")):
+        text = path.read_text()
+        m = re.search(rf"^def {CALLEE}\(.*?(?=^(?:@|def |class )|\Z)", text, re.S | re.M)
+        if not m:
+            continue
+        body = m.group(0)
+        edited = body.replace("out2[orow, h] = u * x", "out2[orow, h] = 2.0 * u * x")
+        assert edited != body, f"{CALLEE} no longer writes `out2[orow, h] = u * x`"
+        path.write_text(text.replace(body, edited))
+        return path
+    raise AssertionError(f"no {CALLEE} in {pkg}")
+
+
+@pytest.mark.slow
+def test_callee_edit_reaches_cached_caller(tmp_path: Path) -> None:
+    pkg = tmp_path / "solver"
+    shutil.copytree(jit.PACKAGE_ROOT, pkg, ignore=shutil.ignore_patterns("__pycache__"))
+    first_dir, first = _run(tmp_path)
+    assert first == pytest.approx(21.0)
+    assert first_dir.parent == pkg / "__pycache__"
+    assert any(first_dir.rglob("*.nbi")), "the first run saved nothing to the cache"
+    callee = _double_fold_values(pkg)
+    assert callee.name != "pruning.py"  # the caller's own file is unchanged
+    second_dir, second = _run(tmp_path)
+    assert second_dir != first_dir
+    assert second == pytest.approx(42.0)
+
+
+def test_kernel_sources_follow_imports(tmp_path: Path) -> None:
+    pkg = tmp_path / "pkg"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("from pkg import api\n")
+    (pkg / "jit.py").write_text("X = 1\n")
+    (pkg / "consts.py").write_text("C = 3\n")
+    (pkg / "other.py").write_text("D = 4\n")
+    (pkg / "kern.py").write_text("from pkg.jit import X\nfrom .consts import C\n")
+    (pkg / "api.py").write_text("from pkg import kern, other\n")
+    names = {p.name for p in jit.kernel_sources(pkg)}
+    assert names == {"jit.py", "kern.py", "consts.py"}
+    before = jit.source_hash(pkg)
+    (pkg / "other.py").write_text("D = 5\n")  # no kernel depends on it
+    assert jit.source_hash(pkg) == before
+    (pkg / "consts.py").write_text("C = 6\n")
+    assert jit.source_hash(pkg) != before
+
+
+def test_real_sources_cover_kernel_dependencies() -> None:
+    names = {p.relative_to(jit.PACKAGE_ROOT).as_posix() for p in jit.kernel_sources()}
+    # the modules whose constants and kernels the cached kernels use
+    assert {"jit.py", "handeval.py", "games/model.py", "cfr/rules.py"} <= names
+    assert "cli.py" not in names and "jobs.py" not in names
+
+
+def test_old_cache_dirs_removed_when_unused(tmp_path: Path) -> None:
+    now = time.time()
+    current = tmp_path / "numba-current"
+    current.mkdir()
+    dirs = []
+    for i in range(5):
+        d = tmp_path / f"numba-old{i}"
+        (d / "sub").mkdir(parents=True)
+        (d / "sub" / "f.nbi").write_text("x")
+        age = jit.STALE_AFTER_S * (2 + i)
+        for p in (d, d / "sub", d / "sub" / "f.nbi"):
+            os.utime(p, (now - age, now - age))
+        dirs.append(d)
+    fresh = tmp_path / "numba-fresh"
+    fresh.mkdir()
+    other = tmp_path / "unrelated"
+    other.mkdir()
+    removed = jit._clean_old(current, now)
+    # the newest KEEP_OLD older ones stay (fresh, old0), the rest go; nothing else is touched
+    assert set(removed) == set(dirs[1:])
+    assert current.exists() and fresh.exists() and dirs[0].exists() and other.exists()
+    assert not any(d.exists() for d in dirs[1:])
