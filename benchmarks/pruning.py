@@ -94,13 +94,8 @@ def limit_table(game_name: str, iterations: int, gaps: list[float]) -> None:
     assert isinstance(probe, Engine) and probe.rbp is not None
     probe.storage = probe.storage._replace(cumulative=solved.storage.cumulative.copy())
     avg = probe.average_strategy()
-    st = probe.rbp._open_record()
     t = g.tree
-    cbv = []
-    for p in range(2):
-        root = g.hands.norm * g.hands.weights[1 - p, : g.num_hands[1 - p]]
-        probe.rbp._record(avg, p, 0, root)
-        cbv.append(st.cbv.copy())
+    cbv = probe.rbp.root_values(probe.storage, avg)
     print(f"\n### Total RBP's limit — {game_name} (DCFR, {iterations:,} iterations: "
           f"exploitability {expl:.2g} chips)\n")  # fmt: skip
     print("| CBV gap (share of the infoset's largest CBV) | cells below a non-CBR action | "
@@ -195,11 +190,11 @@ def release_cost_table(game_name: str, c: float, iterations: list[int]) -> None:
 
 
 def _release_run(g: Game, c: float, iterations: list[int], full_checks: bool) -> list[str]:
-    import solver.cfr.pruning as pruning_module
-    from solver.cfr.kernels import normalize_strategy
+    import solver.cfr.pruning.manager as pruning_module
+    from solver.cfr.update import average_strategy
 
-    original = pruning_module._release_sums
-    original_average = pruning_module.RegretPruning._average
+    original = pruning_module.release_sums
+    original_average = pruning_module.RegretPruning.average
     eng = make_solver(g, "cfr", pruning="total", rbp_threshold=c)
     assert isinstance(eng, Engine) and eng.rbp is not None
     twin = {"sums": np.zeros(g.action_size), "last": np.zeros(g.action_size)}
@@ -208,20 +203,20 @@ def _release_run(g: Game, c: float, iterations: list[int], full_checks: bool) ->
         cum = np.asarray(eng.storage.cumulative, dtype=np.float64)
         return twin["sums"] + cum - twin["last"]
 
-    def release(tree, hands, st, avg, p, limit, freed):
+    def release(tree, hands, st, rb, dead, avg, p, limit, freed):
         twin["sums"] = kept()
-        out = original(tree, hands, st, avg, p, limit, freed)
+        out = original(tree, hands, st, rb, dead, avg, p, limit, freed)
         twin["last"] = np.asarray(st.cumulative, dtype=np.float64).copy()
         return out
 
-    def full_average(self: object) -> np.ndarray:
+    def full_average(self: object, st: object) -> np.ndarray:
         out = np.empty(g.action_size)
-        normalize_strategy(g.tree, g.hands, kept(), out)
+        average_strategy(g.tree, g.hands, kept(), out)
         return out
 
-    pruning_module._release_sums = release  # type: ignore[assignment]
+    pruning_module.release_sums = release  # type: ignore[assignment]
     if full_checks:
-        pruning_module.RegretPruning._average = full_average  # type: ignore[method-assign]
+        pruning_module.RegretPruning.average = full_average  # type: ignore[method-assign]
     cells = []
     try:
         for t in iterations:
@@ -233,8 +228,8 @@ def _release_run(g: Game, c: float, iterations: list[int], full_checks: bool) ->
             eng.storage = eng.storage._replace(cumulative=saved)
             cells.append(f"{released:.2g} / {whole:.2g}")
     finally:
-        pruning_module._release_sums = original
-        pruning_module.RegretPruning._average = original_average  # type: ignore[method-assign]
+        pruning_module.release_sums = original
+        pruning_module.RegretPruning.average = original_average  # type: ignore[method-assign]
     return cells
 
 

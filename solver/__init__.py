@@ -6,7 +6,8 @@ Entry points: :func:`solve` (Python API), ``python -m solver`` (CLI).
 from __future__ import annotations
 
 from solver.api import Checkpoint, SolveResult, solve
-from solver.cfr.engine import Engine, best_response_values, expected_values, exploitability
+from solver.cfr.bestresponse import best_response_values, expected_values, exploitability
+from solver.cfr.engine import Engine
 from solver.cfr.rules import RULES, Rule, make_rule
 from solver.games import GAMES, Game, make_game
 

@@ -29,7 +29,8 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from solver.cfr.engine import chance_factor, node_values, path_reach
+from solver.cfr.bestresponse import node_values
+from solver.cfr.reach import chance_factor, path_reach
 from solver.games.model import CHANCE, DECISION, Game
 
 Array = npt.NDArray[np.float64]

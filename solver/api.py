@@ -24,7 +24,7 @@ from solver.algorithms import (
     default_algorithm,
     make_solver,
 )
-from solver.cfr.engine import expected_values
+from solver.cfr.bestresponse import expected_values
 from solver.games import Game, make_game
 from solver.games.model import DECISION
 

@@ -31,7 +31,13 @@ import time
 from collections.abc import Sequence
 from typing import NoReturn
 
-from solver.algorithms import ALGORITHMS, check_pruning, default_algorithm, make_algorithm
+from solver.algorithms import (
+    ALGORITHMS,
+    check_options,
+    check_pruning,
+    default_algorithm,
+    make_algorithm,
+)
 from solver.api import Checkpoint, exploitability_pct_pot, solve
 from solver.games import GAMES, Game, make_game
 from solver.games.holdem import (
@@ -288,6 +294,19 @@ def _spec_error(exc: SpecError, from_flags: bool) -> str:
     return f"{exc.field}: {exc.message}"
 
 
+# The flag of each field of solver.cfr.options.check_options (a rule parameter: --param).
+OPTION_FLAGS = {
+    "algorithm": "--algorithm",
+    "threads": "--threads",
+    "precision": "--precision",
+    "pruning": "--pruning",
+    "seed": "--seed",
+    "rbp_check_every": "--rbp-every",
+    "rbp_threshold": "--rbp-threshold",
+    "rbp_free_opponent": "--rbp-free-opponent",
+}
+
+
 def _int_arg(name: str, raw: str | None, minimum: int) -> int | None:
     if raw is None:
         return None
@@ -406,14 +425,6 @@ def _cmd_solve(args: argparse.Namespace) -> None:
             f"--algorithm: unknown algorithm {args.algorithm!r} (known: {', '.join(ALGORITHMS)})"
         )
     params = _parse_params(args.param)
-    try:
-        rule = make_algorithm(name, **params)
-    except ValueError as exc:
-        raise UsageError(f"--param: {exc}") from None
-    try:
-        pruning = check_pruning(name, args.pruning)
-    except ValueError as exc:
-        raise UsageError(f"--pruning: {exc}") from None
     iterations = _int_arg("--iterations", args.iterations, 0)
     every = _int_arg("--every", args.every, 1)
     threads = _int_arg("--threads", args.threads, 1)
@@ -423,17 +434,23 @@ def _cmd_solve(args: argparse.Namespace) -> None:
     assert rbp_every is not None
     rbp_threshold = _float_arg("--rbp-threshold", args.rbp_threshold, zero=True)
     assert rbp_threshold is not None
-    if args.precision not in ("auto", "float64", "float32", "compressed"):
-        raise UsageError(
-            f"--precision: {args.precision!r} is not one of auto, float64, float32, compressed"
-        )
-    if args.rbp_free_opponent and pruning != "total":
-        raise UsageError("--rbp-free-opponent: needs --pruning total")
-    if args.precision == "compressed" and pruning in ("interval", "total"):
-        raise UsageError(f"--precision: pruning {pruning!r} needs float32 or float64 storage")
-    if threads > 1 and (ALGORITHMS[name].sampling or pruning in ("interval", "total")):
-        what = name if ALGORITHMS[name].sampling else f"pruning {pruning}"
-        raise UsageError(f"--threads: {what} runs on one thread")
+    pruning = args.pruning.strip().lower() if args.pruning is not None else None
+    errors = check_options(
+        name,
+        params,
+        threads=threads,
+        precision=args.precision,
+        pruning=pruning,
+        seed=seed,
+        rbp_check_every=rbp_every,
+        rbp_threshold=rbp_threshold,
+        rbp_free_opponent=args.rbp_free_opponent,
+    )
+    if errors:  # the solver's own validator; its first message, under the flag's name
+        field, message = next(iter(errors.items()))
+        raise UsageError(f"{OPTION_FLAGS.get(field, '--param')}: {message}")
+    rule = make_algorithm(name, **params)
+    pruning = check_pruning(name, pruning)
     if game is None:
         game = _game_from_args(args)
     target = _target(args.target, game)

@@ -37,6 +37,9 @@ VERSION = 1
 MAX_TREE_EXPORT_NODES = 5000
 """Whole-tree exports cover at most this many decision nodes."""
 MAX_SAVE_BYTES = 2_000_000_000
+# What a pruned solve saves of its regret-based pruning state (the rest is rebuilt), under the
+# ``storage_<name>`` keys: files from before the state moved out of the storage load as they are.
+RBP_SAVED = ("pruned", "vsum", "umax", "lmin", "pimax", "win_slot", "win", "free", "ctl")
 
 
 class ExportError(ValueError):
@@ -213,9 +216,13 @@ def save_solve(
     }
     if isinstance(engine, Engine):
         if engine.sampling:
-            meta["rng_state"] = engine._rng.bit_generator.state
+            meta["rng_state"] = engine.rng_state
         if engine.rbp is not None:
             rbp = engine.rbp
+            # the pruning state under the keys files have always used for it
+            for k in RBP_SAVED:
+                arrays[f"storage_{k}"] = np.asarray(getattr(rbp.state, k))
+            meta["storage"] = [*meta["storage"], *RBP_SAVED]
             arrays["rbp_sums_freed"] = rbp.sums_freed
             meta["rbp"] = {
                 "check_every": rbp.check_every,
@@ -285,34 +292,17 @@ def load_solve(data: bytes) -> LoadedSolve:
         )
     except (TypeError, ValueError) as exc:
         raise ExportError(f"metadata: bad solver settings ({exc})") from None
-    fresh = engine.storage._asdict()
-    restored: dict[str, Any] = {}
-    for k, v in fresh.items():
-        key = f"storage_{k}"
-        if key not in files:
-            raise ExportError(f"missing array {k!r}")
-        arr = files[key]
-        if not isinstance(v, np.ndarray):  # a scalar setting of the storage
-            if arr.shape != () or arr.item() != v:
-                raise ExportError(f"{k!r} is {arr!r}, the engine has {v!r}")
-            restored[k] = v
-            continue
-        if arr.shape != v.shape or arr.dtype != v.dtype:
-            raise ExportError(
-                f"array {k!r} has shape {arr.shape} {arr.dtype}, the game needs {v.shape} "
-                f"{v.dtype} (saved from another game or version)"
-            )
-        if not np.all(np.isfinite(arr)):
-            raise ExportError(f"array {k!r} holds non-finite numbers")
-        restored[k] = np.ascontiguousarray(arr)
-    engine.storage = type(engine.storage)(**restored)
+    engine.storage = type(engine.storage)(**_restored(engine.storage._asdict(), files))
     if isinstance(engine, Engine):
         if engine.sampling:
             try:
-                engine._rng.bit_generator.state = meta["rng_state"]
+                engine.rng_state = meta["rng_state"]
             except (KeyError, TypeError, ValueError):
                 raise ExportError("metadata: bad or missing sampling generator state") from None
         if engine.rbp is not None:
+            state = engine.rbp.state
+            saved = _restored({k: getattr(state, k) for k in RBP_SAVED}, files)
+            engine.rbp.state = state._replace(**saved)
             freed = files.get("rbp_sums_freed")
             if freed is None or freed.shape != engine.rbp.sums_freed.shape:
                 raise ExportError("missing or foreign array 'rbp_sums_freed'")
@@ -332,6 +322,31 @@ def load_solve(data: bytes) -> LoadedSolve:
     except (TypeError, ValueError):
         raise ExportError("metadata: bad iteration or history") from None
     return LoadedSolve(engine.game, holdem, engine, history, meta)
+
+
+def _restored(fresh: dict[str, Any], files: dict[str, Any]) -> dict[str, Any]:
+    """The arrays ``storage_<name>`` of ``files`` for every entry of ``fresh``, each checked
+    against the fresh solver's (shape, dtype, finite numbers); scalars must be equal."""
+    restored: dict[str, Any] = {}
+    for k, v in fresh.items():
+        key = f"storage_{k}"
+        if key not in files:
+            raise ExportError(f"missing array {k!r}")
+        arr = files[key]
+        if not isinstance(v, np.ndarray):  # a scalar setting of the storage
+            if arr.shape != () or arr.item() != v:
+                raise ExportError(f"{k!r} is {arr!r}, the engine has {v!r}")
+            restored[k] = v
+            continue
+        if arr.shape != v.shape or arr.dtype != v.dtype:
+            raise ExportError(
+                f"array {k!r} has shape {arr.shape} {arr.dtype}, the game needs {v.shape} "
+                f"{v.dtype} (saved from another game or version)"
+            )
+        if not np.all(np.isfinite(arr)):
+            raise ExportError(f"array {k!r} holds non-finite numbers")
+        restored[k] = np.ascontiguousarray(arr)
+    return restored
 
 
 def _point(row: list) -> Point:

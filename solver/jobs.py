@@ -34,7 +34,6 @@ import numpy as np
 import numpy.typing as npt
 
 from solver.algorithms import AlgorithmRule, Solver, SolverOptions, make_solver
-from solver.cfr.engine import best_response_values
 from solver.games.model import DECISION, Game
 
 Array = npt.NDArray[np.float64]
@@ -339,7 +338,7 @@ class SolveJob(ThreadOwner[Progress]):
     def _measure(self, elapsed: float) -> float:
         eng = self.engine
         avg = eng.average_strategy()
-        br = best_response_values(self.game, avg, eng._eval_scratch)
+        br = eng.best_response_values(avg)
         expl = 0.5 * (br[0] + br[1])
         p = self.progress
         point = Point(eng.iteration, elapsed, expl, eng.nodes_touched, eng.memory_bytes)

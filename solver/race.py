@@ -36,16 +36,17 @@ import threading
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Protocol
 
 from solver.algorithms import (
     ALGORITHMS,
     AlgorithmRule,
+    check_options,
     check_pruning,
     default_pruning,
     make_algorithm,
     make_solver,
 )
+from solver.cfr.protocol import Solver
 from solver.games.model import Game
 from solver.jobs import (
     DONE,
@@ -126,14 +127,12 @@ class Entry:
         key = name.strip().lower()
         if key not in ALGORITHMS:
             raise EntryError(f"{where}: unknown algorithm {key!r} (known: {', '.join(ALGORITHMS)})")
-        given = {k.strip().lower(): float(v) for k, v in (params or {}).items()}
-        try:
-            rule = make_algorithm(key, **given)
-            mode = check_pruning(key, pruning)
-        except (ValueError, KeyError) as exc:
-            raise EntryError(f"{where}: {exc}") from None
-        if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
-            raise EntryError(f"{where}: seed must be a whole number ≥ 0, got {seed!r}")
+        given = {k.strip().lower(): v for k, v in (params or {}).items()}
+        errors = check_options(key, given, pruning=pruning, seed=seed)
+        if errors:
+            raise EntryError(f"{where}: {next(iter(errors.values()))}")
+        rule = make_algorithm(key, **{k: float(v) for k, v in given.items()})
+        mode = check_pruning(key, pruning)
         info = ALGORITHMS[key]
         defaults = info.defaults
         full = rule.params()
@@ -253,34 +252,7 @@ def check_entries(entries: Sequence[Entry]) -> tuple[Entry, ...]:
     return tuple(entries)
 
 
-class RaceEngine(Protocol):
-    """What a race needs from a solver (an :class:`~solver.cfr.engine.Engine` has it)."""
-
-    @property
-    def iteration(self) -> int:
-        """Iterations done."""
-        ...
-
-    @property
-    def nodes_touched(self) -> int:
-        """Nodes visited by the iterations so far."""
-        ...
-
-    @property
-    def memory_bytes(self) -> int:
-        """Bytes the solver holds."""
-        ...
-
-    def iterate(self, n: int = 1) -> int:
-        """Run ``n`` more iterations; returns the nodes they visited."""
-        ...
-
-    def best_response_values(self) -> tuple[float, float]:
-        """(BR₀, BR₁) in chips against the current average strategy."""
-        ...
-
-
-def build_engine(game: Game, entry: Entry) -> RaceEngine:
+def build_engine(game: Game, entry: Entry) -> Solver:
     """The solver for ``entry`` on ``game``: the one place a race builds one (one solver
     thread per engine — the race's workers are the parallelism; storage precision "auto")."""
     return make_solver(
@@ -631,7 +603,7 @@ class _Run:
     ``busy`` (or by the coordinator once the workers are gone); the other fields change under
     the race's lock."""
 
-    def __init__(self, entry: Entry, engine: RaceEngine) -> None:
+    def __init__(self, entry: Entry, engine: Solver) -> None:
         self.entry = entry
         self.engine = engine
         self.busy = False
@@ -682,7 +654,7 @@ class RaceJob(ThreadOwner[RaceProgress]):
         workers: int | None = None,
         chunk_s: float = DEFAULT_CHUNK_S,
         warm_up: bool = True,
-        engine_factory: Callable[[Game, Entry], RaceEngine] = build_engine,
+        engine_factory: Callable[[Game, Entry], Solver] = build_engine,
     ) -> None:
         entries = check_entries(entries)
         if max_iterations < 1:

@@ -25,7 +25,7 @@ GROUPS = ("toy", "river", "turn")
 def _exercise(game: object, runs: list[tuple[str, dict]]) -> None:
     from solver.algorithms import make_solver
     from solver.analysis import analyze, compatible
-    from solver.cfr.engine import expected_values
+    from solver.cfr.bestresponse import expected_values
     from solver.games.model import Game
 
     assert isinstance(game, Game)

@@ -12,8 +12,10 @@ from conftest import game, small_turn
 
 from solver.algorithms import make_solver
 from solver.cfr.engine import Engine
-from solver.cfr.kernels import MODE_UPDATE, _pass, _root_reach
-from solver.cfr.rules import CHANCE_U, SAMPLE, make_rule
+from solver.cfr.layout import empty_leaves
+from solver.cfr.pruning.state import no_rbp
+from solver.cfr.rules import make_rule
+from solver.cfr.walk import run_pass
 from solver.games import Game
 from solver.games.model import CHANCE
 
@@ -50,13 +52,14 @@ def _one_pass(engine: Engine, trav: int, u: float | None) -> tuple[np.ndarray, n
     st = engine.storage._replace(
         regrets=engine.storage.regrets.copy(), cumulative=engine.storage.cumulative.copy()
     )
-    co = engine.coefficients(np.array([float(engine.iteration + 1)]))[0].copy()
+    co = engine.rule.coefficients(np.array([float(engine.iteration + 1)]))[0]
+    draws = np.zeros(4)
+    flags = engine.flags(trav)
     if u is not None:
-        co[SAMPLE] = 1.0
-        co[CHANCE_U + 2 * trav] = u
-    sc = engine.scratch
-    _root_reach(g.hands, 1 - trav, sc.reach[0])
-    _pass(g.tree, g.hands, g.boards, trav, MODE_UPDATE, st.strategy, st, co, sc, engine.parallel)
+        flags = flags._replace(sampled=True)
+        draws[2 * trav] = u
+    run_pass(g.tree, g.hands, g.boards, 0, st.strategy, st, no_rbp(), co, draws, flags,
+             engine.scratch, empty_leaves())  # fmt: skip
     return st.regrets - engine.storage.regrets, st.cumulative - engine.storage.cumulative
 
 

@@ -7,7 +7,7 @@ import pytest
 from conftest import game
 
 from solver import best_response_values, expected_values, exploitability
-from solver.cfr.engine import uniform_strategy
+from solver.cfr.layout import uniform_strategy
 from solver.games.model import DECISION
 
 
@@ -126,7 +126,7 @@ def test_leduc_card_removal_at_the_chance_node() -> None:
 
 
 def test_node_values_at_the_root_match_the_root_pass() -> None:
-    from solver.cfr.engine import node_values, root_player_values
+    from solver.cfr.bestresponse import node_values, root_player_values
 
     g = game("leduc")
     rng = np.random.default_rng(7)
@@ -193,7 +193,7 @@ def test_derived_strategy_equals_stored_strategy(rule: str) -> None:
     derived = Engine(g, make_rule(rule))
     assert derived.storage.strategy.size == 1
     stored = Engine(g, make_rule(rule))
-    from solver.cfr.engine import uniform_strategy
+    from solver.cfr.layout import uniform_strategy
 
     stored.storage = stored.storage._replace(strategy=uniform_strategy(g))
     real = stored.rule.coefficients

@@ -10,8 +10,8 @@ import pytest
 
 from solver import expected_values, solve
 from solver.cards import COMBOS, card_str, parse_board
-from solver.cfr.engine import make_scratch
-from solver.cfr.kernels import _fold_values, _showdown_values
+from solver.cfr.layout import make_scratch
+from solver.cfr.terminal import fold_values, showdown_values
 from solver.games import make_game
 from solver.games.holdem import HoldemSpec, SpecError, build_holdem, estimate, validate
 from solver.games.model import CHANCE, DECISION, FIXED, RUNOUT, Game
@@ -55,10 +55,10 @@ def test_fold_and_showdown_values_equal_naive(seed: int) -> None:
         disjoint = np.array(
             [[not (set(cards[trav, h]) & set(cards[opp, j])) for j in range(no)] for h in range(nt)]
         )
-        _fold_values(g.hands, g.boards, 0, trav, 2.5, reach2, 0, out, 0, sc.card_sum)
+        fold_values(g.hands, g.boards, 0, trav, 2.5, reach2, 0, out, 0, sc.card_sum)
         naive = 2.5 * (disjoint * reach[None, :no]).sum(axis=1)
         np.testing.assert_allclose(out[0, :nt], naive, rtol=1e-12, atol=1e-12)
-        _showdown_values(
+        showdown_values(
             g.hands, g.boards, 0, trav, 3.0, reach2, 0, out, 0, sc.card_sum, sc.card_sum2
         )
         sign = np.sign(ranks[trav, :nt, None] - ranks[opp, None, :no])

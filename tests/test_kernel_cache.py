@@ -15,16 +15,16 @@ import pytest
 
 from solver import jit
 
-# The caller (a cached kernel in solver/cfr/pruning.py) and the callee it reaches in another
+# The caller (a cached kernel in solver/cfr/pruning/bounds.py) and the callee it reaches in another
 # file: the fold values, scaled by 2 in the scratch copy.
 PROBE = (
     "from solver.games import make_game\n"
-    "from solver.cfr.pruning import max_opponent_reach\n"
+    "from solver.cfr.pruning.bounds import max_opponent_reach\n"
     "from solver import jit\n"
     "print(jit.CACHE_DIR)\n"
     "print(float(max_opponent_reach(make_game('leduc')).sum()))\n"
 )
-CALLEE = "_fold_rows"
+CALLEE = "fold_rows"
 
 
 def _run(root: Path) -> tuple[Path, float]:
@@ -66,7 +66,7 @@ def test_callee_edit_reaches_cached_caller(tmp_path: Path) -> None:
     assert first_dir.parent == pkg / "__pycache__"
     assert any(first_dir.rglob("*.nbi")), "the first run saved nothing to the cache"
     callee = _double_fold_values(pkg)
-    assert callee.name != "pruning.py"  # the caller's own file is unchanged
+    assert callee.name != "bounds.py"  # the caller's own file is unchanged
     second_dir, second = _run(tmp_path)
     assert second_dir != first_dir
     assert second == pytest.approx(42.0)

@@ -10,7 +10,7 @@ import pytest
 from conftest import game
 
 from solver import Game, best_response_values, expected_values, solve
-from solver.cfr.engine import uniform_strategy
+from solver.cfr.layout import uniform_strategy
 
 pyspiel = pytest.importorskip("pyspiel")
 exploitability_mod = pytest.importorskip("open_spiel.python.algorithms.exploitability")

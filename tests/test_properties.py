@@ -9,8 +9,9 @@ from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
 from solver import best_response_values, expected_values
-from solver.cfr.kernels import Storage, _update_infosets
+from solver.cfr.layout import Storage
 from solver.cfr.rules import DERIVE, FLOOR, RULES, make_rule
+from solver.cfr.update import update_block
 
 values = arrays(
     np.float64,
@@ -50,20 +51,7 @@ def test_rule_updates_give_distributions_and_rm_plus_stays_nonnegative(
         av = np.ascontiguousarray(av)
         sigma = storage.strategy.reshape(na, nh)
         out = (sigma * av).sum(axis=0)
-        _update_infosets(
-            storage,
-            coefs[k],
-            0,
-            0,
-            na,
-            nh,
-            av,
-            out,
-            np.zeros(na),
-            0,
-            np.zeros(na * nh),
-            np.zeros(nh),
-        )
+        update_block(storage, coefs[k], 0, 0, 0, na, nh, av, out)
         sigma = storage.strategy.reshape(na, nh)
         assert np.all(sigma >= 0.0)
         np.testing.assert_allclose(sigma.sum(axis=0), 1.0, atol=1e-12)

@@ -110,7 +110,7 @@ def test_total_rbp_releases_regret_memory_while_pruned() -> None:
     regrets, sums = e.rbp.held_entries()
     assert regrets < g.action_size and sums == g.action_size  # threshold 0 keeps the sums
     assert e.memory_bytes < start
-    assert int(np.count_nonzero(e.storage.pruned)) > 0
+    assert int(np.count_nonzero(e.rbp.state.pruned)) > 0
 
 
 def test_total_rbp_sums_release_stays_within_its_bound() -> None:
@@ -125,7 +125,7 @@ def test_total_rbp_sums_release_stays_within_its_bound() -> None:
     expl_before = _expl(e)
     e.rbp.threshold = 0.3
     freed_before = e.rbp.sums_freed.copy()
-    e.rbp._check(e.iteration)
+    e.rbp.check(e.iteration, e.storage)
     released = int(np.count_nonzero(e.rbp.sums_freed) - np.count_nonzero(freed_before))
     assert released > 0
     changed = e.storage.cumulative != before
@@ -173,7 +173,7 @@ def _check_cbr_regrets(
     average strategy times one size ≥ 0 per infoset — Σ_t w_t·v^t(I') = T·CBV(I') and no
     cell is pruned — CBVs computed child by child (path reach in Python, a best-response
     walk per child). Returns the infosets checked."""
-    from solver.cfr.engine import node_values
+    from solver.cfr.bestresponse import node_values
 
     g = e.game
     t = g.tree
@@ -204,8 +204,9 @@ def _check_cbr_regrets(
                 assert abs(got[best]) <= 1e-6 * (1 + abs(T * cbv[best, h]))
                 rest = np.arange(na) != best
                 np.testing.assert_allclose(got[rest], want[rest], atol=1e-8, rtol=1e-9)
-            assert e.storage.vsum[ioff + h] == pytest.approx(T * cbv[best, h], abs=1e-8)
-            assert not e.storage.pruned[cells].any()
+            assert e.rbp is not None
+            assert e.rbp.state.vsum[ioff + h] == pytest.approx(T * cbv[best, h], abs=1e-8)
+            assert not e.rbp.state.pruned[cells].any()
             checked += 1
     return checked
 
@@ -220,8 +221,8 @@ def test_total_rbp_catch_up_sets_the_papers_regrets(
     for the hands caught up, is T·(CBV(I', a') − CBV(I')) (floored at 0 for CFR+; the CBR's
     own action a hair above 0), and the action's own regret is T·CBV(I, a) − Σ_t v^t(I)
     (CFR+: 0)."""
-    from solver.cfr.engine import node_values
-    from solver.cfr.pruning import RegretPruning
+    from solver.cfr.bestresponse import node_values
+    from solver.cfr.pruning.manager import RegretPruning
 
     g = game("leduc")
     e = Engine(g, make_rule(rule), pruning="total")
@@ -229,11 +230,12 @@ def test_total_rbp_catch_up_sets_the_papers_regrets(
     original = RegretPruning._rebuild
     checked = 0
 
-    def spy(self, req, avg, cf, floor, T, st):
+    def spy(self, req, avg, T, st):
         nonlocal checked
-        vsum = st.vsum.copy()
-        pruned = st.pruned.copy()
-        out = original(self, req, avg, cf, floor, T, st)
+        vsum = self.state.vsum.copy()
+        pruned = self.state.pruned.copy()
+        floor = self.floor
+        out = original(self, req, avg, T, st)
         t = g.tree
         for child, hands in sorted(req.items())[:3]:
             node = int(g.parents[child])
@@ -265,16 +267,16 @@ def _reopened_regions(rule: str, check: Callable[..., int], monkeypatch: pytest.
     regrets and call ``check(engine, avg, T, q, top)`` right after each reopening, for up
     to two topmost reopened nodes per player (q: the other player, whose regrets below
     ``top`` were just rebuilt). Returns the sum of what ``check`` returned."""
-    from solver.cfr.pruning import RegretPruning
+    from solver.cfr.pruning.manager import RegretPruning
 
     e = Engine(game("leduc"), make_rule(rule), pruning="total", rbp_free_opponent=True)
     original = RegretPruning._reopen
     checked = 0
 
-    def spy(self, avg, cf, floor, T, st):
+    def spy(self, avg, T, iteration, st):
         nonlocal checked
         before = self._blocked.copy()
-        out = original(self, avg, cf, floor, T, st)
+        out = original(self, avg, T, iteration, st)
         for p in range(2):
             opened = (before[p] != 0) & (self._blocked[p] == 0)
             for top in np.flatnonzero(opened)[:2]:
@@ -338,7 +340,7 @@ def test_freeing_the_opponent_holds_less_and_still_converges(rule: str) -> None:
     assert _expl(free) <= 1.5 * _expl(plain)
     # the count, in Python: a hand's cells are freed below its own pruned action, and every
     # cell of a player is freed where each possible hand of the other is frozen
-    pruned = free.storage.pruned
+    pruned = free.rbp.state.pruned
     dead = {p: {0: np.zeros(g.num_hands[p], bool)} for p in range(2)}
     count = 0
     for n in range(g.num_nodes):  # parents first

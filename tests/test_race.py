@@ -315,38 +315,20 @@ def test_stop_all_and_the_registry_reaper_end_races() -> None:
     assert all(lane.stopped_by == "test" for lane in a.progress.lanes)
 
 
-class _Breaks:
+class _Breaks(Engine):
     """An engine that fails at iteration 20 (the others must race on)."""
 
-    def __init__(self, inner: Engine) -> None:
-        self.inner = inner
-
-    @property
-    def iteration(self) -> int:
-        return self.inner.iteration
-
-    @property
-    def nodes_touched(self) -> int:
-        return self.inner.nodes_touched
-
-    @property
-    def memory_bytes(self) -> int:
-        return self.inner.memory_bytes
-
     def iterate(self, n: int = 1) -> int:
-        if self.inner.iteration + n > 20:
+        if self.iteration + n > 20:
             raise FloatingPointError("boom")
-        return self.inner.iterate(n)
-
-    def best_response_values(self) -> tuple[float, float]:
-        return self.inner.best_response_values()
+        return super().iterate(n)
 
 
 def test_a_failing_algorithm_is_reported_and_the_others_finish() -> None:
-    def factory(g: Game, e: Entry) -> Engine | _Breaks:
+    def factory(g: Game, e: Entry) -> Engine:
         eng = build_engine(g, e)
         assert isinstance(eng, Engine)
-        return _Breaks(eng) if e.name == "cfr" else eng
+        return _Breaks(g, eng.rule) if e.name == "cfr" else eng
 
     job = RaceJob(game("kuhn"), parse_entries("cfr,cfr+"), max_iterations=100,
                   engine_factory=factory)  # fmt: skip

@@ -14,20 +14,13 @@ from conftest import full_game, game
 from mccfr_reference import ReferenceSampler, SplitMix64
 
 from solver import Engine, make_rule
-from solver.cfr.engine import chance_factor, exploitability, node_values, path_reach
-from solver.cfr.kernels import regret_matching_all
-from solver.cfr.sampling import (
-    SAMPLERS,
-    SampledEngine,
-    SampledStorage,
-    deal_table,
-    make_sampler,
-    make_work,
-    sample_deals,
-    sampled_pass,
-    scripted_draws,
-    uniforms,
-)
+from solver.cfr.bestresponse import exploitability, node_values
+from solver.cfr.reach import chance_factor, path_reach
+from solver.cfr.sampling.draws import deal_table, sample_deals, scripted_draws, uniforms
+from solver.cfr.sampling.engine import SampledEngine, sampled_pass
+from solver.cfr.sampling.rules import SAMPLERS, make_sampler
+from solver.cfr.sampling.walk import SampledStorage, make_work
+from solver.cfr.update import regret_matching_all
 from solver.games.holdem import HoldemSpec, build_holdem
 from solver.games.model import Game
 
@@ -215,7 +208,7 @@ def test_expected_pass_is_the_cfr_update(spot_name: str, name: str) -> None:
     g = spot(spot_name)
     R0 = random_state(g, 5, pure=0.7 if spot_name == "leduc" else 0.0)
     sigma = np.empty(g.action_size)
-    regret_matching_all(g.tree, g.hands, R0, sigma)
+    regret_matching_all(g.tree, g.hands, R0, sigma, np.zeros(1, dtype=np.int8))
     dR, dS = full_width(g, sigma)
     fr, fs = scale_factors(g, sigma if name == "mccfr-os" else None)
     owner = np.zeros(g.action_size, dtype=np.int64)

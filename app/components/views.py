@@ -11,7 +11,7 @@ import plotly.graph_objects as go
 from app.components.colors import action_name
 from app.components.figures import strategy_grid_figure
 from solver.analysis import cell_of_hands, grid_mix
-from solver.cfr.engine import path_reach
+from solver.cfr.reach import path_reach
 from solver.games.model import Game
 from solver.ranges import GRID_LABELS
 

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import functools
 import json
-import math
 from dataclasses import asdict, dataclass
 
 import plotly.graph_objects as go
@@ -23,8 +22,9 @@ from app.components.figures import RACE_X, race_figure
 from app.components.images import html_bytes, image_bytes
 from app.runtime import start
 from app.screens.setup import current_request
-from app.screens.solve import PRUNING_HELP, PRUNING_LABELS, algorithm_names, seed_error
+from app.screens.solve import PRUNING_HELP, PRUNING_LABELS, algorithm_names, whole_if_integral
 from solver.algorithms import ALGORITHMS, algorithm_defaults
+from solver.cfr.options import check_options, sentence
 from solver.games.holdem import HoldemSpec
 from solver.jobs import FINISHED, PAUSED, RUNNING
 from solver.race import (
@@ -254,18 +254,15 @@ def row_entries(rows: int) -> tuple[tuple[Entry, ...], list[str]]:
     errors: list[str] = []
     for i in range(rows):
         algo = str(state.get(_algo_key(i)))
-        seed = 0
-        if ALGORITHMS[algo].sampling:
-            value = state.get(_seed_key(i), 0)
-            bad = seed_error(value)
-            if bad:
-                errors.append(f"Algorithm {i + 1}: {bad}")
-                continue
-            seed = int(value)
+        params = _params(i, algo)
+        seed = whole_if_integral(state.get(_seed_key(i), 0)) if ALGORITHMS[algo].sampling else 0
+        checked = check_options(algo, params, pruning=_row_pruning(i, algo), seed=seed)
+        if checked:
+            field, message = next(iter(checked.items()))
+            errors.append(f"Algorithm {i + 1}: {message if field in params else sentence(message)}")
+            continue
         try:
-            entries.append(
-                Entry.of(algo, _params(i, algo), pruning=_row_pruning(i, algo), seed=seed)
-            )
+            entries.append(Entry.of(algo, params, pruning=_row_pruning(i, algo), seed=int(seed)))  # type: ignore[call-overload]
         except EntryError as exc:
             errors.append(f"Algorithm {i + 1}: {exc}")
     if not errors:
@@ -516,8 +513,8 @@ def _row(i: int, rows: int, running: bool) -> None:
         cols = c[1].columns(len(defaults))
         for col, (name, value) in zip(cols, defaults.items(), strict=True):
             key = _param_key(i, algo, name)
-            if key not in st.session_state:
-                st.session_state[key] = value if math.isfinite(value) else -1e9
+            if key not in st.session_state:  # exactly, inf and -inf too (DCFR's β = −∞)
+                st.session_state[key] = value
             col.number_input(name, key=key, format="%g", disabled=running)
     else:
         c[1].caption(f"{info.kind} · {info.description}")

@@ -21,7 +21,7 @@ from app.runtime import start
 from app.screens.setup import Request, current_request
 from solver.algorithms import ALGORITHMS, algorithm_defaults, default_algorithm, make_algorithm
 from solver.analysis import investments
-from solver.cfr.sampling import SAMPLERS
+from solver.cfr.options import check_options, sentence
 from solver.games.model import DECISION, Game
 from solver.jobs import FINISHED, PAUSED, RUNNING, Point, Progress, SolveJob, estimate_eta
 
@@ -83,10 +83,11 @@ def _params(algo: str) -> dict[str, float]:
 
 @dataclass(frozen=True)
 class Settings:
-    """The solver settings the page's widgets hold, read and checked. ``errors`` maps a field
-    ("params", "seed", "rbp_check_every", "rbp_threshold", "precision") to the message shown
-    next to it; Solve stays disabled while there is any. ``threads`` is what the solve gets
-    (1 when ``one_thread`` says why)."""
+    """The solver settings the page's widgets hold, read and checked by the solver's own
+    validator (:func:`solver.cfr.options.check_options`). ``errors`` maps a field (a
+    parameter's name, "seed", "rbp_check_every", "rbp_threshold", "precision", …) to the
+    message shown next to it; Solve stays disabled while there is any. ``threads`` is what
+    the solve gets (1 when ``one_thread`` says why)."""
 
     algorithm: str
     params: dict[str, float]
@@ -101,95 +102,65 @@ class Settings:
     errors: dict[str, str] = field(default_factory=dict)
 
 
-def number_error(value: object, name: str, minimum: float, unit: str = "", note: str = "") -> str:
-    """Why ``value`` cannot be the field ``name`` ("" when it can): a number ≥ ``minimum``,
-    whole when ``unit`` is given ("whole number" / "whole number of iterations"), with an
-    optional ``note`` on what the value means."""
-    kind = unit or "number"
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        return f"{name} must be a {kind} ≥ {minimum:g}, got {value!r}."
-    whole_ok = not unit or value == int(value)
-    if not math.isfinite(value) or not whole_ok or value < minimum:
-        return f"{name} must be a {kind} ≥ {minimum:g}{note}, got {value:g}."
-    return ""
-
-
-def seed_error(value: object) -> str:
-    """Why ``value`` cannot be a sampling seed ("" when it can: a whole number ≥ 0)."""
-    return number_error(value, "Seed", 0, unit="whole number")
-
-
-def check_every_error(value: object) -> str:
-    """Why ``value`` cannot be RBP's ``check_every`` ("" when it can: a whole number ≥ 1)."""
-    return number_error(value, "Check every", 1, unit="whole number of iterations")
-
-
-def threshold_error(value: object) -> str:
-    """Why ``value`` cannot be Total RBP's sums threshold C ("" when it can: a number ≥ 0)."""
-    return number_error(value, "Threshold C", 0, note=" (0 keeps every strategy sum)")
+def whole_if_integral(value: object) -> object:
+    """A number field's value as the validator reads it: 3.0 (how a number field may hold
+    3) is the whole number 3; anything else as it is."""
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    return value
 
 
 def settings() -> Settings:
     """The solver settings from the session state (defaults where a field is not drawn yet),
-    with every problem in ``errors``."""
+    with every problem in ``errors``: a parameter's message as the validator words it (the
+    field is labelled with the parameter's name), the others as sentences. Fields the chosen
+    algorithm and pruning do not use keep what was typed in them, unchecked."""
     algo = str(state.get(state.ALGORITHM))
     if algo not in ALGORITHMS:
         algo = default_algorithm(current_request().spec is not None)
     info = ALGORITHMS[algo]
-    errors: dict[str, str] = {}
     params = _params(algo)
-    try:
-        make_algorithm(algo, **params)
-    except (ValueError, KeyError) as exc:
-        errors["params"] = str(exc)
     pruning = str(state.get(state.PRUNING))
     if pruning not in info.prunings:
         pruning = info.prunings[0]
-    seed_value = state.get(state.SEED, DEFAULT_SEED)
-    seed = 0
-    if info.sampling:
-        errors["seed"] = seed_error(seed_value)
-        if not errors["seed"]:
-            seed = int(seed_value)
-    every_value = state.get(state.RBP_CHECK_EVERY, DEFAULT_RBP_CHECK_EVERY)
-    threshold_value = state.get(state.RBP_THRESHOLD, 0.0)
-    every, threshold = DEFAULT_RBP_CHECK_EVERY, 0.0
-    if pruning in RBP:
-        errors["rbp_check_every"] = check_every_error(every_value)
-        if not errors["rbp_check_every"]:
-            every = int(every_value)
-    if pruning == "total":
-        errors["rbp_threshold"] = threshold_error(threshold_value)
-        if not errors["rbp_threshold"]:
-            threshold = float(threshold_value)
+    seed = state.get(state.SEED, DEFAULT_SEED) if info.sampling else DEFAULT_SEED
+    every = (
+        state.get(state.RBP_CHECK_EVERY, DEFAULT_RBP_CHECK_EVERY)
+        if pruning in RBP
+        else DEFAULT_RBP_CHECK_EVERY
+    )
+    threshold = state.get(state.RBP_THRESHOLD, 0.0) if pruning == "total" else 0.0
+    free = pruning == "total" and bool(state.get(state.RBP_FREE_OPPONENT, False))
     precision = str(state.get(state.PRECISION) or "auto")
-    if precision == "compressed" and pruning in RBP:
-        errors["precision"] = (
-            f"{PRUNING_LABELS[pruning]} needs float32 or float64 storage: pick another storage "
-            "or another pruning."
-        )
-    elif precision == "compressed" and algo in SAMPLERS:
-        errors["precision"] = (
-            f"{algo} stores float32 or float64 (no 16-bit compression): pick another storage."
-        )
     one_thread = ""
     if info.sampling:
         one_thread = "sampling algorithms run on one thread"
     elif pruning in RBP:
         one_thread = f"{PRUNING_LABELS[pruning]} runs on one thread"
     threads = 1 if one_thread else int(state.get(state.THREADS) or 1)
+    errors = check_options(
+        algo,
+        params,
+        threads=threads,
+        precision=precision,
+        pruning=pruning,
+        seed=whole_if_integral(seed),
+        rbp_check_every=whole_if_integral(every),
+        rbp_threshold=threshold,
+        rbp_free_opponent=free,
+    )
     return Settings(
         algo,
         params,
         pruning,
-        seed,
+        int(seed) if "seed" not in errors else DEFAULT_SEED,
         threads,
         precision,
-        every,
-        threshold,
+        int(every) if "rbp_check_every" not in errors else DEFAULT_RBP_CHECK_EVERY,
+        float(threshold) if "rbp_threshold" not in errors else 0.0,
         one_thread,
-        pruning == "total" and bool(state.get(state.RBP_FREE_OPPONENT, False)),
-        {k: v for k, v in errors.items() if v},
+        free,
+        {k: v if k in params else sentence(v) for k, v in errors.items()},
     )
 
 
@@ -213,13 +184,14 @@ def render() -> None:
         cols = st.columns(len(defaults))
         for col, (name, value) in zip(cols, defaults.items(), strict=True):
             key = f"{state.PARAM_PREFIX}{algo}_{name}"
-            if key not in st.session_state:
-                st.session_state[key] = value if math.isfinite(value) else -1e9
+            if key not in st.session_state:  # exactly, inf and -inf too (DCFR's β = −∞)
+                st.session_state[key] = value
             col.number_input(name, key=key, format="%g", disabled=running)
     _solver_options(algo, running)
     cfg = settings()
-    if "params" in cfg.errors:
-        st.error(cfg.errors["params"], icon=":material/error:")
+    for name in defaults:
+        if name in cfg.errors:
+            st.error(cfg.errors[name], icon=":material/error:")
     holdem = req.spec is not None
     units = ["% pot", "chips"] if holdem else ["chips"]
     if state.get(state.TARGET_UNIT) not in units:

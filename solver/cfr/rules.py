@@ -27,22 +27,18 @@ from typing import ClassVar
 import numpy as np
 import numpy.typing as npt
 
-# Column indices of a coefficient table (one row per iteration).
+# Column indices of a coefficient table (one row per iteration): the rule's schedule only.
+# What the engine decides itself (pruning, chance draws, record passes) travels separately
+# (:class:`solver.cfr.layout.PassFlags`).
 PRE_POS, PRE_NEG, REGRET_WEIGHT, POST_POS, POST_NEG = 0, 1, 2, 3, 4
 FLOOR, SCALE, PRED, ADAPTIVE, ALPHA_MAX = 5, 6, 7, 8, 9
 DECAY, AVG_WEIGHT, NORMAL_HEDGE = 10, 11, 12
 DERIVE = 13  # 1: the next strategy is plain RM(R), so the engine derives it instead of storing
-# Set by the engine, not by rules (see solver.cfr.engine):
-# PRUNE: 0 none, 1 partial (skip what the opponent reaches with probability 0), 2 interval
-# regret-based pruning, 3 Total RBP; ITER: the 1-based iteration; SAMPLE: 1 = chance sampling
-# (one card per chance node, the uniform draws for traverser p and chance level l in column
-# CHANCE_U + 2p + l); RECORD: a best-response pass stores its action values (Total RBP);
-# NOSTART: no new interval prune starts (catch-up walks); WNEXT: the regret weight of the next
-# iteration (interval RBP looks one iteration ahead).
-# MARGIN: a prune starts only when its bound holds for at least this many iterations.
-PRUNE, ITER, SAMPLE, CHANCE_U, RECORD, NOSTART, WNEXT, MARGIN = 14, 15, 16, 17, 21, 22, 23, 24
-NUM_COEFFICIENTS = 25
-PRUNE_NONE, PRUNE_PARTIAL, PRUNE_INTERVAL, PRUNE_TOTAL = 0, 1, 2, 3
+NUM_COEFFICIENTS = 14
+
+# Iterations at which a rule's properties are read off its schedule (see Rule.properties):
+# the first hundred and a few far ones.
+_PROBE = np.concatenate([np.arange(1.0, 101.0), [1e3, 1e4, 1e5, 1e6]])
 
 FloatArray = npt.NDArray[np.float64]
 
@@ -67,12 +63,70 @@ def _pdcfr_discount(t: FloatArray, alpha: float) -> FloatArray:
 
 
 @dataclass(frozen=True)
+class Param:
+    """The values a rule parameter may take: ``lo ≤ x ≤ hi`` (either bound may be ±inf, and
+    then the infinite value itself is allowed only with ``infinite``). ``meaning`` says what
+    the parameter does, for messages and help texts."""
+
+    lo: float
+    hi: float
+    meaning: str
+    infinite: bool = False
+
+    def check(self, name: str, value: float) -> str | None:
+        """A message naming ``name`` when ``value`` is out of range, else None."""
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or math.isnan(value):
+            return f"{name} must be a number, got {value!r}"
+        if math.isinf(value) and not self.infinite:
+            return f"{name} must be finite ({self.meaning}), got {value:g}"
+        if value < self.lo:
+            return f"{name} must be ≥ {self.lo:g} ({self.meaning}), got {value:g}"
+        if value > self.hi:
+            return f"{name} must be ≤ {self.hi:g} ({self.meaning}), got {value:g}"
+        return None
+
+
+@dataclass(frozen=True)
+class RuleProperties:
+    """What a schedule implies for the engine, read off :meth:`Rule.coefficients` (pure):
+
+    ``plain_rm`` the next strategy is RM(R) (no prediction, scale or NormalHedge);
+    ``floors_regrets`` RM+ (regrets floored at 0); ``discounts_regrets`` any regret discount;
+    ``constant_regret_weight`` every iteration's regret counts the same; ``discounts_average``
+    strategy sums decay; ``average_weights`` "uniform" (constant), "linear" (∝ max(t − d, 0))
+    or "other"."""
+
+    plain_rm: bool
+    floors_regrets: bool
+    discounts_regrets: bool
+    constant_regret_weight: bool
+    discounts_average: bool
+    average_weights: str
+
+
+def _average_kind(w: FloatArray) -> str:
+    if np.all(w == w[0]) and w[0] > 0:
+        return "uniform"
+    pos = np.flatnonzero(w > 0)
+    if pos.size < 2 or np.any(w[: pos[0]] != 0):
+        return "other"
+    head = _PROBE[pos[0]]
+    c = w[pos[0] + 1] - w[pos[0]]
+    want = w[pos[0]] + c * (_PROBE[pos[0] :] - head)
+    if c > 0 and w[pos[0]] <= c * (1 + 1e-12) and np.allclose(w[pos[0] :], want, rtol=1e-12):
+        return "linear"
+    return "other"
+
+
+@dataclass(frozen=True)
 class Rule:
-    """Base of every rule. Subclasses add their parameters as fields with defaults."""
+    """Base of every rule. Subclasses add their parameters as fields with defaults and
+    declare each one's range in ``PARAMS``."""
 
     name: ClassVar[str] = ""
     description: ClassVar[str] = ""
     paper: ClassVar[str] = ""
+    PARAMS: ClassVar[dict[str, Param]] = {}
 
     def coefficients(self, t: FloatArray) -> FloatArray:
         """Scalars for iterations ``t`` (a float array of 1-based iterations): shape
@@ -82,7 +136,6 @@ class Rule:
         self._fill(np.asarray(t, dtype=np.float64), c)
         plain = (c[:, PRED] == 0) & (c[:, NORMAL_HEDGE] == 0) & (c[:, SCALE] == 1)
         c[:, DERIVE] = plain & (c[:, ADAPTIVE] == 0)
-        c[:, ITER] = t
         return c
 
     @property
@@ -98,6 +151,31 @@ class Rule:
     def adaptive(self) -> bool:
         """Whether the rule keeps per-infoset step statistics (and the last regret)."""
         return False
+
+    @property
+    def properties(self) -> RuleProperties:
+        """:class:`RuleProperties` of this rule's schedule (read at iterations 1–100 and a
+        few far ones)."""
+        c = self.coefficients(_PROBE)
+        ones = [PRE_POS, PRE_NEG, POST_POS, POST_NEG]
+        return RuleProperties(
+            plain_rm=bool(c[:, DERIVE].all()),
+            floors_regrets=bool((c[:, FLOOR] != 0).all()),
+            discounts_regrets=bool((c[:, ones] != 1).any()),
+            constant_regret_weight=bool((c[:, REGRET_WEIGHT] == c[0, REGRET_WEIGHT]).all()),
+            discounts_average=bool((c[1:, DECAY] != 1).any()),
+            average_weights=_average_kind(c[:, AVG_WEIGHT]),
+        )
+
+    def check_params(self) -> dict[str, str]:
+        """{parameter: message} for every parameter outside its declared range."""
+        out: dict[str, str] = {}
+        for f in fields(self):
+            spec = self.PARAMS.get(f.name)
+            msg = spec.check(f.name, getattr(self, f.name)) if spec is not None else None
+            if msg:
+                out[f.name] = msg
+        return out
 
     def params(self) -> dict[str, float]:
         return {f.name: float(getattr(self, f.name)) for f in fields(self)}
@@ -120,13 +198,14 @@ class CFR(Rule):
 @dataclass(frozen=True)
 class CFRPlus(Rule):
     delay: float = 0.0
+    PARAMS: ClassVar[dict[str, Param]] = {
+        "delay": Param(0.0, 1e9, "iterations before averaging starts"),
+    }
     name = "cfr+"
     description = "CFR+: regrets floored at zero (RM+), linear averaging after a delay d."
     paper = "Tammelin 2014 (arXiv 1407.5042)"
 
     def _fill(self, t: FloatArray, c: FloatArray) -> None:
-        if self.delay < 0:
-            raise ValueError("delay must be ≥ 0")
         c[:, FLOOR] = 1
         c[:, AVG_WEIGHT] = np.maximum(t - self.delay, 0.0)
 
@@ -147,6 +226,13 @@ class DCFR(Rule):
     alpha: float = 1.5
     beta: float = 0.0
     gamma: float = 2.0
+    PARAMS: ClassVar[dict[str, Param]] = {
+        "alpha": Param(0.0, math.inf, "positive regrets × t^α/(t^α+1); inf: no discount", True),
+        "beta": Param(
+            -math.inf, math.inf, "negative regrets × t^β/(t^β+1); -inf zeroes them", True
+        ),
+        "gamma": Param(0.0, 100.0, "average weights ∝ t^γ"),
+    }
     name = "dcfr"
     description = (
         "Discounted CFR: positive regrets × t^α/(t^α+1), negative × t^β/(t^β+1) "
@@ -229,13 +315,14 @@ class PCFRPlus(Rule):
 @dataclass(frozen=True)
 class SAPCFRPlus(Rule):
     alpha: float = 2.0
+    PARAMS: ClassVar[dict[str, Param]] = {
+        "alpha": Param(0.0, 1e9, "the prediction × 1/(1+α)"),
+    }
     name = "sapcfr+"
     description = "Simple Asynchronous PCFR+: PCFR+ with the prediction scaled by 1/(1+α)."
     paper = "Meng et al. 2025 (arXiv 2503.12770), Asynchronous PCFR+"
 
     def _fill(self, t: FloatArray, c: FloatArray) -> None:
-        if self.alpha < 0:
-            raise ValueError("alpha must be ≥ 0")
         c[:, FLOOR] = 1
         c[:, PRED] = 1.0 / (1.0 + self.alpha)
         c[:, AVG_WEIGHT] = t * t
@@ -244,6 +331,9 @@ class SAPCFRPlus(Rule):
 @dataclass(frozen=True)
 class APCFRPlus(Rule):
     alpha_max: float = 5.0
+    PARAMS: ClassVar[dict[str, Param]] = {
+        "alpha_max": Param(0.0, 1e9, "cap of the adaptive step's α"),
+    }
     name = "apcfr+"
     description = "Asynchronous PCFR+: per-infoset adaptive step 1/(1+α) on the prediction."
     paper = "Meng et al. 2025 (arXiv 2503.12770), Asynchronous PCFR+"
@@ -253,8 +343,6 @@ class APCFRPlus(Rule):
         return True
 
     def _fill(self, t: FloatArray, c: FloatArray) -> None:
-        if self.alpha_max < 0:
-            raise ValueError("alpha_max must be ≥ 0")
         c[:, FLOOR] = 1
         c[:, PRED] = 1
         c[:, ADAPTIVE] = 1
@@ -266,6 +354,10 @@ class APCFRPlus(Rule):
 class PDCFRPlus(Rule):
     alpha: float = 2.3
     gamma: float = 5.0
+    PARAMS: ClassVar[dict[str, Param]] = {
+        "alpha": Param(0.0, 100.0, "regrets × (t−1)^α/((t−1)^α+1)"),
+        "gamma": Param(0.0, 100.0, "average weights ∝ t^γ"),
+    }
     name = "pdcfr+"
     description = "Predictive Discounted CFR+: discounted RM+ regrets with a prediction."
     paper = "Xu et al. 2024 (IJCAI), Minimizing Weighted Counterfactual Regret with Optimistic OMD"
@@ -283,6 +375,10 @@ class PDCFRPlus(Rule):
 @dataclass(frozen=True)
 class APDCFRPlus(PDCFRPlus):
     alpha_max: float = 5.0
+    PARAMS: ClassVar[dict[str, Param]] = {
+        **PDCFRPlus.PARAMS,
+        "alpha_max": Param(0.0, 1e9, "cap of the adaptive step's α"),
+    }
     name = "apdcfr+"
     description = "PDCFR+ with APCFR+'s adaptive asynchronous step on the prediction."
     paper = "Meng et al. 2025 (arXiv 2503.12770), appendix C"
@@ -318,7 +414,9 @@ RULES: dict[str, type[Rule]] = {
 
 
 def make_rule(name: str, **params: float) -> Rule:
-    """The rule registered as ``name`` with ``params`` overriding its defaults."""
+    """The rule registered as ``name`` with ``params`` overriding its defaults: KeyError for
+    an unknown name, ValueError naming the parameter for an unknown one or a value outside
+    its declared range (:attr:`Rule.PARAMS`)."""
     key = name.lower()
     if key not in RULES:
         raise KeyError(f"unknown algorithm {name!r}; known: {', '.join(RULES)}")
@@ -328,10 +426,12 @@ def make_rule(name: str, **params: float) -> Rule:
         if p not in allowed:
             opts = ", ".join(sorted(allowed)) or "none"
             raise ValueError(f"algorithm {key!r} has no parameter {p!r} (parameters: {opts})")
-        if not isinstance(v, (int, float)) or math.isnan(v):
+        if isinstance(v, bool) or not isinstance(v, (int, float)) or math.isnan(v):
             raise ValueError(f"parameter {p!r} must be a number, got {v!r}")
     rule = cls(**{k: float(v) for k, v in params.items()})
-    rule.coefficients(np.array([1.0, 2.0]))  # validates parameter ranges
+    errors = rule.check_params()
+    if errors:
+        raise ValueError(f"algorithm {key!r}: {next(iter(errors.values()))}")
     return rule
 
 

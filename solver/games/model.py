@@ -74,6 +74,11 @@ class Tree(NamedTuple):
     iso_board: npt.NDArray[np.int32]  # (K,) board id of the isomorphic card
     iso_perm: npt.NDArray[np.int32]  # (K,) row of Hands.perm mapping hands to their images
     runout: npt.NDArray[np.int32]  # (N,) RUNOUT terminal: its row of Boards.runout_eq, else -1
+    # The decision nodes in depth-first preorder (= by storage offset): the decision nodes of
+    # node n's subtree are pre_order[pre_start[n] : pre_end[n]] (empty for a terminal).
+    pre_order: npt.NDArray[np.int64]  # (M,) M decision nodes
+    pre_start: npt.NDArray[np.int64]  # (N,)
+    pre_end: npt.NDArray[np.int64]  # (N,)
 
 
 class Hands(NamedTuple):
@@ -507,6 +512,7 @@ def flatten(root: NodeSpec, num_hands: tuple[int, int]) -> tuple[Tree, list[str]
             raise ValueError("a decision node needs at least one action")
     # Storage blocks in depth-first preorder: every subtree's blocks are one contiguous range
     # (the walk's memory order, and a pruned subtree's storage is one range to release).
+    pre: list[int] = []
     stack = [root]
     while stack:
         node = stack.pop()
@@ -516,7 +522,9 @@ def flatten(root: NodeSpec, num_hands: tuple[int, int]) -> tuple[Tree, list[str]
             ioffset[k] = ioff
             off += len(node.children) * num_hands[node.player]
             ioff += num_hands[node.player]
+            pre.append(k)
         stack.extend(reversed(node.children))
+    pre_start, pre_end = _preorder_ranges(first_child, num_children, pre, n)
     tree = Tree(
         kind,
         player,
@@ -532,8 +540,35 @@ def flatten(root: NodeSpec, num_hands: tuple[int, int]) -> tuple[Tree, list[str]
         np.array(iso_board or [0], dtype=np.int32),
         np.array(iso_perm or [0], dtype=np.int32),
         runout,
+        np.array(pre, dtype=np.int64),
+        pre_start,
+        pre_end,
     )
     return tree, labels
+
+
+def _preorder_ranges(
+    first_child: npt.NDArray[np.int32], num_children: npt.NDArray[np.int32], pre: list[int], n: int
+) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
+    """(pre_start, pre_end), both (N,): each node's subtree as a range of ``pre`` (decision
+    nodes in depth-first preorder; a subtree's are contiguous there). Nodes are numbered
+    parents first, so one backward sweep gathers children before their parent."""
+    start = np.full(n, np.iinfo(np.int64).max, dtype=np.int64)
+    end = np.zeros(n, dtype=np.int64)
+    position = np.full(n, -1, dtype=np.int64)
+    position[pre] = np.arange(len(pre), dtype=np.int64)
+    for k in range(n - 1, -1, -1):
+        if position[k] >= 0:
+            start[k] = min(start[k], position[k])
+            end[k] = max(end[k], position[k] + 1)
+        fc = int(first_child[k])
+        if fc >= 0:
+            kids = slice(fc, fc + int(num_children[k]))
+            start[k] = min(start[k], int(start[kids].min()))
+            end[k] = max(end[k], int(end[kids].max()))
+    empty = end == 0
+    start[empty] = 0
+    return start, end
 
 
 def make_hands(

@@ -1,0 +1,106 @@
+"""Best response, expected values and exploitability of any strategy profile: the walk of
+:mod:`solver.cfr.walk` with ``max`` at the responder's nodes (``MODE_BR``) or the profile's
+own mix (``MODE_EVAL``), from the root or from any node.
+
+Exploitability = (BR₀ + BR₁)/2 (NashConv/2) in chips, BR_p the value of player p's best
+response to the other's strategy (the games are zero-sum).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import numpy.typing as npt
+
+from solver.cfr.layout import (
+    MODE_BR,
+    MODE_EVAL,
+    NO_DRAWS,
+    Scratch,
+    check_strategy,
+    empty_leaves,
+    make_scratch,
+    pass_flags,
+    placeholder_storage,
+)
+from solver.cfr.parallel import Parallel, parallel_pass
+from solver.cfr.pruning.state import no_rbp
+from solver.cfr.reach import chance_factor, path_reach
+from solver.cfr.rules import NUM_COEFFICIENTS
+from solver.cfr.walk import run_pass
+from solver.games.model import Game
+
+Array = npt.NDArray[np.float64]
+
+
+def root_player_values(
+    game: Game,
+    sigma: Array,
+    player: int,
+    best_response: bool,
+    scratch: Scratch | None = None,
+    parallel: Parallel | None = None,
+) -> Array:
+    """``player``'s counterfactual values (H[player],) at the root, chance of each deal
+    included, when both play ``sigma`` (A,) or ``player`` best-responds to the other's part
+    of it. The player's expected value is ``Σ_h weights[player, h] · values[h]``."""
+    sigma = check_strategy(game, sigma)
+    fl = pass_flags(player, MODE_BR if best_response else MODE_EVAL)
+    sc = scratch if scratch is not None else make_scratch(game)
+    co = np.zeros(NUM_COEFFICIENTS)
+    st = placeholder_storage()
+    if parallel is not None and parallel.threads > 1:
+        parallel_pass(game, sigma, st, no_rbp(), co, NO_DRAWS, fl, sc, parallel)
+    else:
+        g = game
+        run_pass(g.tree, g.hands, g.boards, 0, sigma, st, no_rbp(), co, NO_DRAWS, fl, sc,
+                 empty_leaves())  # fmt: skip
+    return sc.value[0, : game.num_hands[player]].copy()
+
+
+def node_values(
+    game: Game, sigma: Array, node: int, player: int, best_response: bool = False
+) -> Array:
+    """``player``'s counterfactual values (H[player],) at ``node``: chips, weighted by the
+    opponent's reach and the chance of the deal, when both play ``sigma`` below the node
+    (or ``player`` best-responds). Divide by the compatible opponent reach mass to get
+    per-hand expected values."""
+    sigma = check_strategy(game, sigma)
+    opp = 1 - player
+    sc = make_scratch(game)
+    r = path_reach(game, sigma, node)[opp]
+    sc.reach[0, :] = 0.0
+    sc.reach[0, : r.shape[0]] = r * chance_factor(game, node)
+    fl = pass_flags(player, MODE_BR if best_response else MODE_EVAL)
+    g = game
+    run_pass(g.tree, g.hands, g.boards, int(node), sigma, placeholder_storage(), no_rbp(),
+             np.zeros(NUM_COEFFICIENTS), NO_DRAWS, fl, sc, empty_leaves())  # fmt: skip
+    return sc.value[0, : game.num_hands[player]].copy()
+
+
+def expected_values(game: Game, sigma: Array) -> tuple[float, float]:
+    """Each player's expected payoff (chips) when both play ``sigma``."""
+    out = []
+    for p in range(2):
+        v = root_player_values(game, sigma, p, best_response=False)
+        out.append(float(np.dot(game.hands.weights[p, : v.shape[0]], v)))
+    return out[0], out[1]
+
+
+def best_response_values(
+    game: Game,
+    sigma: Array,
+    scratch: Scratch | None = None,
+    parallel: Parallel | None = None,
+) -> tuple[float, float]:
+    """(BR₀, BR₁): what each player's best response earns against the other's ``sigma``."""
+    out = []
+    for p in range(2):
+        v = root_player_values(game, sigma, p, True, scratch, parallel)
+        out.append(float(np.dot(game.hands.weights[p, : v.shape[0]], v)))
+    return out[0], out[1]
+
+
+def exploitability(game: Game, sigma: Array) -> float:
+    """NashConv/2 = (BR₀ + BR₁)/2 in chips (the game is zero-sum)."""
+    b0, b1 = best_response_values(game, sigma)
+    return 0.5 * (b0 + b1)

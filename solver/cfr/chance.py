@@ -1,0 +1,123 @@
+"""The walk's steps at a chance node (:mod:`solver.cfr.walk`): draw the one child walked
+(chance sampling), the opponent's reach into a child (the card's probability, hands it blocks
+zeroed), and a child's values added to the node's — for each card the child stands for by
+suit isomorphism, with hands mapped. Helpers marked ``node_kernel`` are inlined into the walk.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import numpy.typing as npt
+
+from solver.games.model import Boards, Hands, Tree
+from solver.jit import inline_kernel, node_kernel
+
+Array = npt.NDArray[np.float64]
+Int = int | np.int64
+I64 = npt.NDArray[np.int64]
+I32 = npt.NDArray[np.int32]
+
+
+@inline_kernel
+def draw_child(
+    first_child: I32, num_children: I32, iso_count: I32, weight: Array, node: Int, u: float
+) -> tuple[int, float]:
+    """Chance sampling: the child of chance node ``node`` that the uniform draw ``u`` picks,
+    with probability ∝ its chance weight × the cards it stands for (itself and its suit
+    isomorphic images); returns (child index, probability). Arrays: the ``Tree``'s."""
+    fc = first_child[node]
+    na = num_children[node]
+    total = 0.0
+    for k in range(na):
+        c = fc + k
+        total += (1.0 + iso_count[c]) * weight[c]
+    target = u * total
+    acc = 0.0
+    pick = na - 1
+    for k in range(na):
+        c = fc + k
+        acc += (1.0 + iso_count[c]) * weight[c]
+        if target < acc:
+            pick = k
+            break
+    c = fc + pick
+    return pick, (1.0 + iso_count[c]) * weight[c] / total
+
+
+@node_kernel
+def enter_chance(
+    t_first: I32, t_nchild: I32, t_iso_count: I32, t_weight: Array, node: Int, d: Int, nt: Int,
+    sampled: bool, u: Array, trav: Int, VA: Array, nxt: I64, CQ: Array, CL: I64,
+) -> None:  # fmt: skip
+    """Values zeroed; with chance sampling the one child walked is drawn (the same uniform
+    for every chance node of a level: public chance sampling) and weighted by 1/probability."""
+    for h in range(nt):
+        VA[d, h] = 0.0
+    nxt[d] = 0
+    CQ[d] = 1.0
+    if sampled:
+        kc, q = draw_child(t_first, t_nchild, t_iso_count, t_weight, node,
+                           u[2 * trav + min(CL[d], 1)])  # fmt: skip
+        nxt[d] = kc
+        CQ[d] = 1.0 / q
+
+
+@node_kernel
+def chance_child(
+    child: Int, d: Int, no: Int, opp: Int, t_board: npt.NDArray[np.int32], t_weight: Array,
+    valid: Array, RE: Array, rrow: I64, CQ: Array,
+) -> bool:  # fmt: skip
+    """The opponent's reach into a chance child (``RE[d + 1]``): its card's probability (times
+    1/probability of the draw when sampling), hands the card blocks zeroed. Whether any is
+    left (an or-reduction, which vectorizes where a float sum would not)."""
+    r0 = rrow[d]
+    cb = t_board[child]
+    w = t_weight[child] * CQ[d]
+    nz = False
+    for j in range(no):
+        x = RE[r0, j] * w * valid[cb, opp, j]
+        RE[d + 1, j] = x
+        nz |= x != 0.0
+    rrow[d + 1] = d + 1
+    return nz
+
+
+@node_kernel
+def add_chance_rows(
+    board: npt.NDArray[np.int32],
+    iso_start: npt.NDArray[np.int32],
+    iso_count: npt.NDArray[np.int32],
+    iso_board: npt.NDArray[np.int32],
+    iso_perm: npt.NDArray[np.int32],
+    perm: npt.NDArray[np.int32],
+    valid: Array,
+    child: Int,
+    trav: Int,
+    nt: Int,
+    value2: Array,
+    vrow: Int,
+    out2: Array,
+    orow: Int,
+) -> None:
+    """out2[orow] += a chance child's values value2[vrow] (H[trav],), hands its card blocks
+    zeroed, plus, for every card it stands for by suit isomorphism, the same values with
+    hands mapped."""
+    cb = board[child]
+    for h in range(nt):
+        out2[orow, h] += valid[cb, trav, h] * value2[vrow, h]
+    for e in range(iso_start[child], iso_start[child] + iso_count[child]):
+        ib = iso_board[e]
+        pe = iso_perm[e]
+        for h in range(nt):
+            out2[orow, h] += valid[ib, trav, h] * value2[vrow, perm[pe, trav, h]]
+
+
+@inline_kernel
+def add_chance_child(
+    tree: Tree, hands: Hands, boards: Boards, child: Int, trav: Int, nt: Int, value: Array,
+    out: Array,
+) -> None:  # fmt: skip
+    """out (H,) += a chance child's values (H,) as :func:`add_chance_rows` adds them."""
+    add_chance_rows(tree.board, tree.iso_start, tree.iso_count, tree.iso_board, tree.iso_perm,
+                     hands.perm, boards.valid, child, trav, nt, value.reshape((1, value.shape[0])),
+                     0, out.reshape((1, out.shape[0])), 0)  # fmt: skip

@@ -1,0 +1,236 @@
+"""The flat data the vector engine's kernels share: a solve's storage, the walk's scratch,
+the cut points of a parallel pass and the flags of one pass, with their factories.
+
+Shapes: ``A`` = the game's action size (Σ over decision nodes of actions × the actor's
+hands), ``I`` = its info size (Σ of the actor's hands), ``N`` nodes, ``H`` the larger hand
+count, ``D`` the tree's depth, ``C`` cards in the deck. Per-action arrays are laid out per
+decision node as ``[action, hand]`` blocks (see :mod:`solver.games.model`).
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+import numpy.typing as npt
+
+from solver.cfr.rules import Rule
+from solver.games.model import DECISION, Game, auto_precision
+from solver.jit import inline_kernel
+
+Array = npt.NDArray[np.float64]
+
+# What a pass does (PassFlags.mode).
+MODE_UPDATE = 0  # CFR: update the traverser's regrets and the opponent's strategy sums
+MODE_BR = 1  # best response: the traverser takes its best action per hand
+MODE_EVAL = 2  # expected values of the strategy passed in, nothing updated
+MODE_REACH = 3  # the current strategy's reach only (parallel step 1): nothing updated
+
+# Which cut points of a parallel pass it uses (PassFlags.leaf; see Leaves).
+LEAF_OFF = 0
+LEAF_COLLECT = 1
+LEAF_USE = 2
+LEAF_TASKS = 3
+
+# Pruning (PassFlags.prune): none; partial (skip what the opponent reaches with probability
+# zero, exact); interval regret-based pruning; Total RBP (solver.cfr.pruning).
+PRUNE_NONE, PRUNE_PARTIAL, PRUNE_INTERVAL, PRUNE_TOTAL = 0, 1, 2, 3
+PRUNING = ("none", "partial", "interval", "total")
+PRUNE_CODES = dict(
+    zip(PRUNING, (PRUNE_NONE, PRUNE_PARTIAL, PRUNE_INTERVAL, PRUNE_TOTAL), strict=True)
+)
+
+
+class Storage(NamedTuple):
+    """Per-infoset buffers of one solve (float64, float32, or 16-bit integers).
+
+    Adaptive rules use ``last_regret`` (A,) and ``step_num``/``step_den`` (I,); other rules
+    get length-1 placeholders there, as do rules that derive their strategy from the regrets
+    (``strategy``)."""
+
+    regrets: Array  # (A,) accumulated regrets R, [action, hand] blocks
+    strategy: Array  # (A,) or (1,): current strategy σ (what the next pass plays)
+    cumulative: Array  # (A,) average-strategy sums S
+    last_regret: Array  # (A,) or (1,): last instantaneous regret (adaptive rules)
+    step_num: Array  # (I,) or (1,): Σ‖r − m‖² per infoset (adaptive rules)
+    step_den: Array  # (I,) or (1,): Σ‖ΔR‖² per infoset (adaptive rules)
+    # 16-bit compressed storage (quantized = 1): regrets int16 and sums uint16, each decision
+    # node's block scaled by rscale[node] / sscale[node] (chips per unit), re-scaled to its
+    # largest entry on every write. Otherwise the scales are 1 and unused.
+    rscale: Array  # (N,) or (1,)
+    sscale: Array  # (N,) or (1,)
+    quantized: int
+
+
+class Scratch(NamedTuple):
+    """Work buffers of one walk, one row per tree depth so it never allocates."""
+
+    reach: Array  # (D + 2, H) opponent reach entering the node at each depth
+    value: Array  # (D + 2, H) the traverser's counterfactual values of that node
+    action_value: Array  # (D + 2, max_actions, H) the traverser's action values
+    card_sum: Array  # (2C,): per-card sums (two banks for two-card folds)
+    card_sum2: Array  # (C,)
+    tmp: Array  # (max_actions,)
+    stack: npt.NDArray[np.int64]  # (D + 2,) node at each depth of the walk
+    next_child: npt.NDArray[np.int64]  # (D + 2,) next child to visit, -1 on entry
+    reach_row: npt.NDArray[np.int64]  # (D + 2,) which reach row holds the node's reach
+    sd: Array  # (2, 2H + 1) showdown prefix sums; per-hand sums of the update
+    strat: Array  # (D + 2, max_actions * H): a node's strategy when derived from regrets
+    blk: Array  # (max_actions * H,): a node's new values before 16-bit quantization
+    cq: Array  # (D + 2,) chance sampling: 1 / probability of the child drawn at that depth
+    clevel: npt.NDArray[np.int64]  # (D + 2,) chance nodes above the node at that depth
+    pi: Array  # (1, H) an infoset's opponent reach (regret-based pruning)
+    live: Array  # (D + 2, H) regret-based pruning: 1 for the traverser's hands not pruned above
+
+
+_I32 = np.zeros(1, dtype=np.int32)
+_I32_2 = np.full((1, 1), -1, dtype=np.int32)
+_F2 = np.zeros((1, 1))
+
+
+class Leaves(NamedTuple):
+    """Chance nodes cut out of a pass so their children can run in parallel (``L`` slots),
+    and those children as tasks (``K`` of them) for the threads
+    (:mod:`solver.cfr.parallel`).
+
+    ``slot[n]`` is the slot of node ``n`` or -1. With ``PassFlags.leaf`` = ``LEAF_COLLECT``
+    a pass stores the opponent reach arriving at a slotted node in ``reach[slot]`` and goes
+    no deeper; ``LEAF_USE`` takes the node's values from ``value[slot]``; ``LEAF_TASKS``
+    walks the tasks ``assign[t]`` of thread ``t`` one after another (each from the reach
+    stored at its chance node) and leaves each task's values in ``task_value``; ``LEAF_OFF``
+    ignores slots."""
+
+    slot: npt.NDArray[np.int32]  # (N,)
+    reach: Array  # (L, H)
+    value: Array  # (L, H)
+    task_slot: npt.NDArray[np.int32] = _I32  # (K,): the chance node's slot
+    task_node: npt.NDArray[np.int32] = _I32  # (K,): the child
+    task_value: Array = _F2  # (K, H)
+    # (threads, M): the tasks each thread runs, -1 padded (balanced by subtree size; the
+    # results do not depend on it: the finish sums children in task order)
+    assign: npt.NDArray[np.int32] = _I32_2
+
+
+class PassFlags(NamedTuple):
+    """What one pass does, decided by the engine (not by the rule), read once per walk."""
+
+    trav: int  # the traverser (0 or 1)
+    mode: int  # MODE_UPDATE, MODE_BR, MODE_EVAL or MODE_REACH
+    leaf: int  # LEAF_OFF, LEAF_COLLECT, LEAF_USE or LEAF_TASKS
+    prune: int  # PRUNE_NONE … PRUNE_TOTAL
+    sampled: bool  # chance sampling: one child drawn at each chance node
+    record: bool  # a best-response pass stores its action values (Total RBP's checks)
+    nostart: bool  # no new interval prune starts (interval RBP's catch-up walks)
+    margin: float  # interval RBP: a prune starts when its bound holds this many iterations
+
+
+def pass_flags(
+    trav: int,
+    mode: int,
+    leaf: int = LEAF_OFF,
+    prune: int = PRUNE_NONE,
+    sampled: bool = False,
+    record: bool = False,
+    nostart: bool = False,
+    margin: float = 0.0,
+) -> PassFlags:
+    """:class:`PassFlags` with Python scalars of the kernel's types."""
+    return PassFlags(
+        int(trav), int(mode), int(leaf), int(prune), bool(sampled), bool(record),
+        bool(nostart), float(margin),
+    )  # fmt: skip
+
+
+@inline_kernel
+def no_leaves() -> Leaves:
+    """Leaves with nothing cut out, for walks started inside a kernel (Numba does not fill a
+    NamedTuple's defaults)."""
+    i1 = np.zeros(1, dtype=np.int32)
+    f2 = np.zeros((1, 1))
+    return Leaves(i1, f2, f2, i1, i1, f2, np.full((1, 1), -1, dtype=np.int32))
+
+
+def empty_leaves() -> Leaves:
+    """Leaves with nothing cut out, for serial passes (``LEAF_OFF`` reads no slot)."""
+    return Leaves(np.full(1, -1, dtype=np.int32), _F2.copy(), _F2.copy())
+
+
+NO_DRAWS = np.zeros(4)  # the chance draws of a pass that samples nothing
+
+
+def make_storage(game: Game, rule: Rule, precision: str) -> Storage:
+    """Zeroed storage for ``rule`` on ``game`` in ``precision`` ("float64", "float32" —
+    storage only, every sum is done in float64 in the kernels — or "compressed": 16-bit
+    regrets and sums with a scale per decision node); "auto" picks per game
+    (:func:`~solver.games.model.auto_precision`)."""
+    if precision == "auto":
+        precision = auto_precision(game.is_holdem)
+    dtype = np.float64 if precision == "float64" else np.float32
+    quantized = precision == "compressed"
+    size = game.action_size
+    adaptive = rule.adaptive
+    n = game.num_nodes
+    return Storage(
+        regrets=np.zeros(size, dtype=np.int16 if quantized else dtype),
+        strategy=(
+            uniform_strategy(game).astype(dtype)
+            if rule.stores_strategy
+            else np.zeros(1, dtype=dtype)
+        ),
+        cumulative=np.zeros(size, dtype=np.uint16 if quantized else dtype),
+        last_regret=np.zeros(size if adaptive else 1, dtype=dtype),
+        step_num=np.zeros(game.info_size if adaptive else 1),
+        step_den=np.zeros(game.info_size if adaptive else 1),
+        rscale=np.ones(n if quantized else 1),
+        sscale=np.ones(n if quantized else 1),
+        quantized=int(quantized),
+    )
+
+
+def placeholder_storage() -> Storage:
+    """Storage for passes that update nothing (best response, evaluation)."""
+    one = np.zeros(1)
+    return Storage(one, one, one, one, one, one, np.ones(1), np.ones(1), 0)
+
+
+def make_scratch(game: Game) -> Scratch:
+    """Work buffers sized for ``game``'s depth, widest node and hand counts."""
+    depth = game.max_depth + 2
+    h = int(max(game.hands.cards.shape[1], 1))
+    a = max(game.max_actions, 1)
+    return Scratch(
+        reach=np.zeros((depth, h)),
+        value=np.zeros((depth, h)),
+        action_value=np.zeros((depth, a, h)),
+        card_sum=np.zeros(2 * max(game.hands.num_cards, 1)),
+        card_sum2=np.zeros(max(game.hands.num_cards, 1)),
+        tmp=np.zeros(a),
+        stack=np.zeros(depth, dtype=np.int64),
+        next_child=np.zeros(depth, dtype=np.int64),
+        reach_row=np.zeros(depth, dtype=np.int64),
+        sd=np.zeros((2, 2 * h + 1)),
+        strat=np.zeros((depth, a * h)),
+        blk=np.zeros(a * h),
+        cq=np.ones(depth),
+        clevel=np.zeros(depth, dtype=np.int64),
+        pi=np.zeros((1, h)),
+        live=np.ones((depth, h)),
+    )
+
+
+def uniform_strategy(game: Game) -> Array:
+    """Every action equally likely at every decision node, shape (A,)."""
+    out = np.zeros(game.action_size)
+    t = game.tree
+    for n in np.flatnonzero(t.kind == DECISION):
+        off, na, nh = game.block(int(n))
+        out[off : off + na * nh] = 1.0 / na
+    return out
+
+
+def check_strategy(game: Game, sigma: Array) -> Array:
+    """``sigma`` as a contiguous float64 array of shape (A,), else ValueError."""
+    sigma = np.ascontiguousarray(sigma, dtype=np.float64)
+    if sigma.shape != (game.action_size,):
+        raise ValueError(f"strategy must have shape ({game.action_size},), got {sigma.shape}")
+    return sigma

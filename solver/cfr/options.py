@@ -1,0 +1,210 @@
+"""The one validator of a solver's options: every constraint on an algorithm, its parameters
+and the solver settings, worded once, field by field.
+
+:func:`check_options` returns ``{field: message}`` (empty when everything is valid). The
+engines raise the first message (:class:`OptionError`, a ValueError naming the field), the
+CLI prints it, and the app shows each next to its field. Fields: ``algorithm``, each
+parameter by its name, ``threads``, ``precision``, ``pruning``, ``seed``,
+``rbp_check_every``, ``rbp_threshold``, ``rbp_free_opponent``.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+
+from solver.cfr.layout import PRUNING
+from solver.cfr.parallel import max_threads
+from solver.cfr.registry import (
+    ALGORITHMS,
+    MCCFR_CS,
+    AlgorithmInfo,
+    UnknownAlgorithmError,
+    algorithm_info,
+    info_of,
+    rule_object,
+)
+from solver.cfr.rules import Rule
+from solver.cfr.sampling.rules import SamplingRule
+from solver.games.model import Game
+
+PRECISIONS = ("auto", "float64", "float32", "compressed")
+SAMPLED_PRECISIONS = ("auto", "float64", "float32")
+MAX_CHECK_EVERY = 1_000_000
+MAX_SEED = 2**64
+# Total RBP's sums threshold keeps a per-node × per-hand mark: refused past this size
+THRESHOLD_BYTES = 512 * 2**20
+
+
+class OptionError(ValueError):
+    """A solver option that does not hold: ``field`` names it, the message says why."""
+
+    def __init__(self, field: str, message: str) -> None:
+        super().__init__(message)
+        self.field = field
+        self.message = message
+
+
+def _whole(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _number(value: object) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def _resolve(
+    algorithm: object, params: Mapping[str, object] | None, errors: dict[str, str]
+) -> AlgorithmInfo | None:
+    """The algorithm's registry entry (None when unknown), its parameters' messages added."""
+    if isinstance(algorithm, (Rule, SamplingRule)):
+        if params:
+            errors["algorithm"] = "pass parameters inside the rule object or with a rule name"
+        errors.update(algorithm.check_params())
+        return info_of(algorithm)
+    if not isinstance(algorithm, str):
+        errors["algorithm"] = f"algorithm must be a name (known: {', '.join(ALGORITHMS)})"
+        return None
+    try:
+        info = algorithm_info(algorithm)
+    except UnknownAlgorithmError as exc:
+        errors["algorithm"] = str(exc)
+        return None
+    if params is not None and not isinstance(params, Mapping):
+        errors["algorithm"] = f"parameters must be a mapping of name to number, got {params!r}"
+        return info
+    given = dict(params or {})
+    values: dict[str, float] = {}
+    for name, value in given.items():
+        if name not in info.defaults:
+            opts = ", ".join(sorted(info.defaults)) or "none"
+            errors[str(name)] = f"{info.name} has no parameter {name!r} (parameters: {opts})"
+        elif not _number(value) or math.isnan(value):  # type: ignore[arg-type]
+            errors[str(name)] = f"{name} must be a number, got {value!r}"
+        else:
+            values[name] = float(value)  # type: ignore[arg-type]
+    if len(values) == len(given):
+        errors.update(rule_object(info, values).check_params())
+    return info
+
+
+RBP_LABELS = {"interval": "interval RBP", "total": "Total RBP"}
+
+
+def shown(value: object) -> str:
+    """``value`` as messages quote it: numbers short (``-1``, ``0.5``, ``inf``), anything
+    else as Python writes it (``'2'``, ``None``)."""
+    if _number(value):
+        return f"{value:g}"
+    return repr(value)
+
+
+def _whole_error(label: str, value: object, lo: int, hi: int, unit: str = "") -> str | None:
+    kind = f"a whole number{unit}"
+    if not _whole(value):
+        return f"{label} must be {kind} ≥ {lo:,}, got {shown(value)}"
+    if value < lo:  # type: ignore[operator]
+        return f"{label} must be {kind} ≥ {lo:,}, got {shown(value)}"
+    if value > hi:  # type: ignore[operator]
+        return f"{label} must be {kind} ≤ {hi:,}, got {shown(value)}"
+    return None
+
+
+def check_options(
+    algorithm: object,
+    params: Mapping[str, object] | None = None,
+    *,
+    game: Game | None = None,
+    threads: object = 1,
+    precision: object = "auto",
+    pruning: object = None,
+    seed: object = 0,
+    rbp_check_every: object = 10,
+    rbp_threshold: object = 0.0,
+    rbp_free_opponent: object = False,
+    chance_sampling: bool | None = None,
+) -> dict[str, str]:
+    """Every option of a solve that does not hold, as ``{field: message}`` (module
+    docstring). ``algorithm``: a registered name (with ``params``) or a rule object;
+    ``chance_sampling`` says whether a full-width rule object is run with chance sampling
+    (None: only :class:`~solver.cfr.registry.ChanceSampledCFR` is). ``game`` (optional) adds
+    the checks that depend on its size. Messages start with the field's name in lower case
+    (``seed must be a whole number ≥ 0, got -1``): callers capitalise or prefix them."""
+    errors: dict[str, str] = {}
+    info = _resolve(algorithm, params, errors)
+    sampled = info is not None and info.sampling
+    if chance_sampling and info is not None and not isinstance(algorithm, str):
+        sampled = True
+    scalar = info is not None and info.sampling and info.name != MCCFR_CS
+    name = info.name if info is not None else "this algorithm"
+    cores = max_threads()
+    bad = _whole_error("threads", threads, 1, cores)
+    if bad:
+        errors["threads"] = f"{bad} (at most this machine's {cores} cores)"
+    elif sampled and threads != 1:
+        errors["threads"] = f"{name} runs on one thread (threads=1), got {shown(threads)}"
+    allowed = SAMPLED_PRECISIONS if scalar else PRECISIONS
+    if not isinstance(precision, str) or precision not in PRECISIONS:
+        errors["precision"] = (
+            f"precision must be one of {', '.join(PRECISIONS)}, got {shown(precision)}"
+        )
+    elif precision not in allowed:
+        errors["precision"] = (
+            f"precision {precision!r} is not available for {name}: it stores float32 or "
+            "float64 (no 16-bit compression)"
+        )
+    mode = None
+    if pruning is not None and (not isinstance(pruning, str) or pruning not in PRUNING):
+        errors["pruning"] = f"pruning must be one of {', '.join(PRUNING)}, got {shown(pruning)}"
+    elif info is not None:
+        mode = info.prunings[0] if pruning is None else pruning
+        if mode not in info.prunings:
+            errors["pruning"] = (
+                f"pruning {mode!r} is not available for {name} "
+                f"(it takes: {', '.join(info.prunings)})"
+            )
+            mode = None
+    if mode in RBP_LABELS:
+        label = RBP_LABELS[mode]
+        if "threads" not in errors and threads != 1:
+            errors["threads"] = f"{label} (pruning {mode!r}) runs on one thread (threads=1)"
+        if "precision" not in errors and precision == "compressed":
+            errors["precision"] = f"{label} needs float32 or float64 storage, not compressed"
+    bad = _whole_error("seed", seed, 0, MAX_SEED - 1)
+    if bad:
+        errors["seed"] = bad
+    bad = _whole_error("check every", rbp_check_every, 1, MAX_CHECK_EVERY, " of iterations")
+    if bad:
+        errors["rbp_check_every"] = bad
+    if not _number(rbp_threshold) or not 0.0 <= rbp_threshold < math.inf:  # type: ignore[operator]
+        errors["rbp_threshold"] = (
+            "threshold C must be a number ≥ 0 (0 keeps every strategy sum), "
+            f"got {shown(rbp_threshold)}"
+        )
+    elif rbp_threshold > 0 and game is not None and mode == "total":  # type: ignore[operator]
+        h = int(max(game.hands.cards.shape[1], 1))
+        if game.num_nodes * h * 8 > THRESHOLD_BYTES:
+            errors["rbp_threshold"] = (
+                "threshold C > 0 needs nodes × hands × 8 bytes ≤ 512 MiB on this game; use 0"
+            )
+    if not isinstance(rbp_free_opponent, bool):
+        errors["rbp_free_opponent"] = (
+            f"free opponent must be true or false, got {shown(rbp_free_opponent)}"
+        )
+    elif rbp_free_opponent and mode is not None and mode != "total":
+        errors["rbp_free_opponent"] = "freeing the other player's regrets needs pruning 'total'"
+    return errors
+
+
+def sentence(message: str) -> str:
+    """A message of :func:`check_options` as a sentence for people: capitalised, with a
+    full stop."""
+    text = message[:1].upper() + message[1:]
+    return text if text.endswith(".") else f"{text}."
+
+
+def raise_first(errors: dict[str, str]) -> None:
+    """Raise the first of ``errors`` as an :class:`OptionError` (nothing when empty)."""
+    if errors:
+        field, message = next(iter(errors.items()))
+        raise OptionError(field, message)

@@ -1,0 +1,181 @@
+"""Passes split over threads: the first chance nodes below the root are cut out, each of
+their children is a task, and threads run the tasks with their own scratch while the kernels
+release the GIL.
+
+A parallel pass is three calls of :func:`~solver.cfr.walk.run_pass`: collect the opponent
+reach arriving at each cut chance node (the upper tree, nothing updated); run every thread's
+tasks; finish the upper tree with the tasks' values summed in task order, doing its updates.
+The result equals the serial pass bit for bit (same sums in the same order), whatever the
+number of threads. Every solve shares one thread pool sized to the machine's cores
+(:func:`max_threads`): solves ask for at most that many threads.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+
+import numpy as np
+import numpy.typing as npt
+
+from solver.cfr.layout import (
+    LEAF_COLLECT,
+    LEAF_TASKS,
+    LEAF_USE,
+    Leaves,
+    PassFlags,
+    Scratch,
+    Storage,
+    make_scratch,
+)
+from solver.cfr.pruning.state import RBPState
+from solver.cfr.walk import run_pass
+from solver.games.model import CHANCE, DECISION, Game, Hands, Tree
+from solver.jit import kernel
+
+Array = npt.NDArray[np.float64]
+
+
+def max_threads() -> int:
+    """The most solver threads a solve may use: this machine's cores (more only add memory
+    and contention)."""
+    return max(1, os.cpu_count() or 1)
+
+
+@dataclass(frozen=True)
+class Parallel:
+    """How a game's passes split over ``threads`` threads: the cut chance nodes and tasks
+    (``leaves``) and one scratch per thread. ``threads`` = 1 (or a game with no chance node
+    to cut): the serial walk."""
+
+    threads: int
+    leaves: Leaves
+    scratches: tuple[Scratch, ...]
+
+    @property
+    def task_node(self) -> npt.NDArray[np.int32]:
+        return self.leaves.task_node
+
+
+def make_parallel(game: Game, threads: int = 1) -> Parallel:
+    """Split ``game``'s passes over ``threads`` threads: the first chance nodes below the
+    root become cut points and each of their children a task."""
+    if threads < 1:
+        raise ValueError("threads must be ≥ 1")
+    t = game.tree
+    h = int(max(game.hands.cards.shape[1], 1))
+    slot = np.full(game.num_nodes, -1, dtype=np.int32)
+    chance: list[int] = []
+    if threads > 1:
+        stack = [0]
+        while stack:
+            n = stack.pop()
+            if t.kind[n] == CHANCE:
+                chance.append(n)
+                continue
+            stack.extend(game.children(n))
+        chance.sort()
+        for i, n in enumerate(chance):
+            slot[n] = i
+    task_slot = np.array([slot[n] for n in chance for _ in game.children(n)], dtype=np.int32)
+    task_node = np.array([c for n in chance for c in game.children(n)], dtype=np.int32)
+    if task_node.size == 0:
+        threads = 1
+    leaves = Leaves(
+        slot,
+        np.zeros((max(len(chance), 1), h)),
+        np.zeros((max(len(chance), 1), h)),
+        task_slot,
+        task_node,
+        np.zeros((max(task_node.size, 1), h)),
+        _assign_tasks(game, task_node, threads),
+    )
+    scratches = tuple(make_scratch(game) for _ in range(threads)) if threads > 1 else ()
+    return Parallel(threads, leaves, scratches)
+
+
+@kernel
+def subtree_costs(tree: Tree, hands: Hands, parents: npt.NDArray[np.int64]) -> Array:
+    """(N,): a pass's work in each node's subtree, in hand-cells: actions × the actor's
+    hands at decision nodes, both players' hands at the others (parents come first)."""
+    n = tree.kind.shape[0]
+    cost = np.zeros(n)
+    both = float(hands.num_hands[0] + hands.num_hands[1])
+    for v in range(n):
+        if tree.kind[v] == DECISION:
+            cost[v] = tree.num_children[v] * hands.num_hands[tree.player[v]]
+        else:
+            cost[v] = both
+    for v in range(n - 1, 0, -1):
+        cost[parents[v]] += cost[v]
+    return cost
+
+
+def _assign_tasks(
+    game: Game, task_node: npt.NDArray[np.int32], threads: int
+) -> npt.NDArray[np.int32]:
+    """(threads, M) task indices per thread, -1 padded: the biggest subtree first to the
+    least loaded thread (the subtrees below a turn's chance nodes differ several times over
+    in size; every thread taking every other task left one ~15 % behind on T1)."""
+    if task_node.size == 0 or threads == 1:
+        return np.arange(task_node.size, dtype=np.int32).reshape(1, -1)
+    cost = subtree_costs(game.tree, game.hands, game.parents)[task_node]
+    load = np.zeros(threads)
+    lists: list[list[int]] = [[] for _ in range(threads)]
+    for k in np.argsort(-cost, kind="stable"):
+        t = int(np.argmin(load))
+        lists[t].append(int(k))
+        load[t] += cost[k]
+    out = np.full((threads, max(len(x) for x in lists)), -1, dtype=np.int32)
+    for t, x in enumerate(lists):
+        out[t, : len(x)] = sorted(x)
+    return out
+
+
+_POOL: ThreadPoolExecutor | None = None
+_POOL_LOCK = threading.Lock()
+
+
+def _pool() -> ThreadPoolExecutor:
+    """The one pool every parallel pass submits to (worker threads start on demand, at most
+    :func:`max_threads`; they are reused by every solve of the process)."""
+    global _POOL
+    with _POOL_LOCK:
+        if _POOL is None:
+            _POOL = ThreadPoolExecutor(max_threads(), thread_name_prefix="regret-lab-solver")
+        return _POOL
+
+
+def parallel_pass(
+    game: Game,
+    sigma: Array,
+    st: Storage,
+    rb: RBPState,
+    co: Array,
+    u: Array,
+    fl: PassFlags,
+    sc: Scratch,
+    par: Parallel,
+) -> int:
+    """One pass for ``fl.trav`` from the root split over ``par.threads`` threads (module
+    docstring). Values at the root end up in ``sc.value[0]``; returns the nodes visited."""
+    g = game
+    lv = par.leaves
+
+    def flags(leaf: int) -> PassFlags:
+        return fl._replace(leaf=leaf)
+
+    run_pass(g.tree, g.hands, g.boards, 0, sigma, st, rb, co, u, flags(LEAF_COLLECT), sc, lv)
+    tasks = flags(LEAF_TASKS)
+    pool = _pool()
+    futures = []
+    for t in range(par.threads):
+        args = (g.tree, g.hands, g.boards, t, sigma, st, rb, co, u, tasks, par.scratches[t], lv)
+        futures.append(pool.submit(run_pass, *args))
+    touched = sum(int(f.result()) for f in futures)
+    touched += int(
+        run_pass(g.tree, g.hands, g.boards, 0, sigma, st, rb, co, u, flags(LEAF_USE), sc, lv)
+    )
+    return touched

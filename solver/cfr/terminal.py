@@ -1,0 +1,346 @@
+"""Terminal values in the vector walk: what the traverser's hands get at a fold, a showdown
+or an all-in runout, given the opponent's reach vector, with card removal.
+
+Folds are O(n) by inclusion–exclusion over the cards of each hand; showdowns sweep the
+hands in strength order (two-card hands: two prefix sums, see :func:`showdown_2card`). The
+walk calls the ``*_rows`` helpers (inlined) on whole arrays with rows by index; the public
+entry points :func:`fold_values` and :func:`showdown_values` read the same arrays from the
+game's NamedTuples. :func:`fixed_payoff` and :func:`showdown_payoff` are the same payoffs for
+one dealt pair of hands (the scalar samplers). All amounts are chips.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import numpy.typing as npt
+
+from solver.games.model import Boards, Hands
+from solver.jit import inline_kernel, node_kernel
+
+Array = npt.NDArray[np.float64]
+# Integer arguments that recursive kernel calls pass as ``np.int64(...)``: a plain literal
+# there is typed ``Literal[int]`` and gives the call a second signature.
+Int = int | np.int64
+
+
+@inline_kernel
+def fold_values(
+    hands: Hands,
+    boards: Boards,
+    b: Int,
+    trav: Int,
+    u: float,
+    reach2: Array,
+    rrow: Int,
+    out2: Array,
+    orow: Int,
+    cs: Array,
+) -> None:
+    """out2[orow, h] = u · (opponent reach reach2[rrow] of hands compatible with h); O(n)
+    inclusion–exclusion. The walk calls :func:`fold_rows` with the arrays it read once;
+    this entry point reads them from ``hands`` and ``boards``."""
+    opp = 1 - trav
+    no = hands.num_hands[opp]
+    nt = hands.num_hands[trav]
+    fold_rows(hands.cards, hands.same, boards.valid, b, trav, no, nt, hands.num_cards, u,
+               reach2, rrow, out2, orow, cs)  # fmt: skip
+
+
+@node_kernel
+def fold_rows(
+    cards: npt.NDArray[np.int32],
+    same: npt.NDArray[np.int32],
+    valid: Array,
+    b: Int,
+    trav: Int,
+    no: Int,
+    nt: Int,
+    nc: Int,
+    u: float,
+    reach2: Array,
+    rrow: Int,
+    out2: Array,
+    orow: Int,
+    cs: Array,
+) -> None:
+    """Fold values on whole arrays (``cards`` (2, H, 2), ``same`` (2, H), ``valid``
+    (B, 2, H)) with rows by index: a row view, a field read from a NamedTuple or an array
+    argument at a call boundary each cost an atomic reference-count increment and decrement,
+    more than a hand's arithmetic here. ``cs`` is (2·nc,). Two-card hands (hold'em) sum the
+    opponent reach per card in two banks (even and odd hands) merged after — hands sharing a
+    card sit next to each other, and with one bank each add waits for the previous store;
+    hands of one card (-1 in the second slot) take the checked loops."""
+    opp = 1 - trav
+    for c in range(2 * nc):
+        cs[c] = 0.0
+    total = 0.0
+    if cards[0, 0, 1] >= 0 and cards[1, 0, 1] >= 0:
+        for j in range(no):
+            r = reach2[rrow, j]
+            total += r
+            bank = np.uint32((j & 1) * nc)
+            cs[bank + np.uint32(cards[opp, j, 0])] += r
+            cs[bank + np.uint32(cards[opp, j, 1])] += r
+        for c in range(nc):
+            cs[c] += cs[nc + c]
+        for h in range(nt):
+            x = total - cs[np.uint32(cards[trav, h, 0])] - cs[np.uint32(cards[trav, h, 1])]
+            sm = same[trav, h]
+            if sm >= 0:
+                x += reach2[rrow, sm]
+            out2[orow, h] = u * x * valid[b, trav, h]
+        return
+    for j in range(no):
+        r = reach2[rrow, j]
+        if r != 0.0:
+            total += r
+            for k in range(2):
+                c = cards[opp, j, k]
+                if c >= 0:
+                    cs[c] += r
+    for h in range(nt):
+        x = total
+        n = 0
+        for k in range(2):
+            c = cards[trav, h, k]
+            if c >= 0:
+                x -= cs[c]
+                n += 1
+        if n == 2:
+            sm = same[trav, h]
+            if sm >= 0:
+                x += reach2[rrow, sm]
+        out2[orow, h] = u * x * valid[b, trav, h]
+
+
+@inline_kernel
+def showdown_values(
+    hands: Hands,
+    boards: Boards,
+    b: Int,
+    trav: Int,
+    amount: float,
+    reach2: Array,
+    rrow: Int,
+    out2: Array,
+    orow: Int,
+    cs: Array,
+    cs2: Array,
+) -> None:
+    """out2[orow, h] = amount · (reach of compatible weaker hands − reach of compatible
+    stronger), on the fields of ``hands`` and ``boards``: :func:`showdown_2card` (prefix
+    sums) for two-card hands on a board with a showdown layout, as the walk does, else
+    :func:`showdown_generic`. ``cs`` holds ≥ C entries."""
+    if hands.cards[0, 0, 1] >= 0 and hands.cards[1, 0, 1] >= 0 and boards.sd_row[b] >= 0:
+        sbuf = np.empty((2, 2 * reach2.shape[1] + 1))
+        showdown_2card(hands.cards, boards.valid, boards.order, boards.sd_row, boards.sd_src,
+                        boards.sd_cstart, boards.sd_idx, b, trav, hands.num_hands[trav],
+                        hands.num_hands[1 - trav], hands.num_cards, amount, reach2, rrow, out2,
+                        orow, cs, sbuf)  # fmt: skip
+        return
+    showdown_generic(hands.cards, boards.order, boards.rank, b, trav, hands.num_hands[trav],
+                      hands.num_hands[1 - trav], boards.valid, amount, reach2, rrow, out2, orow,
+                      cs, cs2)  # fmt: skip
+
+
+@node_kernel
+def showdown_generic(
+    cards: npt.NDArray[np.int32],
+    order: npt.NDArray[np.int32],
+    rank: npt.NDArray[np.int64],
+    b: Int,
+    trav: Int,
+    nt: Int,
+    no: Int,
+    valid: Array,
+    amount: float,
+    reach2: Array,
+    rrow: Int,
+    out2: Array,
+    orow: Int,
+    cs: Array,
+    cs2: Array,
+) -> None:
+    """Showdown values for hands of one or two cards, on whole arrays with rows by index
+    (see :func:`fold_rows`). One ascending sweep for wins and one descending sweep for
+    losses over hands sorted by strength; per-card running sums remove the hands that share
+    a card with ``h``."""
+    opp = 1 - trav
+    # wins: opponent hands strictly weaker
+    cs[:] = 0.0
+    cum = 0.0
+    j = 0
+    for i in range(nt):
+        h = order[b, trav, i]
+        rh = rank[b, trav, h]
+        while j < no and rank[b, opp, order[b, opp, j]] < rh:
+            o = order[b, opp, j]
+            r = reach2[rrow, o]
+            cum += r
+            for k in range(2):
+                c = cards[opp, o, k]
+                if c >= 0:
+                    cs[c] += r
+            j += 1
+        x = cum
+        for k in range(2):
+            c = cards[trav, h, k]
+            if c >= 0:
+                x -= cs[c]
+        out2[orow, h] = x
+    # losses: opponent hands strictly stronger
+    cs2[:] = 0.0
+    cum = 0.0
+    jj = no - 1
+    for i in range(nt - 1, -1, -1):
+        h = order[b, trav, i]
+        rh = rank[b, trav, h]
+        while jj >= 0 and rank[b, opp, order[b, opp, jj]] > rh:
+            o = order[b, opp, jj]
+            r = reach2[rrow, o]
+            cum += r
+            for k in range(2):
+                c = cards[opp, o, k]
+                if c >= 0:
+                    cs2[c] += r
+            jj -= 1
+        x = cum
+        for k in range(2):
+            c = cards[trav, h, k]
+            if c >= 0:
+                x -= cs2[c]
+        out2[orow, h] = amount * (out2[orow, h] - x) * valid[b, trav, h]
+
+
+@inline_kernel
+def prefix_sums(
+    reach2: Array,
+    rrow: Int,
+    src: npt.NDArray[np.integer],
+    s0: Int,
+    s1: Int,
+    n: Int,
+    out2: Array,
+    orow: Int,
+) -> None:
+    """out2[orow, k] = Σ_{j<k} reach2[rrow, src[s0, s1, j]] for k = 0..n.
+
+    Four blocks summed side by side (four independent chains of dependent adds instead of
+    one, which would set the pace at one add's latency per entry), then offset. Indices are
+    read as unsigned (a signed index pays Numba's negative-index wrap)."""
+    q = n // 4
+    out2[orow, 0] = 0.0
+    a0 = 0.0
+    a1 = 0.0
+    a2 = 0.0
+    a3 = 0.0
+    for k in range(q):
+        a0 += reach2[rrow, np.uint32(src[s0, s1, k])]
+        out2[orow, k + 1] = a0
+        a1 += reach2[rrow, np.uint32(src[s0, s1, q + k])]
+        out2[orow, q + k + 1] = a1
+        a2 += reach2[rrow, np.uint32(src[s0, s1, 2 * q + k])]
+        out2[orow, 2 * q + k + 1] = a2
+        a3 += reach2[rrow, np.uint32(src[s0, s1, 3 * q + k])]
+        out2[orow, 3 * q + k + 1] = a3
+    for k in range(4 * q, n):
+        a3 += reach2[rrow, np.uint32(src[s0, s1, k])]
+        out2[orow, k + 1] = a3
+    for k in range(q + 1, 2 * q + 1):
+        out2[orow, k] += a0
+    x = a0 + a1
+    for k in range(2 * q + 1, 3 * q + 1):
+        out2[orow, k] += x
+    x += a2
+    for k in range(3 * q + 1, n + 1):
+        out2[orow, k] += x
+
+
+@inline_kernel
+def showdown_2card(
+    cards: npt.NDArray[np.int32],
+    valid: Array,
+    order: npt.NDArray[np.int32],
+    sd_row: npt.NDArray[np.int32],
+    sd_src: npt.NDArray[np.uint16],
+    sd_cstart: npt.NDArray[np.int32],
+    sd_idx: npt.NDArray[np.uint16],
+    b: Int,
+    trav: Int,
+    nt: Int,
+    no: Int,
+    nc: Int,
+    amount: float,
+    reach2: Array,
+    rrow: Int,
+    out2: Array,
+    orow: Int,
+    cs: Array,
+    sbuf: Array,
+) -> None:
+    """Showdown values for two-card hands by prefix sums (whole arrays, rows by index: see
+    :func:`fold_rows`).
+
+    With the opponent's hands in strength order, P[k] is the reach of the k weakest; with
+    them grouped by card (strength order within a card), Q's differences give each card's
+    reach below any strength. The board's layout (``Boards.sd_*``, built once) holds, per
+    traverser hand, how many opponent hands are weaker and not stronger overall and within
+    the groups of its two cards, so
+
+        wins − losses = P[lo] + P[hi] − P[n] − Σ_{c ∈ hand} (Q[lo_c] + Q[hi_c] − Q[s_c] − Q[e_c])
+
+    (``s_c``, ``e_c``: the card's group). The hand with the same two cards is never strictly
+    weaker or stronger, so nothing is added back. Two prefix sums and one pass over the
+    traverser's hands, against two merge sweeps whose every step waited on the last.
+    ``sbuf`` is (2, 2H + 1) scratch: P in row 0, Q in row 1; ``cs`` (≥ nc,)."""
+    opp = 1 - trav
+    row = sd_row[b]
+    prefix_sums(reach2, rrow, order, b, opp, no, sbuf, np.int64(0))
+    prefix_sums(reach2, rrow, sd_src, row, trav, 2 * no, sbuf, np.int64(1))
+    for c in range(nc):
+        cs[c] = sbuf[1, sd_cstart[row, trav, c]] + sbuf[1, sd_cstart[row, trav, c + 1]]
+    top = sbuf[0, no]
+    for h in range(nt):
+        v = sbuf[0, sd_idx[row, trav, h, 0]] + sbuf[0, sd_idx[row, trav, h, 1]] - top
+        v -= (
+            sbuf[1, sd_idx[row, trav, h, 2]]
+            + sbuf[1, sd_idx[row, trav, h, 3]]
+            - cs[np.uint32(cards[trav, h, 0])]
+        )
+        v -= (
+            sbuf[1, sd_idx[row, trav, h, 4]]
+            + sbuf[1, sd_idx[row, trav, h, 5]]
+            - cs[np.uint32(cards[trav, h, 1])]
+        )
+        out2[orow, h] = amount * v * valid[b, trav, h]
+
+
+@node_kernel
+def runout_rows(
+    eq: Array, amount: float, nt: Int, no: Int, reach2: Array, rrow: Int, out2: Array, orow: Int
+) -> None:
+    """All-in before the river: out2[orow, h] = amount · Σ_j eq[h, j] · reach2[rrow, j], with
+    ``eq`` (H, H) the mean over the cards to come of sign(strength h − strength j) (0 where
+    the hands collide: ``Boards.runout_eq[r, trav]``)."""
+    for h in range(nt):
+        acc = 0.0
+        for j in range(no):
+            acc += eq[h, j] * reach2[rrow, j]
+        out2[orow, h] = amount * acc
+
+
+@inline_kernel
+def fixed_payoff(payoff: float, trav: Int) -> float:
+    """``trav``'s payoff at a FIXED terminal whose ``payoff`` is player 0's."""
+    return payoff if trav == 0 else -payoff
+
+
+@inline_kernel
+def showdown_payoff(amount: float, mine: Int, theirs: Int) -> float:
+    """The payoff of a showdown worth ``amount`` for a hand of strength ``mine`` against one
+    of strength ``theirs`` (higher wins, a tie pays 0)."""
+    if mine > theirs:
+        return amount
+    if mine < theirs:
+        return -amount
+    return 0.0

@@ -1,0 +1,576 @@
+"""The one traversal: a vector-form pass over the public tree for one traverser.
+
+A pass for traverser ``i`` walks the public tree depth first carrying the opponent's reach
+vector down (one entry per opponent hand) and bringing ``i``'s counterfactual values back up
+(one entry per ``i`` hand). Like postflop-solver's solver, it has three kinds of inner node,
+each a few inlined steps:
+
+* **chance node**: enter (values zeroed; chance sampling draws the one child walked), then
+  per child scale the opponent reach by the card's probability and zero the hands it blocks,
+  and add the child's values — for each card the child stands for by suit isomorphism, with
+  hands mapped — so every value below carries the chance of the deal;
+* **the traverser's node**: enter (its strategy derived from the regrets when the rule plays
+  RM(R)), descend with the reach unchanged (regret-based pruning: only the hands still
+  playing the action), and finish with the node's values — the mix of the action values
+  (CFR, evaluation) or their max (best response) — then the rule's update (CFR passes), the
+  pruning step, or Total RBP's record of the action values;
+* **the opponent's node**: descend with the reach times the opponent's strategy, sum the
+  children's values, and finish with the opponent's strategy sums (CFR passes).
+
+What a pass does is the engine's choice (:class:`~solver.cfr.layout.PassFlags`: update,
+best response, evaluation, the reach only; pruning; chance sampling; record), the rule's
+arithmetic comes in one coefficient row (:mod:`solver.cfr.rules`). Terminal values are in
+:mod:`solver.cfr.terminal`, the update in :mod:`solver.cfr.update`. A child the opponent
+reaches with probability zero is skipped when pruning is on (partial pruning) or nothing is
+updated: its values are 0, and an update pass gives its subtree the update a zero walk would
+(:func:`~solver.cfr.update.zero_update`), so the numbers are the same bit for bit.
+
+The walk keeps an explicit stack (one row of the scratch buffers per depth) instead of
+recursing: a Numba call per node costs more than Leduc's whole node. Every NamedTuple field
+and row view is read once at the top (each read is an atomic reference-count update: ~10 %
+of T1's time, and a cache line the threads of a parallel pass fight over).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import numpy.typing as npt
+
+from solver.cfr.chance import add_chance_child, add_chance_rows, chance_child, enter_chance
+from solver.cfr.layout import (
+    LEAF_COLLECT,
+    LEAF_OFF,
+    LEAF_TASKS,
+    MODE_BR,
+    MODE_EVAL,
+    MODE_REACH,
+    MODE_UPDATE,
+    PRUNE_INTERVAL,
+    PRUNE_NONE,
+    Leaves,
+    PassFlags,
+    Scratch,
+    Storage,
+)
+from solver.cfr.pruning.state import RBPState, has_pruned, rbp_node, record_node
+from solver.cfr.rules import DERIVE
+from solver.cfr.terminal import (
+    fixed_payoff,
+    fold_rows,
+    runout_rows,
+    showdown_2card,
+    showdown_generic,
+)
+from solver.cfr.update import (
+    add_sums,
+    regret_matching,
+    update_node,
+    zero_update,
+    zero_update_is_noop,
+)
+from solver.games.model import CHANCE, DECISION, FIXED, RUNOUT, Boards, Hands, Tree
+from solver.jit import kernel, node_kernel
+
+Array = npt.NDArray[np.float64]
+Int = int | np.int64
+I8 = npt.NDArray[np.int8]
+I64 = npt.NDArray[np.int64]
+I32 = npt.NDArray[np.int32]
+
+
+# ----- decision nodes ------------------------------------------------------------------------
+@node_kernel
+def _enter_decision(
+    d: Int, nt: Int, mine: bool, derive: bool, masked: bool, R: Array, PR: I8, off: Int,
+    na: Int, nh: Int, VA: Array, nxt: I64, SG: Array, SD: Array,
+) -> None:  # fmt: skip
+    """The opponent's node sums its children's values (zeroed here); a rule that plays
+    RM(R) has its strategy derived into ``SG[d]`` (pruned cells at probability 0 when
+    ``masked``)."""
+    nxt[d] = 0
+    if not mine:
+        for h in range(nt):
+            VA[d, h] = 0.0
+    if derive:
+        regret_matching(R, off, na, nh, 0, nh, PR, masked, SG, d, 0, nh, SD, 0)
+
+
+@node_kernel
+def _traverser_child(
+    k: Int, d: Int, nt: Int, rbp: bool, off: Int, b: Int, trav: Int, valid: Array, PR: I8,
+    LIVE: Array, rrow: I64,
+) -> bool:  # fmt: skip
+    """The traverser's child ``k`` is walked with the reach unchanged; with regret-based
+    pruning only for the hands still playing the action (``LIVE[d + 1]``), and not at all
+    when it is pruned for every hand the board leaves possible."""
+    rrow[d + 1] = rrow[d]
+    if not rbp:
+        return True
+    base = off + k * nt
+    alive = 0.0
+    for h in range(nt):
+        x = LIVE[d, h] * (1.0 - PR[base + h])
+        LIVE[d + 1, h] = x
+        alive += x * valid[b, trav, h]
+    return alive != 0.0
+
+
+@node_kernel
+def _opponent_child(
+    k: Int, d: Int, no: Int, derive: bool, off: Int, sigma: Array, SG: Array, RE: Array,
+    rrow: I64,
+) -> bool:  # fmt: skip
+    """The opponent's reach into its child ``k`` (``RE[d + 1]``): times the probability it
+    plays the action. Whether any is left."""
+    r0 = rrow[d]
+    nz = False
+    if derive:
+        base = k * no
+        for j in range(no):
+            x = RE[r0, j] * SG[d, np.uint64(base + j)]
+            RE[d + 1, j] = x
+            nz |= x != 0.0
+    else:
+        base = off + k * no
+        for j in range(no):
+            x = RE[r0, j] * sigma[np.uint64(base + j)]
+            RE[d + 1, j] = x
+            nz |= x != 0.0
+    rrow[d + 1] = d + 1
+    return nz
+
+
+@node_kernel
+def _node_values(
+    d: Int, na: Int, nt: Int, best: bool, derive: bool, off: Int, sigma: Array, SG: Array,
+    AV: Array, VA: Array,
+) -> None:  # fmt: skip
+    """The traverser's node values from its action values: the best per hand (best
+    response), else the mix of the strategy it played."""
+    if best:
+        for h in range(nt):
+            top = AV[d, 0, h]
+            for a in range(1, na):
+                if AV[d, a, h] > top:
+                    top = AV[d, a, h]
+            VA[d, h] = top
+        return
+    for h in range(nt):
+        VA[d, h] = 0.0
+    for a in range(na):
+        if derive:
+            base = a * nt
+            for h in range(nt):
+                VA[d, h] += SG[d, np.uint64(base + h)] * AV[d, a, h]
+        else:
+            base = off + a * nt
+            for h in range(nt):
+                VA[d, h] += sigma[np.uint64(base + h)] * AV[d, a, h]
+
+
+@node_kernel
+def _update_traverser(
+    node: Int, off: Int, ioff: Int, na: Int, nt: Int, d: Int, co: Array, R: Array,
+    STRAT: Array, LR: Array, SN: Array, SDN: Array, RSCALE: Array, quant: bool, AV: Array,
+    VA: Array, BLK: Array, SD: Array, TMP: Array, rbp: bool, PR: I8, LIVE: Array, SG: Array,
+) -> None:  # fmt: skip
+    """The rule's update at the traverser's node (:func:`~solver.cfr.update.update_node`);
+    with regret-based pruning the pruned cells (they hold bounds) and the frozen hands keep
+    their values (the pruning step follows: :func:`~solver.cfr.pruning.state.rbp_node`)."""
+    if rbp:
+        for i in range(na * nt):
+            SG[d + 1, i] = R[off + i]
+    update_node(R, STRAT, LR, SN, SDN, RSCALE, quant, co, node, off, ioff, na, nt, AV, VA, d,
+                BLK, SD, TMP)  # fmt: skip
+    if rbp:
+        for a in range(na):
+            base = off + a * nt
+            for h in range(nt):
+                if PR[base + h] != 0 or LIVE[d, h] == 0.0:
+                    R[base + h] = SG[d + 1, a * nt + h]
+
+
+# ----- values up -----------------------------------------------------------------------------
+@node_kernel
+def _value_up(
+    parent: Int, child: Int, k: Int, d: Int, nt: Int, trav: Int, sampled: bool,
+    t_kind: I8, t_player: I8, t_nchild: I32, t_board: I32, t_iso_start: I32,
+    t_iso_count: I32, t_iso_board: I32, t_iso_perm: I32, hperm: I32, valid: Array,
+    AV: Array, VA: Array,
+) -> Int:  # fmt: skip
+    """Hand the values of the node at depth ``d`` (the parent's child ``k``) to its parent:
+    added by card at a chance node, as action ``k``'s values at the traverser's node, summed
+    at the opponent's. Returns the parent's next child (sampling walks one child only)."""
+    if t_kind[parent] == CHANCE:
+        add_chance_rows(t_board, t_iso_start, t_iso_count, t_iso_board, t_iso_perm, hperm,
+                        valid, child, trav, nt, VA, d, VA, d - 1)  # fmt: skip
+        if sampled:  # the one child drawn stands for them all
+            return t_nchild[parent]
+    elif t_player[parent] == trav:
+        for h in range(nt):
+            AV[d - 1, k, h] = VA[d, h]
+    else:
+        for h in range(nt):
+            VA[d - 1, h] += VA[d, h]
+    return k + 1
+
+
+# ----- parallel tasks ------------------------------------------------------------------------
+@node_kernel
+def _next_task(
+    tree: Tree, hands: Hands, boards: Boards, lv: Leaves, t: Int, i: Int, fl: PassFlags,
+    co: Array, st: Storage, sc: Scratch,
+) -> tuple[int, int]:  # fmt: skip
+    """From position ``i`` of thread ``t``'s task list: the first task the opponent reaches,
+    its reach (chance weight and card removal applied) put in ``sc.reach[0]``; returns (its
+    position or -1, the nodes touched on the way). A task the opponent does not reach is
+    skipped as the serial walk skips it — values 0, and the zero update when its chance node
+    was reached (else the upper walk's covers it)."""
+    trav = fl.trav
+    mode = fl.mode
+    opp = 1 - trav
+    no = hands.num_hands[opp]
+    nt = hands.num_hands[trav]
+    skip_zero = mode in (MODE_BR, MODE_EVAL) or fl.prune != PRUNE_NONE
+    touched = 0
+    RE = sc.reach
+    while i < lv.assign.shape[1] and lv.assign[t, i] >= 0:
+        k = lv.assign[t, i]
+        node = lv.task_node[k]
+        slot = lv.task_slot[k]
+        w = tree.chance_weight[node]
+        cb = tree.board[node]
+        arrived = 0.0
+        mass = 0.0
+        for j in range(no):
+            r = lv.reach[slot, j]
+            arrived += r
+            x = r * w * boards.valid[cb, opp, j]
+            RE[0, j] = x
+            mass += x
+        if not (mass == 0.0 and skip_zero):
+            return int(i), touched
+        if mode == MODE_UPDATE and arrived > 0.0 and not zero_update_is_noop(co):
+            touched += zero_update(tree, hands, node, trav, co, st, sc.action_value, sc.value,
+                                   1, sc.blk, sc.sd, sc.tmp)  # fmt: skip
+        for h in range(nt):
+            lv.task_value[k, h] = 0.0
+        i += 1
+    return -1, touched
+
+
+# ----- the walk ------------------------------------------------------------------------------
+@kernel
+def walk(
+    tree: Tree,
+    hands: Hands,
+    boards: Boards,
+    start: Int,
+    sigma: Array,
+    st: Storage,
+    rb: RBPState,
+    co: Array,
+    u: Array,
+    fl: PassFlags,
+    sc: Scratch,
+    lv: Leaves,
+) -> int:
+    """One depth-first pass for ``fl.trav`` over the subtree of node ``start``.
+
+    Input: the opponent's reach at ``start`` in ``sc.reach[0, :H[opp]]``. Output: the
+    traverser's counterfactual values at ``start`` in ``sc.value[0, :H[trav]]``. ``sigma``
+    (A,) is the strategy both play (a CFR pass: the current one, ``st.strategy``); ``co``
+    the rule's coefficient row; ``u`` (4,) the chance draws of a sampled pass. Returns the
+    number of nodes visited. With ``fl.leaf`` = ``LEAF_TASKS``, ``start`` is a thread
+    instead and the walk runs that thread's tasks one after another (see
+    :class:`~solver.cfr.layout.Leaves`)."""
+    trav = fl.trav
+    mode = fl.mode
+    opp = 1 - trav
+    nt = hands.num_hands[trav]
+    no = hands.num_hands[opp]
+    cfr_pass = mode in (MODE_UPDATE, MODE_REACH)
+    update = mode == MODE_UPDATE
+    derive = cfr_pass and co[DERIVE] != 0.0
+    skip_zero = mode in (MODE_BR, MODE_EVAL) or fl.prune != PRUNE_NONE
+    zero_noop = zero_update_is_noop(co)
+    rbp = cfr_pass and fl.prune >= PRUNE_INTERVAL
+    sampled = cfr_pass and fl.sampled
+    record = mode == MODE_BR and fl.record
+    best = mode == MODE_BR
+    two_card = hands.cards[0, 0, 1] >= 0 and hands.cards[1, 0, 1] >= 0
+    stack = sc.stack
+    nxt = sc.next_child
+    rrow = sc.reach_row
+    RE = sc.reach
+    VA = sc.value
+    AV = sc.action_value
+    SG = sc.strat
+    SD = sc.sd
+    CS = sc.card_sum
+    CS2 = sc.card_sum2
+    CQ = sc.cq
+    CL = sc.clevel
+    LIVE = sc.live
+    BLK = sc.blk
+    TMP = sc.tmp
+    PI = sc.pi
+    R = st.regrets
+    S = st.cumulative
+    STRAT = st.strategy
+    LR = st.last_regret
+    SN = st.step_num
+    SDN = st.step_den
+    RSCALE = st.rscale
+    SSCALE = st.sscale
+    quant = st.quantized != 0
+    PR = rb.pruned
+    valid = boards.valid
+    b_order = boards.order
+    b_rank = boards.rank
+    b_runout = boards.runout_eq
+    sd_row = boards.sd_row
+    sd_src = boards.sd_src
+    sd_cstart = boards.sd_cstart
+    sd_idx = boards.sd_idx
+    hcards = hands.cards
+    hsame = hands.same
+    hperm = hands.perm
+    nc = hands.num_cards
+    t_board = tree.board
+    t_kind = tree.kind
+    t_player = tree.player
+    t_payoff = tree.payoff
+    t_offset = tree.offset
+    t_ioffset = tree.ioffset
+    t_nchild = tree.num_children
+    t_first = tree.first_child
+    t_weight = tree.chance_weight
+    t_runout = tree.runout
+    t_iso_start = tree.iso_start
+    t_iso_count = tree.iso_count
+    t_iso_board = tree.iso_board
+    t_iso_perm = tree.iso_perm
+    lv_slot = lv.slot
+    leaf = fl.leaf
+    touched = 0
+    tasks = leaf == LEAF_TASKS  # start is a thread: walk its tasks one by one
+    ti = 0
+    if tasks:
+        ti, touched = _next_task(tree, hands, boards, lv, start, 0, fl, co, st, sc)
+        if ti < 0:
+            return touched
+        leaf = LEAF_OFF  # nothing below a task is slotted
+    if rbp:
+        for h in range(nt):
+            LIVE[0, h] = 1.0
+    d = 0
+    stack[0] = lv.task_node[lv.assign[start, ti]] if tasks else start
+    nxt[0] = -1
+    rrow[0] = 0
+    CL[0] = 0
+    while True:
+        node = stack[d]
+        kind = t_kind[node]
+        at_leaf = False
+        if nxt[d] < 0:  # entering the node
+            touched += 1
+            b = t_board[node]
+            if leaf != LEAF_OFF and lv_slot[node] >= 0:  # a cut point of a parallel pass
+                slot = lv_slot[node]
+                if leaf == LEAF_COLLECT:
+                    r0 = rrow[d]
+                    for j in range(no):
+                        lv.reach[slot, j] = RE[r0, j]
+                    for h in range(nt):
+                        VA[d, h] = 0.0
+                else:
+                    for h in range(nt):
+                        VA[d, h] = lv.value[slot, h]
+                at_leaf = True
+            elif kind == FIXED:
+                u0 = fixed_payoff(t_payoff[node], trav)
+                fold_rows(hcards, hsame, valid, b, trav, no, nt, nc, u0, RE, rrow[d], VA, d, CS)
+                at_leaf = True
+            elif kind == RUNOUT:
+                runout_rows(b_runout[t_runout[node], trav], t_payoff[node], nt, no, RE, rrow[d],
+                            VA, d)  # fmt: skip
+                at_leaf = True
+            elif kind == CHANCE:
+                enter_chance(t_first, t_nchild, t_iso_count, t_weight, node, d, nt, sampled, u,
+                             trav, VA, nxt, CQ, CL)  # fmt: skip
+            elif kind == DECISION:
+                off = t_offset[node]
+                na = t_nchild[node]
+                nh = nt if t_player[node] == trav else no
+                masked = rbp and has_pruned(PR, off, na * nh)
+                _enter_decision(d, nt, t_player[node] == trav, derive, masked, R, PR, off, na,
+                                nh, VA, nxt, SG, SD)  # fmt: skip
+            else:  # showdown
+                amount = t_payoff[node]
+                if two_card:
+                    showdown_2card(hcards, valid, b_order, sd_row, sd_src, sd_cstart, sd_idx, b,
+                                   trav, nt, no, nc, amount, RE, rrow[d], VA, d, CS,
+                                   SD)  # fmt: skip
+                else:
+                    showdown_generic(hcards, b_order, b_rank, b, trav, nt, no, valid, amount, RE,
+                                     rrow[d], VA, d, CS, CS2)  # fmt: skip
+                at_leaf = True
+        if not at_leaf:
+            k = nxt[d]
+            na = t_nchild[node]
+            if k < na:  # descend into child k
+                child = t_first[node] + k
+                CL[d + 1] = CL[d] + (1 if kind == CHANCE else 0)
+                mine = kind == DECISION and t_player[node] == trav
+                if kind == CHANCE:
+                    reached = chance_child(child, d, no, opp, t_board, t_weight, valid, RE,
+                                            rrow, CQ)  # fmt: skip
+                elif mine:
+                    reached = True
+                    if not _traverser_child(k, d, nt, rbp, t_offset[node], t_board[node], trav,
+                                            valid, PR, LIVE, rrow):  # fmt: skip
+                        for h in range(nt):  # pruned for every hand: not walked
+                            AV[d, k, h] = 0.0
+                        nxt[d] = k + 1
+                        continue
+                else:
+                    reached = _opponent_child(k, d, no, derive, t_offset[node], sigma, SG, RE,
+                                              rrow)  # fmt: skip
+                if not reached and skip_zero:
+                    # the opponent never reaches the child: every value below is 0
+                    if update and not zero_noop:
+                        touched += zero_update(tree, hands, child, trav, co, st, AV, VA, d + 1,
+                                               BLK, SD, TMP)  # fmt: skip
+                    nxt[d] = na if (kind == CHANCE and sampled) else k + 1
+                    continue
+                if rbp and not mine:
+                    for h in range(nt):
+                        LIVE[d + 1, h] = LIVE[d, h]
+                d += 1
+                stack[d] = child
+                nxt[d] = -1
+                continue
+            # all children done: finish the node
+            if kind == DECISION and t_player[node] == trav:
+                _node_values(d, na, nt, best, derive, t_offset[node], sigma, SG, AV, VA)
+                if update:
+                    _update_traverser(node, t_offset[node], t_ioffset[node], na, nt, d, co, R,
+                                      STRAT, LR, SN, SDN, RSCALE, quant, AV, VA, BLK, SD, TMP,
+                                      rbp, PR, LIVE, SG)  # fmt: skip
+                    if rbp:
+                        rbp_node(hands, boards, tree, R, rb, co, fl, node, RE, rrow[d], VA[d],
+                                 LIVE[d], PI, CS)  # fmt: skip
+                elif record:
+                    record_node(hands, boards, tree, rb, node, trav, AV, VA, d, RE, rrow[d], PI,
+                                CS)  # fmt: skip
+            elif kind == DECISION and update:
+                add_sums(S, sigma, SG, d, derive, SSCALE, quant, co, node, t_offset[node], na,
+                         no, RE, rrow[d], BLK)  # fmt: skip
+        # the node at depth d is finished: hand its values to the parent
+        if d == 0:
+            if not tasks:
+                return touched
+            k = lv.assign[start, ti]
+            for h in range(nt):
+                lv.task_value[k, h] = VA[0, h]
+            ti, z = _next_task(tree, hands, boards, lv, start, ti + 1, fl, co, st, sc)
+            touched += z
+            if ti < 0:
+                return touched
+            stack[0] = lv.task_node[lv.assign[start, ti]]
+            nxt[0] = -1
+            continue
+        parent = stack[d - 1]
+        nxt[d - 1] = _value_up(parent, node, nxt[d - 1], d, nt, trav, sampled, t_kind, t_player,
+                               t_nchild, t_board, t_iso_start, t_iso_count, t_iso_board,
+                               t_iso_perm, hperm, valid, AV, VA)  # fmt: skip
+        d -= 1
+
+
+# ----- entry points --------------------------------------------------------------------------
+@kernel
+def root_reach(hands: Hands, player: int, out: Array) -> None:
+    """out[:H[player]] ← the chance of each of ``player``'s hands being dealt: the range
+    weights times the deal normaliser (the opponent reach a pass starts with)."""
+    n = hands.num_hands[player]
+    for j in range(n):
+        out[j] = hands.norm * hands.weights[player, j]
+
+
+@kernel
+def run_pass(
+    tree: Tree,
+    hands: Hands,
+    boards: Boards,
+    start: int,
+    sigma: Array,
+    st: Storage,
+    rb: RBPState,
+    co: Array,
+    u: Array,
+    fl: PassFlags,
+    sc: Scratch,
+    lv: Leaves,
+) -> int:
+    """A pass for ``fl.trav`` from node ``start``, the one entry point of the walk.
+
+    ``start`` 0 (the root) begins from the deal (:func:`root_reach`); another node from the
+    opponent reach the caller put in ``sc.reach[0]`` (chance and card removal included).
+    ``fl.leaf``: ``LEAF_COLLECT`` stores the reach arriving at each cut chance node (and
+    updates nothing: a CFR pass walks the reach only); ``LEAF_USE`` first sums each cut chance
+    node's children from their tasks' values, in task order, then walks the upper tree with
+    them; ``LEAF_TASKS`` runs thread ``start``'s tasks (the threads' step of a parallel pass,
+    :mod:`solver.cfr.parallel`). Values at ``start`` end up in ``sc.value[0]``; returns the
+    nodes visited."""
+    trav = fl.trav
+    if fl.leaf == LEAF_TASKS:
+        return walk(tree, hands, boards, start, sigma, st, rb, co, u, fl, sc, lv)
+    if fl.leaf == LEAF_COLLECT:
+        lv.reach[:, :] = 0.0
+        if fl.mode == MODE_UPDATE:
+            fl = PassFlags(trav, MODE_REACH, fl.leaf, fl.prune, fl.sampled, fl.record,
+                           fl.nostart, fl.margin)  # fmt: skip
+    elif fl.leaf != LEAF_OFF:  # LEAF_USE
+        nt = hands.num_hands[trav]
+        lv.value[:, :] = 0.0
+        for k in range(lv.task_node.shape[0]):
+            slot = lv.task_slot[k]
+            add_chance_child(tree, hands, boards, lv.task_node[k], trav, nt, lv.task_value[k],
+                             lv.value[slot])  # fmt: skip
+    if start == 0:
+        root_reach(hands, 1 - trav, sc.reach[0])
+    return walk(tree, hands, boards, start, sigma, st, rb, co, u, fl, sc, lv)
+
+
+@kernel
+def run_iterations(
+    tree: Tree,
+    hands: Hands,
+    boards: Boards,
+    st: Storage,
+    rb: RBPState,
+    coefs: Array,
+    draws: Array,
+    fl: PassFlags,
+    sc: Scratch,
+    lv: Leaves,
+    done: I64,
+) -> int:
+    """Run up to ``coefs.shape[0]`` CFR iterations serially (alternating: player 0 then
+    player 1), ``coefs[k]`` the rule's row and ``draws[k]`` (4,) the chance draws of the
+    chunk's k-th iteration; ``fl`` the flags of player 0's passes. Updates ``st`` in place;
+    returns the nodes visited; ``done[0]`` says how many iterations ran (fewer when
+    regret-based pruning asks for a catch-up, see ``RBPState.ctl``)."""
+    touched = 0
+    done[0] = 0
+    for k in range(coefs.shape[0]):
+        for trav in range(2):
+            f = PassFlags(trav, fl.mode, fl.leaf, fl.prune, fl.sampled, fl.record, fl.nostart,
+                          fl.margin)  # fmt: skip
+            touched += run_pass(tree, hands, boards, 0, st.strategy, st, rb, coefs[k],
+                                draws[k], f, sc, lv)  # fmt: skip
+        done[0] = k + 1
+        if fl.prune >= PRUNE_INTERVAL and rb.ctl[0] > 0:
+            break  # a pruned action must be caught up before the next iteration
+    return touched
