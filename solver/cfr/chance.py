@@ -45,24 +45,6 @@ def draw_child(
 
 
 @node_kernel
-def enter_chance(
-    t_first: I32, t_nchild: I32, t_iso_count: I32, t_weight: Array, node: Int, d: Int, nt: Int,
-    sampled: bool, u: Array, trav: Int, VA: Array, nxt: I64, CQ: Array, CL: I64,
-) -> None:  # fmt: skip
-    """Values zeroed; with chance sampling the one child walked is drawn (the same uniform
-    for every chance node of a level: public chance sampling) and weighted by 1/probability."""
-    for h in range(nt):
-        VA[d, h] = 0.0
-    nxt[d] = 0
-    CQ[d] = 1.0
-    if sampled:
-        kc, q = draw_child(t_first, t_nchild, t_iso_count, t_weight, node,
-                           u[2 * trav + min(CL[d], 1)])  # fmt: skip
-        nxt[d] = kc
-        CQ[d] = 1.0 / q
-
-
-@node_kernel
 def chance_child(
     child: Int, d: Int, no: Int, opp: Int, t_board: npt.NDArray[np.int32], t_weight: Array,
     valid: Array, RE: Array, rrow: I64, CQ: Array,

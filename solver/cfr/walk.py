@@ -36,7 +36,7 @@ from __future__ import annotations
 import numpy as np
 import numpy.typing as npt
 
-from solver.cfr.chance import add_chance_child, add_chance_rows, chance_child, enter_chance
+from solver.cfr.chance import add_chance_child, add_chance_rows, chance_child, draw_child
 from solver.cfr.layout import (
     LEAF_COLLECT,
     LEAF_OFF,
@@ -79,22 +79,6 @@ I32 = npt.NDArray[np.int32]
 
 
 # ----- decision nodes ------------------------------------------------------------------------
-@node_kernel
-def _enter_decision(
-    d: Int, nt: Int, mine: bool, derive: bool, masked: bool, R: Array, PR: I8, off: Int,
-    na: Int, nh: Int, VA: Array, nxt: I64, SG: Array, SD: Array,
-) -> None:  # fmt: skip
-    """The opponent's node sums its children's values (zeroed here); a rule that plays
-    RM(R) has its strategy derived into ``SG[d]`` (pruned cells at probability 0 when
-    ``masked``)."""
-    nxt[d] = 0
-    if not mine:
-        for h in range(nt):
-            VA[d, h] = 0.0
-    if derive:
-        regret_matching(R, off, na, nh, 0, nh, PR, masked, SG, d, 0, nh, SD, 0)
-
-
 @node_kernel
 def _traverser_child(
     k: Int, d: Int, nt: Int, rbp: bool, off: Int, b: Int, trav: Int, valid: Array, PR: I8,
@@ -192,27 +176,23 @@ def _update_traverser(
 
 # ----- values up -----------------------------------------------------------------------------
 @node_kernel
-def _value_up(
-    parent: Int, child: Int, k: Int, d: Int, nt: Int, trav: Int, sampled: bool,
-    t_kind: I8, t_player: I8, t_nchild: I32, t_board: I32, t_iso_start: I32,
-    t_iso_count: I32, t_iso_board: I32, t_iso_perm: I32, hperm: I32, valid: Array,
-    AV: Array, VA: Array,
-) -> Int:  # fmt: skip
-    """Hand the values of the node at depth ``d`` (the parent's child ``k``) to its parent:
-    added by card at a chance node, as action ``k``'s values at the traverser's node, summed
-    at the opponent's. Returns the parent's next child (sampling walks one child only)."""
-    if t_kind[parent] == CHANCE:
-        add_chance_rows(t_board, t_iso_start, t_iso_count, t_iso_board, t_iso_perm, hperm,
-                        valid, child, trav, nt, VA, d, VA, d - 1)  # fmt: skip
-        if sampled:  # the one child drawn stands for them all
-            return t_nchild[parent]
-    elif t_player[parent] == trav:
-        for h in range(nt):
-            AV[d - 1, k, h] = VA[d, h]
-    else:
-        for h in range(nt):
-            VA[d - 1, h] += VA[d, h]
-    return k + 1
+def _action_values_up(AV: Array, VA: Array, d: Int, k: Int, nt: Int) -> None:
+    """The traverser's node keeps its child's values as action ``k``'s: AV[d − 1, k] = VA[d]."""
+    for h in range(nt):
+        AV[d - 1, k, h] = VA[d, h]
+
+
+@node_kernel
+def _values_sum_up(VA: Array, d: Int, nt: Int) -> None:
+    """The opponent's node sums its children's values: VA[d − 1] += VA[d]."""
+    for h in range(nt):
+        VA[d - 1, h] += VA[d, h]
+
+
+@node_kernel
+def _zero_row(VA: Array, d: Int, nt: Int) -> None:
+    for h in range(nt):
+        VA[d, h] = 0.0
 
 
 # ----- parallel tasks ------------------------------------------------------------------------
@@ -396,16 +376,25 @@ def walk(
                 runout_rows(b_runout[t_runout[node], trav], t_payoff[node], nt, no, RE, rrow[d],
                             VA, d)  # fmt: skip
                 at_leaf = True
-            elif kind == CHANCE:
-                enter_chance(t_first, t_nchild, t_iso_count, t_weight, node, d, nt, sampled, u,
-                             trav, VA, nxt, CQ, CL)  # fmt: skip
-            elif kind == DECISION:
-                off = t_offset[node]
-                na = t_nchild[node]
-                nh = nt if t_player[node] == trav else no
-                masked = rbp and has_pruned(PR, off, na * nh)
-                _enter_decision(d, nt, t_player[node] == trav, derive, masked, R, PR, off, na,
-                                nh, VA, nxt, SG, SD)  # fmt: skip
+            elif kind == CHANCE:  # values zeroed; a sampled pass draws the one child walked
+                nxt[d] = 0
+                _zero_row(VA, d, nt)
+                CQ[d] = 1.0
+                if sampled:
+                    kc, q = draw_child(t_first, t_nchild, t_iso_count, t_weight, node,
+                                       u[2 * trav + min(CL[d], 1)])  # fmt: skip
+                    nxt[d] = kc
+                    CQ[d] = 1.0 / q
+            elif kind == DECISION:  # the opponent's node sums values; RM rules derive σ
+                nxt[d] = 0
+                if t_player[node] != trav:
+                    _zero_row(VA, d, nt)
+                if derive:
+                    off = t_offset[node]
+                    na = t_nchild[node]
+                    nh = nt if t_player[node] == trav else no
+                    masked = rbp and has_pruned(PR, off, na * nh)
+                    regret_matching(R, off, na, nh, 0, nh, PR, masked, SG, d, 0, nh, SD, 0)
             else:  # showdown
                 amount = t_payoff[node]
                 if two_card:
@@ -482,9 +471,17 @@ def walk(
             nxt[0] = -1
             continue
         parent = stack[d - 1]
-        nxt[d - 1] = _value_up(parent, node, nxt[d - 1], d, nt, trav, sampled, t_kind, t_player,
-                               t_nchild, t_board, t_iso_start, t_iso_count, t_iso_board,
-                               t_iso_perm, hperm, valid, AV, VA)  # fmt: skip
+        k = nxt[d - 1]
+        if t_kind[parent] == CHANCE:  # each card's values, suit-isomorphic images mapped
+            add_chance_rows(t_board, t_iso_start, t_iso_count, t_iso_board, t_iso_perm, hperm,
+                            valid, node, trav, nt, VA, d, VA, d - 1)  # fmt: skip
+            if sampled:  # the one child drawn stands for them all
+                k = t_nchild[parent] - 1
+        elif t_player[parent] == trav:
+            _action_values_up(AV, VA, d, k, nt)
+        else:
+            _values_sum_up(VA, d, nt)
+        nxt[d - 1] = k + 1
         d -= 1
 
 
