@@ -1,4 +1,5 @@
-"""Command line: ``python -m solver {games,algorithms,presets,solve,race,tree}``.
+"""Command line: ``python -m solver {games,algorithms,presets,solve,race,tree,batch,report}``
+(``batch`` and ``report``: see :mod:`solver.batch.cli`).
 
 ``solve --json`` prints one JSON object per line: one per checkpoint (``iteration``,
 ``elapsed_s``, ``exploitability`` in chips, ``nodes_touched``; hold'em spots add
@@ -39,6 +40,7 @@ from solver.algorithms import (
     make_algorithm,
 )
 from solver.api import Checkpoint, exploitability_pct_pot, solve
+from solver.batch import cli as batch_cli
 from solver.games import GAMES, Game, make_game
 from solver.games.holdem import (
     HoldemSpec,
@@ -213,6 +215,7 @@ def _build_parser() -> _Parser:
     )
     w.add_argument("--jobs", default="2", help="processes compiling at once (default 2)")
     w.add_argument("--group", choices=("toy", "river", "turn"), help=argparse.SUPPRESS)
+    batch_cli.add_commands(sub, _add_game_args)
     return parser
 
 
@@ -637,6 +640,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             _cmd_tree(args)
         elif args.command == "race":
             return _cmd_race(args)
+        elif args.command == "batch":
+            return batch_cli.cmd_batch(args)
+        elif args.command == "report":
+            return batch_cli.cmd_report(args)
         elif args.command == "warmup":
             from solver.warmup import run_group, warm_all
 

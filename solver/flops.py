@@ -27,9 +27,9 @@ and trips flop too).
 3. *Re-fit*: the chosen flops' weights are raked (iterative proportional fitting) until the
    subset's weighted frequencies of the strata, of the high-card groups (:data:`HIGH_GROUPS`),
    of connectedness and of the middle card's group (2–6, 7–T, J–A) equal the full set's (to
-   1e-9), then scaled to sum to 22,100, so a weighted mean over the subset estimates the
-   mean over all 1,755 flops. (A margin cell the sample missed is first filled by swapping
-   in that cell's heaviest flop.)
+   1e-9), then scaled to sum to 22,100 (rounded to 1e-6), so a weighted mean over the
+   subset estimates the mean over all 1,755 flops. (A margin cell the sample missed is
+   first filled by swapping in that cell's heaviest flop.)
 
 ``tests/test_flops.py`` checks those frequencies and, within stated tolerances, features the
 fit does not target (each single high card, the mean middle and low card); BENCHMARKS.md
@@ -299,7 +299,7 @@ def _rake(flops: Sequence[Flop], weights: np.ndarray, full: Sequence[Flop]) -> n
             )
         if worst < 1e-12:
             break
-    return w * (total / w.sum())
+    return np.round(w * (total / w.sum()), 6)
 
 
 def _missing(chosen: Sequence[Flop], full: Sequence[Flop]) -> list[tuple[int, object]]:

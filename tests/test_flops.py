@@ -71,7 +71,7 @@ def test_subsets_match_the_full_set(n: int) -> None:
     full = F.all_flops()
     sub = F.subset(n)
     assert len(sub) == n == len({f.cards for f in sub})
-    assert sum(f.weight for f in sub) == pytest.approx(22_100, abs=1e-6)
+    assert sum(f.weight for f in sub) == pytest.approx(22_100, abs=1e-4)  # rounded to 1e-6
     assert all(f.weight > 0 for f in sub)
     # the fitted margins: suit class, pairing, high-card group, connectedness exactly
     for key in ("suits", "pairing", "connect"):

@@ -1,0 +1,332 @@
+"""The batch driver: flops to Dask, results to SQLite as they finish.
+
+:func:`run_batch` opens (or creates) the database, skips the flops it already holds, and
+gives every other flop to a Dask cluster as one task (:func:`solver.batch.task.solve_flop`),
+biggest flops first so the tail is short. Each result is written to SQLite the moment it
+arrives; a flop whose solve fails is recorded with its error; a task whose worker dies is
+run again by Dask's scheduler (``distributed.scheduler.allowed-failures``); stopping the
+driver (:class:`threading.Event` ``stop``, Ctrl-C) cancels what is pending and loses nothing
+finished.
+
+The cluster: by default an embedded ``LocalCluster(n_workers=workers, threads_per_worker=1,
+processes=True)`` — each worker a process importing the ``solver`` package this process
+imports, running one solve at a time with ``spec.threads`` solver threads (keep
+``workers × threads`` ≤ cores; checked). With ``scheduler="tcp://HOST:8786"`` the same tasks
+go to an existing cluster (dask-scheduler / dask-worker, dask-jobqueue, Kubernetes) whose
+workers have the same ``solver`` installed.
+
+Kernels: before the first task the driver compiles (or loads) the solve kernels into Numba's
+on-disk cache in this process, so local workers load them instead of compiling at once
+(:func:`solver.batch.task.warm`). A remote cluster warms each host's cache on its first task
+unless the hosts share the cache (docs/batch.md).
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import os
+import re
+import threading
+import time
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from solver.batch.spec import BatchError, BatchSpec, check
+from solver.batch.store import BatchStore, FlopRow
+from solver.batch.task import solve_flop, warm
+from solver.flops import Flop
+
+CONNECT_TIMEOUT_S = 10.0
+_ADDRESS = re.compile(r"^(tcp|tls|inproc|ucx|ws|wss)://[^\s/]+(:\d+)?$|^[A-Za-z0-9_.\-\[\]:]+:\d+$")
+
+
+@dataclass(frozen=True)
+class BatchEvent:
+    """One flop finished (``kind`` "done", "failed" or "skipped") with its stored row."""
+
+    kind: str
+    row: FlopRow
+
+
+@dataclass(frozen=True)
+class BatchProgress:
+    """A snapshot of a batch: counts over the batch's flops; rates over this run."""
+
+    state: str = "ready"  # ready, starting, running, done, stopped, failed
+    total: int = 0
+    done: int = 0  # finished (solved or failed) including those found in the database
+    skipped: int = 0  # found finished in the database
+    failed: int = 0
+    solved_now: int = 0  # solved or failed in this run
+    elapsed_s: float = 0.0  # since the first task went out
+    flops_per_min: float = 0.0
+    eta_s: float | None = None
+    error: str = ""
+    message: str = ""  # what the driver is doing (starting the cluster, warming kernels...)
+    events: tuple[BatchEvent, ...] = field(default=(), repr=False)
+
+    @property
+    def finished(self) -> bool:
+        return self.state in ("done", "stopped", "failed")
+
+
+def size_key(spec: BatchSpec, flop: Flop) -> tuple[int, int, int]:
+    """Larger for bigger solves: rainbow before two-tone before monotone (suit isomorphism
+    deals fewer turn cards on the latter), unpaired before paired before trips, then the
+    combos both ranges keep on the flop."""
+    from solver.cards import COMBOS
+    from solver.ranges import parse_range
+
+    suits = {"rainbow": 2, "two-tone": 1, "monotone": 0}[flop.suits]
+    pairing = {"unpaired": 2, "paired": 1, "trips": 0}[flop.pairing]
+    blocked = np.zeros(len(COMBOS), dtype=bool)
+    for c in flop.cards:
+        blocked |= (COMBOS[:, 0] == c) | (COMBOS[:, 1] == c)
+    live = 1
+    for name in ("oop", "ip"):
+        given = getattr(spec.template, f"{name}_weights")
+        w = (
+            np.asarray(given)
+            if given is not None
+            else parse_range(getattr(spec.template, f"{name}_range"))
+        )
+        live *= int(np.count_nonzero((w > 0) & ~blocked))
+    return suits, pairing, live
+
+
+def check_scheduler(address: str) -> str:
+    """``address`` trimmed, or :class:`BatchError` (field ``scheduler``) when malformed."""
+    text = address.strip()
+    if not _ADDRESS.match(text):
+        raise BatchError(
+            "scheduler", f"{address!r} is not a scheduler address (e.g. tcp://10.0.0.5:8786)"
+        )
+    return text
+
+
+def check_workers(workers: int, threads: int, cores: int | None = None) -> None:
+    cores = cores or os.cpu_count() or 1
+    if workers < 1:
+        raise BatchError("workers", f"must be ≥ 1, got {workers}")
+    if workers * threads > cores:
+        raise BatchError(
+            "workers",
+            f"{workers} workers × {threads} threads per solve = {workers * threads} > "
+            f"{cores} cores: lower --workers or --threads-per-solve",
+        )
+
+
+class _Client:
+    """A Dask client and (for an embedded cluster) its LocalCluster, closed together."""
+
+    def __init__(self, scheduler: str | None, workers: int, timeout: float) -> None:
+        from distributed import Client, LocalCluster
+
+        self.cluster: Any = None
+        if scheduler is None:
+            self.cluster = LocalCluster(
+                n_workers=workers,
+                threads_per_worker=1,
+                processes=True,
+                dashboard_address=None,
+                silence_logs=logging.ERROR,
+                scheduler_port=0,
+            )
+            self.client = Client(self.cluster, timeout=timeout)
+        else:
+            try:
+                self.client = Client(scheduler, timeout=timeout)
+            except (OSError, TimeoutError) as exc:
+                raise BatchError(
+                    "scheduler", f"no Dask scheduler answers at {scheduler} ({exc})"
+                ) from None
+
+    def close(self) -> None:
+        try:
+            self.client.close()
+        finally:
+            if self.cluster is not None:
+                self.cluster.close()
+
+
+def run_batch(
+    spec: BatchSpec,
+    db: str | Path,
+    workers: int = 2,
+    scheduler: str | None = None,
+    on_event: Callable[[BatchEvent], None] | None = None,
+    on_progress: Callable[[BatchProgress], None] | None = None,
+    stop: threading.Event | None = None,
+    connect_timeout: float = CONNECT_TIMEOUT_S,
+) -> BatchProgress:
+    """Run (or resume) the batch ``spec`` into database ``db``; see the module doc.
+
+    ``on_event`` gets each flop as it finishes (skipped flops first), ``on_progress`` a
+    :class:`BatchProgress` after each. Returns the last progress (state ``done`` or
+    ``stopped``). Bad input raises :class:`BatchError` before anything is written."""
+    flops = check(spec)
+    if scheduler is not None:
+        scheduler = check_scheduler(scheduler)
+    else:
+        check_workers(workers, spec.threads)
+    stop = stop or threading.Event()
+    path = Path(db)
+    # an existing file is checked (and its finished flops read) before anything starts; a
+    # new one is created only once the cluster answers, so bad input leaves no file behind
+    store: BatchStore | None = None
+    if path.exists():
+        store = BatchStore.create_or_open(path, spec)
+    elif not path.parent.is_dir():
+        raise BatchError("db", f"{path}: folder {path.parent} does not exist")
+    client: _Client | None = None
+    try:
+        positions = {f.text: i for i, f in enumerate(flops)}
+        rows_by_flop = {r.flop: r for r in store.rows("done")} if store else {}
+        progress = BatchProgress(state="starting", total=len(flops))
+        for f in flops:
+            if f.text in rows_by_flop:
+                event = BatchEvent("skipped", rows_by_flop[f.text])
+                progress = _advance(progress, event, counted_now=False)
+                if on_event:
+                    on_event(event)
+        todo = [f for f in flops if f.text not in rows_by_flop]
+        _emit(on_progress, progress)
+        if not todo or stop.is_set():
+            return _finish(progress, "stopped" if todo else "done", on_progress)
+        _emit(on_progress, _with(progress, message="starting the Dask cluster"))
+        client = _Client(scheduler, workers, connect_timeout)
+        if store is None:
+            store = BatchStore.create_or_open(path, spec)
+        if stop.is_set():
+            return _finish(progress, "stopped", on_progress)
+        _emit(on_progress, _with(progress, message="compiling or loading the solver's kernels"))
+        if scheduler is None:
+            warm(spec)
+        else:  # one warm-up on the cluster first, so not every worker compiles at once
+            client.client.submit(_warm_task, spec.to_json(), pure=False).result()
+        order = sorted(todo, key=lambda f: size_key(spec, f), reverse=True)
+        spec_json = spec.to_json()
+        run = uuid.uuid4().hex[:8]
+        futures = {
+            client.client.submit(solve_flop, spec_json, f.text, key=f"flop-{f.text}-{run}"): f
+            for f in order
+        }
+        started = time.perf_counter()
+        progress = _with(progress, state="running", message="")
+        _emit(on_progress, progress)
+        progress = _collect(
+            futures, store, positions, progress, started, stop, on_event, on_progress
+        )
+        return _finish(progress, "stopped" if stop.is_set() else "done", on_progress)
+    finally:
+        if client is not None:
+            client.close()
+        if store is not None:
+            store.close()
+
+
+def _warm_task(spec_json: str) -> float:
+    return warm(BatchSpec.from_json(spec_json))
+
+
+def _collect(
+    futures: dict[Any, Flop],
+    store: BatchStore,
+    positions: dict[str, int],
+    progress: BatchProgress,
+    started: float,
+    stop: threading.Event,
+    on_event: Callable[[BatchEvent], None] | None,
+    on_progress: Callable[[BatchProgress], None] | None,
+) -> BatchProgress:
+    from distributed import wait
+
+    pending = set(futures)
+    while pending and not stop.is_set():
+        try:
+            ready, pending = wait(list(pending), timeout=0.25, return_when="FIRST_COMPLETED")
+        except TimeoutError:  # nothing finished yet: look at the stop flag again
+            ready = set()
+        for fut in ready:
+            flop = futures[fut]
+            try:
+                out = fut.result()
+            except Exception as exc:  # the task could not run (e.g. killed worker, too often)
+                out = {"flop": flop.text, "error": f"{type(exc).__name__}: {exc}", "seconds": 0}
+            row = _store(store, flop, positions[flop.text], out)
+            event = BatchEvent("done" if row.done else "failed", row)
+            progress = _advance(progress, event, counted_now=True)
+            elapsed = time.perf_counter() - started
+            rate = progress.solved_now / elapsed * 60.0 if elapsed > 0 else 0.0
+            left = progress.total - progress.done
+            eta = left / rate * 60.0 if rate > 0 else None
+            progress = _with(progress, elapsed_s=elapsed, flops_per_min=rate, eta_s=eta)
+            if on_event:
+                on_event(event)
+            _emit(on_progress, progress)
+        if not ready:
+            progress = _with(progress, elapsed_s=time.perf_counter() - started)
+    for fut in pending:
+        fut.cancel()
+    return progress
+
+
+def _store(store: BatchStore, flop: Flop, position: int, out: dict[str, Any]) -> FlopRow:
+    if "error" in out:
+        return store.record(flop, position, None, str(out["error"]), float(out["seconds"]))
+    solve_file = ""
+    blob = out.get("solve")
+    if blob:
+        folder = store.solve_dir()
+        folder.mkdir(exist_ok=True)
+        path = folder / f"{flop.text}.npz"
+        path.write_bytes(blob)
+        solve_file = str(path.relative_to(store.path.parent))
+    return store.record(flop, position, out["summary"], "", float(out["seconds"]), solve_file)
+
+
+def _with(p: BatchProgress, **changes: Any) -> BatchProgress:
+    from dataclasses import replace
+
+    return replace(p, **changes)
+
+
+def _advance(p: BatchProgress, event: BatchEvent, counted_now: bool) -> BatchProgress:
+    return _with(
+        p,
+        done=p.done + 1,
+        skipped=p.skipped + (event.kind == "skipped"),
+        failed=p.failed + (event.kind == "failed"),
+        solved_now=p.solved_now + counted_now,
+        events=(*p.events, event),
+    )
+
+
+def _finish(
+    p: BatchProgress, state: str, on_progress: Callable[[BatchProgress], None] | None
+) -> BatchProgress:
+    out = _with(p, state=state, eta_s=0.0 if state == "done" else None, message="")
+    _emit(on_progress, out)
+    return out
+
+
+def _emit(cb: Callable[[BatchProgress], None] | None, p: BatchProgress) -> None:
+    if cb is not None:
+        cb(p)
+
+
+def format_eta(seconds: float | None) -> str:
+    """``"12 s"``, ``"4 min"``, ``"2.5 h"``; ``"—"`` when unknown."""
+    if seconds is None or not math.isfinite(seconds):
+        return "—"
+    if seconds < 90:
+        return f"{seconds:.0f} s"
+    if seconds < 5400:
+        return f"{seconds / 60:.0f} min"
+    return f"{seconds / 3600:.1f} h"

@@ -1,0 +1,182 @@
+"""What a batch is: a template spot (any hold'em spec; its board is replaced by each flop), a
+flop set (subset size or list, and filters), and the solve settings of every flop.
+
+:func:`check` validates everything a batch needs before anything starts and raises
+:class:`BatchError` naming the field: the template's own fields (as :func:`validate` names
+them), ranges that are not suit-symmetric (canonical flops stand for their isomorphs only
+then), a flop set that is unknown or empty after the filters, a target or iteration cap that
+is not a positive number, and a tree over the memory cap on the set's biggest flop.
+
+A spec's :meth:`BatchSpec.identity` — everything that changes a flop's numbers — is what a
+database is tied to; threads per solve and the number of workers are not part of it (one
+thread or several give the same numbers).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import asdict, dataclass, field, replace
+from typing import Any
+
+import numpy as np
+
+from solver.algorithms import ALGORITHMS, default_algorithm
+from solver.cards import COMBO_INDEX, COMBOS, card_str
+from solver.flops import Flop, FlopError, parse_filter, select
+from solver.games.holdem import HoldemSpec, SpecError, estimate, over_memory, validate
+from solver.ranges import parse_range
+
+DEFAULT_TARGET_PCT = 1.0
+DEFAULT_MAX_ITERATIONS = 1000
+
+
+class BatchError(ValueError):
+    """Bad batch input; ``field`` names it (a spec field, ``flops``, ``filter``, ``db``,
+    ``scheduler``, ``workers``, …) and the message says what is wrong."""
+
+    def __init__(self, field: str, message: str) -> None:
+        super().__init__(f"{field}: {message}")
+        self.field = field
+        self.message = message
+
+
+@dataclass(frozen=True)
+class BatchSpec:
+    """A batch: ``template`` (its board is ignored), the flop set, and per-flop solve
+    settings. ``target_pct`` is the exploitability target in % of the starting pot (None:
+    run ``max_iterations``); ``threads`` is Numba threads per solve."""
+
+    template: HoldemSpec
+    flops: str = "49"  # "25", "49", "95", "184", "all" or a list of flops
+    filters: dict[str, list[str]] = field(default_factory=dict)
+    algorithm: str | None = None  # None: the hold'em default
+    target_pct: float | None = DEFAULT_TARGET_PCT
+    max_iterations: int = DEFAULT_MAX_ITERATIONS
+    check_every: int = 10
+    threads: int = 1
+    save_solves: bool = False
+    name: str = "batch"
+
+    @property
+    def algorithm_name(self) -> str:
+        return self.algorithm or default_algorithm(True)
+
+    def identity(self) -> dict[str, Any]:
+        """Everything that decides a flop's numbers (JSON-able): a database holds one."""
+        tpl = asdict(replace(self.template, board=""))
+        tpl.pop("name", None)
+        return {
+            "template": tpl,
+            "flops": self.flops.strip().lower(),
+            "filters": {k: sorted(v) for k, v in sorted(self.filters.items())},
+            "algorithm": self.algorithm_name,
+            "target_pct": self.target_pct,
+            "max_iterations": self.max_iterations,
+            "check_every": self.check_every,
+        }
+
+    def fingerprint(self) -> str:
+        text = json.dumps(self.identity(), sort_keys=True)
+        return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+    def to_json(self) -> str:
+        data = asdict(self)
+        return json.dumps(data, sort_keys=True)
+
+    @classmethod
+    def from_json(cls, text: str) -> BatchSpec:
+        data = json.loads(text)
+        if not isinstance(data, dict) or not isinstance(data.get("template"), dict):
+            raise BatchError("spec", "not a batch spec")
+        try:
+            tpl = HoldemSpec(**data.pop("template"))
+            return cls(template=tpl, **data)
+        except TypeError as exc:
+            raise BatchError("spec", f"bad batch spec ({exc})") from None
+
+    def flop_set(self) -> tuple[Flop, ...]:
+        """The flops of the batch (with their weights), :class:`BatchError` if none."""
+        try:
+            return select(self.flops, self.filters)
+        except FlopError as exc:
+            raise BatchError(exc.field, exc.message) from None
+
+    def spot(self, flop: Flop | str) -> HoldemSpec:
+        """The template on one flop."""
+        text = flop.text if isinstance(flop, Flop) else flop
+        return replace(self.template, board=text, name=f"{self.name} {text}")
+
+
+def parse_filters(items: list[str] | tuple[str, ...]) -> dict[str, list[str]]:
+    """``["suits=monotone", "high=A,K"]`` → ``{"suits": [...], "high": [...]}`` (checked;
+    a key given twice keeps the values both allow)."""
+    out: dict[str, set[str]] = {}
+    for item in items:
+        try:
+            key, values = parse_filter(item)
+        except FlopError as exc:
+            raise BatchError(exc.field, exc.message) from None
+        out[key] = out[key] & values if key in out else set(values)
+    return {k: sorted(v) for k, v in out.items()}
+
+
+def _suit_symmetric(weights: np.ndarray) -> bool:
+    """Whether every suit permutation maps the (1326,) range weights onto themselves."""
+    for a, b in ((0, 1), (1, 2), (2, 3)):  # adjacent transpositions generate every permutation
+        cmap = np.arange(52)
+        sa, sb = cmap % 4 == a, cmap % 4 == b
+        cmap = np.where(sa, cmap - a + b, np.where(sb, cmap - b + a, cmap))
+        image = COMBO_INDEX[cmap[COMBOS[:, 0]], cmap[COMBOS[:, 1]]]
+        if not np.allclose(weights, weights[image]):
+            return False
+    return True
+
+
+def check(spec: BatchSpec, estimate_memory: bool = True) -> tuple[Flop, ...]:
+    """Validate ``spec``; return its flops. Raises :class:`BatchError` naming the field."""
+    if spec.algorithm is not None and spec.algorithm not in ALGORITHMS:
+        known = ", ".join(ALGORITHMS)
+        raise BatchError("algorithm", f"unknown algorithm {spec.algorithm!r} (known: {known})")
+    if spec.algorithm is not None and ALGORITHMS[spec.algorithm].sampling and spec.threads > 1:
+        raise BatchError("threads", f"{spec.algorithm} runs on one thread")
+    if spec.target_pct is not None and not (0 < spec.target_pct < 1e6):
+        raise BatchError("target", f"must be a positive % of the pot, got {spec.target_pct!r}")
+    if not 1 <= spec.max_iterations <= 10_000_000:
+        raise BatchError("iterations", f"must be 1 … 10,000,000, got {spec.max_iterations!r}")
+    if not 1 <= spec.check_every <= 1_000_000:
+        raise BatchError("check_every", f"must be ≥ 1, got {spec.check_every!r}")
+    if not 1 <= spec.threads <= 256:
+        raise BatchError("threads", f"threads per solve must be 1 … 256, got {spec.threads!r}")
+    flops = spec.flop_set()
+    trial = spec.spot(flops[0])
+    try:
+        validate(trial)
+    except SpecError as exc:
+        if exc.field == "board":  # the template's board never counts
+            raise BatchError("flops", exc.message) from None
+        raise BatchError(exc.field, exc.message) from None
+    for name in ("oop_range", "ip_range"):
+        given = getattr(spec.template, name.replace("range", "weights"))
+        # the range as written, before the flop's cards are removed
+        w = np.asarray(given, dtype=np.float64) if given is not None else None
+        if w is None:
+            w = parse_range(getattr(spec.template, name))
+        if not _suit_symmetric(w):
+            raise BatchError(
+                name,
+                "is not suit-symmetric (e.g. a single suited combo); a canonical flop stands "
+                "for its isomorphic flops only when every suit relabelling maps each range "
+                "onto itself",
+            )
+    if estimate_memory:
+        biggest = max(flops, key=lambda f: f.connect == "disconnected" and f.suits == "rainbow")
+        est = estimate(validate(spec.spot(biggest)))
+        refusal = over_memory(est, float(spec.template.max_memory_mb))
+        if refusal:
+            raise BatchError("max_memory_mb", f"on {biggest.text}: {refusal}")
+    return flops
+
+
+def flop_label(cards: tuple[int, ...]) -> str:
+    return "".join(card_str(c) for c in cards)
