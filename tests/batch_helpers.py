@@ -1,0 +1,29 @@
+"""Shared by the batch tests: a tiny template spot (a few combos each, all-in or check: a
+flop solves in well under a second) and batch specs over it."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from solver.batch.spec import BatchSpec
+from solver.games.holdem import HoldemSpec
+
+TEMPLATE = HoldemSpec(
+    board="",
+    pot=100,
+    stack=100,
+    oop_range="AA, KK, T9s",
+    ip_range="QQ, AKs, KQs",
+    bets="a",
+    raises="a",
+    name="tiny",
+)
+
+FLOPS = "Ks9s5s, KsJh8d, 8s8h5d"
+
+
+def tiny_spec(**changes: object) -> BatchSpec:
+    """Three flops (monotone, rainbow, paired), target 2 % of the pot, at most 200
+    iterations."""
+    spec = BatchSpec(TEMPLATE, flops=FLOPS, target_pct=2.0, max_iterations=200, name="tiny")
+    return replace(spec, **changes)  # type: ignore[arg-type]

@@ -1,0 +1,198 @@
+"""Batches without a cluster: spec validation (errors name the field), the SQLite store (resume
+identity, foreign files refused untouched), the per-flop summary against the public API and
+a brute-force equity, and the weighted reports."""
+
+from __future__ import annotations
+
+import itertools
+import json
+import math
+from dataclasses import replace
+from pathlib import Path
+
+import numpy as np
+import pytest
+from batch_helpers import TEMPLATE, tiny_spec
+
+from solver import solve
+from solver.analysis import action_frequencies
+from solver.batch.report import aggregate, aggregate_groups, table_rows, to_csv
+from solver.batch.spec import BatchError, BatchSpec, check
+from solver.batch.store import BatchStore, FlopRow
+from solver.batch.task import root_equity, run_flop, solve_flop, summarize
+from solver.cards import parse_cards
+from solver.flops import parse_flop
+from solver.games.holdem import HoldemSpec, build_holdem
+from solver.handeval import evaluate
+
+
+@pytest.mark.parametrize(
+    ("changes", "field", "words"),
+    [
+        ({"flops": "50"}, "flops", "no subset of 50"),
+        ({"flops": "AhKd"}, "flops", "whole flops"),
+        ({"filters": {"suits": ["monotone"], "pairing": ["trips"]}}, "filter", "no flop"),
+        ({"algorithm": "nope"}, "algorithm", "unknown algorithm"),
+        ({"target_pct": -1.0}, "target", "positive"),
+        ({"max_iterations": 0}, "iterations", "1 …"),
+        ({"template": replace(TEMPLATE, oop_range="AA, AsKs")}, "oop_range", "suit-symmetric"),
+        ({"template": replace(TEMPLATE, ip_range="ZZ")}, "ip_range", ""),
+        ({"template": replace(TEMPLATE, stack=-5)}, "stack", "positive"),
+        ({"template": replace(TEMPLATE, max_memory_mb=0.001)}, "max_memory_mb", "MB"),
+    ],
+)
+def test_bad_specs_name_the_field(changes: dict, field: str, words: str) -> None:
+    with pytest.raises(BatchError) as err:
+        check(replace(tiny_spec(), **changes))
+    assert err.value.field == field
+    assert words in err.value.message
+
+
+def test_spec_identity_and_json_round_trip() -> None:
+    spec = tiny_spec()
+    back = BatchSpec.from_json(spec.to_json())
+    assert back == spec
+    assert back.fingerprint() == spec.fingerprint()
+    # threads per solve and the name do not change a flop's numbers
+    assert replace(spec, threads=2, name="x").fingerprint() == spec.fingerprint()
+    assert replace(spec, target_pct=3.0).fingerprint() != spec.fingerprint()
+    assert replace(spec, template=replace(TEMPLATE, board="AsKsQs")).fingerprint() == (
+        spec.fingerprint()
+    )  # the template's board never counts
+    assert [f.text for f in check(spec)] == ["Ks9s5s", "KsJh8d", "8s8h5d"]
+
+
+def _row(flop: str, weight: float, summary: dict) -> FlopRow:
+    f = parse_flop(flop)
+    return FlopRow(flop, 0, weight, f.suits, f.pairing, f.high, f.connect, "done", "",
+                   summary, 1.0, "", "")  # fmt: skip
+
+
+def test_store_resume_identity_and_foreign_files(tmp_path: Path) -> None:
+    spec = tiny_spec()
+    db = tmp_path / "b.db"
+    flop = parse_flop("Ks9s5s")
+    with BatchStore.create_or_open(db, spec) as store:
+        store.record(flop, 0, {"ev": [1.0, 2.0]}, seconds=1.5)
+        store.record(parse_flop("8s8h5d"), 2, None, "ValueError: boom", 0.1)
+        journal = store._con.execute("PRAGMA journal_mode").fetchone()[0]
+    assert journal == "wal"
+    with BatchStore.create_or_open(db, replace(spec, threads=2)) as store:  # same identity
+        assert store.done_flops() == {"Ks9s5s"}
+        rows = store.rows()
+        assert [(r.flop, r.status) for r in rows] == [("Ks9s5s", "done"), ("8s8h5d", "failed")]
+        assert rows[0].summary == {"ev": [1.0, 2.0]} and rows[1].error == "ValueError: boom"
+    before = db.read_bytes()
+    with pytest.raises(BatchError) as err:
+        BatchStore.create_or_open(db, replace(spec, target_pct=5.0))
+    assert err.value.field == "db" and "another spec" in err.value.message
+    assert "target_pct" in err.value.message
+    assert db.read_bytes() == before  # refused untouched
+    junk = tmp_path / "junk.db"
+    junk.write_text("hello")
+    with pytest.raises(BatchError, match="not a batch database"):
+        BatchStore.create_or_open(junk, spec)
+    assert junk.read_text() == "hello"
+    with pytest.raises(BatchError, match="no such file"):
+        BatchStore.open(tmp_path / "missing.db")
+    with pytest.raises(BatchError, match="does not exist"):
+        BatchStore.create_or_open(tmp_path / "nope" / "b.db", spec)
+
+
+def _brute_equity(board: tuple[int, ...], game_hands: list[np.ndarray], w: list) -> float:
+    """OOP's range equity by enumerating every turn and river with the evaluator."""
+    rest = [c for c in range(52) if c not in board]
+    num = den = 0.0
+    for i, a in enumerate(game_hands[0]):
+        for j, b in enumerate(game_hands[1]):
+            if set(a) & set(b):
+                continue
+            pw = w[0][i] * w[1][j]
+            left = [c for c in rest if c not in a and c not in b]
+            share = 0.0
+            n = 0
+            for t, r in itertools.combinations(left, 2):
+                x = evaluate([*board, t, r, *a])
+                y = evaluate([*board, t, r, *b])
+                share += 1.0 if x > y else 0.5 if x == y else 0.0
+                n += 1
+            num += pw * share / n
+            den += pw
+    return num / den
+
+
+def test_root_equity_against_brute_force() -> None:
+    spec = HoldemSpec(board="Ts9s6h", pot=100, stack=100, oop_range="AA, T9s",
+                      ip_range="KQs", bets="a", raises="a")  # fmt: skip
+    game = build_holdem(spec)
+    cards = [game.hands.cards[p, : game.num_hands[p]].tolist() for p in range(2)]
+    w = [game.hands.weights[p, : game.num_hands[p]].tolist() for p in range(2)]
+    e0, e1 = root_equity(game)
+    assert e0 + e1 == pytest.approx(1.0)
+    assert e0 == pytest.approx(_brute_equity(parse_cards("Ts9s6h"), cards, w), abs=1e-12)
+
+
+def test_summary_against_the_public_api() -> None:
+    spec = tiny_spec()
+    game, result = run_flop(spec, "KsJh8d")
+    s = summarize(game, result)
+    # the same spot solved directly with the public API, as a user would
+    direct = solve(
+        build_holdem(replace(TEMPLATE, board="KsJh8d")),
+        "dcfr-tuned",
+        iterations=spec.max_iterations,
+        target_exploitability=spec.target_pct / 100 * 100,  # type: ignore[operator]
+        check_every=spec.check_every,
+    )
+    assert s["ev"] == list(direct.ev)
+    assert s["ev"][0] + s["ev"][1] == pytest.approx(100.0, abs=1e-2)  # float32 sums
+    assert s["iterations"] == direct.iteration
+    assert s["exploitability_pct_pot"] == pytest.approx(direct.exploitability)  # pot 100
+    assert s["exploitability_pct_pot"] <= spec.target_pct
+    root = direct.node_strategy(0)
+    freqs = action_frequencies(root, direct.game.hands.weights[0, : direct.game.num_hands[0]])
+    assert list(s["oop_mix"].values()) == pytest.approx(list(freqs), abs=1e-12)
+    assert sum(s["oop_mix"].values()) == pytest.approx(1.0)
+    assert set(s["ip_mix"]) == set(s["oop_mix"])  # IP answers every OOP action
+    for mix in s["ip_mix"].values():
+        assert sum(mix.values()) == pytest.approx(1.0)
+    for p in range(2):
+        assert s["eqr"][p] == pytest.approx(s["ev"][p] / (s["equity"][p] * 100.0))
+    # per hand class at the root: combos add up to the range, mixes to 1
+    made = [c for c in s["classes"]["oop"] if c["kind"] == "made"]
+    assert sum(c["combos"] for c in made) == pytest.approx(game.hands.weights[0].sum())
+    assert all(sum(c["mix"]) == pytest.approx(1.0) for c in made)
+    # the class mixes average back to the root mix
+    mixed = sum(np.array(c["mix"]) * c["combos"] for c in made) / sum(c["combos"] for c in made)
+    assert mixed == pytest.approx(list(s["oop_mix"].values()))
+    assert json.loads(json.dumps(s)) == s  # JSON-able as stored
+
+
+def test_a_failing_flop_is_reported_not_raised() -> None:
+    bad = replace(tiny_spec(), template=replace(TEMPLATE, oop_range="ZZ"))
+    out = solve_flop(bad.to_json(), "KsJh8d")
+    assert "error" in out and "oop_range" in out["error"]
+    assert "summary" not in out
+
+
+def test_weighted_aggregate_by_hand() -> None:
+    rows = [
+        _row("AsKh7d", 24.0, {"ev": [60.0, 40.0], "oop_mix": {"k": 0.5, "b:50": 0.5}}),
+        _row("Ks9s5s", 4.0, {"ev": [30.0, 70.0], "oop_mix": {"k": 1.0, "b:50": 0.0}}),
+        _row("8s8h5d", 12.0, {"ev": [45.0, 55.0], "oop_mix": {"k": 0.25, "b:33": 0.75}}),
+    ]
+    agg = aggregate(rows)
+    assert agg["flops"] == 3 and agg["weight"] == 40.0
+    v = agg["values"]
+    assert v["oop_ev"] == pytest.approx((24 * 60 + 4 * 30 + 12 * 45) / 40)
+    assert v["oop k"] == pytest.approx((24 * 0.5 + 4 * 1.0 + 12 * 0.25) / 40)
+    assert v["oop b:33"] == pytest.approx(12 * 0.75 / 40)  # absent elsewhere: frequency 0
+    assert math.isnan(v.get("oop_equity", math.nan))  # no equity in these summaries
+    by_suits = aggregate_groups(rows, "suits")
+    assert set(by_suits) == {"rainbow", "monotone"}
+    assert by_suits["rainbow"]["values"]["oop_ev"] == pytest.approx((24 * 60 + 12 * 45) / 36)
+    table = table_rows(rows)
+    assert table[2]["oop b:50"] == 0.0 and table[0]["oop b:33"] == 0.0
+    csv_text = to_csv(table)
+    assert csv_text.splitlines()[0].startswith("flop,weight,suits,pairing,high,connect,status")
+    assert len(csv_text.splitlines()) == 4
