@@ -10,7 +10,7 @@ import streamlit as st
 
 
 def pages() -> dict[str, st.Page]:
-    from app.screens import compare, explore, export, setup, solve
+    from app.screens import compare, explore, export, reports, setup, solve
 
     return {
         "setup": st.Page(setup.render, title="Set up", icon=":material/tune:", url_path="setup"),
@@ -32,6 +32,9 @@ def pages() -> dict[str, st.Page]:
         ),
         "export": st.Page(
             export.render, title="Export & save", icon=":material/save:", url_path="export"
+        ),
+        "reports": st.Page(
+            reports.render, title="Reports", icon=":material/analytics:", url_path="reports"
         ),
     }
 

@@ -76,6 +76,10 @@ COMPARE_STOP_AT_TARGET = "cmp_stop_at_target"  # checkbox
 COMPARE_X = "cmp_x"  # radio: "iterations", "seconds" (CPU) or "nodes"
 CURRENT_SETUP = "current"  # COMPARE_GAME value: the game of the Set up page
 
+# ----- reports (app/screens/reports.py names its keys; value widgets and objects use this
+# prefix and are kept across pages, buttons and uploads use "reports_")
+REPORTS_PREFIX = "rep_"
+
 # ----- objects ---------------------------------------------------------------------------------
 JOB = "job"  # the session's current SolveJob (or None)
 JOB_SOURCE = "job_source"  # game-source metadata of the job's game (for saving)
@@ -131,7 +135,9 @@ def keep_widgets() -> None:
     """Re-assign persistent widget values so they survive pages that do not draw them."""
     ss = st.session_state
     for key in list(ss.keys()):
-        if key in PERSISTENT or str(key).startswith((PARAM_PREFIX, SIZE_PREFIX, COMPARE_PREFIX)):
+        if key in PERSISTENT or str(key).startswith(
+            (PARAM_PREFIX, SIZE_PREFIX, COMPARE_PREFIX, REPORTS_PREFIX)
+        ):
             ss[key] = ss[key]
 
 

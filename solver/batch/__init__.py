@@ -8,7 +8,8 @@
   biggest flops first, results written as they finish, resume, stop;
 - :mod:`solver.batch.report` — per-flop table and weighted aggregates (overall and per
   texture group), CSV/JSON;
-- :mod:`solver.batch.job` — :class:`BatchJob`, a batch in a background thread (the app);
+- :mod:`solver.batch.job` — :class:`BatchJob`, a batch in a background child process that
+  the app polls;
 - :mod:`solver.batch.cli` — ``python -m solver batch`` and ``python -m solver report``.
 
 See docs/batch.md.

@@ -38,6 +38,12 @@ def add_commands(sub: Any, add_game_args: Callable[[argparse.ArgumentParser], No
     b = sub.add_parser("batch", help="solve a spot on many flops (Dask), results in SQLite")
     add_game_args(b)
     b.add_argument(
+        "--spec",
+        default=None,
+        help="a batch spec JSON file (template, flop set and solve settings, as the app and "
+        "the database store it) instead of --preset/spot flags and the settings below",
+    )
+    b.add_argument(
         "--flops",
         default="49",
         help="flop set: 25, 49, 95, 184 (weighted subsets), all (1,755), or a list of flops "
@@ -122,6 +128,16 @@ def spec_from_args(args: argparse.Namespace) -> BatchSpec:
     from solver import cli
     from solver.presets import PresetError, load_preset
 
+    if args.spec is not None:
+        if args.preset is not None or args.pot is not None or args.oop_range is not None:
+            raise BatchError("--spec", "give either --spec or --preset/spot flags, not both")
+        try:
+            text = Path(args.spec).read_text(encoding="utf-8")
+            return BatchSpec.from_json(text)
+        except OSError as exc:
+            raise BatchError("--spec", f"cannot read {args.spec} ({exc.strerror})") from None
+        except (ValueError, BatchError) as exc:
+            raise BatchError("--spec", f"{args.spec}: not a batch spec ({exc})") from None
     if args.game is not None:
         raise BatchError("--game", "a batch solves a hold'em spot: give --preset or spot flags")
     if args.board is not None:

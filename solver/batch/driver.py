@@ -218,8 +218,9 @@ def run_batch(
             for f in order
         }
         started = time.perf_counter()
-        progress = _with(progress, state="running", message="")
+        progress = _with(progress, state="running", message=f"solving {len(todo)} flops")
         _emit(on_progress, progress)
+        progress = _with(progress, message="")
         progress = _collect(
             futures, store, positions, progress, started, stop, on_event, on_progress
         )

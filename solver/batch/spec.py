@@ -86,13 +86,31 @@ class BatchSpec:
 
     @classmethod
     def from_json(cls, text: str) -> BatchSpec:
-        data = json.loads(text)
+        try:
+            data = json.loads(text)
+        except ValueError as exc:
+            raise BatchError("spec", f"not JSON ({exc})") from None
         if not isinstance(data, dict) or not isinstance(data.get("template"), dict):
             raise BatchError("spec", "not a batch spec")
         try:
             tpl = HoldemSpec(**data.pop("template"))
-            return cls(template=tpl, **data)
-        except TypeError as exc:
+            target = data.get("target_pct")
+            filters = data.get("filters") or {}
+            if not isinstance(filters, dict):
+                raise TypeError("filters must be an object")
+            return cls(
+                template=tpl,
+                flops=str(data.get("flops", "49")),
+                filters={str(k): [str(v) for v in vs] for k, vs in filters.items()},
+                algorithm=None if data.get("algorithm") is None else str(data["algorithm"]),
+                target_pct=None if target is None else float(target),
+                max_iterations=int(data.get("max_iterations", DEFAULT_MAX_ITERATIONS)),
+                check_every=int(data.get("check_every", 10)),
+                threads=int(data.get("threads", 1)),
+                save_solves=bool(data.get("save_solves", False)),
+                name=str(data.get("name", "batch")),
+            )
+        except (TypeError, ValueError) as exc:
             raise BatchError("spec", f"bad batch spec ({exc})") from None
 
     def flop_set(self) -> tuple[Flop, ...]:

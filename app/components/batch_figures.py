@@ -1,0 +1,135 @@
+"""Charts of a batch report (data in, figures out): each player's action frequency per flop
+as sorted stacked bars, a high-card × texture heatmap of a weighted number, and EV against
+equity per flop. Inputs are the flat records of :func:`solver.batch.report.table_rows`."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import Any
+
+import plotly.graph_objects as go
+
+from app.components.colors import action_colors, action_name
+from solver.flops import HIGH_CARDS
+
+TEXTURES = ("rainbow", "two-tone", "monotone", "paired", "trips")
+SUIT_COLORS = {"rainbow": "#1f77b4", "two-tone": "#ff7f0e", "monotone": "#2ca02c"}
+
+
+def texture_of(rec: dict[str, Any]) -> str:
+    """The heatmap's texture column: the pairing for paired and trips flops, else the suits."""
+    return str(rec["pairing"]) if rec["pairing"] != "unpaired" else str(rec["suits"])
+
+
+def aggressive(columns: Sequence[str], prefix: str) -> list[str]:
+    """The bet and raise columns (``b:``/``r:``) among ``prefix`` action columns."""
+    n = len(prefix)
+    return [c for c in columns if c.startswith(prefix) and c[n:].startswith(("b:", "r:"))]
+
+
+def mix_bars(
+    records: Sequence[dict[str, Any]], columns: Sequence[str], prefix: str, title: str
+) -> go.Figure:
+    """Stacked bars: one bar per flop, one segment per action column (``prefix`` + label),
+    flops sorted by their aggressive frequency (most betting first)."""
+    done = [r for r in records if r.get("status") == "done"]
+    cols = [c for c in columns if c.startswith(prefix)]
+    labels = [c[len(prefix) :] for c in cols]
+    bets = aggressive(cols, prefix)
+    done.sort(key=lambda r: (-sum(r.get(c, 0.0) for c in bets), r["flop"]))
+    colors = action_colors(labels)
+    fig = go.Figure()
+    for col, label, color in zip(cols, labels, colors, strict=True):
+        fig.add_bar(
+            x=[r["flop"] for r in done],
+            y=[100 * r.get(col, 0.0) for r in done],
+            name=action_name(label),
+            marker_color=color,
+            hovertemplate="%{x}: %{y:.1f}%<extra>" + action_name(label) + "</extra>",
+        )
+    fig.update_layout(
+        barmode="stack",
+        title=title,
+        yaxis={"title": "frequency (%)", "range": [0, 100]},
+        xaxis={"title": "flop (sorted by bet frequency)", "type": "category"},
+        height=420,
+        margin={"l": 60, "r": 20, "t": 50, "b": 80},
+        legend={"orientation": "h", "y": 1.08},
+    )
+    return fig
+
+
+def heatmap(records: Sequence[dict[str, Any]], metric: str, label: str) -> go.Figure:
+    """High card (rows) × texture (columns): the weighted mean of ``metric`` over the flops
+    in each cell (blank where the set has none)."""
+    sums: dict[tuple[str, str], float] = {}
+    weights: dict[tuple[str, str], float] = {}
+    for r in records:
+        v = r.get(metric)
+        if r.get("status") != "done" or v is None or not math.isfinite(float(v)):
+            continue
+        key = (str(r["high"]), texture_of(r))
+        sums[key] = sums.get(key, 0.0) + float(r["weight"]) * float(v)
+        weights[key] = weights.get(key, 0.0) + float(r["weight"])
+    highs = [h for h in HIGH_CARDS if any(k[0] == h for k in sums)]
+    textures = [t for t in TEXTURES if any(k[1] == t for k in sums)]
+    scale = 100.0 if _is_frequency(metric) else 1.0
+    z = [
+        [scale * sums[(h, t)] / weights[(h, t)] if (h, t) in sums else None for t in textures]
+        for h in highs
+    ]
+    fig = go.Figure(
+        go.Heatmap(
+            z=z,
+            x=list(textures),
+            y=[f"{h}-high" for h in highs],
+            colorscale="RdBu_r" if scale == 100.0 else "Viridis",
+            hovertemplate="%{y}, %{x}: %{z:.2f}<extra></extra>",
+            colorbar={"title": "%" if scale == 100.0 else "chips"},
+            texttemplate="%{z:.1f}",
+        )
+    )
+    fig.update_layout(
+        title=label,
+        height=max(300, 40 * len(highs) + 120),
+        yaxis={"autorange": "reversed"},
+        margin={"l": 70, "r": 20, "t": 50, "b": 50},
+    )
+    return fig
+
+
+def _is_frequency(metric: str) -> bool:
+    return metric.startswith(("oop ", "ip vs ", "bet ")) or metric == "oop_bet"
+
+
+def ev_equity(records: Sequence[dict[str, Any]], pot: float | None) -> go.Figure:
+    """OOP's EV (chips) against OOP's equity per flop, a point per flop coloured by suits;
+    the line EV = equity × pot is full realisation."""
+    fig = go.Figure()
+    for suits, color in SUIT_COLORS.items():
+        pts = [r for r in records if r.get("status") == "done" and r["suits"] == suits]
+        if not pts:
+            continue
+        fig.add_scatter(
+            x=[100 * r["oop_equity"] for r in pts],
+            y=[r["oop_ev"] for r in pts],
+            mode="markers",
+            name=suits,
+            marker={"color": color, "size": [6 + 8 * math.sqrt(r["weight"] / 24) for r in pts]},
+            text=[r["flop"] for r in pts],
+            hovertemplate="%{text}: equity %{x:.1f}%, EV %{y:.2f}<extra></extra>",
+        )
+    if pot:
+        fig.add_scatter(
+            x=[0, 100], y=[0, pot], mode="lines", name="EV = equity × pot",
+            line={"dash": "dot", "color": "#888888"},
+        )  # fmt: skip
+    fig.update_layout(
+        title="OOP's EV against equity, per flop",
+        xaxis={"title": "OOP equity (%)"},
+        yaxis={"title": "OOP EV (chips)"},
+        height=420,
+        margin={"l": 60, "r": 20, "t": 50, "b": 50},
+    )
+    return fig

@@ -1,0 +1,484 @@
+"""Reports: solve the current Set up spot on many flops (a batch on Dask, results in SQLite)
+and study the aggregate — the per-flop table (sortable, filterable), action frequencies per
+flop, a high-card × texture heatmap, EV against equity, weighted aggregates per texture
+group; open a flop's saved solve in Explore; open an existing batch database; export.
+
+The batch runs in a :class:`~solver.batch.job.BatchJob` (its own thread owns the Dask client;
+it never calls Streamlit); the page polls its progress and reads the database (WAL: readable
+while the batch writes). Session keys: ``rep_*`` (:data:`app.state.REPORTS_PREFIX`, kept
+across pages) and ``reports_*`` (buttons, uploads, charts: not kept)."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+import plotly.graph_objects as go
+import streamlit as st
+
+from app import nav, runtime, state
+from app.components import batch_figures as BF
+from app.components.controls import live_view
+from app.components.images import html_bytes, image_bytes
+from app.screens.setup import current_request
+from solver.algorithms import ALGORITHMS, default_algorithm
+from solver.batch.driver import check_scheduler, check_workers, format_eta
+from solver.batch.job import BatchJob
+from solver.batch.report import GROUP_KEYS, aggregate_groups, json_safe, table_rows, to_csv
+from solver.batch.spec import BatchError, BatchSpec, check
+from solver.batch.store import BatchStore, FlopRow
+from solver.export import ExportError, load_solve
+from solver.flops import CONNECTS, HIGH_CARDS, PAIRINGS, SUBSET_SIZES, SUIT_CLASSES
+
+P = state.REPORTS_PREFIX
+JOB = P + "job"  # the session's BatchJob (or None)
+DB = P + "db"  # path of the database the report shows (str)
+ERROR = P + "error"  # why the last start or open failed
+LAST_STATE = P + "last_state"
+FLOPS = P + "flops"
+FLOP_LIST = P + "flop_list"
+FILTER = P + "filter_"  # + suits / pairing / high / connect
+TARGET = P + "target"
+ITERATIONS = P + "iterations"
+ALGORITHM = P + "algorithm"
+WORKERS = P + "workers"
+THREADS = P + "threads"
+SCHEDULER = P + "scheduler"
+DB_PATH = P + "db_path"
+SAVE = P + "save"
+OPEN_PATH = P + "open_path"
+UPLOAD = "reports_upload"  # not kept across pages (file uploaders refuse it)
+TABLE = "reports_table"
+SHOW = P + "show_"  # + suits / pairing / high: the table's filters
+HEAT_METRIC = P + "heat_metric"
+GROUP_BY = P + "group_by"
+OPEN_FLOP = P + "open_flop"
+
+BATCH_DIR = Path("batches")
+FLOP_SETS = [*(str(n) for n in SUBSET_SIZES), "all", "list"]
+FILTER_VALUES = {
+    "suits": SUIT_CLASSES,
+    "pairing": PAIRINGS,
+    "high": HIGH_CARDS,
+    "connect": CONNECTS,
+}
+CORES = os.cpu_count() or 1
+
+
+def batch_job() -> BatchJob | None:
+    j = state.get(JOB)
+    return j if isinstance(j, BatchJob) else None
+
+
+def render() -> None:
+    st.title("Reports")
+    st.caption(
+        "Solve the current spot on many flops at once (Dask workers, results in an SQLite "
+        "file) and read the aggregate: how often each player bets on each texture, which "
+        "flops favour whom. See docs/batch.md."
+    )
+    job = batch_job()
+    working = job is not None and not job.progress.finished
+    with st.expander("New batch from the current spot", expanded=state.get(DB) is None):
+        _setup(job, working)
+    with st.expander("Open a batch database"):
+        _open()
+    err = state.get(ERROR)
+    if err:
+        st.error(err, icon=":material/error:")
+    if state.get(DB) is None:
+        st.info("Start a batch or open a batch database to see its report.")
+        return
+    live_view(_live, working)
+
+
+# ----- set-up -------------------------------------------------------------------------------
+
+
+def _setup(job: BatchJob | None, working: bool) -> None:
+    req = current_request()
+    if req.spec is None:
+        st.info("Batches solve a hold'em spot on many flops: pick one on the Set up page.")
+        nav.link("setup", "Go to Set up", ":material/tune:")
+        return
+    errors = {k: v for k, v in req.errors.items() if k != "board"}  # the flop replaces it
+    tpl = req.spec
+    st.markdown(
+        f"**Template:** {req.label} — pot {tpl.pot:g}, stack {tpl.stack:g}, bets "
+        f"`{tpl.bets}`, raises `{tpl.raises}` (the board is replaced by each flop)"
+    )
+    if errors:
+        st.error(
+            "The set-up has errors: " + "; ".join(f"{k}: {v}" for k, v in errors.items()),
+            icon=":material/error:",
+        )
+    _defaults()
+    c = st.columns(3)
+    c[0].selectbox(
+        "Flops", FLOP_SETS, key=FLOPS,
+        help="weighted subsets of 25–184 flops, all 1,755, or your own list",
+    )  # fmt: skip
+    if state.get(FLOPS) == "list":
+        c[1].text_input("Flop list", key=FLOP_LIST, placeholder="AhKd7c, Qs8s3d, 9h8h2c")
+    f = st.columns(4)
+    for col, (key, values) in zip(f, FILTER_VALUES.items(), strict=True):
+        col.multiselect(key, list(values), key=FILTER + key, placeholder="any")
+    s = st.columns(4)
+    s[0].number_input("Target (% pot)", 0.01, 100.0, step=0.1, key=TARGET)
+    s[1].number_input("Iteration cap", 1, 1_000_000, key=ITERATIONS)
+    s[2].selectbox("Algorithm", ALGORITHM_NAMES, key=ALGORITHM)
+    s[3].checkbox("Save each solve", key=SAVE, help="to open a flop in Explore")
+    w = st.columns(4)
+    w[0].number_input("Workers", 1, 256, key=WORKERS)
+    w[1].number_input("Threads per solve", 1, 256, key=THREADS)
+    w[2].text_input(
+        "Scheduler", key=SCHEDULER, placeholder="empty: this machine",
+        help="an existing Dask cluster, e.g. tcp://10.0.0.5:8786",
+    )  # fmt: skip
+    w[3].text_input(
+        "Database file", key=DB_PATH, placeholder="batches/<spot>-<settings>.db",
+        help="created, or resumed when it holds the same batch",
+    )  # fmt: skip
+    b = st.columns(4)
+    b[0].button(
+        "Start batch", key="reports_start", type="primary", disabled=working or bool(errors),
+        on_click=_start, args=(tpl, req.label), width="stretch",
+    )  # fmt: skip
+    b[1].button(
+        "Stop", key="reports_stop", disabled=not working, on_click=_stop, width="stretch"
+    )  # fmt: skip
+
+
+ALGORITHM_NAMES = [n for n, info in ALGORITHMS.items() if not info.sampling]
+DEFAULTS: dict[str, Any] = {
+    FLOPS: "49",
+    TARGET: 1.0,
+    ITERATIONS: 1000,
+    ALGORITHM: default_algorithm(True),
+    SAVE: True,
+    WORKERS: min(2, CORES),
+    THREADS: 1,
+}
+
+
+def _defaults() -> None:
+    for key, value in DEFAULTS.items():
+        if state.get(key) is None:
+            state.put(key, value)
+
+
+def _figure_data(fig: go.Figure, fmt: str) -> Callable[[], bytes]:
+    """A download callable: the figure as PNG/SVG (kaleido) or HTML, built on click."""
+    return lambda: html_bytes(fig) if fmt == "html" else image_bytes(fig, fmt)
+
+
+def _slug(text: str) -> str:
+    return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-") or "batch"
+
+
+def spec_from_widgets(template: Any, label: str) -> BatchSpec:
+    """The batch the set-up widgets describe (not yet checked)."""
+    flops = str(state.get(FLOPS) or "49")
+    if flops == "list":
+        flops = str(state.get(FLOP_LIST) or "").strip()
+        if not flops:
+            raise BatchError("flops", "type the flops of your list")
+    filters = {k: list(state.get(FILTER + k) or []) for k in FILTER_VALUES}
+    return BatchSpec(
+        template=template,
+        flops=flops,
+        filters={k: v for k, v in filters.items() if v},
+        algorithm=str(state.get(ALGORITHM) or default_algorithm(True)),
+        target_pct=float(state.get(TARGET) or 1.0),
+        max_iterations=int(state.get(ITERATIONS) or 1000),
+        threads=int(state.get(THREADS) or 1),
+        save_solves=bool(state.get(SAVE, True)),
+        name=label,
+    )
+
+
+def _start(template: Any, label: str) -> None:
+    state.put(ERROR, None)
+    try:
+        spec = spec_from_widgets(template, label)
+        check(spec)
+        scheduler = str(state.get(SCHEDULER) or "").strip() or None
+        workers = int(state.get(WORKERS) or 1)
+        if scheduler is not None:
+            scheduler = check_scheduler(scheduler)
+        else:
+            check_workers(workers, spec.threads)
+        path = str(state.get(DB_PATH) or "").strip()
+        if not path:
+            BATCH_DIR.mkdir(exist_ok=True)
+            path = str(BATCH_DIR / f"{_slug(label)}-{spec.flops[:12]}-{spec.fingerprint()}.db")
+            path = re.sub(r"[, ]+", "-", path)
+        path = str(Path(path).resolve())
+        if Path(path).exists():
+            BatchStore.create_or_open(path, spec).close()  # another spec's file: refused now
+    except BatchError as exc:
+        state.put(ERROR, f"Cannot start: {exc.field}: {exc.message}")
+        return
+    old = batch_job()
+    if old is not None:
+        old.stop()
+        old.join(60.0)
+    job = BatchJob(spec, path, workers=workers, scheduler=scheduler)
+    state.put(JOB, job)
+    state.put(DB, path)
+    state.put(LAST_STATE, "starting")
+    runtime.registry().add(runtime.session_id(), job)
+    job.start()
+
+
+def _stop() -> None:
+    job = batch_job()
+    if job is not None:
+        job.stop()
+        job.join(60.0)
+
+
+def _open() -> None:
+    c = st.columns([3, 1])
+    c[0].text_input("Database file on this machine", key=OPEN_PATH, placeholder="batches/….db")
+    c[1].button("Open", key="reports_open", on_click=_open_path, width="stretch")
+    st.file_uploader("or upload one", type=["db", "sqlite"], key=UPLOAD, on_change=_on_upload)
+
+
+def _open_path() -> None:
+    _open_db(str(state.get(OPEN_PATH) or "").strip())
+
+
+def _on_upload() -> None:
+    up = state.get(UPLOAD)
+    if up is None:
+        return
+    BATCH_DIR.mkdir(exist_ok=True)
+    path = BATCH_DIR / f"uploaded-{_slug(Path(up.name).stem)}.db"
+    path.write_bytes(up.getvalue())
+    _open_db(str(path))
+
+
+def _open_db(path: str) -> None:
+    state.put(ERROR, None)
+    try:
+        BatchStore.open(path).close()
+    except BatchError as exc:
+        state.put(ERROR, f"Cannot open: {exc.message}")
+        return
+    job = batch_job()
+    if job is not None and job.alive and str(job.db) != path:
+        state.put(ERROR, "Stop the running batch before opening another database.")
+        return
+    state.put(DB, path)
+
+
+# ----- the live report ------------------------------------------------------------------------
+
+
+def _live() -> None:
+    job = batch_job()
+    path = str(state.get(DB))
+    if job is not None and str(job.db) == path:
+        p = job.progress
+        if p.finished and state.get(LAST_STATE) not in ("done", "stopped", "failed"):
+            state.put(LAST_STATE, p.state)
+            st.rerun()  # whole page: flip the buttons once
+        state.put(LAST_STATE, p.state)
+        _progress(p)
+    if not Path(path).exists():
+        return  # the batch has not written its file yet
+    try:
+        with BatchStore.open(path) as store:
+            rows = store.rows()
+            spec = store.spec
+    except BatchError as exc:
+        st.error(str(exc.message), icon=":material/error:")
+        return
+    report(rows, spec, Path(path))
+
+
+def _progress(p: Any) -> None:
+    frac = p.done / p.total if p.total else 0.0
+    text = f"{p.done:,} / {p.total:,} flops"
+    if p.state == "running":
+        text += f" · {p.flops_per_min:.1f} flops/min · ETA {format_eta(p.eta_s)}"
+    elif p.message:
+        text += f" · {p.message}"
+    else:
+        text += f" · {p.state}"
+    st.progress(min(frac, 1.0), text=text)
+    if p.failed:
+        st.warning(f"{p.failed} flop(s) failed: see the table's error column.")
+    if p.state == "failed":
+        st.error(p.error, icon=":material/error:")
+
+
+def records(rows: list[FlopRow]) -> list[dict[str, Any]]:
+    """Table records with OOP's total bet frequency (``oop_bet``) added."""
+    recs = table_rows(rows)
+    for r in recs:
+        if r.get("status") == "done":
+            r["oop_bet"] = sum(v for k, v in r.items() if k.startswith(("oop b:", "oop r:")))
+    return recs
+
+
+def report(rows: list[FlopRow], spec: BatchSpec, path: Path) -> None:
+    """The report of a batch database: metrics, table, charts, groups, exports."""
+    recs = records(rows)
+    done = [r for r in recs if r.get("status") == "done"]
+    st.subheader(f"{spec.name}: {len(done)} of {len(spec.flop_set())} flops")
+    if not done:
+        st.info("No flop finished yet.")
+        return
+    _metrics(done)
+    table = _table(recs, path)
+    mixes = [c for c in table.columns if c.startswith(("oop ", "ip vs "))]
+    figs = _charts(done, mixes, spec)
+    _groups(rows)
+    _exports(recs, figs, path)
+
+
+def _weighted(recs: list[dict[str, Any]], col: str) -> float:
+    pts = [(r["weight"], r[col]) for r in recs if r.get(col) is not None]
+    total = sum(w for w, _ in pts)
+    return sum(w * v for w, v in pts) / total if total else float("nan")
+
+
+def _metrics(done: list[dict[str, Any]]) -> None:
+    m = st.columns(5)
+    m[0].metric("OOP EV (weighted)", f"{_weighted(done, 'oop_ev'):.2f}")
+    m[1].metric("IP EV (weighted)", f"{_weighted(done, 'ip_ev'):.2f}")
+    m[2].metric("OOP equity", f"{100 * _weighted(done, 'oop_equity'):.1f}%")
+    m[3].metric("OOP bets", f"{100 * _weighted(done, 'oop_bet'):.1f}%")
+    m[4].metric("Exploitability (mean)", f"{_weighted(done, 'exploitability_pct_pot'):.2f}% pot")
+
+
+def _table(recs: list[dict[str, Any]], path: Path) -> pd.DataFrame:
+    f = st.columns(3)
+    shown = recs
+    for col, key in zip(f, ("suits", "pairing", "high"), strict=True):
+        picked = col.multiselect(f"Show {key}", list(FILTER_VALUES[key]), key=SHOW + key)
+        if picked:
+            shown = [r for r in shown if r[key] in picked]
+    df = pd.DataFrame(shown)
+    event = st.dataframe(
+        df, key=TABLE, hide_index=True, on_select="rerun", selection_mode="single-row",
+        height=min(420, 38 + 35 * max(len(df), 1)),
+    )  # fmt: skip
+    selected = list(getattr(getattr(event, "selection", None), "rows", []) or [])
+    _open_in_explore(recs, path, df.iloc[selected[0]]["flop"] if selected else None)
+    return df
+
+
+def _open_in_explore(recs: list[dict[str, Any]], path: Path, picked: str | None) -> None:
+    with BatchStore.open(path) as store:
+        files = {r.flop: r.solve_file for r in store.rows("done") if r.solve_file}
+    if not files:
+        st.caption("Solves were not saved for this batch: tick *Save each solve* to open flops.")
+        return
+    c = st.columns([2, 1])
+    flops = list(files)
+    if picked in files:
+        state.put(OPEN_FLOP, picked)
+    c[0].selectbox("Open a flop's solve (or click its row)", flops, key=OPEN_FLOP)
+    c[1].button(
+        "Open in Explore", key="reports_explore", on_click=_explore, args=(path, files),
+        width="stretch",
+    )  # fmt: skip
+
+
+def _explore(path: Path, files: dict[str, str]) -> None:
+    flop = str(state.get(OPEN_FLOP))
+    target = path.parent / files.get(flop, "")
+    try:
+        loaded = load_solve(target.read_bytes())
+    except (OSError, ExportError) as exc:
+        state.put(ERROR, f"Cannot open {flop}'s solve: {exc}")
+        return
+    old = state.job()
+    if old is not None:
+        old.stop()
+        old.join(30.0)
+    state.put(state.JOB, None)
+    state.put(state.LOADED, loaded)
+    state.put(state.EXPLORE_NODE, int(loaded.game.decision_nodes()[0]))
+    st.switch_page(nav.pages()["explore"])
+
+
+HEAT_METRICS = {
+    "oop_bet": "OOP bet frequency (%)",
+    "oop_ev": "OOP EV (chips)",
+    "oop_equity": "OOP equity",
+    "oop_eqr": "OOP EQR",
+}
+
+
+def _charts(done: list[dict[str, Any]], mixes: list[str], spec: BatchSpec) -> dict[str, go.Figure]:
+    tabs = st.tabs(["OOP's first action", "IP vs check", "Heatmap", "EV vs equity"])
+    figs = {
+        "oop-mix": BF.mix_bars(done, mixes, "oop ", "OOP's first action per flop"),
+    }
+    check_prefix = next((c.split(":")[0] + ": " for c in mixes if c.startswith("ip vs k:")), None)
+    with tabs[0]:
+        st.plotly_chart(figs["oop-mix"], key="reports_fig_oop")
+    with tabs[1]:
+        if check_prefix:
+            figs["ip-vs-check"] = BF.mix_bars(done, mixes, check_prefix, "IP after a check")
+            st.plotly_chart(figs["ip-vs-check"], key="reports_fig_ip")
+        else:
+            st.caption("OOP has no check in this tree.")
+    with tabs[2]:
+        metric = str(
+            st.selectbox(
+                "Colour by",
+                list(HEAT_METRICS),
+                format_func=lambda k: HEAT_METRICS[str(k)],
+                key=HEAT_METRIC,
+            )
+        )
+        figs["heatmap"] = BF.heatmap(done, metric, f"{HEAT_METRICS[metric]}: high card × texture")
+        st.plotly_chart(figs["heatmap"], key="reports_fig_heat")
+    with tabs[3]:
+        figs["ev-equity"] = BF.ev_equity(done, float(spec.template.pot))
+        st.plotly_chart(figs["ev-equity"], key="reports_fig_scatter")
+    return figs
+
+
+def _groups(rows: list[FlopRow]) -> None:
+    key = st.selectbox("Aggregate by", list(GROUP_KEYS), key=GROUP_BY)
+    table = []
+    for group, agg in aggregate_groups(rows, key).items():
+        v = agg["values"]
+        rec: dict[str, Any] = {key: group, "flops": agg["flops"], "weight": agg["weight"]}
+        rec.update({k: v[k] for k in ("oop_ev", "ip_ev", "oop_equity", "oop_eqr") if k in v})
+        rec.update({k: v[k] for k in v if k.startswith("oop ")})
+        table.append(rec)
+    st.dataframe(pd.DataFrame(table), hide_index=True, key="reports_groups")
+
+
+def _exports(recs: list[dict[str, Any]], figs: dict[str, go.Figure], path: Path) -> None:
+    stem = path.stem
+    c = st.columns(2 + len(figs))
+    c[0].download_button(
+        "Table CSV", data=lambda: to_csv(recs), file_name=f"{stem}.csv", mime="text/csv",
+        key="reports_dl_csv", on_click="ignore",
+    )  # fmt: skip
+    c[1].download_button(
+        "Table JSON", data=lambda: json.dumps(json_safe(recs), indent=1),
+        file_name=f"{stem}.json", mime="application/json", key="reports_dl_json", on_click="ignore",
+    )  # fmt: skip
+    for col, (name, fig) in zip(c[2:], figs.items(), strict=True):
+        fmt = str(col.selectbox(name, ["png", "svg", "html"], key=P + "fmt_" + name))
+        col.download_button(
+            f"{name}.{fmt}",
+            data=_figure_data(fig, fmt),
+            file_name=f"{stem}-{name}.{fmt}",
+            key="reports_dl_" + name,
+            on_click="ignore",
+        )

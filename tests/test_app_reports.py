@@ -1,0 +1,151 @@
+"""AppTest: the Reports page sets up a tiny batch from the current spot, runs it on a real
+LocalCluster in a background job, shows progress and the report as it fills (table, charts,
+aggregates), refuses bad input naming the field, opens a database, and opens a flop's saved
+solve in Explore."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from app_helpers import no_threads_left, page, poll
+from batch_helpers import TEMPLATE, tiny_spec
+from streamlit.testing.v1 import AppTest
+
+from app import state
+from app.screens import reports as R
+from solver.batch.store import BatchStore
+from solver.flops import parse_flop
+
+SPOT = {
+    state.SOURCE: "custom",
+    state.LOADED_FROM: "custom",
+    state.BOARD: "2s3h4d",
+    state.POT: 100,
+    state.STACK: 100,
+    state.BIG_BLIND: 10.0,
+    state.BETS: "a",
+    state.RAISES: "a",
+    state.DONKS: "",
+    state.RAISE_CAP: 3,
+    state.ADD_ALLIN: 0.0,
+    state.FORCE_ALLIN: 0.0,
+    state.MERGING: 0.0,
+    state.OOP_RANGE: TEMPLATE.oop_range,
+    state.IP_RANGE: TEMPLATE.ip_range,
+}
+
+
+@pytest.fixture(autouse=True)
+def _teardown():
+    yield
+    no_threads_left()
+
+
+def _page(tmp_path: Path, **extra: object) -> AppTest:
+    at = page("reports", **SPOT, **{R.DB_PATH: str(tmp_path / "r.db")}, **extra)
+    at.run()
+    assert not at.exception
+    return at
+
+
+def test_batch_runs_and_the_report_fills(tmp_path: Path) -> None:
+    at = _page(tmp_path, **{R.FLOPS: "list", R.FLOP_LIST: "AhKd7c, Ks9s5s, 8s8h5d",
+                            R.TARGET: 2.0, R.ITERATIONS: 200})  # fmt: skip
+    assert "Start a batch" in at.info[0].value
+    at.button(key="reports_start").click().run()
+    assert not at.exception and not at.error
+    job = at.session_state[R.JOB]
+    poll(at, lambda: job.progress.finished, timeout=120)
+    at.run()  # the run after the job finished
+    assert job.progress.state == "done", job.progress.error
+    assert not at.exception
+    bar = at.get("progress")[0]
+    assert "3 / 3 flops" in bar.proto.text
+    table = at.dataframe[0].value
+    assert sorted(table["flop"]) == ["8s8h5d", "AsKh7d", "Ks9s5s"]
+    with BatchStore.open(tmp_path / "r.db") as store:
+        rows = {r.flop: r for r in store.rows()}
+    for _, rec in table.iterrows():  # the page shows the database's numbers
+        assert rec["oop_ev"] == pytest.approx(rows[rec["flop"]].summary["ev"][0])
+    metrics = {m.label: m.value for m in at.metric}
+    total = sum(r.weight for r in rows.values())
+    oop_ev = sum(r.weight * r.summary["ev"][0] for r in rows.values()) / total
+    assert metrics["OOP EV (weighted)"] == f"{oop_ev:.2f}"
+    charts = [json.loads(c.proto.spec) for c in at.get("plotly_chart")]
+    bars = charts[0]["data"]
+    assert {b["name"] for b in bars} == {"Check", "Bet 100"}
+    assert len(bars[0]["x"]) == 3
+    heat = charts[2]["data"][0]
+    assert heat["type"] == "heatmap" and "K-high" in heat["y"]
+    # the group table: one row per suit class
+    groups = at.dataframe[1].value
+    assert set(groups["suits"]) == {"rainbow", "monotone"}
+    # a flop's saved solve opens in Explore
+    assert at.selectbox(key=R.OPEN_FLOP).value in rows
+    at.selectbox(key=R.OPEN_FLOP).set_value("Ks9s5s")
+    at.button(key="reports_explore").click().run()
+    loaded = at.session_state[state.LOADED]
+    assert loaded is not None and loaded.holdem.board == "Ks9s5s"
+
+
+def test_bad_input_names_the_field(tmp_path: Path) -> None:
+    at = _page(tmp_path, **{R.FLOPS: "list", R.FLOP_LIST: "AhKd"})
+    at.button(key="reports_start").click().run()
+    assert "flops" in at.error[0].value and "whole flops" in at.error[0].value
+    at.text_input(key=R.FLOP_LIST).set_value("AhKd7c").run()
+    at.multiselect(key=R.FILTER + "suits").set_value(["monotone"]).run()
+    at.button(key="reports_start").click().run()
+    assert "filter" in at.error[0].value
+    at.multiselect(key=R.FILTER + "suits").set_value([]).run()
+    at.text_input(key=R.SCHEDULER).set_value("nowhere").run()
+    at.button(key="reports_start").click().run()
+    assert "scheduler" in at.error[0].value
+    assert not (tmp_path / "r.db").exists() and R.batch_job() is None
+
+
+def test_open_a_database_and_refuse_junk(tmp_path: Path) -> None:
+    spec = tiny_spec()
+    db = tmp_path / "old.db"
+    with BatchStore.create_or_open(db, spec) as store:
+        store.record(parse_flop("Ks9s5s"), 0, {"ev": [60.0, 40.0], "equity": [0.6, 0.4],
+                     "oop_mix": {"k": 0.25, "b:100": 0.75}}, seconds=1.0)  # fmt: skip
+    junk = tmp_path / "junk.db"
+    junk.write_text("junk")
+    at = _page(tmp_path)
+    at.text_input(key=R.OPEN_PATH).set_value(str(junk)).run()
+    at.button(key="reports_open").click().run()
+    assert "not a batch database" in at.error[0].value
+    at.text_input(key=R.OPEN_PATH).set_value(str(db)).run()
+    at.button(key="reports_open").click().run()
+    assert not at.exception and not at.error
+    assert list(at.dataframe[0].value["flop"]) == ["Ks9s5s"]
+    metrics = {m.label: m.value for m in at.metric}
+    assert metrics["OOP bets"] == "75.0%"
+    assert "not saved" in " ".join(c.value for c in at.caption)
+
+
+def test_batch_job_stops_and_resumes(tmp_path: Path) -> None:
+    """The app's background job: Stop keeps every finished flop; a new job on the same
+    database solves only the rest."""
+    from solver.batch.job import BatchJob
+
+    spec = tiny_spec(flops="AsKh7d, Ks9s5s, KsJh8d, Qs7s3h, Ts9s6h, 8s8h5d, 7s6h3d, 5s5h5d",
+                     target_pct=None, max_iterations=150, check_every=50)  # fmt: skip
+    db = tmp_path / "j.db"
+    job = BatchJob(spec, db, workers=2).start()
+    job.wait_for(lambda p: p.done >= 2 or p.finished, timeout=120)
+    job.stop()
+    assert job.join(60)
+    p = job.progress
+    assert p.state in ("stopped", "done"), p.error
+    with BatchStore.open(db) as store:
+        kept = store.done_flops()
+    assert len(kept) >= 2
+    again = BatchJob(spec, db, workers=2).start()
+    q = again.wait_for(lambda p: p.finished, timeout=120)
+    assert q.state == "done" and q.done == 8 and q.skipped == len(kept), q.error
+    with BatchStore.open(db) as store:
+        assert len(store.rows("done")) == 8
+    assert not db.with_name(db.name + ".spec.json").exists()
