@@ -14,6 +14,7 @@ thread or several give the same numbers).
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 from dataclasses import asdict, dataclass, field, replace
@@ -28,6 +29,16 @@ from solver.games.holdem import HoldemSpec, SpecError, estimate, over_memory, va
 from solver.ranges import parse_range
 
 DEFAULT_TARGET_PCT = 1.0
+_NUMERIC = (
+    "pot",
+    "stack",
+    "big_blind",
+    "raise_cap",
+    "add_allin_threshold",
+    "force_allin_threshold",
+    "merging_threshold",
+    "max_memory_mb",
+)
 DEFAULT_MAX_ITERATIONS = 1000
 
 
@@ -66,6 +77,9 @@ class BatchSpec:
         """Everything that decides a flop's numbers (JSON-able): a database holds one."""
         tpl = asdict(replace(self.template, board=""))
         tpl.pop("name", None)
+        for key in _NUMERIC:  # "100" from the command line is 100 from the app
+            with contextlib.suppress(TypeError, ValueError):  # validate() names a bad one
+                tpl[key] = float(tpl[key])
         return {
             "template": tpl,
             "flops": self.flops.strip().lower(),
