@@ -79,6 +79,11 @@ def test_batch_runs_and_the_report_fills(tmp_path: Path) -> None:
     assert len(bars[0]["x"]) == 3
     heat = charts[2]["data"][0]
     assert heat["type"] == "heatmap" and "K-high" in heat["y"]
+    classes = charts[4]["data"]  # OOP's mix per hand class, aggregated over the flops
+    assert [b["name"] for b in classes] == ["Check", "Bet 100"]
+    assert any(y.startswith("Overpair") for y in classes[0]["y"])
+    for i in range(len(classes[0]["y"])):
+        assert classes[0]["x"][i] + classes[1]["x"][i] == pytest.approx(100.0)
     # the group table: one row per suit class
     groups = at.dataframe[1].value
     assert set(groups["suits"]) == {"rainbow", "monotone"}

@@ -16,7 +16,13 @@ from batch_helpers import TEMPLATE, tiny_spec
 
 from solver import solve
 from solver.analysis import action_frequencies
-from solver.batch.report import aggregate, aggregate_groups, table_rows, to_csv
+from solver.batch.report import (
+    aggregate,
+    aggregate_groups,
+    class_aggregate,
+    table_rows,
+    to_csv,
+)
 from solver.batch.spec import BatchError, BatchSpec, check
 from solver.batch.store import BatchStore, FlopRow
 from solver.batch.task import root_equity, run_flop, solve_flop, summarize
@@ -196,3 +202,33 @@ def test_weighted_aggregate_by_hand() -> None:
     csv_text = to_csv(table)
     assert csv_text.splitlines()[0].startswith("flop,weight,suits,pairing,high,connect,status")
     assert len(csv_text.splitlines()) == 4
+
+
+def test_class_aggregate_by_hand() -> None:
+    def summary(k_aa: float, k_air: float, aa: float, air: float) -> dict:
+        return {
+            "actions": {"oop": ["k", "b:100"]},
+            "classes": {
+                "oop": [
+                    {"class": "overpair", "kind": "made", "combos": aa, "mix": [k_aa, 1 - k_aa]},
+                    {"class": "high_card", "kind": "made", "combos": air,
+                     "mix": [k_air, 1 - k_air]},
+                    {"class": "flush_draw", "kind": "draw", "combos": 1.0, "mix": [0.0, 1.0]},
+                ]
+            },
+        }  # fmt: skip
+
+    rows = [
+        _row("AsKh7d", 24.0, summary(0.2, 0.5, aa=6.0, air=10.0)),
+        _row("Ks9s5s", 4.0, summary(0.6, 1.0, aa=3.0, air=12.0)),
+    ]
+    agg = class_aggregate(rows, "oop")
+    assert agg["actions"] == ["k", "b:100"]
+    by = {c["class"]: c for c in agg["classes"]}
+    assert [c["class"] for c in agg["classes"]] == ["overpair", "high_card", "flush_draw"]
+    assert by["overpair"]["combos"] == pytest.approx((24 * 6 + 4 * 3) / 28)
+    k = (24 * 6 * 0.2 + 4 * 3 * 0.6) / (24 * 6 + 4 * 3)  # weighted by flop weight × combos
+    assert by["overpair"]["mix"]["k"] == pytest.approx(k)
+    assert by["high_card"]["mix"]["b:100"] == pytest.approx(24 * 10 * 0.5 / (24 * 10 + 4 * 12))
+    assert by["flush_draw"]["kind"] == "draw"
+    assert class_aggregate(rows, "ip vs k") == {"actions": [], "classes": []}

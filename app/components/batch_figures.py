@@ -133,3 +133,34 @@ def ev_equity(records: Sequence[dict[str, Any]], pot: float | None) -> go.Figure
         margin={"l": 60, "r": 20, "t": 50, "b": 50},
     )
     return fig
+
+
+def class_bars(agg: dict[str, Any], title: str) -> go.Figure:
+    """Horizontal stacked bars: one bar per hand class (strongest at the top), one segment
+    per action, from :func:`solver.batch.report.class_aggregate`."""
+    from solver.handclass import DRAW_LABELS, MADE_LABELS
+
+    labels = {**MADE_LABELS, **DRAW_LABELS}
+    classes = [c for c in agg["classes"] if c["mix"]]
+    names = [f"{labels.get(c['class'], c['class'])} ({c['combos']:.1f})" for c in classes]
+    actions = list(agg["actions"])
+    fig = go.Figure()
+    for a, color in zip(actions, action_colors(actions), strict=True):
+        fig.add_bar(
+            y=names,
+            x=[100 * c["mix"].get(a, 0.0) for c in classes],
+            orientation="h",
+            name=action_name(a),
+            marker_color=color,
+            hovertemplate="%{y}: %{x:.1f}%<extra>" + action_name(a) + "</extra>",
+        )
+    fig.update_layout(
+        barmode="stack",
+        title=title,
+        xaxis={"title": "frequency (%)", "range": [0, 100]},
+        yaxis={"autorange": "reversed", "type": "category"},
+        height=max(300, 28 * len(classes) + 120),
+        margin={"l": 230, "r": 20, "t": 50, "b": 50},
+        legend={"orientation": "h", "y": 1.08},
+    )
+    return fig

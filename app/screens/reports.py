@@ -29,7 +29,15 @@ from app.screens.setup import current_request
 from solver.algorithms import ALGORITHMS, default_algorithm
 from solver.batch.driver import check_scheduler, check_workers, format_eta
 from solver.batch.job import BatchJob
-from solver.batch.report import GROUP_KEYS, aggregate_groups, json_safe, table_rows, to_csv
+from solver.batch.report import (
+    GROUP_KEYS,
+    aggregate_groups,
+    class_aggregate,
+    class_nodes,
+    json_safe,
+    table_rows,
+    to_csv,
+)
 from solver.batch.spec import BatchError, BatchSpec, check
 from solver.batch.store import BatchStore, FlopRow
 from solver.export import ExportError, load_solve
@@ -58,6 +66,7 @@ SHOW = P + "show_"  # + suits / pairing / high: the table's filters
 HEAT_METRIC = P + "heat_metric"
 GROUP_BY = P + "group_by"
 OPEN_FLOP = P + "open_flop"
+CLASS_NODE = P + "class_node"
 
 BATCH_DIR = Path("batches")
 FLOP_SETS = [*(str(n) for n in SUBSET_SIZES), "all", "list"]
@@ -339,7 +348,7 @@ def report(rows: list[FlopRow], spec: BatchSpec, path: Path) -> None:
     _metrics(done)
     table = _table(recs, path)
     mixes = [c for c in table.columns if c.startswith(("oop ", "ip vs "))]
-    figs = _charts(done, mixes, spec)
+    figs = _charts(done, mixes, spec, rows)
     _groups(rows)
     _exports(recs, figs, path)
 
@@ -419,8 +428,10 @@ HEAT_METRICS = {
 }
 
 
-def _charts(done: list[dict[str, Any]], mixes: list[str], spec: BatchSpec) -> dict[str, go.Figure]:
-    tabs = st.tabs(["OOP's first action", "IP vs check", "Heatmap", "EV vs equity"])
+def _charts(
+    done: list[dict[str, Any]], mixes: list[str], spec: BatchSpec, rows: list[FlopRow]
+) -> dict[str, go.Figure]:
+    tabs = st.tabs(["OOP's first action", "IP vs check", "Heatmap", "EV vs equity", "Hand classes"])
     figs = {
         "oop-mix": BF.mix_bars(done, mixes, "oop ", "OOP's first action per flop"),
     }
@@ -447,6 +458,16 @@ def _charts(done: list[dict[str, Any]], mixes: list[str], spec: BatchSpec) -> di
     with tabs[3]:
         figs["ev-equity"] = BF.ev_equity(done, float(spec.template.pot))
         st.plotly_chart(figs["ev-equity"], key="reports_fig_scatter")
+    with tabs[4]:
+        nodes = class_nodes(rows)
+        if nodes:
+            node = str(st.selectbox("Player and node", nodes, key=CLASS_NODE))
+            agg = class_aggregate(rows, node)
+            title = f"{node}: mix per hand class (weighted over the flops; combos per flop)"
+            figs["classes"] = BF.class_bars(agg, title)
+            st.plotly_chart(figs["classes"], key="reports_fig_classes")
+            st.caption("Hand classes: docs/hand-classes.md. A hand counts in its made class and "
+                       "in each of its draw rows.")  # fmt: skip
     return figs
 
 

@@ -158,6 +158,59 @@ def aggregate_groups(rows: Sequence[FlopRow], key: str) -> dict[str, dict[str, A
     return {g: aggregate(rs) for g, rs in groups.items()}
 
 
+def class_nodes(rows: Iterable[FlopRow]) -> list[str]:
+    """The nodes with per-class mixes in the summaries (``oop``, ``ip vs k``, …)."""
+    out: dict[str, None] = {}
+    for r in rows:
+        if r.done:
+            out.update(dict.fromkeys(r.summary.get("classes", {})))
+    return list(out)
+
+
+def class_aggregate(rows: Iterable[FlopRow], node: str = "oop") -> dict[str, Any]:
+    """Per hand class at a root node, over the finished flops: ``{"actions": [...],
+    "classes": [{"class", "kind", "combos", "mix": {action: frequency}}]}``. ``combos`` is
+    the weighted mean number of (range-weighted) combos of the class per flop; ``mix`` the
+    action frequencies over every flop's combos of the class, each flop counted by its
+    weight (flop weight × the class's combos on it). Classes in strength order (made, then
+    draws)."""
+    from solver.handclass import DRAWS, MADE
+
+    order = {k: i for i, k in enumerate((*MADE, *DRAWS))}
+    total_w = 0.0
+    combos: dict[str, float] = {}
+    kinds: dict[str, str] = {}
+    mass: dict[str, dict[str, float]] = {}
+    actions: list[str] = []
+    for r in rows:
+        if not r.done:
+            continue
+        s = r.summary
+        node_actions = (s.get("actions") or {}).get(node)
+        table = (s.get("classes") or {}).get(node)
+        if not node_actions or table is None:
+            continue
+        total_w += r.weight
+        for a in node_actions:
+            if a not in actions:
+                actions.append(a)
+        for c in table:
+            key = str(c["class"])
+            kinds[key] = str(c["kind"])
+            combos[key] = combos.get(key, 0.0) + r.weight * float(c["combos"])
+            if c.get("mix") is None:
+                continue
+            m = mass.setdefault(key, {})
+            for a, f in zip(node_actions, c["mix"], strict=True):
+                m[a] = m.get(a, 0.0) + r.weight * float(c["combos"]) * float(f)
+    classes = []
+    for key in sorted(combos, key=lambda k: order.get(k, len(order))):
+        w = combos[key]
+        mix = {a: mass.get(key, {}).get(a, 0.0) / w for a in actions} if w > 0 else {}
+        classes.append({"class": key, "kind": kinds[key], "combos": w / total_w, "mix": mix})
+    return {"actions": actions, "classes": classes}
+
+
 def final_record(rows: Sequence[FlopRow], **extra: Any) -> dict[str, Any]:
     """The last JSON line of ``batch --json`` and ``report --json``."""
     return {
