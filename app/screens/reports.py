@@ -303,13 +303,31 @@ def _live() -> None:
     if not Path(path).exists():
         return  # the batch has not written its file yet
     try:
-        with BatchStore.open(path) as store:
-            rows = store.rows()
-            spec = store.spec
+        rows, spec = load_rows(path)
     except BatchError as exc:
         st.error(str(exc.message), icon=":material/error:")
         return
     report(rows, spec, Path(path))
+
+
+ROWS_CACHE = "reports_rows_cache"  # (path, file signature, rows, spec) of the last read
+
+
+def load_rows(path: str) -> tuple[list[FlopRow], BatchSpec]:
+    """The database's rows and spec, read again only when the file (or its WAL) changed."""
+    p = Path(path)
+    sig = tuple(
+        (q.stat().st_mtime_ns, q.stat().st_size) if q.exists() else None
+        for q in (p, p.with_name(p.name + "-wal"))
+    )
+    cached = state.get(ROWS_CACHE)
+    if cached is not None and cached[0] == (path, sig):
+        return cached[1], cached[2]
+    with BatchStore.open(path) as store:
+        rows = store.rows()
+        spec = store.spec
+    state.put(ROWS_CACHE, ((path, sig), rows, spec))
+    return rows, spec
 
 
 def _progress(p: Any) -> None:
@@ -346,7 +364,7 @@ def report(rows: list[FlopRow], spec: BatchSpec, path: Path) -> None:
         st.info("No flop finished yet.")
         return
     _metrics(done)
-    table = _table(recs, path)
+    table = _table(recs, rows, path)
     mixes = [c for c in table.columns if c.startswith(("oop ", "ip vs "))]
     figs = _charts(done, mixes, spec, rows)
     _groups(rows)
@@ -368,7 +386,7 @@ def _metrics(done: list[dict[str, Any]]) -> None:
     m[4].metric("Exploitability (mean)", f"{_weighted(done, 'exploitability_pct_pot'):.2f}% pot")
 
 
-def _table(recs: list[dict[str, Any]], path: Path) -> pd.DataFrame:
+def _table(recs: list[dict[str, Any]], rows: list[FlopRow], path: Path) -> pd.DataFrame:
     f = st.columns(3)
     shown = recs
     for col, key in zip(f, ("suits", "pairing", "high"), strict=True):
@@ -381,13 +399,12 @@ def _table(recs: list[dict[str, Any]], path: Path) -> pd.DataFrame:
         height=min(420, 38 + 35 * max(len(df), 1)),
     )  # fmt: skip
     selected = list(getattr(getattr(event, "selection", None), "rows", []) or [])
-    _open_in_explore(recs, path, df.iloc[selected[0]]["flop"] if selected else None)
+    _open_in_explore(rows, path, df.iloc[selected[0]]["flop"] if selected else None)
     return df
 
 
-def _open_in_explore(recs: list[dict[str, Any]], path: Path, picked: str | None) -> None:
-    with BatchStore.open(path) as store:
-        files = {r.flop: r.solve_file for r in store.rows("done") if r.solve_file}
+def _open_in_explore(rows: list[FlopRow], path: Path, picked: str | None) -> None:
+    files = {r.flop: r.solve_file for r in rows if r.done and r.solve_file}
     if not files:
         st.caption("Solves were not saved for this batch: tick *Save each solve* to open flops.")
         return
