@@ -53,7 +53,7 @@ def test_cluster_matches_in_process_solves(cluster: LocalCluster, tmp_path: Path
     )  # fmt: skip
     assert final.state == "done" and final.done == final.total == 3 and final.failed == 0
     assert sorted(e.row.flop for e in events) == sorted(f.text for f in spec.flop_set())
-    assert [p.done for p in progress if p.state == "running" and p.events][-1] == 3
+    assert [p.done for p in progress if p.state == "running" and p.last_event][-1] == 3
     with BatchStore.open(db) as store:
         rows = {r.flop: r for r in store.rows()}
     assert set(rows) == {"Ks9s5s", "KsJh8d", "8s8h5d"}

@@ -22,6 +22,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import signal
 import sys
 from collections.abc import Callable
 from dataclasses import replace
@@ -229,8 +230,8 @@ def cmd_batch(args: argparse.Namespace) -> int:
     def on_progress(p: BatchProgress) -> None:
         if p.message:
             print(f"batch: {p.message}", file=log, flush=True)
-        elif p.state == "running" and p.events:
-            last = p.events[-1]
+        elif p.state == "running" and p.last_event is not None:
+            last = p.last_event
             what = "failed" if last.kind == "failed" else "done"
             print(
                 f"batch: {p.done}/{p.total} flops ({last.row.flop} {what} in "
@@ -240,6 +241,10 @@ def cmd_batch(args: argparse.Namespace) -> int:
                 flush=True,
             )
 
+    # Ctrl-C and SIGTERM stop the batch cleanly (finished flops are in the database), even
+    # when this process was started with SIGINT ignored (a background job of a shell)
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    signal.signal(signal.SIGTERM, _interrupt)
     try:
         final = run_batch(
             spec,
@@ -314,6 +319,10 @@ def cmd_report(args: argparse.Namespace) -> int:
                 f"OOP EV {v.get('oop_ev', math.nan):.2f}, OOP {mix}"
             )
     return 0
+
+
+def _interrupt(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt
 
 
 def _usage(field: str, message: str) -> int:

@@ -69,7 +69,7 @@ class BatchProgress:
     eta_s: float | None = None
     error: str = ""
     message: str = ""  # what the driver is doing (starting the cluster, warming kernels...)
-    events: tuple[BatchEvent, ...] = field(default=(), repr=False)
+    last_event: BatchEvent | None = field(default=None, repr=False)  # the flop just finished
 
     @property
     def finished(self) -> bool:
@@ -246,20 +246,23 @@ def _collect(
     on_event: Callable[[BatchEvent], None] | None,
     on_progress: Callable[[BatchProgress], None] | None,
 ) -> BatchProgress:
-    from distributed import wait
+    from distributed import as_completed
 
-    pending = set(futures)
+    pending = dict(futures)
+    ac = as_completed(list(futures))
     while pending and not stop.is_set():
-        try:
-            ready, pending = wait(list(pending), timeout=0.25, return_when="FIRST_COMPLETED")
-        except TimeoutError:  # nothing finished yet: look at the stop flag again
-            ready = set()
+        ready = ac.next_batch(block=False)
+        if not ready:  # nothing finished: look at the stop flag again soon
+            time.sleep(0.1)
+            progress = _with(progress, elapsed_s=time.perf_counter() - started)
+            continue
         for fut in ready:
-            flop = futures[fut]
+            flop = pending.pop(fut)
             try:
                 out = fut.result()
             except Exception as exc:  # the task could not run (e.g. killed worker, too often)
                 out = {"flop": flop.text, "error": f"{type(exc).__name__}: {exc}", "seconds": 0}
+            fut.release()  # its result is in the database now
             row = _store(store, flop, positions[flop.text], out)
             event = BatchEvent("done" if row.done else "failed", row)
             progress = _advance(progress, event, counted_now=True)
@@ -271,8 +274,6 @@ def _collect(
             if on_event:
                 on_event(event)
             _emit(on_progress, progress)
-        if not ready:
-            progress = _with(progress, elapsed_s=time.perf_counter() - started)
     for fut in pending:
         fut.cancel()
     return progress
@@ -305,7 +306,7 @@ def _advance(p: BatchProgress, event: BatchEvent, counted_now: bool) -> BatchPro
         skipped=p.skipped + (event.kind == "skipped"),
         failed=p.failed + (event.kind == "failed"),
         solved_now=p.solved_now + counted_now,
-        events=(*p.events, event),
+        last_event=event,
     )
 
 

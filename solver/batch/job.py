@@ -112,11 +112,15 @@ class BatchJob(ThreadOwner[BatchProgress]):
             )
             if self._stop.is_set():
                 self.stop()
-            reader = threading.Thread(target=self._read_stderr, daemon=True)
-            reader.start()
-            self._read_stdout()
+            readers = [
+                threading.Thread(target=self._read_stderr, daemon=True),
+                threading.Thread(target=self._read_stdout, daemon=True),
+            ]
+            for r in readers:
+                r.start()
             self._wait()
-            reader.join(5.0)
+            for r in readers:
+                r.join(5.0)
             self._finish()
         except Exception as exc:  # the page shows it
             self._update(state="failed", error=f"{type(exc).__name__}: {exc}", message="")
@@ -124,13 +128,17 @@ class BatchJob(ThreadOwner[BatchProgress]):
             spec_file.unlink(missing_ok=True)
 
     def _wait(self) -> None:
+        """Until the child ends; killed when it outlives a stop by ``kill_after_s``."""
         proc = self._proc
         assert proc is not None
-        try:
-            proc.wait(timeout=None if not self._stop.is_set() else self.kill_after_s)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
+        stopped_at: float | None = None
+        while proc.poll() is None:
+            if self._stop.is_set() and stopped_at is None:
+                stopped_at = time.monotonic()
+            if stopped_at is not None and time.monotonic() - stopped_at > self.kill_after_s:
+                proc.kill()
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                proc.wait(timeout=0.2)
 
     def _read_stderr(self) -> None:
         proc = self._proc

@@ -1,13 +1,16 @@
-"""The Reports page in a real browser (Playwright driving Debian's chromium; fixtures in
-conftest.py): upload a tiny spot on Set up, start a four-flop batch on the page (a real
-LocalCluster behind it), watch the progress bar and the per-flop table fill, see the charts."""
+"""The Reports page in a real browser (Playwright driving Debian's chromium): upload a tiny
+spot on Set up, start a four-flop batch on the page (a real LocalCluster behind it), watch the
+progress bar and the per-flop table fill, see the charts."""
 
 from __future__ import annotations
 
 import shutil
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+
+from app.serve import CHROMIUM_ARGS, running_app
 
 IDLE = "[data-testid='stApp'][data-test-script-state='notRunning']"
 TINY = b"""name = "tiny flop"
@@ -26,6 +29,24 @@ pytestmark = pytest.mark.skipif(shutil.which("chromium") is None, reason="needs 
 pytest.importorskip("playwright")
 
 from playwright.sync_api import Page, expect  # noqa: E402
+
+
+# the same fixtures as test_app_browser.py's (a conftest.py here would clash with tests/'s
+# under mypy): Debian's chromium, and the app on a free port for this module
+@pytest.fixture(scope="session")
+def browser_type_launch_args() -> dict:
+    return {"executable_path": shutil.which("chromium"), "headless": True, "args": CHROMIUM_ARGS}
+
+
+@pytest.fixture(scope="session")
+def browser_context_args() -> dict:
+    return {"viewport": {"width": 1400, "height": 1000}, "accept_downloads": True}
+
+
+@pytest.fixture(scope="module")
+def server() -> Iterator[str]:
+    with running_app() as url:
+        yield url
 
 
 def _idle(page: Page) -> None:
