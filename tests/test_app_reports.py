@@ -6,6 +6,8 @@ solve in Explore."""
 from __future__ import annotations
 
 import json
+import signal
+import time
 from pathlib import Path
 
 import pytest
@@ -85,8 +87,10 @@ def test_batch_runs_and_the_report_fills(tmp_path: Path) -> None:
     for i in range(len(classes[0]["y"])):
         assert classes[0]["x"][i] + classes[1]["x"][i] == pytest.approx(100.0)
     # the group table: one row per suit class
-    groups = at.dataframe[1].value
-    assert set(groups["suits"]) == {"rainbow", "monotone"}
+    groups = at.dataframe[1].value  # the whole set, then one row per suit class
+    assert groups["suits"].tolist()[:1] == ["all flops"]
+    assert set(groups["suits"].tolist()[1:]) == {"rainbow", "monotone"}
+    assert groups["oop_ev"].tolist()[0] == pytest.approx(oop_ev)
     # a flop's saved solve opens in Explore
     assert at.selectbox(key=R.OPEN_FLOP).value in rows
     at.selectbox(key=R.OPEN_FLOP).set_value("Ks9s5s")
@@ -139,10 +143,21 @@ def test_batch_job_stops_and_resumes(tmp_path: Path) -> None:
     spec = tiny_spec(flops="AsKh7d, Ks9s5s, KsJh8d, Qs7s3h, Ts9s6h, 8s8h5d, 7s6h3d, 5s5h5d",
                      target_pct=None, max_iterations=150, check_every=50)  # fmt: skip
     db = tmp_path / "j.db"
-    job = BatchJob(spec, db, workers=2).start()
+    # a server started in the background of a shell ignores SIGINT, and so would the child:
+    # the batch command restores it, so Stop still works
+    old = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        job = BatchJob(spec, db, workers=2).start()
+        deadline = time.monotonic() + 30
+        while job._proc is None and time.monotonic() < deadline:
+            time.sleep(0.01)
+    finally:
+        signal.signal(signal.SIGINT, old)
     job.wait_for(lambda p: p.done >= 2 or p.finished, timeout=120)
+    stopped_at = time.monotonic()
     job.stop()
     assert job.join(60)
+    assert time.monotonic() - stopped_at < job.kill_after_s  # ended by the signal, not killed
     p = job.progress
     assert p.state in ("stopped", "done"), p.error
     with BatchStore.open(db) as store:
@@ -154,3 +169,34 @@ def test_batch_job_stops_and_resumes(tmp_path: Path) -> None:
     with BatchStore.open(db) as store:
         assert len(store.rows("done")) == 8
     assert not db.with_name(db.name + ".spec.json").exists()
+
+
+def test_export_data(tmp_path: Path) -> None:
+    """What the download buttons build: the table as CSV and JSON, charts as HTML and PNG."""
+    import csv
+    import io
+
+    from app.components import batch_figures as BF
+    from app.components.images import html_bytes, image_bytes
+    from solver.batch.report import json_safe, to_csv
+
+    spec = tiny_spec()
+    db = tmp_path / "e.db"
+    with BatchStore.create_or_open(db, spec) as store:
+        for i, (flop, ev) in enumerate((("Ks9s5s", 60.0), ("KsJh8d", 55.0))):
+            summary = {"ev": [ev, 100 - ev], "equity": [0.6, 0.4], "eqr": [1.0, 1.0],
+                       "oop_mix": {"k": 0.5, "b:100": 0.5}}  # fmt: skip
+            store.record(parse_flop(flop), i, summary, seconds=1.0)
+        rows = store.rows()
+    recs = R.records(rows)
+    table = list(csv.DictReader(io.StringIO(to_csv(recs))))
+    assert [r["flop"] for r in table] == ["Ks9s5s", "KsJh8d"]
+    assert float(table[0]["oop_bet"]) == 0.5 and float(table[1]["oop_ev"]) == 55.0
+    assert json.loads(json.dumps(json_safe(recs)))[1]["oop_ev"] == 55.0
+    cols = [c for c in recs[0] if c.startswith("oop ")]
+    fig = BF.mix_bars(recs, cols, "oop ", "t")
+    assert b"plotly" in html_bytes(fig)[:5000].lower()
+    assert image_bytes(fig, "png").startswith(b"\x89PNG")
+    heat = BF.heatmap(recs, "oop_bet", "t")
+    assert [list(r) for r in heat.data[0].z] == [[50.0, 50.0]]  # K-high: rainbow, monotone
+    assert list(heat.data[0].x) == ["rainbow", "monotone"]

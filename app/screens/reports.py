@@ -31,6 +31,7 @@ from solver.batch.driver import check_scheduler, check_workers, format_eta
 from solver.batch.job import BatchJob
 from solver.batch.report import (
     GROUP_KEYS,
+    aggregate,
     aggregate_groups,
     class_aggregate,
     class_nodes,
@@ -491,7 +492,8 @@ def _charts(
 def _groups(rows: list[FlopRow]) -> None:
     key = st.selectbox("Aggregate by", list(GROUP_KEYS), key=GROUP_BY)
     table = []
-    for group, agg in aggregate_groups(rows, key).items():
+    groups = {"all flops": aggregate(rows), **aggregate_groups(rows, key)}
+    for group, agg in groups.items():
         v = agg["values"]
         rec: dict[str, Any] = {key: group, "flops": agg["flops"], "weight": agg["weight"]}
         rec.update({k: v[k] for k in ("oop_ev", "ip_ev", "oop_equity", "oop_eqr") if k in v})
