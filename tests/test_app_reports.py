@@ -140,8 +140,8 @@ def test_batch_job_stops_and_resumes(tmp_path: Path) -> None:
     database solves only the rest."""
     from solver.batch.job import BatchJob
 
-    spec = tiny_spec(flops="AsKh7d, Ks9s5s, KsJh8d, Qs7s3h, Ts9s6h, 8s8h5d, 7s6h3d, 5s5h5d",
-                     target_pct=None, max_iterations=150, check_every=50)  # fmt: skip
+    spec = tiny_spec(flops="AsKh7d, Ks9s5s, KsJh8d, Qs7s3h, Ts9s6h, 7s6h3d",
+                     target_pct=None, max_iterations=100, check_every=50)  # fmt: skip
     db = tmp_path / "j.db"
     # a server started in the background of a shell ignores SIGINT, and so would the child:
     # the batch command restores it, so Stop still works
@@ -165,9 +165,9 @@ def test_batch_job_stops_and_resumes(tmp_path: Path) -> None:
     assert len(kept) >= 2
     again = BatchJob(spec, db, workers=2).start()
     q = again.wait_for(lambda p: p.finished, timeout=120)
-    assert q.state == "done" and q.done == 8 and q.skipped == len(kept), q.error
+    assert q.state == "done" and q.done == 6 and q.skipped == len(kept), q.error
     with BatchStore.open(db) as store:
-        assert len(store.rows("done")) == 8
+        assert len(store.rows("done")) == 6
     assert not db.with_name(db.name + ".spec.json").exists()
 
 
