@@ -23,7 +23,7 @@ from solver.batch.report import (
     table_rows,
     to_csv,
 )
-from solver.batch.spec import BatchError, BatchSpec, check
+from solver.batch.spec import BatchError, BatchSpec, by_size, check
 from solver.batch.store import BatchStore, FlopRow
 from solver.batch.task import root_equity, run_flop, solve_flop, summarize
 from solver.cards import parse_cards
@@ -232,3 +232,14 @@ def test_class_aggregate_by_hand() -> None:
     assert by["high_card"]["mix"]["b:100"] == pytest.approx(24 * 10 * 0.5 / (24 * 10 + 4 * 12))
     assert by["flush_draw"]["kind"] == "draw"
     assert class_aggregate(rows, "ip vs k") == {"actions": [], "classes": []}
+
+
+def test_biggest_flops_first() -> None:
+    spec = tiny_spec(flops="all")
+    order = by_size(spec, spec.flop_set())
+    assert len(order) == 1755
+    ranks = [(f.suits, f.pairing) for f in order]
+    assert ranks[0] == ("rainbow", "unpaired") and ranks[-1] == ("monotone", "unpaired")
+    trips = [i for i, f in enumerate(order) if f.pairing == "trips"]
+    paired = [i for i, f in enumerate(order) if f.pairing == "paired" and f.suits == "rainbow"]
+    assert max(paired) < min(trips)  # within a suit class: unpaired, paired, then trips

@@ -35,9 +35,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
-from solver.batch.spec import BatchError, BatchSpec, check
+from solver.batch.spec import BatchError, BatchSpec, by_size, check
 from solver.batch.store import BatchStore, FlopRow
 from solver.batch.task import solve_flop, warm
 from solver.flops import Flop
@@ -74,30 +72,6 @@ class BatchProgress:
     @property
     def finished(self) -> bool:
         return self.state in ("done", "stopped", "failed")
-
-
-def size_key(spec: BatchSpec, flop: Flop) -> tuple[int, int, int]:
-    """Larger for bigger solves: rainbow before two-tone before monotone (suit isomorphism
-    deals fewer turn cards on the latter), unpaired before paired before trips, then the
-    combos both ranges keep on the flop."""
-    from solver.cards import COMBOS
-    from solver.ranges import parse_range
-
-    suits = {"rainbow": 2, "two-tone": 1, "monotone": 0}[flop.suits]
-    pairing = {"unpaired": 2, "paired": 1, "trips": 0}[flop.pairing]
-    blocked = np.zeros(len(COMBOS), dtype=bool)
-    for c in flop.cards:
-        blocked |= (COMBOS[:, 0] == c) | (COMBOS[:, 1] == c)
-    live = 1
-    for name in ("oop", "ip"):
-        given = getattr(spec.template, f"{name}_weights")
-        w = (
-            np.asarray(given)
-            if given is not None
-            else parse_range(getattr(spec.template, f"{name}_range"))
-        )
-        live *= int(np.count_nonzero((w > 0) & ~blocked))
-    return suits, pairing, live
 
 
 def check_scheduler(address: str) -> str:
@@ -210,7 +184,7 @@ def run_batch(
             warm(spec)
         else:  # one warm-up on the cluster first, so not every worker compiles at once
             client.client.submit(_warm_task, spec.to_json(), pure=False).result()
-        order = sorted(todo, key=lambda f: size_key(spec, f), reverse=True)
+        order = by_size(spec, todo)
         spec_json = spec.to_json()
         run = uuid.uuid4().hex[:8]
         futures = {

@@ -17,13 +17,14 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
 import numpy as np
 
 from solver.algorithms import ALGORITHMS, default_algorithm
-from solver.cards import COMBO_INDEX, COMBOS, card_str
+from solver.cards import COMBO_INDEX, COMBOS
 from solver.flops import Flop, FlopError, parse_filter, select
 from solver.games.holdem import HoldemSpec, SpecError, estimate, over_memory, validate
 from solver.ranges import parse_range
@@ -188,12 +189,7 @@ def check(spec: BatchSpec, estimate_memory: bool = True) -> tuple[Flop, ...]:
         if exc.field == "board":  # the template's board never counts
             raise BatchError("flops", exc.message) from None
         raise BatchError(exc.field, exc.message) from None
-    for name in ("oop_range", "ip_range"):
-        given = getattr(spec.template, name.replace("range", "weights"))
-        # the range as written, before the flop's cards are removed
-        w = np.asarray(given, dtype=np.float64) if given is not None else None
-        if w is None:
-            w = parse_range(getattr(spec.template, name))
+    for name, w in zip(("oop_range", "ip_range"), range_weights(spec), strict=True):
         if not _suit_symmetric(w):
             raise BatchError(
                 name,
@@ -202,7 +198,7 @@ def check(spec: BatchSpec, estimate_memory: bool = True) -> tuple[Flop, ...]:
                 "onto itself",
             )
     if estimate_memory:
-        biggest = max(flops, key=lambda f: f.connect == "disconnected" and f.suits == "rainbow")
+        biggest = by_size(spec, flops)[0]
         est = estimate(validate(spec.spot(biggest)))
         refusal = over_memory(est, float(spec.template.max_memory_mb))
         if refusal:
@@ -210,5 +206,33 @@ def check(spec: BatchSpec, estimate_memory: bool = True) -> tuple[Flop, ...]:
     return flops
 
 
-def flop_label(cards: tuple[int, ...]) -> str:
-    return "".join(card_str(c) for c in cards)
+def range_weights(spec: BatchSpec) -> tuple[np.ndarray, np.ndarray]:
+    """Both ranges of the template as (1326,) weights, before any board card is removed."""
+    out = []
+    for name in ("oop", "ip"):
+        given = getattr(spec.template, f"{name}_weights")
+        if given is not None:
+            out.append(np.asarray(given, dtype=np.float64))
+        else:
+            out.append(parse_range(getattr(spec.template, f"{name}_range")))
+    return out[0], out[1]
+
+
+def by_size(spec: BatchSpec, flops: Sequence[Flop]) -> list[Flop]:
+    """``flops`` biggest solve first: rainbow before two-tone before monotone (suit
+    isomorphism deals fewer turn cards on the latter), unpaired before paired before trips,
+    then by the product of the combos both ranges keep on the flop."""
+    weights = range_weights(spec)
+    suits = {"rainbow": 2, "two-tone": 1, "monotone": 0}
+    pairing = {"unpaired": 2, "paired": 1, "trips": 0}
+
+    def key(flop: Flop) -> tuple[int, int, int]:
+        blocked = np.zeros(len(COMBOS), dtype=bool)
+        for c in flop.cards:
+            blocked |= (COMBOS[:, 0] == c) | (COMBOS[:, 1] == c)
+        live = 1
+        for w in weights:
+            live *= int(np.count_nonzero((w > 0) & ~blocked))
+        return suits[flop.suits], pairing[flop.pairing], live
+
+    return sorted(flops, key=key, reverse=True)
