@@ -25,6 +25,7 @@ import numpy as np
 
 from solver.algorithms import ALGORITHMS, default_algorithm
 from solver.cards import COMBO_INDEX, COMBOS
+from solver.cfr.options import check_options
 from solver.flops import Flop, FlopError, parse_filter, select
 from solver.games.holdem import HoldemSpec, SpecError, estimate, over_memory, validate
 from solver.ranges import parse_range
@@ -168,11 +169,13 @@ def _suit_symmetric(weights: np.ndarray) -> bool:
 
 def check(spec: BatchSpec, estimate_memory: bool = True) -> tuple[Flop, ...]:
     """Validate ``spec``; return its flops. Raises :class:`BatchError` naming the field."""
-    if spec.algorithm is not None and spec.algorithm not in ALGORITHMS:
-        known = ", ".join(ALGORITHMS)
-        raise BatchError("algorithm", f"unknown algorithm {spec.algorithm!r} (known: {known})")
-    if spec.algorithm is not None and ALGORITHMS[spec.algorithm].sampling and spec.threads > 1:
-        raise BatchError("threads", f"{spec.algorithm} runs on one thread")
+    # the solver's own option checks (threads against the workers' cores come below: a
+    # cluster's workers may have more cores than this machine)
+    errors = check_options(spec.algorithm_name, threads=1)
+    for name, message in errors.items():
+        raise BatchError(name, message)
+    if ALGORITHMS[spec.algorithm_name].sampling and spec.threads > 1:
+        raise BatchError("threads", f"{spec.algorithm_name} runs on one thread")
     if spec.target_pct is not None and not (0 < spec.target_pct < 1e6):
         raise BatchError("target", f"must be a positive % of the pot, got {spec.target_pct!r}")
     if not 1 <= spec.max_iterations <= 10_000_000:
