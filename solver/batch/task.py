@@ -32,7 +32,7 @@ import numpy.typing as npt
 
 from solver.api import SolveResult, exploitability_pct_pot, solve
 from solver.batch.spec import BatchSpec
-from solver.games.holdem import _runout_equity, build_holdem
+from solver.games.holdem import build_holdem, runout_equity
 from solver.games.model import DECISION, Game
 from solver.handclass import class_table
 from solver.handeval import rank_hands
@@ -57,7 +57,7 @@ def root_equity(game: Game) -> tuple[float, float]:
         sign = np.sign(r0[:, None] - r1[None, :]).astype(np.float64)
     else:
         sign = np.zeros((h0, h1))
-        _runout_equity(board, c0, c1, sign)  # mean of sign(strength0 − strength1)
+        runout_equity(board, c0, c1, sign)  # mean of sign(strength0 − strength1)
     pair = np.where(clash, 0.0, w0[:, None] * w1[None, :])
     mass = float(pair.sum())
     if mass <= 0:

@@ -484,7 +484,7 @@ def _combo_name(cards: tuple[int, ...]) -> str:
 
 
 @kernel
-def _runout_equity(
+def runout_equity(
     board: npt.NDArray[np.int64],
     cards0: npt.NDArray[np.int64],
     cards1: npt.NDArray[np.int64],
@@ -590,7 +590,7 @@ def _holdem_boards(
     c1 = cards[1, :n1].astype(np.int64)
     for b, r in rows.items():
         e = np.zeros((n0, n1))
-        _runout_equity(np.array(boards[b], dtype=np.int64), c0, c1, e)
+        runout_equity(np.array(boards[b], dtype=np.int64), c0, c1, e)
         # hands blocked by the board meet nobody
         e *= valid[b, 0, :n0, None] * valid[b, 1, None, :n1]
         runout_eq[r, 0, :n0, :n1] = e
