@@ -283,6 +283,21 @@ def _game_from_args(args: argparse.Namespace) -> Game:
         raise UsageError(_spec_error(exc, from_flags=args.preset is None)) from None
 
 
+def _batch_spot(args: argparse.Namespace) -> HoldemSpec:
+    try:
+        return _spot_spec(args)
+    except UsageError as exc:
+        raise ValueError(str(exc)) from None
+
+
+def _spot_flag(field: str) -> str:
+    by_field = {spec_field: flag for flag, spec_field in _SPOT_FLAGS.items()}
+    return _flag(by_field[field]) if field in by_field else field
+
+
+_BATCH_SPOT = batch_cli.SpotFlags(_batch_spot, _spot_flag)
+
+
 def _spec_error(exc: SpecError, from_flags: bool) -> str:
     """One line naming the bad field: as its CLI flag when the spot came from flags, as the
     spec field (as written in a preset file) otherwise."""
@@ -641,7 +656,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         elif args.command == "race":
             return _cmd_race(args)
         elif args.command == "batch":
-            return batch_cli.cmd_batch(args)
+            return batch_cli.cmd_batch(args, _BATCH_SPOT)
         elif args.command == "report":
             return batch_cli.cmd_report(args)
         elif args.command == "warmup":

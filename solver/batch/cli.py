@@ -25,11 +25,12 @@ import math
 import signal
 import sys
 from collections.abc import Callable
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 from solver.batch.spec import DEFAULT_MAX_ITERATIONS, BatchError, BatchSpec, parse_filters
+from solver.games.holdem import HoldemSpec
 
 EXIT_USAGE = 2
 
@@ -124,9 +125,19 @@ def _target_pct(raw: str, pot: float) -> float | None:
     return value if pct else 100.0 * value / pot
 
 
-def spec_from_args(args: argparse.Namespace) -> BatchSpec:
+@dataclass(frozen=True)
+class SpotFlags:
+    """What the batch commands borrow from the main command line (:mod:`solver.cli` passes
+    them in, so this module does not import it back): ``read(args)`` builds a hold'em spec
+    from the spot flags (ValueError saying which flag is wrong), ``flag(field)`` names the
+    flag of a spec field."""
+
+    read: Callable[[argparse.Namespace], HoldemSpec]
+    flag: Callable[[str], str]
+
+
+def spec_from_args(args: argparse.Namespace, spot: SpotFlags) -> BatchSpec:
     """The batch spec the flags describe; :class:`BatchError` naming the flag."""
-    from solver import cli
     from solver.presets import PresetError, load_preset
 
     if args.spec is not None:
@@ -154,8 +165,8 @@ def spec_from_args(args: argparse.Namespace) -> BatchSpec:
     else:
         args.board = "2s3h4d"  # stands in for each flop while the flags are read
         try:
-            template = cli._spot_spec(args)
-        except cli.UsageError as exc:
+            template = spot.read(args)
+        except ValueError as exc:
             raise BatchError("spot", str(exc)) from None
         finally:
             args.board = None
@@ -178,7 +189,7 @@ def spec_from_args(args: argparse.Namespace) -> BatchSpec:
     )
 
 
-def _flag_of(field: str, from_preset: bool) -> str:
+def _flag_of(field: str, from_preset: bool, spot: SpotFlags) -> str:
     """A BatchError field as the user wrote it: a flag, or a preset field."""
     flags = {
         "flops": "--flops",
@@ -196,26 +207,23 @@ def _flag_of(field: str, from_preset: bool) -> str:
         return flags.get(field, field)
     if from_preset:
         return f"--preset: {field}"
-    from solver import cli
-
-    by_field = {spec_field: flag for flag, spec_field in cli._SPOT_FLAGS.items()}
-    return cli._flag(by_field[field]) if field in by_field else field
+    return spot.flag(field)
 
 
-def cmd_batch(args: argparse.Namespace) -> int:
+def cmd_batch(args: argparse.Namespace, spot: SpotFlags) -> int:
     from solver.batch.driver import BatchEvent, BatchProgress, format_eta, run_batch
     from solver.batch.report import final_record, flop_record, json_safe, text_table
     from solver.batch.store import BatchStore
 
     from_preset = args.preset is not None
     try:
-        spec = spec_from_args(args)
+        spec = spec_from_args(args, spot)
         workers = _positive_int("--workers", args.workers)
         timeout = float(args.connect_timeout)
         if not timeout > 0:
             raise BatchError("--connect-timeout", "must be positive")
     except BatchError as exc:
-        return _usage(_flag_of(exc.field, from_preset), exc.message)
+        return _usage(_flag_of(exc.field, from_preset, spot), exc.message)
     except ValueError:
         return _usage("--connect-timeout", f"{args.connect_timeout!r} is not a number")
     log = sys.stderr if args.json else sys.stdout
@@ -256,7 +264,7 @@ def cmd_batch(args: argparse.Namespace) -> int:
             connect_timeout=timeout,
         )
     except BatchError as exc:
-        return _usage(_flag_of(exc.field, from_preset), exc.message)
+        return _usage(_flag_of(exc.field, from_preset, spot), exc.message)
     with BatchStore.open(args.db) as store:
         rows = store.rows()
     if args.json:
