@@ -5,9 +5,11 @@ field."""
 
 from __future__ import annotations
 
-from typing import TypedDict
+from collections.abc import Mapping
+from typing import Any, TypedDict
 
 from solver.cfr.engine import PRUNING, Engine
+from solver.cfr.locks import LockSet
 from solver.cfr.options import OptionError, check_options, raise_first
 from solver.cfr.protocol import Solver
 from solver.cfr.registry import (
@@ -64,6 +66,7 @@ class SolverOptions(TypedDict, total=False):
     rbp_check_every: int
     rbp_threshold: float
     rbp_free_opponent: bool
+    locks: Mapping[Any, Any] | LockSet | None
 
 
 def make_solver(
@@ -78,11 +81,14 @@ def make_solver(
     rbp_check_every: int = 10,
     rbp_threshold: float = 0.0,
     rbp_free_opponent: bool = False,
+    locks: Mapping[Any, Any] | LockSet | None = None,
 ) -> Solver:
     """A solver of ``game`` for ``algorithm`` (a registered name with ``params``, or a rule
     object). ``pruning`` None takes the algorithm's default; ``seed`` fixes the draws of the
     sampling algorithms (ignored by the others); ``threads`` > 1 only for full-width rules;
-    ``rbp_*`` tune interval/Total RBP (see :mod:`solver.cfr.pruning`). The first option that
+    ``rbp_*`` tune interval/Total RBP (see :mod:`solver.cfr.pruning`); ``locks`` fixes the
+    strategy of some infosets (:mod:`solver.cfr.locks`; full-width algorithms and
+    ``mccfr-cs``, without regret-based pruning). The first option that
     does not hold raises :class:`~solver.cfr.options.OptionError` naming its field;
     an unknown algorithm name raises :class:`UnknownAlgorithmError`."""
     if isinstance(algorithm, str):
@@ -99,6 +105,7 @@ def make_solver(
             rbp_check_every=rbp_check_every,
             rbp_threshold=rbp_threshold,
             rbp_free_opponent=rbp_free_opponent,
+            locked=bool(locks),
         )
     )
     if isinstance(algorithm, (Rule, SamplingRule)):
@@ -120,6 +127,7 @@ def make_solver(
         rbp_check_every=rbp_check_every,
         rbp_threshold=rbp_threshold,
         rbp_free_opponent=rbp_free_opponent,
+        locks=locks,
     )
 
 

@@ -12,7 +12,7 @@ import math
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Unpack
+from typing import Any, Unpack
 
 import numpy as np
 import numpy.typing as npt
@@ -167,6 +167,26 @@ class SolveResult:
         return out
 
 
+def _continue_from(engine: Solver, warm: SolveResult) -> None:
+    """Give ``engine`` what ``warm``'s solver learnt: its regrets (and a stored strategy,
+    adaptive statistics), not its strategy sums or iteration count (ValueError when the two
+    differ)."""
+    from solver.cfr.engine import Engine
+
+    old = warm.engine
+    if not isinstance(engine, Engine) or not isinstance(old, Engine):
+        raise ValueError("warm_start: only full-width solves continue from another")
+    if old.rbp is not None or engine.rbp is not None:
+        raise ValueError("warm_start: solves with regret-based pruning do not continue")
+    if old.game is not engine.game and old.game.action_size != engine.game.action_size:
+        raise ValueError("warm_start: the result is of another game")
+    if old.rule != engine.rule or old.precision != engine.precision:
+        raise ValueError("warm_start: the result used another algorithm or storage")
+    learnt = ("regrets", "strategy", "last_regret", "step_num", "step_den", "rscale")
+    copies = {k: np.array(getattr(old.storage, k), copy=True) for k in learnt}
+    engine.storage = engine.storage._replace(**copies)  # type: ignore[arg-type]
+
+
 def _resolve_game(game: Game | str) -> Game:
     return make_game(game) if isinstance(game, str) else game
 
@@ -192,6 +212,7 @@ def solve(
     check_every: int = 10,
     callback: Callback | None = None,
     params: Mapping[str, float] | None = None,
+    warm_start: SolveResult | None = None,
     **options: Unpack[SolverOptions],
 ) -> SolveResult:
     """Solve ``game`` with ``algorithm`` (a registered name or a :class:`Rule`; None: the
@@ -207,7 +228,18 @@ def solve(
     :func:`solver.algorithms.make_solver`; see :class:`solver.algorithms.SolverOptions`.
     ``threads`` > 1 splits each pass below the first chance nodes (hold'em turn and flop
     spots; same numbers as one thread); the default pruning, "partial", skips what the
-    opponent cannot reach (same numbers, less work).
+    opponent cannot reach (same numbers, less work). ``locks`` fixes the strategy of some
+    infosets: ``{line: mix}`` with ``line`` a node's actions as :meth:`SolveResult.strategy`
+    takes them and ``mix`` ``{action: probability}`` for every hand there, ``{hand:
+    {action: probability}}`` for some, or ``"solved"`` (see :mod:`solver.cfr.locks`);
+    exploitability and EVs are then the locked game's.
+
+    ``warm_start``: start from another result's regrets (same game, algorithm and storage;
+    full-width algorithms without regret-based pruning) instead of from scratch — e.g. a
+    re-solve after locking a node. What the solve learnt carries over; the average strategy
+    and the rule's schedule start again (carrying the old average over made re-solves slower
+    than fresh ones: the old game's average dominated for thousands of iterations;
+    docs/locking.md). "solved" locks take the warm start's average strategy.
     """
     g = _resolve_game(game)
     if iterations is not None and iterations < 0:
@@ -221,7 +253,16 @@ def solve(
         limit = 1000 if target_exploitability is None else math.inf  # type: ignore[assignment]
     if algorithm is None:
         algorithm = default_algorithm(g.is_holdem)
-    engine = make_solver(g, algorithm, dict(params or {}), **options)
+    opts: dict[str, Any] = dict(options)
+    locks = opts.pop("locks", None)
+    if warm_start is not None:
+        engine: Solver = make_solver(g, algorithm, dict(params or {}), **opts)
+        _continue_from(engine, warm_start)
+        engine_lock = getattr(engine, "lock", None)
+        if locks and engine_lock is not None:
+            engine_lock(locks, average=warm_start.average_strategy())
+    else:
+        engine = make_solver(g, algorithm, dict(params or {}), **opts, locks=locks)
     # the solver's own game: a sampled solve plays every card (Game.without_isomorphism)
     result = SolveResult(engine.game, engine.rule, engine)
     started = time.perf_counter()

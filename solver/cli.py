@@ -41,6 +41,7 @@ from solver.algorithms import (
 )
 from solver.api import Checkpoint, exploitability_pct_pot, solve
 from solver.batch import cli as batch_cli
+from solver.cfr.locks import LockError
 from solver.games import GAMES, Game, make_game
 from solver.games.holdem import (
     HoldemSpec,
@@ -178,6 +179,14 @@ def _build_parser() -> _Parser:
         "comes (rebuilt from a best response when it does; less memory, slower convergence)",
     )
     s.add_argument("--seed", default="0", help="seed of the sampling algorithms (default 0)")
+    s.add_argument(
+        "--locks",
+        metavar="FILE.json",
+        help='node locks: {"LINE": MIX} with LINE the actions (and cards) from the root, '
+        'space-separated ("k b:100"; "root" for the root), and MIX {"ACTION": probability} '
+        'for every hand, {"HANDS": {"ACTION": probability}} for some, or "solved" '
+        "(docs/locking.md)",
+    )
     s.add_argument("--json", action="store_true", help="JSON lines output")
     r = sub.add_parser("race", help="race several algorithms on one game (fair CPU sharing)")
     _add_game_args(r)
@@ -312,6 +321,7 @@ def _spec_error(exc: SpecError, from_flags: bool) -> str:
     return f"{exc.field}: {exc.message}"
 
 
+MAX_LOCKS_BYTES = 1_000_000
 # The flag of each field of solver.cfr.options.check_options (a rule parameter: --param).
 OPTION_FLAGS = {
     "algorithm": "--algorithm",
@@ -322,7 +332,33 @@ OPTION_FLAGS = {
     "rbp_check_every": "--rbp-every",
     "rbp_threshold": "--rbp-threshold",
     "rbp_free_opponent": "--rbp-free-opponent",
+    "locks": "--locks",
 }
+
+
+def _lockset_spec(result: object) -> dict:
+    lockset = getattr(getattr(result, "engine", None), "lockset", None)
+    return dict(lockset.spec) if lockset is not None else {}
+
+
+def _read_locks(path: str | None) -> dict | None:
+    """The locks file's content (a JSON object), or UsageError naming --locks."""
+    if path is None:
+        return None
+    try:
+        with open(path, encoding="utf-8") as f:
+            text = f.read(MAX_LOCKS_BYTES + 1)
+    except OSError as exc:
+        raise UsageError(f"--locks: cannot read {path} ({exc.strerror})") from None
+    if len(text) > MAX_LOCKS_BYTES:
+        raise UsageError(f"--locks: {path} is larger than {MAX_LOCKS_BYTES:,} bytes")
+    try:
+        data = json.loads(text)
+    except (json.JSONDecodeError, RecursionError) as exc:
+        raise UsageError(f"--locks: {path} is not JSON ({exc})") from None
+    if not isinstance(data, dict):
+        raise UsageError(f'--locks: {path} must hold {{"LINE": MIX, ...}}')
+    return data
 
 
 def _int_arg(name: str, raw: str | None, minimum: int) -> int | None:
@@ -464,6 +500,10 @@ def _cmd_solve(args: argparse.Namespace) -> None:
         rbp_threshold=rbp_threshold,
         rbp_free_opponent=args.rbp_free_opponent,
     )
+    locks = _read_locks(args.locks)
+    if locks:
+        errors.update({k: v for k, v in check_options(name, params, locked=True).items()
+                       if k == "locks"})  # fmt: skip
     if errors:  # the solver's own validator; its first message, under the flag's name
         field, message = next(iter(errors.items()))
         raise UsageError(f"{OPTION_FLAGS.get(field, '--param')}: {message}")
@@ -501,7 +541,10 @@ def _cmd_solve(args: argparse.Namespace) -> None:
             rbp_check_every=rbp_every,
             rbp_threshold=rbp_threshold,
             rbp_free_opponent=args.rbp_free_opponent,
+            locks=locks,
         )
+    except LockError as exc:
+        raise UsageError(f"--locks: {exc}") from None
     except ValueError as exc:  # a combination the solver refuses (e.g. compressed + RBP)
         raise UsageError(str(exc)) from None
     ev = result.ev
@@ -512,6 +555,7 @@ def _cmd_solve(args: argparse.Namespace) -> None:
         "params": rule.params(),
         "pruning": pruning,
         "seed": seed,
+        **({"locks": _lockset_spec(result)} if locks else {}),
         **result.history[-1].as_dict(game),
         "ev": [ev[0], ev[1]],
         "stopped_by": result.stopped_by,

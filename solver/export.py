@@ -25,6 +25,7 @@ import numpy.typing as npt
 from solver.algorithms import ALGORITHMS, Solver, make_algorithm, make_solver
 from solver.analysis import NodeAnalysis, analyze, compatible
 from solver.cfr.engine import Engine
+from solver.cfr.locks import LockError
 from solver.games import GAMES, Game, make_game
 from solver.games.holdem import HoldemSpec, SpecError, build_holdem
 from solver.games.model import DECISION, KIND_NAMES
@@ -217,6 +218,8 @@ def save_solve(
     if isinstance(engine, Engine):
         if engine.sampling:
             meta["rng_state"] = engine.rng_state
+        if engine.lockset is not None:
+            meta["locks"] = engine.lockset.spec
         if engine.rbp is not None:
             rbp = engine.rbp
             # the pruning state under the keys files have always used for it
@@ -315,6 +318,11 @@ def load_solve(data: bytes) -> LoadedSolve:
             except (TypeError, ValueError):
                 raise ExportError("metadata: bad pruning counters") from None
             engine.rbp.sync_blocked()  # where each player is kept out follows from the flags
+    if meta.get("locks") and isinstance(engine, Engine):
+        try:
+            engine.lock(meta["locks"])
+        except (LockError, TypeError, AttributeError) as exc:
+            raise ExportError(f"metadata: bad locks ({exc})") from None
     try:
         engine.iteration = int(meta.get("iteration", 0))
         engine.nodes_touched = int(meta.get("nodes_touched", 0))

@@ -594,9 +594,14 @@ def expected_values(game: str, strategy: Mapping[Key, Any]) -> tuple[float, floa
 
 
 def best_response(
-    game: str, player: int, strategy: Mapping[Key, Any]
+    game: str,
+    player: int,
+    strategy: Mapping[Key, Any],
+    locked: Mapping[Key, FloatArray] | None = None,
 ) -> tuple[float, dict[Key, FloatArray]]:
-    """(value, pure strategy) of a best response of ``player`` to ``strategy``.
+    """(value, pure strategy) of a best response of ``player`` to ``strategy``; with
+    ``locked``, the responder's infosets listed there play their given mix instead (a best
+    response in the locked game).
 
     The responder knows its own card, so it picks, at each (history, own card), the
     action with the largest counterfactual value given the opponent's reach-weighted
@@ -623,6 +628,10 @@ def best_response(
             action_values = np.stack([walk(child, opp_reach) for child in node.children], axis=1)
             node_value = np.zeros(n, dtype=np.float64)
             for card, key in node.card_keys:
+                if locked is not None and key in locked:
+                    node_value[card] = float(action_values[card] @ locked[key])
+                    choice[key] = np.asarray(locked[key], dtype=np.float64)
+                    continue
                 best = int(np.argmax(action_values[card]))  # first maximiser on ties
                 node_value[card] = action_values[card, best]
                 pure = np.zeros(len(node.actions), dtype=np.float64)

@@ -22,6 +22,7 @@ from solver.cfr.layout import (
     pass_flags,
     placeholder_storage,
 )
+from solver.cfr.locks import Locks, no_locks
 from solver.cfr.parallel import Parallel, parallel_pass
 from solver.cfr.pruning.state import no_rbp
 from solver.cfr.reach import chance_factor, path_reach
@@ -37,6 +38,7 @@ _NO_STORAGE = placeholder_storage()
 _NO_RBP = no_rbp()
 _NO_LEAVES = empty_leaves()
 _NO_RULE = np.zeros(NUM_COEFFICIENTS)
+_NO_LOCKS = no_locks()
 
 
 def root_player_values(
@@ -46,24 +48,33 @@ def root_player_values(
     best_response: bool,
     scratch: Scratch | None = None,
     parallel: Parallel | None = None,
+    locks: Locks | None = None,
 ) -> Array:
     """``player``'s counterfactual values (H[player],) at the root, chance of each deal
     included, when both play ``sigma`` (A,) or ``player`` best-responds to the other's part
-    of it. The player's expected value is ``Σ_h weights[player, h] · values[h]``."""
+    of it — in the game with ``locks`` (a best response keeps a locked infoset on its mix;
+    ``sigma`` should hold the locked mixes there). The player's expected value is
+    ``Σ_h weights[player, h] · values[h]``."""
     sigma = check_strategy(game, sigma)
     fl = pass_flags(player, MODE_BR if best_response else MODE_EVAL)
     sc = scratch if scratch is not None else make_scratch(game)
+    lk = locks if locks is not None else _NO_LOCKS
     if parallel is not None and parallel.threads > 1:
-        parallel_pass(game, sigma, _NO_STORAGE, _NO_RBP, _NO_RULE, NO_DRAWS, fl, sc, parallel)
+        parallel_pass(game, sigma, _NO_STORAGE, _NO_RBP, lk, _NO_RULE, NO_DRAWS, fl, sc, parallel)
     else:
         g = game
-        run_pass(g.tree, g.hands, g.boards, 0, sigma, _NO_STORAGE, _NO_RBP, _NO_RULE, NO_DRAWS, fl,
-                 sc, _NO_LEAVES)  # fmt: skip
+        run_pass(g.tree, g.hands, g.boards, 0, sigma, _NO_STORAGE, _NO_RBP, lk, _NO_RULE, NO_DRAWS,
+                 fl, sc, _NO_LEAVES)  # fmt: skip
     return sc.value[0, : game.num_hands[player]].copy()
 
 
 def node_values(
-    game: Game, sigma: Array, node: int, player: int, best_response: bool = False
+    game: Game,
+    sigma: Array,
+    node: int,
+    player: int,
+    best_response: bool = False,
+    locks: Locks | None = None,
 ) -> Array:
     """``player``'s counterfactual values (H[player],) at ``node``: chips, weighted by the
     opponent's reach and the chance of the deal, when both play ``sigma`` below the node
@@ -77,8 +88,9 @@ def node_values(
     sc.reach[0, : r.shape[0]] = r * chance_factor(game, node)
     fl = pass_flags(player, MODE_BR if best_response else MODE_EVAL)
     g = game
-    run_pass(g.tree, g.hands, g.boards, int(node), sigma, _NO_STORAGE, _NO_RBP, _NO_RULE, NO_DRAWS,
-             fl, sc, _NO_LEAVES)  # fmt: skip
+    lk = locks if locks is not None else _NO_LOCKS
+    run_pass(g.tree, g.hands, g.boards, int(node), sigma, _NO_STORAGE, _NO_RBP, lk, _NO_RULE,
+             NO_DRAWS, fl, sc, _NO_LEAVES)  # fmt: skip
     return sc.value[0, : game.num_hands[player]].copy()
 
 
@@ -96,16 +108,18 @@ def best_response_values(
     sigma: Array,
     scratch: Scratch | None = None,
     parallel: Parallel | None = None,
+    locks: Locks | None = None,
 ) -> tuple[float, float]:
-    """(BR₀, BR₁): what each player's best response earns against the other's ``sigma``."""
+    """(BR₀, BR₁): what each player's best response earns against the other's ``sigma``
+    (in the game with ``locks``)."""
     out = []
     for p in range(2):
-        v = root_player_values(game, sigma, p, True, scratch, parallel)
+        v = root_player_values(game, sigma, p, True, scratch, parallel, locks)
         out.append(float(np.dot(game.hands.weights[p, : v.shape[0]], v)))
     return out[0], out[1]
 
 
-def exploitability(game: Game, sigma: Array) -> float:
-    """NashConv/2 = (BR₀ + BR₁)/2 in chips (the game is zero-sum)."""
-    b0, b1 = best_response_values(game, sigma)
+def exploitability(game: Game, sigma: Array, locks: Locks | None = None) -> float:
+    """NashConv/2 = (BR₀ + BR₁)/2 in chips (the game, locked or not, is zero-sum)."""
+    b0, b1 = best_response_values(game, sigma, locks=locks)
     return 0.5 * (b0 + b1)

@@ -5,6 +5,9 @@ layer that runs the walk (:mod:`solver.cfr.walk`) over it, serially or split ove
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 import numpy as np
 import numpy.typing as npt
 
@@ -19,6 +22,7 @@ from solver.cfr.layout import (
     make_storage,
     pass_flags,
 )
+from solver.cfr.locks import LockSet, build_locks, locked_cells, no_locks
 from solver.cfr.options import check_options, raise_first
 from solver.cfr.parallel import make_parallel, parallel_pass
 from solver.cfr.pruning.manager import RegretPruning
@@ -52,6 +56,7 @@ class Engine:
         rbp_check_every: int = 10,
         rbp_threshold: float = 0.0,
         rbp_free_opponent: bool = False,
+        locks: Mapping[Any, Any] | LockSet | None = None,
     ) -> None:
         """``precision``: "float64", "float32" (storage only; every sum is still done in
         float64 inside the kernels), "compressed" (16-bit regrets and strategy sums with a
@@ -74,6 +79,9 @@ class Engine:
         (public chance sampling) — and weights its subtree by 1/probability, so every update
         is unbiased. Draws come from a generator seeded with ``seed``. Needs one thread.
 
+        ``locks``: infosets that play a fixed strategy (line → mix, or a
+        :class:`~solver.cfr.locks.LockSet`; see :mod:`solver.cfr.locks` and :meth:`lock`).
+
         Every option is checked by :func:`~solver.cfr.options.check_options`; the first
         that does not hold raises :class:`~solver.cfr.options.OptionError`."""
         raise_first(
@@ -88,6 +96,7 @@ class Engine:
                 rbp_threshold=rbp_threshold,
                 rbp_free_opponent=rbp_free_opponent,
                 chance_sampling=sampling,
+                locked=bool(locks),
             )
         )
         self.pruning = pruning
@@ -120,6 +129,46 @@ class Engine:
                 itemsizes=(st.regrets.itemsize, st.cumulative.itemsize),
             )
         self._no_rbp = no_rbp()
+        self.lockset: LockSet | None = None
+        self._locks = no_locks()
+        self._locked_cells = np.zeros(0, dtype=bool)
+        if locks:
+            self.lock(locks)
+
+    def lock(
+        self, locks: Mapping[Any, Any] | LockSet | None, average: Array | None = None
+    ) -> LockSet | None:
+        """Lock infosets from now on (``None`` or ``{}``: unlock everything), keeping the
+        solve's state. A spec's "solved" locks take ``average`` (A,), by default the current
+        average strategy. Locked infosets play their mix as current and average strategy and are never
+        updated; best responses and exploitability are the locked game's. Returns the locks
+        (:class:`~solver.cfr.locks.LockError` names the line and hand of a bad one)."""
+        if self.rbp is not None and locks:
+            raise ValueError(f"locks do not combine with pruning {self.pruning!r}")
+        if not locks:
+            self.lockset, self._locks = None, no_locks()
+            self._locked_cells = np.zeros(0, dtype=bool)
+            return None
+        lockset = (
+            locks
+            if isinstance(locks, LockSet)
+            else build_locks(
+                self.game, locks, self.average_strategy() if average is None else average
+            )
+        )
+        self.lockset = lockset
+        self._locks = lockset.locks
+        self._locked_cells = locked_cells(self.game, lockset.locks)
+        st = self.storage
+        if st.strategy.shape[0] > 1:  # a stored strategy plays the locked mixes from now on
+            st.strategy[self._locked_cells] = lockset.locks.strategy[self._locked_cells]
+        return lockset
+
+    def _apply_locks(self, sigma: Array) -> Array:
+        """``sigma`` (A,) with the locked infosets on their mixes (in place)."""
+        if self._locked_cells.size:
+            sigma[self._locked_cells] = self._locks.strategy[self._locked_cells]
+        return sigma
 
     @property
     def prune_code(self) -> int:
@@ -152,16 +201,17 @@ class Engine:
             coefs = np.ascontiguousarray(self.rule.coefficients(t))
             draws = self.draws(k)
             rb = self._no_rbp if self.rbp is None else self.rbp.state
+            lk = self._locks
             if self.parallel.threads > 1:
                 for co, u in zip(coefs, draws, strict=True):
                     for trav in range(2):
                         touched += parallel_pass(
-                            g, st.strategy, st, rb, co, u, self.flags(trav), self.scratch,
+                            g, st.strategy, st, rb, lk, co, u, self.flags(trav), self.scratch,
                             self.parallel,
                         )  # fmt: skip
                 ran = k
             else:
-                n_touched = run_iterations(g.tree, g.hands, g.boards, st, rb, coefs, draws,
+                n_touched = run_iterations(g.tree, g.hands, g.boards, st, rb, lk, coefs, draws,
                                            self.flags(0), self.scratch, self._leaves,
                                            self._done)  # fmt: skip
                 touched += int(n_touched)
@@ -189,7 +239,7 @@ class Engine:
         if out is None:
             out = np.empty(self.game.action_size)
         average_strategy(self.game.tree, self.game.hands, self.storage.cumulative, out)
-        return out
+        return self._apply_locks(out)
 
     def best_response_values(self, sigma: Array | None = None) -> tuple[float, float]:
         """(BR₀, BR₁) in chips against ``sigma`` (A,), by default the current average
@@ -200,7 +250,9 @@ class Engine:
             if self._eval_sigma is None:
                 self._eval_sigma = np.empty(self.game.action_size)
             sigma = self.average_strategy(self._eval_sigma)
-        return best_response_values(self.game, sigma, self._eval_scratch, self.parallel)
+        return best_response_values(
+            self.game, sigma, self._eval_scratch, self.parallel, self._locks
+        )
 
     @property
     def rng_state(self) -> dict:
@@ -221,4 +273,9 @@ class Engine:
         regret_matching_all(
             self.game.tree, self.game.hands, self.storage.regrets.astype(np.float64), out, pruned
         )
-        return out
+        return self._apply_locks(out)
+
+    @property
+    def locks(self) -> object:
+        """The locks the walk reads (a :class:`~solver.cfr.locks.Locks`)."""
+        return self._locks

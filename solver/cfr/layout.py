@@ -81,6 +81,7 @@ class Scratch(NamedTuple):
     clevel: npt.NDArray[np.int64]  # (D + 2,) chance nodes above the node at that depth
     pi: Array  # (1, H) an infoset's opponent reach (regret-based pruning)
     live: Array  # (D + 2, H) regret-based pruning: 1 for the traverser's hands not pruned above
+    keep: Array  # (4, max(max_actions, 2) * H) a locked node's cells kept across its update
 
 
 _I32 = np.zeros(1, dtype=np.int32)
@@ -215,6 +216,7 @@ def make_scratch(game: Game) -> Scratch:
         clevel=np.zeros(depth, dtype=np.int64),
         pi=np.zeros((1, h)),
         live=np.ones((depth, h)),
+        keep=np.zeros((4, max(a, 2) * h)),
     )
 
 

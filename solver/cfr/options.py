@@ -123,6 +123,7 @@ def check_options(
     rbp_threshold: object = 0.0,
     rbp_free_opponent: object = False,
     chance_sampling: bool | None = None,
+    locked: bool = False,
 ) -> dict[str, str]:
     """Every option of a solve that does not hold, as ``{field: message}`` (module
     docstring). ``algorithm``: a registered name (with ``params``) or a rule object;
@@ -193,6 +194,10 @@ def check_options(
         )
     elif rbp_free_opponent and mode is not None and mode != "total":
         errors["rbp_free_opponent"] = "freeing the other player's regrets needs pruning 'total'"
+    if locked and scalar:
+        errors["locks"] = f"locks need a full-width algorithm or mccfr-cs, not {name}"
+    elif locked and mode in RBP_LABELS:
+        errors["locks"] = f"locks do not combine with {RBP_LABELS[mode]}; use pruning partial"
     return errors
 
 

@@ -30,6 +30,7 @@ from solver.cfr.layout import (
     Storage,
     make_scratch,
 )
+from solver.cfr.locks import Locks
 from solver.cfr.pruning.state import RBPState
 from solver.cfr.walk import run_pass
 from solver.games.model import CHANCE, DECISION, Game, Hands, Tree
@@ -153,6 +154,7 @@ def parallel_pass(
     sigma: Array,
     st: Storage,
     rb: RBPState,
+    lk: Locks,
     co: Array,
     u: Array,
     fl: PassFlags,
@@ -167,15 +169,15 @@ def parallel_pass(
     def flags(leaf: int) -> PassFlags:
         return fl._replace(leaf=leaf)
 
-    run_pass(g.tree, g.hands, g.boards, 0, sigma, st, rb, co, u, flags(LEAF_COLLECT), sc, lv)
+    run_pass(g.tree, g.hands, g.boards, 0, sigma, st, rb, lk, co, u, flags(LEAF_COLLECT), sc, lv)
     tasks = flags(LEAF_TASKS)
     pool = _pool()
     futures = []
     for t in range(par.threads):
-        args = (g.tree, g.hands, g.boards, t, sigma, st, rb, co, u, tasks, par.scratches[t], lv)
+        args = (g.tree, g.hands, g.boards, t, sigma, st, rb, lk, co, u, tasks, par.scratches[t], lv)
         futures.append(pool.submit(run_pass, *args))
     touched = sum(int(f.result()) for f in futures)
     touched += int(
-        run_pass(g.tree, g.hands, g.boards, 0, sigma, st, rb, co, u, flags(LEAF_USE), sc, lv)
+        run_pass(g.tree, g.hands, g.boards, 0, sigma, st, rb, lk, co, u, flags(LEAF_USE), sc, lv)
     )
     return touched

@@ -26,6 +26,7 @@ import numpy as np
 import numpy.typing as npt
 
 from solver.cfr.layout import Storage
+from solver.cfr.locks import Locks, keep_cells, restore_locked
 from solver.cfr.rules import (
     ADAPTIVE,
     ALPHA_MAX,
@@ -396,15 +397,16 @@ def zero_update_is_noop(co: Array) -> bool:
 
 @inline_kernel
 def zero_update(
-    tree: Tree, hands: Hands, root: Int, trav: Int, co: Array, st: Storage, AV: Array,
-    VA: Array, row: Int, blk: Array, tot2: Array, tmp: Array,
+    tree: Tree, hands: Hands, root: Int, trav: Int, co: Array, st: Storage, lk: Locks,
+    AV: Array, VA: Array, row: Int, blk: Array, tot2: Array, tmp: Array, keep: Array,
 ) -> int:  # fmt: skip
     """The CFR update of ``trav``'s pass over the subtree of ``root`` when the opponent's
     reach there is zero: every counterfactual value is 0, so the traverser's infosets get
     the rule's update with zero regrets (discounts, the next strategy) and the opponent's
     strategy sums only their decay. One sweep over the subtree's decision nodes (contiguous
     in ``tree.pre_order``); bit for bit what the full walk would do. Scratch row ``row`` of
-    ``AV`` and ``VA`` is overwritten. Returns the decision nodes updated."""
+    ``AV`` and ``VA`` is overwritten; locked hands keep their cells (``keep`` scratch).
+    Returns the decision nodes updated."""
     nt = hands.num_hands[trav]
     no = hands.num_hands[1 - trav]
     AV[row, :, :nt] = 0.0
@@ -412,17 +414,59 @@ def zero_update(
     quant = st.quantized != 0
     lo = tree.pre_start[root]
     hi = tree.pre_end[root]
+    locked = lk.node.shape[0] == tree.kind.shape[0]
     for q in range(lo, hi):
         node = tree.pre_order[q]
         off = tree.offset[node]
+        ioff = tree.ioffset[node]
         na = tree.num_children[node]
+        lock_here = locked and lk.node[node] != 0
         if tree.player[node] == trav:
+            if lock_here:
+                keep_update(st, off, ioff, na, nt, keep)
             update_node(st.regrets, st.strategy, st.last_regret, st.step_num, st.step_den,
-                        st.rscale, quant, co, node, off, tree.ioffset[node], na, nt, AV, VA,
-                        row, blk, tot2, tmp)  # fmt: skip
+                        st.rscale, quant, co, node, off, ioff, na, nt, AV, VA, row, blk, tot2,
+                        tmp)  # fmt: skip
+            if lock_here:
+                restore_update(st, lk.hand, off, ioff, na, nt, keep)
         else:
+            if lock_here:
+                keep_cells(st.cumulative, off, na * no, keep, 1)
             decay_sums(st.cumulative, st.sscale, quant, off, na * no, co[DECAY], node, blk)
+            if lock_here:
+                restore_locked(st.cumulative, lk.hand, off, ioff, na, no, keep, 1)
     return hi - lo
+
+
+@node_kernel
+def keep_update(st: Storage, off: Int, ioff: Int, na: Int, nt: Int, keep: Array) -> None:
+    """Before the update of a node with locked hands: its regrets (row 0), stored strategy
+    (row 1), last regrets (row 2) and per-infoset step statistics (row 3) into ``keep``."""
+    n = na * nt
+    keep_cells(st.regrets, off, n, keep, 0)
+    if st.strategy.shape[0] > 1:
+        keep_cells(st.strategy, off, n, keep, 1)
+    if st.last_regret.shape[0] > 1:
+        keep_cells(st.last_regret, off, n, keep, 2)
+        for h in range(nt):
+            keep[3, h] = st.step_num[ioff + h]
+            keep[3, nt + h] = st.step_den[ioff + h]
+
+
+@node_kernel
+def restore_update(
+    st: Storage, LH: npt.NDArray[np.int8], off: Int, ioff: Int, na: Int, nt: Int, keep: Array
+) -> None:
+    """After the update of a node with locked hands: the locked hands' cells as they were."""
+    restore_locked(st.regrets, LH, off, ioff, na, nt, keep, 0)
+    if st.strategy.shape[0] > 1:
+        restore_locked(st.strategy, LH, off, ioff, na, nt, keep, 1)
+    if st.last_regret.shape[0] > 1:
+        restore_locked(st.last_regret, LH, off, ioff, na, nt, keep, 2)
+        for h in range(nt):
+            if LH[ioff + h] != 0:
+                st.step_num[ioff + h] = keep[3, h]
+                st.step_den[ioff + h] = keep[3, nt + h]
 
 
 # ----- whole-tree entry points --------------------------------------------------------------

@@ -52,6 +52,7 @@ from solver.cfr.layout import (
     Scratch,
     Storage,
 )
+from solver.cfr.locks import Locks, keep_cells, locked_values, play_locked, restore_locked
 from solver.cfr.pruning.state import RBPState, has_pruned, rbp_node, record_node
 from solver.cfr.rules import DERIVE
 from solver.cfr.terminal import (
@@ -63,7 +64,9 @@ from solver.cfr.terminal import (
 )
 from solver.cfr.update import (
     add_sums,
+    keep_update,
     regret_matching,
+    restore_update,
     update_node,
     zero_update,
     zero_update_is_noop,
@@ -199,7 +202,7 @@ def _zero_row(VA: Array, d: Int, nt: Int) -> None:
 @node_kernel
 def _next_task(
     tree: Tree, hands: Hands, boards: Boards, lv: Leaves, t: Int, i: Int, fl: PassFlags,
-    co: Array, st: Storage, sc: Scratch,
+    co: Array, st: Storage, lk: Locks, sc: Scratch,
 ) -> tuple[int, int]:  # fmt: skip
     """From position ``i`` of thread ``t``'s task list: the first task the opponent reaches,
     its reach (chance weight and card removal applied) put in ``sc.reach[0]``; returns (its
@@ -231,8 +234,8 @@ def _next_task(
         if not (mass == 0.0 and skip_zero):
             return int(i), touched
         if mode == MODE_UPDATE and arrived > 0.0 and not zero_update_is_noop(co):
-            touched += zero_update(tree, hands, node, trav, co, st, sc.action_value, sc.value,
-                                   1, sc.blk, sc.sd, sc.tmp)  # fmt: skip
+            touched += zero_update(tree, hands, node, trav, co, st, lk, sc.action_value,
+                                   sc.value, 1, sc.blk, sc.sd, sc.tmp, sc.keep)  # fmt: skip
         for h in range(nt):
             lv.task_value[k, h] = 0.0
         i += 1
@@ -249,6 +252,7 @@ def walk(
     sigma: Array,
     st: Storage,
     rb: RBPState,
+    lk: Locks,
     co: Array,
     u: Array,
     fl: PassFlags,
@@ -259,9 +263,10 @@ def walk(
 
     Input: the opponent's reach at ``start`` in ``sc.reach[0, :H[opp]]``. Output: the
     traverser's counterfactual values at ``start`` in ``sc.value[0, :H[trav]]``. ``sigma``
-    (A,) is the strategy both play (a CFR pass: the current one, ``st.strategy``); ``co``
-    the rule's coefficient row; ``u`` (4,) the chance draws of a sampled pass. Returns the
-    number of nodes visited. With ``fl.leaf`` = ``LEAF_TASKS``, ``start`` is a thread
+    (A,) is the strategy both play (a CFR pass: the current one, ``st.strategy``); ``lk``
+    the locked infosets (:mod:`solver.cfr.locks`); ``co`` the rule's coefficient row; ``u``
+    (4,) the chance draws of a sampled pass. Returns the number of nodes visited. With
+    ``fl.leaf`` = ``LEAF_TASKS``, ``start`` is a thread
     instead and the walk runs that thread's tasks one after another (see
     :class:`~solver.cfr.layout.Leaves`)."""
     trav = fl.trav
@@ -305,6 +310,11 @@ def walk(
     SSCALE = st.sscale
     quant = st.quantized != 0
     PR = rb.pruned
+    locked = lk.node.shape[0] == tree.kind.shape[0]
+    LN = lk.node
+    LH = lk.hand
+    LS = lk.strategy
+    KEEP = sc.keep
     valid = boards.valid
     b_order = boards.order
     b_rank = boards.rank
@@ -337,7 +347,7 @@ def walk(
     tasks = leaf == LEAF_TASKS  # start is a thread: walk its tasks one by one
     ti = 0
     if tasks:
-        ti, touched = _next_task(tree, hands, boards, lv, start, 0, fl, co, st, sc)
+        ti, touched = _next_task(tree, hands, boards, lv, start, 0, fl, co, st, lk, sc)
         if ti < 0:
             return touched
         leaf = LEAF_OFF  # nothing below a task is slotted
@@ -395,6 +405,8 @@ def walk(
                     nh = nt if t_player[node] == trav else no
                     masked = rbp and has_pruned(PR, off, na * nh)
                     regret_matching(R, off, na, nh, 0, nh, PR, masked, SG, d, 0, nh, SD, 0)
+                    if locked and LN[node] != 0:
+                        play_locked(LH, LS, off, t_ioffset[node], na, nh, SG, d)
             else:  # showdown
                 amount = t_payoff[node]
                 if two_card:
@@ -429,8 +441,8 @@ def walk(
                 if not reached and skip_zero:
                     # the opponent never reaches the child: every value below is 0
                     if update and not zero_noop:
-                        touched += zero_update(tree, hands, child, trav, co, st, AV, VA, d + 1,
-                                               BLK, SD, TMP)  # fmt: skip
+                        touched += zero_update(tree, hands, child, trav, co, st, lk, AV, VA,
+                                               d + 1, BLK, SD, TMP, KEEP)  # fmt: skip
                     nxt[d] = na if (kind == CHANCE and sampled) else k + 1
                     continue
                 if rbp and not mine:
@@ -441,12 +453,19 @@ def walk(
                 nxt[d] = -1
                 continue
             # all children done: finish the node
+            lock_here = locked and kind == DECISION and LN[node] != 0
             if kind == DECISION and t_player[node] == trav:
                 _node_values(d, na, nt, best, derive, t_offset[node], sigma, SG, AV, VA)
+                if best and lock_here:  # a best response leaves the locked hands alone
+                    locked_values(LH, LS, t_offset[node], t_ioffset[node], na, nt, AV, VA, d)
                 if update:
+                    if lock_here:
+                        keep_update(st, t_offset[node], t_ioffset[node], na, nt, KEEP)
                     _update_traverser(node, t_offset[node], t_ioffset[node], na, nt, d, co, R,
                                       STRAT, LR, SN, SDN, RSCALE, quant, AV, VA, BLK, SD, TMP,
                                       rbp, PR, LIVE, SG)  # fmt: skip
+                    if lock_here:
+                        restore_update(st, LH, t_offset[node], t_ioffset[node], na, nt, KEEP)
                     if rbp:
                         rbp_node(hands, boards, tree, R, rb, co, fl, node, RE, rrow[d], VA[d],
                                  LIVE[d], PI, CS)  # fmt: skip
@@ -454,8 +473,12 @@ def walk(
                     record_node(hands, boards, tree, rb, node, trav, AV, VA, d, RE, rrow[d], PI,
                                 CS)  # fmt: skip
             elif kind == DECISION and update:
+                if lock_here:
+                    keep_cells(S, t_offset[node], na * no, KEEP, 1)
                 add_sums(S, sigma, SG, d, derive, SSCALE, quant, co, node, t_offset[node], na,
                          no, RE, rrow[d], BLK)  # fmt: skip
+                if lock_here:
+                    restore_locked(S, LH, t_offset[node], t_ioffset[node], na, no, KEEP, 1)
         # the node at depth d is finished: hand its values to the parent
         if d == 0:
             if not tasks:
@@ -463,7 +486,7 @@ def walk(
             k = lv.assign[start, ti]
             for h in range(nt):
                 lv.task_value[k, h] = VA[0, h]
-            ti, z = _next_task(tree, hands, boards, lv, start, ti + 1, fl, co, st, sc)
+            ti, z = _next_task(tree, hands, boards, lv, start, ti + 1, fl, co, st, lk, sc)
             touched += z
             if ti < 0:
                 return touched
@@ -504,6 +527,7 @@ def run_pass(
     sigma: Array,
     st: Storage,
     rb: RBPState,
+    lk: Locks,
     co: Array,
     u: Array,
     fl: PassFlags,
@@ -522,7 +546,7 @@ def run_pass(
     nodes visited."""
     trav = fl.trav
     if fl.leaf == LEAF_TASKS:
-        return walk(tree, hands, boards, start, sigma, st, rb, co, u, fl, sc, lv)
+        return walk(tree, hands, boards, start, sigma, st, rb, lk, co, u, fl, sc, lv)
     if fl.leaf == LEAF_COLLECT:
         lv.reach[:, :] = 0.0
         if fl.mode == MODE_UPDATE:
@@ -537,7 +561,7 @@ def run_pass(
                              lv.value[slot])  # fmt: skip
     if start == 0:
         root_reach(hands, 1 - trav, sc.reach[0])
-    return walk(tree, hands, boards, start, sigma, st, rb, co, u, fl, sc, lv)
+    return walk(tree, hands, boards, start, sigma, st, rb, lk, co, u, fl, sc, lv)
 
 
 @kernel
@@ -547,6 +571,7 @@ def run_iterations(
     boards: Boards,
     st: Storage,
     rb: RBPState,
+    lk: Locks,
     coefs: Array,
     draws: Array,
     fl: PassFlags,
@@ -565,7 +590,7 @@ def run_iterations(
         for trav in range(2):
             f = PassFlags(trav, fl.mode, fl.leaf, fl.prune, fl.sampled, fl.record, fl.nostart,
                           fl.margin)  # fmt: skip
-            touched += run_pass(tree, hands, boards, 0, st.strategy, st, rb, coefs[k],
+            touched += run_pass(tree, hands, boards, 0, st.strategy, st, rb, lk, coefs[k],
                                 draws[k], f, sc, lv)  # fmt: skip
         done[0] = k + 1
         if fl.prune >= PRUNE_INTERVAL and rb.ctl[0] > 0:

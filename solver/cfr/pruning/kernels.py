@@ -20,6 +20,7 @@ from solver.cfr.layout import (
     Storage,
     no_leaves,
 )
+from solver.cfr.locks import Locks
 from solver.cfr.pruning.state import RBPState
 from solver.cfr.reach import own_reach
 from solver.cfr.walk import walk
@@ -288,6 +289,7 @@ def total_rebuild(
     parents: npt.NDArray[np.int64],
     st: Storage,
     rb: RBPState,
+    lk: Locks,
     sc: Scratch,
     co: Array,
     avg: Array,
@@ -336,7 +338,7 @@ def total_rebuild(
             io = tree.ioffset[nd]
             rb.cbv_node[io : io + ns] = 0.0
         fl = PassFlags(p, MODE_BR, LEAF_OFF, PRUNE_NONE, False, True, False, 0.0)
-        touched += walk(tree, hands, boards, child, avg, st, rb, co, NO_DRAWS, fl, sc,
+        touched += walk(tree, hands, boards, child, avg, st, rb, lk, co, NO_DRAWS, fl, sc,
                         no_leaves())  # fmt: skip
         total_reset(tree, hands, st, rb, child, p, T, floor, mask, avg, 0.0)
         ioff = tree.ioffset[node]

@@ -26,6 +26,7 @@ from solver.cfr.layout import (
     make_scratch,
     pass_flags,
 )
+from solver.cfr.locks import no_locks
 from solver.cfr.pruning.bounds import (
     compatible_mass,
     max_opponent_reach,
@@ -50,6 +51,7 @@ from solver.games.model import Game
 
 Array = npt.NDArray[np.float64]
 MODES = ("interval", "total")
+_NO_LOCKS = no_locks()  # regret-based pruning does not combine with locks (check_options)
 
 
 class RegretPruning:
@@ -196,8 +198,8 @@ class RegretPruning:
         fl = pass_flags(p, MODE_UPDATE, prune=self.code, nostart=True, margin=self.margin)
         sc = self.scratch
         sc.reach[0, :] = window
-        n = run_pass(t, g.hands, g.boards, child, st.strategy, st, rb, co, NO_DRAWS, fl, sc,
-                     empty_leaves())  # fmt: skip
+        n = run_pass(t, g.hands, g.boards, child, st.strategy, st, rb, _NO_LOCKS, co, NO_DRAWS,
+                     fl, sc, empty_leaves())  # fmt: skip
         touched = int(n)
         values = sc.value[0, : g.num_hands[p]].copy()
         mass = compatible_mass(g, node, p, window)
@@ -241,8 +243,8 @@ class RegretPruning:
         sc.reach[0, : opp_reach.shape[0]] = opp_reach
         fl = pass_flags(player, MODE_BR, record=True)
         co = np.zeros(NUM_COEFFICIENTS)
-        n = run_pass(g.tree, g.hands, g.boards, node, sigma, st, rb, co, NO_DRAWS, fl, sc,
-                     empty_leaves())  # fmt: skip
+        n = run_pass(g.tree, g.hands, g.boards, node, sigma, st, rb, _NO_LOCKS, co, NO_DRAWS,
+                     fl, sc, empty_leaves())  # fmt: skip
         return int(n)
 
     def average(self, st: Storage) -> Array:
@@ -304,9 +306,9 @@ class RegretPruning:
                 masks[q, :] = 1.0
             else:
                 masks[q, sorted(hands)] = 1.0
-        n = total_rebuild(g.tree, g.hands, g.boards, g.parents, st, self.state, self.scratch,
-                          np.zeros(NUM_COEFFICIENTS), avg, self._cf, children, masks, T,
-                          self.floor, self.sums_freed)  # fmt: skip
+        n = total_rebuild(g.tree, g.hands, g.boards, g.parents, st, self.state, _NO_LOCKS,
+                          self.scratch, np.zeros(NUM_COEFFICIENTS), avg, self._cf, children,
+                          masks, T, self.floor, self.sums_freed)  # fmt: skip
         return int(n)
 
     def sync_blocked(self) -> npt.NDArray[np.int8]:
