@@ -13,6 +13,7 @@ from conftest import game, small_turn
 from solver.algorithms import make_solver
 from solver.cfr.engine import Engine
 from solver.cfr.layout import empty_leaves
+from solver.cfr.locks import no_locks
 from solver.cfr.pruning.state import no_rbp
 from solver.cfr.rules import make_rule
 from solver.cfr.walk import run_pass
@@ -58,7 +59,7 @@ def _one_pass(engine: Engine, trav: int, u: float | None) -> tuple[np.ndarray, n
     if u is not None:
         flags = flags._replace(sampled=True)
         draws[2 * trav] = u
-    run_pass(g.tree, g.hands, g.boards, 0, st.strategy, st, no_rbp(), co, draws, flags,
+    run_pass(g.tree, g.hands, g.boards, 0, st.strategy, st, no_rbp(), no_locks(), co, draws, flags,
              engine.scratch, empty_leaves())  # fmt: skip
     return st.regrets - engine.storage.regrets, st.cumulative - engine.storage.cumulative
 

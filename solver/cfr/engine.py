@@ -140,8 +140,9 @@ class Engine:
     ) -> LockSet | None:
         """Lock infosets from now on (``None`` or ``{}``: unlock everything), keeping the
         solve's state. A spec's "solved" locks take ``average`` (A,), by default the current
-        average strategy. Locked infosets play their mix as current and average strategy and are never
-        updated; best responses and exploitability are the locked game's. Returns the locks
+        average strategy. Locked infosets play their mix as current and average strategy and
+        are never updated; best responses and exploitability are the locked game's. Returns
+        the locks
         (:class:`~solver.cfr.locks.LockError` names the line and hand of a bad one)."""
         if self.rbp is not None and locks:
             raise ValueError(f"locks do not combine with pruning {self.pruning!r}")
