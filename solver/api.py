@@ -180,8 +180,15 @@ def _continue_from(engine: Solver, warm: SolveResult) -> None:
         raise ValueError("warm_start: solves with regret-based pruning do not continue")
     if old.game is not engine.game and old.game.action_size != engine.game.action_size:
         raise ValueError("warm_start: the result is of another game")
-    if old.rule != engine.rule or old.precision != engine.precision:
+    if old.rule != engine.rule or old.storage_choice != engine.storage_choice:
         raise ValueError("warm_start: the result used another algorithm or storage")
+    if old.precision == "float64" and engine.precision == "float32":
+        engine.promote()  # an "auto" solve past Engine.PROMOTE_AT continues in float64
+    if old.precision != engine.precision:
+        raise ValueError(
+            f"warm_start: the result's storage is {old.precision}, this solve's "
+            f"{engine.precision} ({engine.precision_note})"
+        )
     learnt = ("regrets", "strategy", "last_regret", "step_num", "step_den", "rscale")
     copies = {k: np.array(getattr(old.storage, k), copy=True) for k in learnt}
     engine.storage = engine.storage._replace(**copies)  # type: ignore[arg-type]

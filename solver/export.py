@@ -203,6 +203,7 @@ def save_solve(
         "nodes_touched": engine.nodes_touched,
         "action_size": engine.game.action_size,
         "precision": str(getattr(engine, "precision", "float64")),
+        "storage_choice": str(getattr(engine, "storage_choice", "")),
         "pruning": str(getattr(engine, "pruning", "none")),
         "seed": int(getattr(engine, "seed", 0)),
         "history": [
@@ -281,12 +282,13 @@ def load_solve(data: bytes) -> LoadedSolve:
         raise ExportError(f"metadata: bad algorithm parameters ({exc})") from None
     game, holdem = build_from_source(meta.get("game"))  # type: ignore[arg-type]
     precision = meta.get("precision", "float64")
+    auto = meta.get("storage_choice") == "auto" and precision in ("float32", "float64")
     rbp_meta = meta.get("rbp") or {}
     try:
         engine = make_solver(
             game,
             rule,
-            precision=str(precision),
+            precision="auto" if auto else str(precision),
             pruning=str(meta.get("pruning", "none")),
             seed=int(meta.get("seed", 0)),
             rbp_check_every=int(rbp_meta.get("check_every", 10)),
@@ -295,6 +297,8 @@ def load_solve(data: bytes) -> LoadedSolve:
         )
     except (TypeError, ValueError) as exc:
         raise ExportError(f"metadata: bad solver settings ({exc})") from None
+    if auto and isinstance(engine, Engine) and engine.precision != precision:
+        engine.promote()  # saved after the "auto" switch to float64 (Engine.PROMOTE_AT)
     engine.storage = type(engine.storage)(**_restored(engine.storage._asdict(), files))
     if isinstance(engine, Engine):
         if engine.sampling:

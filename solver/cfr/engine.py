@@ -34,7 +34,12 @@ from solver.games.model import Game, auto_precision
 
 Array = npt.NDArray[np.float64]
 
-__all__ = ["PRUNING", "Engine"]
+__all__ = ["PROMOTE_AT", "PRUNING", "Engine"]
+
+# Iterations after which an "auto" float32 solve keeps its storage in float64: float32 sums
+# round each update to 2⁻²⁴ of their size, an error that grows with the iteration count;
+# past ~20,000 iterations on srp-river it outgrew the exploitability (docs/engine.md).
+PROMOTE_AT = 4096
 
 
 class Engine:
@@ -62,7 +67,10 @@ class Engine:
         float64 inside the kernels), "compressed" (16-bit regrets and strategy sums with a
         scale per decision node, as native solvers offer: half of float32's memory) or
         "auto" (float32 for hold'em subgames, float64 for the toy games: see
-        :func:`~solver.games.model.auto_precision`).
+        :func:`~solver.games.model.auto_precision`). An "auto" float32 solve switches its
+        storage to float64 after :data:`PROMOTE_AT` iterations (:meth:`promote`): float32
+        strategy sums stop resolving the average's last digits in long solves, and its
+        exploitability would climb instead of falling (docs/engine.md, "Storage precision").
 
         ``pruning``: "partial" (default) skips the subtrees the opponent reaches with zero
         probability; their buffers get the update an all-zero walk would give them, so the
@@ -108,7 +116,9 @@ class Engine:
         self.threads = threads
         self.parallel = make_parallel(game, threads)
         self.precision = auto_precision(game.is_holdem) if precision == "auto" else precision
+        self.storage_choice = precision  # what was asked for ("auto" may promote)
         self.storage = make_storage(game, rule, self.precision)
+        self.precision_note = ""  # why an "auto" solve kept float32, when it did
         self.scratch = make_scratch(game)
         self._eval_scratch = make_scratch(game)
         self._eval_sigma: Array | None = None
@@ -197,7 +207,12 @@ class Engine:
         touched = 0
         remaining = int(n)
         while remaining > 0:
+            if self._promotes() and self.iteration >= PROMOTE_AT:
+                self.promote()
+                st = self.storage
             k = remaining if self.rbp is None else self.rbp.chunk(self.iteration, remaining)
+            if self._promotes() and self.iteration < PROMOTE_AT:
+                k = min(k, PROMOTE_AT - self.iteration)
             t = np.arange(self.iteration + 1, self.iteration + k + 1, dtype=np.float64)
             coefs = np.ascontiguousarray(self.rule.coefficients(t))
             draws = self.draws(k)
@@ -223,6 +238,38 @@ class Engine:
                 touched += self.rbp.after(self.iteration, st)
         self.nodes_touched += touched
         return touched
+
+    def _promotes(self) -> bool:
+        """Whether this solve still has its float32 → float64 switch ahead of it."""
+        return (
+            self.storage_choice == "auto"
+            and self.precision == "float32"
+            and self.rbp is None
+            and not self.precision_note
+        )
+
+    def promote(self) -> bool:
+        """Switch float32 storage to float64 now, values unchanged (every float32 is a
+        float64); returns whether it switched. Kept float32 (with :attr:`precision_note`
+        saying why) when the game's memory cap (``game.meta["max_memory_mb"]``) would not
+        hold the float64 arrays. :meth:`iterate` calls this at :data:`PROMOTE_AT` for
+        "auto" solves."""
+        if self.precision != "float32":
+            return False
+        st = self.storage
+        wide = ("regrets", "strategy", "cumulative", "last_regret")
+        extra = sum(getattr(st, k).nbytes for k in wide)  # float64 doubles each
+        cap = self.game.meta.get("max_memory_mb")
+        if isinstance(cap, (int, float)) and (self.memory_bytes + extra) / 2**20 > cap:
+            self.precision_note = (
+                f"kept float32 after {PROMOTE_AT:,} iterations: float64 storage would need "
+                f"{(self.memory_bytes + extra) / 2**20:,.0f} MB, over the {cap:,.0f} MB "
+                "allowed (max_memory_mb)"
+            )
+            return False
+        self.storage = st._replace(**{k: getattr(st, k).astype(np.float64) for k in wide})
+        self.precision = "float64"
+        return True
 
     @property
     def memory_bytes(self) -> int:

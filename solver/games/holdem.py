@@ -473,6 +473,7 @@ def build_holdem(spec: HoldemSpec | HoldemSetup) -> Game:
             "stack": setup.config.stack,
             "big_blind": setup.config.big_blind,
             "combos": hand_ids,
+            "max_memory_mb": float(setup.spec.max_memory_mb),
         },
         full_builder=lambda: build_holdem(replace(setup.spec, isomorphism=False)),
     )
