@@ -56,6 +56,7 @@ RULES = (
     "apcfr+",
     "pdcfr+",
     "apdcfr+",
+    "dcfr+",
 )
 
 RULE_DEFAULTS: dict[str, dict[str, float]] = {
@@ -72,6 +73,7 @@ RULE_DEFAULTS: dict[str, dict[str, float]] = {
     "apcfr+": {"alpha_max": 5.0},
     "pdcfr+": {"alpha": 2.3, "gamma": 5.0},
     "apdcfr+": {"alpha": 2.3, "gamma": 5.0, "alpha_max": 5.0},
+    "dcfr+": {"alpha": 1.5, "gamma": 4.0},
 }
 
 
@@ -711,7 +713,7 @@ class ReferenceSolver:
 
     def _decay(self, t: int) -> float:
         """Factor applied to S before adding this iteration's contribution."""
-        if self.rule in ("dcfr", "dcfr-tuned", "dcfr-nh", "pdcfr+", "apdcfr+"):
+        if self.rule in ("dcfr", "dcfr-tuned", "dcfr-nh", "pdcfr+", "apdcfr+", "dcfr+"):
             return ((t - 1) / t) ** self.params["gamma"]
         return 1.0
 
@@ -724,7 +726,7 @@ class ReferenceSolver:
             return float(t)
         if rule in ("pcfr+", "sapcfr+", "apcfr+"):
             return float(t) ** 2
-        return 1.0  # cfr, dcfr, dcfr-tuned, dcfr-nh, pdcfr+, apdcfr+
+        return 1.0  # cfr, dcfr, dcfr-tuned, dcfr-nh, pdcfr+, apdcfr+, dcfr+
 
     def _dcfr_discount(self, regrets: FloatArray, t: int) -> FloatArray:
         alpha, beta = self.params["alpha"], self.params["beta"]
@@ -814,6 +816,9 @@ class ReferenceSolver:
             m = r.copy()
             self.predictions[key] = m
             sigma = regret_matching(np.maximum(R * self._pdcfr_discount(t + 1) + m, 0.0))
+        elif rule == "dcfr+":
+            R = np.maximum(R * self._pdcfr_discount(t) + r, 0.0)
+            sigma = regret_matching(R)
         elif rule == "apdcfr+":
             R_old = R
             R = np.maximum(R * self._pdcfr_discount(t) + r, 0.0)

@@ -164,7 +164,7 @@ def test_uniform_and_first_action_nash_conv() -> None:
 
 def test_infoset_keys_and_counts() -> None:
     assert ref.GAMES == ("kuhn", "leduc", "leduc5")
-    assert len(ref.RULES) == 13
+    assert len(ref.RULES) == 14
     kuhn = ref.infosets("kuhn")
     assert len(kuhn) == 12
     assert kuhn[(0, (), "J")] == 2
@@ -255,6 +255,7 @@ def test_first_iteration_regrets_across_rules() -> None:
         "apcfr+": lambda v: np.maximum(v, 0.0),
         "pdcfr+": lambda v: np.maximum(v, 0.0),  # d(1) = 0
         "apdcfr+": lambda v: np.maximum(v, 0.0),
+        "dcfr+": lambda v: np.maximum(v, 0.0),  # d(1) = 0
     }
     for rule, transform in expected.items():
         solver = ref.ReferenceSolver("kuhn", rule)

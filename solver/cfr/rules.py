@@ -373,6 +373,26 @@ class PDCFRPlus(Rule):
 
 
 @dataclass(frozen=True)
+class DCFRPlus(Rule):
+    alpha: float = 1.5
+    gamma: float = 4.0
+    PARAMS: ClassVar[dict[str, Param]] = {
+        "alpha": Param(0.0, 100.0, "regrets × (t−1)^α/((t−1)^α+1)"),
+        "gamma": Param(0.0, 100.0, "average weights ∝ t^γ"),
+    }
+    name = "dcfr+"
+    description = "DCFR+: RM+ regrets discounted by (t−1)^α/((t−1)^α+1); PDCFR+ without prediction."
+    paper = "Xu et al. 2024 (IJCAI), Minimizing Weighted Counterfactual Regret with Optimistic OMD"
+
+    def _fill(self, t: FloatArray, c: FloatArray) -> None:
+        d = _pdcfr_discount(t, self.alpha)
+        c[:, PRE_POS] = d
+        c[:, PRE_NEG] = d
+        c[:, FLOOR] = 1
+        c[:, DECAY] = ((t - 1.0) / t) ** self.gamma
+
+
+@dataclass(frozen=True)
 class APDCFRPlus(PDCFRPlus):
     alpha_max: float = 5.0
     PARAMS: ClassVar[dict[str, Param]] = {
@@ -406,6 +426,7 @@ RULES: dict[str, type[Rule]] = {
         SAPCFRPlus,
         PDCFRPlus,
         APDCFRPlus,
+        DCFRPlus,
         LCFRPlus,
         OptimisticLCFR,
         DCFRNormalHedge,
