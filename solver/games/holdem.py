@@ -20,6 +20,7 @@ import numpy as np
 import numpy.typing as npt
 
 from solver.cards import COMBO_INDEX, COMBOS, card_str, parse_board
+from solver.games.build import NodeSpec, finish_boards, flatten, make_hands
 from solver.games.model import (
     CHANCE,
     DECISION,
@@ -27,11 +28,7 @@ from solver.games.model import (
     Boards,
     Game,
     Hands,
-    NodeSpec,
     auto_precision,
-    finish_boards,
-    flatten,
-    make_hands,
 )
 from solver.handeval import rank7, rank_boards
 from solver.jit import kernel

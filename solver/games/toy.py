@@ -23,16 +23,13 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from solver.games.build import NodeSpec, flatten, make_boards, make_hands
 from solver.games.model import (
     CHANCE,
     DECISION,
     FIXED,
     SHOWDOWN,
     Game,
-    NodeSpec,
-    flatten,
-    make_boards,
-    make_hands,
 )
 
 KUHN_CARDS = ["J", "Q", "K"]
