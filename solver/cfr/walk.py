@@ -343,6 +343,10 @@ def walk(
     t_iso_perm = tree.iso_perm
     lv_slot = lv.slot
     leaf = fl.leaf
+    # the upper walk of a parallel pass that only collects the reach at the cut chance nodes:
+    # its values are thrown away, so terminals are not evaluated and the traverser's own
+    # strategy is not computed (recording best-response passes keep everything)
+    reach_only = leaf == LEAF_COLLECT and not record
     touched = 0
     tasks = leaf == LEAF_TASKS  # start is a thread: walk its tasks one by one
     ti = 0
@@ -378,6 +382,9 @@ def walk(
                     for h in range(nt):
                         VA[d, h] = lv.value[slot, h]
                 at_leaf = True
+            elif reach_only and kind != CHANCE and kind != DECISION:  # a terminal
+                _zero_row(VA, d, nt)
+                at_leaf = True
             elif kind == FIXED:
                 u0 = fixed_payoff(t_payoff[node], trav)
                 fold_rows(hcards, hsame, valid, b, trav, no, nt, nc, u0, RE, rrow[d], VA, d, CS)
@@ -399,7 +406,7 @@ def walk(
                 nxt[d] = 0
                 if t_player[node] != trav:
                     _zero_row(VA, d, nt)
-                if derive:
+                if derive and not (reach_only and t_player[node] == trav):
                     off = t_offset[node]
                     na = t_nchild[node]
                     nh = nt if t_player[node] == trav else no
