@@ -2,7 +2,9 @@
 
 Pages (``st.navigation``): Set up, Solve (the default: it opens on a preset with Solve one
 click away), Explore, Compare (algorithm races), Export & save. Each page module has a
-``render()``; every session-state key lives in :mod:`app.state`.
+``render()``; every session-state key lives in :mod:`app.state`. Before a page draws: a
+reloaded page takes its solve back (:func:`app.runtime.reattach`), the Set up form is
+filled, and the Solve settings follow the game (:func:`app.settings.follow_game`).
 """
 
 from __future__ import annotations
@@ -16,16 +18,64 @@ if str(ROOT) not in sys.path:  # `streamlit run app/main.py` puts app/ on the pa
 
 import streamlit as st  # noqa: E402
 
-from app import nav, state  # noqa: E402
+from app import kernels, nav, runtime, state  # noqa: E402
+from app import settings as cfgmod  # noqa: E402
+from app import spec as S  # noqa: E402
 from app.screens.setup import ensure_form  # noqa: E402
+
+# Tighter than Streamlit's defaults, so the Solve page's curve and grid are in view at
+# 1440×900 without scrolling; smaller metric values fit seven in a row. Elements being redrawn
+# stay as they are (Streamlit fades them while a run is on: the live view flickered), and the
+# "Running… Stop" status in the header is hidden: it animated on every live redraw, and its
+# Stop is not the solve's (Stop on each page is).
+CSS = """<style>
+[data-testid="stMainBlockContainer"] {padding-top: 3.2rem; padding-bottom: 2rem;}
+[data-testid="stMain"] [data-testid="stVerticalBlock"] {gap: 0.55rem;}
+h1 {font-size: 2rem !important; padding: 0 0 0.2rem 0 !important;}
+[data-testid="stMetricValue"] {font-size: 1.4rem;}
+[data-stale="true"] {opacity: 1 !important; transition: none !important;}
+[data-testid="stStatusWidget"] {display: none !important;}
+.st-key-race_results {scroll-margin-top: 4.5rem;}
+</style>"""
 
 
 def main() -> None:
     st.set_page_config(page_title="Regret Lab", page_icon=":material/casino:", layout="wide")
-    state.keep_widgets()
+    st.html(CSS)
+    runtime.reattach()
     ensure_form()
+    source = str(state.get(state.SOURCE))
+    job = state.job()
+    busy = job is not None and not job.progress.finished
+    cfgmod.follow_game(source, S.toy_name(source) is None, busy)
+    running = len(runtime.registry().running())
+    if running:
+        st.sidebar.caption(
+            f"{running} solve{'s' if running > 1 else ''} running on this server",
+            help="every tab's solves and races share this machine's cores",
+        )
+    if not kernels.warmup().ready():
+        with st.sidebar:
+            st.fragment(_kernel_status, run_every=2.0)()
     pg = st.navigation(list(nav.pages().values()))
     pg.run()
+
+
+def _kernel_status() -> None:
+    """Where the background warm-up is (redrawn every 2 s until it is done)."""
+    w = kernels.warmup()
+    if w.ready():
+        st.rerun()  # the whole page, once: the status goes and its timer with it
+    st.info(
+        w.summary()
+        + (
+            ". First run after an install: a few minutes on 2 cores; solves "
+            "start as soon as their own kernels are ready."
+            if w.compiling()
+            else ""
+        ),
+        icon=":material/hourglass_top:",
+    )
 
 
 main()

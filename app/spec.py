@@ -5,12 +5,15 @@ game builder shared by every session."""
 from __future__ import annotations
 
 import json
+import threading
+import weakref
 from dataclasses import asdict, dataclass, replace
 from typing import Any
 
 import numpy as np
 import streamlit as st
 
+from app.components.fields import Number, show
 from solver.games import GAMES, Game, make_game
 from solver.games.holdem import (
     Estimate,
@@ -41,9 +44,42 @@ FIELDS = {
     "add_allin": "add_allin_threshold",
     "force_allin": "force_allin_threshold",
     "merging": "merging_threshold",
+    "max_memory": "max_memory_mb",
     "oop_range": "oop_range",
     "ip_range": "ip_range",
 }
+NUMBERS = {  # form field → what its number field accepts (the label names it in messages)
+    "pot": Number("Pot (chips)", 1, 1e9, whole=True),
+    "stack": Number("Effective stack (chips)", 1, 1e9, whole=True),
+    "big_blind": Number("Big blind (chips)", 0.01, 1e9),
+    "raise_cap": Number("Raise cap", 0, 50, whole=True),
+    "add_allin": Number("Add all-in ≤ × pot", 0, 100, note="0 = off"),
+    "force_allin": Number("Force all-in SPR ≤", 0, 100, note="0 = off"),
+    "merging": Number("Merge sizes within × pot", 0, 10, note="0 = off"),
+    "max_memory": Number("Max memory (MB)", 1, 1e7),
+}
+LABELS = {  # spec field → how messages name it
+    "board": "Board",
+    "bets": "Bets",
+    "raises": "Raises",
+    "donks": "Donk bets",
+    "oop_range": "OOP range",
+    "ip_range": "IP range",
+    "oop_weights": "OOP range",
+    "ip_weights": "IP range",
+    **{FIELDS[k]: n.label for k, n in NUMBERS.items()},
+}
+
+
+def label(spec_field: str) -> str:
+    """How messages name a spec field (``sizes.river.ip.bets`` → ``River IP bets``)."""
+    if spec_field.startswith("sizes."):
+        parts = spec_field.split(".")[1:]
+        if len(parts) == 3:
+            return f"{parts[0].capitalize()} {parts[1].upper()} {parts[2]}"
+    return LABELS.get(spec_field, spec_field.replace("_", " "))
+
+
 _GOOD = {  # values that replace a bad field so the others can still be checked
     "board": "2s3h4d5c7s",
     "pot": 100,
@@ -56,6 +92,7 @@ _GOOD = {  # values that replace a bad field so the others can still be checked
     "add_allin_threshold": 0.0,
     "force_allin_threshold": 0.0,
     "merging_threshold": 0.0,
+    "max_memory_mb": 4096.0,
     "oop_range": "AA",
     "ip_range": "KK",
 }
@@ -148,28 +185,40 @@ def sizes_from_values(values: dict[str, Any]) -> dict[str, dict[str, dict[str, s
     return out
 
 
-def form_values(spec: HoldemSpec) -> dict[str, Any]:
-    """Form field values (by FIELDS key) for ``spec``; weight-given ranges become text."""
-    out: dict[str, Any] = {}
+def form_values(spec: HoldemSpec) -> dict[str, str]:
+    """Form field values (by FIELDS key) for ``spec``, as the fields show them (text);
+    weight-given ranges become range text."""
+    out: dict[str, str] = {}
     for key, fname in FIELDS.items():
-        out[key] = getattr(spec, fname)
+        value = getattr(spec, fname)
+        out[key] = show(float(value)) if key in NUMBERS else str(value or "")
     if spec.oop_weights is not None:
         out["oop_range"] = range_to_text(np.asarray(spec.oop_weights))
     if spec.ip_weights is not None:
         out["ip_range"] = range_to_text(np.asarray(spec.ip_weights))
-    out["donks"] = spec.donks or ""
-    for k in ("pot", "stack", "raise_cap"):
-        out[k] = int(out[k])
-    for k in ("big_blind", "add_allin", "force_allin", "merging"):
-        out[k] = float(out[k])
     return out
+
+
+def read_numbers(values: dict[str, Any]) -> tuple[dict[str, Any], dict[str, str]]:
+    """The number fields of form ``values`` parsed: (values with numbers in place, spec
+    field → message for each bad one; its value is then a good stand-in so the other fields
+    can still be checked)."""
+    out = dict(values)
+    errors: dict[str, str] = {}
+    for key, number in NUMBERS.items():
+        value, error = number.parse(values.get(key))
+        if error:
+            errors[FIELDS[key]] = error
+        out[key] = _GOOD[FIELDS[key]] if error else value
+    return out, errors
 
 
 def spec_from_form(
     values: dict[str, Any], base: HoldemSpec | None, sizes: dict[str, Any] | None = None
 ) -> HoldemSpec:
-    """A spec from form values (and per-street override values, see :func:`size_key`);
-    fields the form does not show (memory cap, name) come from ``base``."""
+    """A spec from form values with numbers in place (see :func:`read_numbers`) and
+    per-street override values (see :func:`size_key`); fields the form does not show (the
+    name) come from ``base``."""
     kw = {fname: values[key] for key, fname in FIELDS.items()}
     kw["donks"] = (kw["donks"] or "").strip() or None
     spec = base if base is not None else HoldemSpec("", 0, 0, "", "")
@@ -224,18 +273,73 @@ def source_key(source: dict) -> str:
     return json.dumps(source, sort_keys=True)
 
 
-@st.cache_resource(show_spinner=False, max_entries=6)
-def _build(key: str) -> Game:
-    source = json.loads(key)
-    if source["kind"] == "toy":
-        return make_game(source["name"])
-    return build_holdem(HoldemSpec(**source["spec"]))
+_NOT_THE_GAME = ("name", "max_memory_mb")  # spec fields that do not change the game solved
+
+
+def game_key(source: dict) -> str:
+    """A hold'em source's spec as the Set up form holds it (its numbers, ranges as text,
+    size overrides), name and memory cap aside; other sources as they are. Two sources with
+    the same key are the same game (a resumed save shown as a custom spot is still its
+    game)."""
+    if source.get("kind") != "holdem" or not isinstance(source.get("spec"), dict):
+        return source_key(source)
+    try:
+        spec = HoldemSpec(**source["spec"])
+    except TypeError:
+        return source_key(source)
+    values, _ = read_numbers(form_values(spec))
+    form = asdict(spec_from_form(values, spec, size_values(spec)))
+    return json.dumps({k: v for k, v in form.items() if k not in _NOT_THE_GAME}, sort_keys=True)
+
+
+def same_game(a: dict | None, b: dict | None) -> bool:
+    """Whether two game sources describe the same game (see :func:`game_key`)."""
+    if a is None or b is None:
+        return False
+    return game_key(a) == game_key(b)
+
+
+SMALL_GAME = 2_000_000
+"""Games with fewer per-action entries than this stay cached for the server's life (the toy
+games, rivers: cheap to keep, and the Solve page measures them for its estimate)."""
+_GAMES: weakref.WeakValueDictionary[str, Game] = weakref.WeakValueDictionary()
+_SMALL: dict[str, Game] = {}
+_GAMES_LOCK = threading.Lock()
 
 
 def build_game(source: dict) -> Game:
     """Build (or reuse) the game for game-source metadata (see :mod:`solver.export`).
-    Games are read-only once built, so sessions share them."""
-    return _build(source_key(source))
+    Games are read-only once built, so sessions share them. A big game is kept only while
+    something uses it (a solve, a race, a page): when the last solve on it is released its
+    memory goes back too; small games stay cached."""
+    key = source_key(source)
+    with _GAMES_LOCK:
+        game = _GAMES.get(key)
+        if game is not None:
+            return game
+        if source["kind"] == "toy":
+            game = make_game(source["name"])
+        else:
+            game = build_holdem(HoldemSpec(**source["spec"]))
+        _GAMES[key] = game
+        if game.action_size < SMALL_GAME:
+            _SMALL[key] = game
+        return game
+
+
+def source_id_for(source: dict) -> str:
+    """The Set up choice a game source stands for: its toy game or preset when one matches
+    (the same spec), else the custom spot."""
+    if source.get("kind") == "toy":
+        name = source.get("name")
+        for key in sources():
+            if toy_name(key) == name:
+                return key
+        return default_source()
+    for key, p in presets().items():
+        if p.holdem is not None and same_game(source, holdem_source(p.holdem)):
+            return f"preset:{key}"
+    return CUSTOM
 
 
 def holdem_source(spec: HoldemSpec) -> dict:

@@ -1,13 +1,13 @@
 """Every session-state key of the app, and the small typed accessors the pages use.
 
-Widget keys that must survive a page switch are listed in :data:`PERSISTENT` (or start with
-one of the prefixes of :func:`keep_widgets`) and are re-assigned on every run (Streamlit
-forgets the state of widgets that a run does not draw). Non-widget keys hold Python objects:
-the session's solve job and race, the explored node, a loaded solve.
+Widgets whose values must survive a page switch are drawn with ``persist_state="session"``
+(:data:`app.components.fields.PERSIST`). Non-widget keys hold Python objects: the session's
+solve job and race, the explored node, a loaded solve.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -32,6 +32,7 @@ RAISE_CAP = "hs_raise_cap"
 ADD_ALLIN = "hs_add_allin"
 FORCE_ALLIN = "hs_force_allin"
 MERGING = "hs_merging"
+MAX_MEMORY = "hs_max_memory"
 OOP_RANGE = "hs_oop_range"
 IP_RANGE = "hs_ip_range"
 GRID_PLAYER = "grid_player"  # which range the clickable grid edits ("OOP" / "IP")
@@ -51,6 +52,7 @@ PARAM_PREFIX = "algo_param_"  # + parameter name
 TARGET = "target_value"
 TARGET_UNIT = "target_unit"  # "% pot" or "chips"
 MAX_ITERATIONS = "max_iterations"
+CHECK_EVERY = "check_every"  # exploitability checked every this many iterations
 THREADS = "solver_threads"
 THREADS_ONE = "solver_threads_one"  # disabled number input showing 1 (sampling or RBP runs)
 PRECISION = "solver_precision"
@@ -60,6 +62,9 @@ RBP_CHECK_EVERY = "solver_rbp_every"  # number input: interval/Total RBP check_e
 RBP_THRESHOLD = "solver_rbp_threshold"  # number input: Total RBP's sums threshold C (≥ 0)
 RBP_FREE_OPPONENT = "solver_rbp_free_opponent"  # checkbox: Total RBP frees the other's regrets
 X_AXIS = "curve_x"  # "iterations", "seconds" or "nodes touched" (curves on the Solve page)
+SETTINGS_GAME = "settings_game"  # source id of the game the Solve settings belong to
+SETTINGS_HOLDEM = "settings_holdem"  # whether that game is a hold'em spot
+SETTINGS_KEPT = "settings_kept"  # source id → the Solve settings the user set for that game
 
 # ----- compare widgets (every key starts with COMPARE_PREFIX: kept across pages) -------------
 COMPARE_PREFIX = "cmp_"
@@ -84,6 +89,11 @@ REPORTS_PREFIX = "rep_"
 JOB = "job"  # the session's current SolveJob (or None)
 JOB_SOURCE = "job_source"  # game-source metadata of the job's game (for saving)
 JOB_SPEC = "job_spec"  # HoldemSpec of the job's game, or None
+JOB_GAME_ID = "job_game_id"  # Set up source id the job's game came from ("preset:…", …)
+JOB_LABEL = "job_label"  # the job's game as people call it ("SRP turn: Td9d6h Qc")
+JOB_WIDGETS = "job_widgets"  # the Solve fields as they were when the job started
+JOB_TOKEN = "job_token"  # the token in the page URL that lets a reload take the job back
+JOB_ENDED = "job_ended"  # why the session's job is gone (its page was closed past the grace)
 EXPLORE_NODE = "explore_node"  # node id being explored
 CHANCE_CARD = "explore_card"  # selectbox at chance nodes
 COMBO_FILTER = "explore_filter"
@@ -96,50 +106,6 @@ RACE_DEMO = "race_demo"  # key of the demo the race runs, or None
 RACE_ERROR = "race_error"  # why the last Start failed, or None
 RACE_LAST_STATE = "race_last_state"  # the race state the page last drew its buttons for
 
-PERSISTENT = (
-    SOURCE,
-    BOARD,
-    POT,
-    STACK,
-    BIG_BLIND,
-    BETS,
-    RAISES,
-    DONKS,
-    RAISE_CAP,
-    ADD_ALLIN,
-    FORCE_ALLIN,
-    MERGING,
-    OOP_RANGE,
-    IP_RANGE,
-    GRID_PLAYER,
-    GRID_WEIGHT,
-    GRID_EDITOR_OPEN,
-    GRID_DRAG,
-    BOARD_PICKER_OPEN,
-    ALGORITHM,
-    TARGET,
-    TARGET_UNIT,
-    MAX_ITERATIONS,
-    THREADS,
-    PRECISION,
-    PRUNING,
-    SEED,
-    RBP_CHECK_EVERY,
-    RBP_THRESHOLD,
-    RBP_FREE_OPPONENT,
-    X_AXIS,
-)
-
-
-def keep_widgets() -> None:
-    """Re-assign persistent widget values so they survive pages that do not draw them."""
-    ss = st.session_state
-    for key in list(ss.keys()):
-        if key in PERSISTENT or str(key).startswith(
-            (PARAM_PREFIX, SIZE_PREFIX, COMPARE_PREFIX, REPORTS_PREFIX)
-        ):
-            ss[key] = ss[key]
-
 
 def get(key: str, default: Any = None) -> Any:
     return st.session_state.get(key, default)
@@ -150,8 +116,10 @@ def put(key: str, value: Any) -> None:
 
 
 def job() -> SolveJob | None:
+    """The session's solve job; None when there is none or it was released (its session
+    was gone past the grace period, see :mod:`solver.lifecycle`)."""
     j = st.session_state.get(JOB)
-    return j if isinstance(j, SolveJob) else None
+    return j if isinstance(j, SolveJob) and not j.released else None
 
 
 def race() -> RaceJob | None:
@@ -168,28 +136,28 @@ class Solved:
     holdem: HoldemSpec | None
     average: Any  # (action_size,) average strategy (read-only copy)
     iteration: int
-    history: tuple[Point, ...]
+    history: Sequence[Point]
     engine: Solver | None  # only when no thread can be writing it
     job: SolveJob | None
 
 
 def solved() -> Solved | None:
-    """The session's current solve: its job (latest published average strategy) or a solve
-    loaded from a file. None when there is nothing to explore yet."""
+    """The session's current solve: its job (the average strategy of its latest iteration,
+    copied on demand between two chunks) or a solve loaded from a file. None when there is
+    nothing to explore yet."""
     j = job()
     if j is not None:
-        p = j.progress
-        if p.average is not None:
-            return Solved(
-                j.game,
-                get(JOB_SOURCE, {}),
-                get(JOB_SPEC),
-                p.average,
-                p.average_iteration,
-                p.history,
-                None if j.alive else j.engine,
-                j,
-            )
+        average, iteration = j.average_strategy()
+        return Solved(
+            j.game,
+            get(JOB_SOURCE, {}),
+            get(JOB_SPEC),
+            average,
+            iteration,
+            j.progress.history,
+            None if j.alive else j.engine,
+            j,
+        )
     loaded = get(LOADED)
     if loaded is not None:
         return Solved(

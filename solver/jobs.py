@@ -1,51 +1,61 @@
-"""Background solves: a :class:`SolveJob` runs an :class:`~solver.cfr.engine.Engine` in a thread
-and publishes immutable :class:`Progress` snapshots that any other thread may read.
+"""Background solves: a :class:`SolveJob` runs a solver (:func:`solver.algorithms.make_solver`)
+in a thread and publishes immutable :class:`Progress` snapshots that any other thread may read.
 
 No Streamlit here. The threading contract:
 
-* only the job thread touches the engine while the job is alive; the kernels release the GIL
+* only the job thread touches the solver while the job is alive; the kernels release the GIL
   (``nogil``), so a UI thread keeps answering while a chunk runs;
 * iterations run in chunks sized to about ``chunk_s`` seconds (at least one iteration), so Stop
   and Pause take effect within one chunk;
-* between chunks the job thread copies what readers need — the watched node's average strategy
-  and, at each exploitability check, the whole average strategy — into fresh read-only arrays
-  and publishes them in a new :class:`Progress` under a lock. Readers never see an array the
-  kernel is writing.
+* exploitability is measured at fixed iterations — every ``check_every`` (10, as the CLI's
+  ``--every``), and at the end — so the same solve stops at the same iteration with the same
+  numbers whatever the machine's load;
+* between chunks the job thread copies what a live view needs — the watched node's average
+  strategy and both players' reach there, computed from the strategy sums of that node and of
+  the nodes on its path only — into fresh read-only arrays and publishes them in a new
+  :class:`Progress` under a lock. The whole tree's average strategy is copied only when a
+  reader asks for it (:meth:`SolveJob.average_strategy`: the Explore page). Readers never
+  see an array a kernel is writing.
 
-Lifecycle: :class:`JobRegistry` maps an owner (a browser session id) to its jobs;
-:meth:`JobRegistry.reap` stops the jobs of owners gone for longer than a grace period, and
-every job still running at interpreter exit is stopped by an ``atexit`` hook. Any object with
-the small :class:`Job` interface takes part (solve jobs here, races in :mod:`solver.race`):
-it calls :func:`track` when its thread starts.
+Lifecycle (owners, tokens, the reaper, ``atexit``): :mod:`solver.lifecycle`, whose names are
+re-exported here.
 """
 
 from __future__ import annotations
 
-import atexit
 import math
 import threading
 import time
-import weakref
-from collections.abc import Callable
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Generic, Protocol, TypeVar, Unpack
+from typing import Unpack, overload
 
 import numpy as np
 import numpy.typing as npt
 
 from solver.algorithms import AlgorithmRule, Solver, SolverOptions, make_solver
-from solver.games.model import DECISION, Game
+from solver.games.model import CHANCE, DECISION, Game
+from solver.lifecycle import (
+    DONE,
+    FAILED,
+    FINISHED,
+    PAUSED,
+    READY,
+    RUNNING,
+    STOPPED,
+    Job,
+    JobRegistry,
+    ThreadOwner,
+    live_jobs,
+    stop_all,
+    track,
+    trim_memory,
+)
 
 Array = npt.NDArray[np.float64]
 
-# Job states.
-READY = "ready"  # created, not started
-RUNNING = "running"
-PAUSED = "paused"
-DONE = "done"  # reached the target or the iteration limit
-STOPPED = "stopped"  # stopped by its owner, its session ending, or process exit
-FAILED = "failed"  # the thread raised; ``Progress.error`` says what
-FINISHED = (DONE, STOPPED, FAILED)
+CHECK_EVERY = 10
+"""Iterations between exploitability checks by default (the CLI's ``--every``)."""
 
 
 @dataclass(frozen=True)
@@ -59,6 +69,59 @@ class Point:
     memory_bytes: int = 0  # bytes the solve holds (regrets, sums, buffers; see Engine)
 
 
+class History(Sequence[Point]):
+    """The checks of a solve so far: an append-only list shared by every snapshot, each
+    snapshot seeing the first ``n`` entries. Appending is O(1) — a long solve checked every
+    10 iterations makes tens of thousands of checks, and copying a tuple at each one cost
+    more than the solve. Reads (indexing, slices as tuples, iteration, ``len``) see only the
+    snapshot's entries, so a snapshot never changes."""
+
+    __slots__ = ("_items", "_n")
+
+    def __init__(self, items: list[Point] | None = None, n: int | None = None) -> None:
+        self._items = items if items is not None else []
+        self._n = len(self._items) if n is None else n
+
+    def appended(self, point: Point) -> History:
+        """A history one check longer (this one unchanged). Only the newest view appends:
+        the job thread's."""
+        if len(self._items) != self._n:  # an older view: copy (never happens in a job)
+            return History([*self._items[: self._n], point])
+        self._items.append(point)
+        return History(self._items, self._n + 1)
+
+    def __len__(self) -> int:
+        return self._n
+
+    @overload
+    def __getitem__(self, i: int) -> Point: ...
+
+    @overload
+    def __getitem__(self, i: slice) -> tuple[Point, ...]: ...
+
+    def __getitem__(self, i: int | slice) -> Point | tuple[Point, ...]:
+        if isinstance(i, slice):
+            return tuple(self._items[: self._n][i])
+        if i < 0:
+            i += self._n
+        if not 0 <= i < self._n:
+            raise IndexError("history index out of range")
+        return self._items[i]
+
+    def __iter__(self) -> Iterator[Point]:
+        return iter(self._items[: self._n])
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, (History, tuple, list)):
+            return len(self) == len(other) and all(a == b for a, b in zip(self, other, strict=True))
+        return NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"History({self._n} checks)"
+
+
 def _frozen(a: Array) -> Array:
     a.flags.writeable = False
     return a
@@ -67,34 +130,39 @@ def _frozen(a: Array) -> Array:
 @dataclass(frozen=True)
 class Progress:
     """An immutable snapshot of a job. Arrays in it are read-only copies owned by the
-    snapshot; ``history`` is a tuple (append-only between snapshots)."""
+    snapshot; ``history`` is a :class:`History` (append-only between snapshots)."""
 
     state: str = READY
     iteration: int = 0
     elapsed_s: float = 0.0  # time spent solving and measuring (pauses excluded), seconds
-    iterations_per_s: float = 0.0  # over the last chunks
+    iterations_per_s: float = 0.0  # over the last chunks (0 before the first one ends)
     nodes_touched: int = 0
     memory_bytes: int = 0  # what the solve holds now (falls while Total RBP prunes)
     exploitability: float | None = None  # chips, at the last check
     best_response: tuple[float, float] | None = None  # (BR₀, BR₁) chips at the last check
-    history: tuple[Point, ...] = field(default=(), repr=False)
+    history: History = field(default_factory=History, repr=False)
     watched_node: int = 0
     watched_strategy: Array | None = field(
         default=None, repr=False
     )  # (num_actions, num_hands) average at watched_node
-    watched_iteration: int = 0  # iteration at which watched_strategy was copied
-    average: Array | None = field(
+    watched_reach: tuple[Array, Array] | None = field(
         default=None, repr=False
-    )  # (action_size,) average strategy at the last check
-    average_iteration: int = 0
+    )  # ((H₀,), (H₁,)) each player's reach at watched_node under the average strategy
+    watched_iteration: int = 0  # iteration at which the watched arrays were copied
     stopped_by: str = ""  # "target", "iterations", "stop", "session", "exit" or ""
     error: str = ""
+    waiting: bool = False  # started, but waiting for its kernels (``ready``) before solving
     starting_pot: float = 0.0  # chips (hold'em subgames; 0 for toy games)
     big_blind: float | None = None  # chips, for mbb/hand
 
     @property
     def finished(self) -> bool:
         return self.state in FINISHED
+
+    @property
+    def seconds_per_iteration(self) -> float | None:
+        """Seconds one iteration takes lately (None before the first chunk ends)."""
+        return 1.0 / self.iterations_per_s if self.iterations_per_s > 0 else None
 
     @property
     def pct_pot(self) -> float | None:
@@ -113,7 +181,8 @@ class Progress:
 
 def block_average(game: Game, cumulative: Array, node: int) -> Array:
     """Average strategy of one decision node from strategy sums: (num_actions, num_hands),
-    each column normalised, uniform where a hand's sums are all zero. Returns a new array."""
+    each column normalised, uniform where a hand's sums are all zero. Returns a new array.
+    (16-bit sums with a scale per node normalise the same way: the scale cancels.)"""
     off, na, nh = game.block(node)
     s = np.array(cumulative[off : off + na * nh], dtype=np.float64).reshape(na, nh)
     tot = s.sum(axis=0)
@@ -123,110 +192,87 @@ def block_average(game: Game, cumulative: Array, node: int) -> Array:
     return out
 
 
-def estimate_eta(history: tuple[Point, ...], target: float | None) -> float | None:
-    """Seconds until ``target`` (chips) by a power-law fit of exploitability vs time over the
-    recent history (log-log line through the last points); None when it cannot be estimated."""
-    if target is None or len(history) < 3:
+def reach_at(game: Game, cumulative: Array, node: int) -> tuple[Array, Array]:
+    """Each player's reach at ``node`` (shapes (H₀,), (H₁,)) under the average strategy of
+    the sums ``cumulative``: the range weights times the player's own average action
+    probabilities along the path, zeroed where a dealt card blocks the hand (chance
+    probabilities not included) — :func:`solver.cfr.reach.path_reach` of the average
+    strategy, reading the sums of the path's decision nodes only (not the whole tree)."""
+    t = game.tree
+    reach = [np.array(game.hands.weights[p, : game.num_hands[p]], dtype=np.float64) for p in (0, 1)]
+    path = []
+    n = node
+    while n > 0:
+        path.append(n)
+        n = int(game.parents[n])
+    for child in reversed(path):
+        parent = int(game.parents[child])
+        if t.kind[parent] == DECISION:
+            a = child - int(t.first_child[parent])
+            reach[int(t.player[parent])] *= block_average(game, cumulative, parent)[a]
+        elif t.kind[parent] == CHANCE:
+            for p in (0, 1):
+                reach[p] *= game.valid_hands(child, p)
+    return reach[0], reach[1]
+
+
+TREND_POINTS = 5
+"""Checks a time-to-target trend needs (log-log fit over the recent ones)."""
+TREND_WINDOW = 12
+"""How many of the latest checks the trend is fitted to."""
+
+
+def estimate_eta(history: Sequence[Point], target: float | None) -> float | None:
+    """Seconds until ``target`` (chips) by a power-law fit of exploitability against solve
+    time: a least-squares line through the latest :data:`TREND_WINDOW` checks in log-log
+    (at least :data:`TREND_POINTS` with time > 0 and exploitability > 0, spread in time).
+    0 once the last check is at or below the target; None while no falling trend can be
+    fitted (too few checks, or exploitability not falling). May be huge: the page shows
+    "> 1 day" past a day."""
+    if target is None:
         return None
-    pts = [p for p in history[-20:] if p.elapsed_s > 0 and p.exploitability > 0]
-    if len(pts) < 3:
-        return None
-    last = pts[-1]
-    if last.exploitability <= target:
+    pts = [p for p in history[-TREND_WINDOW:] if p.elapsed_s > 0 and p.exploitability > 0]
+    if pts and pts[-1].exploitability <= target:
         return 0.0
+    if len(pts) < TREND_POINTS:
+        return None
     x = np.log([p.elapsed_s for p in pts])
     y = np.log([p.exploitability for p in pts])
-    if np.ptp(x) <= 0:
+    if np.ptp(x) <= 1e-9:
         return None
-    slope = float(np.polyfit(x, y, 1)[0])
-    if slope >= -1e-6:
+    slope, icept = (float(v) for v in np.polyfit(x, y, 1))
+    if not slope < -1e-3:
         return None
-    t_target = math.exp(math.log(last.elapsed_s) + (math.log(target) - y[-1]) / slope)
-    return max(t_target - last.elapsed_s, 0.0)
+    log_t = (math.log(target) - icept) / slope
+    now = pts[-1].elapsed_s
+    if log_t > math.log(now) + 50.0:  # beyond any clock: e^50 times the time so far
+        return math.inf
+    return max(math.exp(log_t) - now, 0.0)
 
 
-class Job(Protocol):
-    """What the registry, the reaper and :func:`stop_all` need from a background job."""
-
-    @property
-    def alive(self) -> bool:
-        """Whether its thread (or any of its threads) still runs."""
-        ...
-
-    def stop(self, reason: str = "stop") -> None:
-        """Ask it to end soon (non-blocking)."""
-        ...
-
-    def join(self, timeout: float | None = None) -> bool:
-        """Wait for its threads; True when they have ended (or never started)."""
-        ...
+def next_check(iteration: int, every: int) -> int:
+    """The first iteration after ``iteration`` at which a solve checking every ``every``
+    iterations measures: the next multiple of ``every``."""
+    return (iteration // every + 1) * every
 
 
-_LIVE: weakref.WeakSet[Job] = weakref.WeakSet()
-_LIVE_LOCK = threading.Lock()
-
-
-def track(job: Job) -> None:
-    """Count ``job`` among the live jobs (:func:`live_jobs`, :func:`stop_all`, ``atexit``)."""
-    with _LIVE_LOCK:
-        _LIVE.add(job)
-
-
-class _HasState(Protocol):
-    @property
-    def state(self) -> str: ...
-
-
-P = TypeVar("P", bound=_HasState)
-
-
-class ThreadOwner(Generic[P]):
-    """What a job that runs in one background thread (``_thread``) and publishes immutable
-    snapshots (``progress``) answers about it."""
-
-    _thread: threading.Thread | None = None
-
-    @property
-    def progress(self) -> P:
-        raise NotImplementedError
-
-    def wait_for(self, predicate: Callable[[P], bool], timeout: float = 60.0) -> P:
-        """Block until ``predicate(progress)`` holds (polling every few ms); for tests and
-        scripts. Raises TimeoutError."""
-        deadline = time.monotonic() + timeout
-        while True:
-            p = self.progress
-            if predicate(p):
-                return p
-            if time.monotonic() > deadline:
-                raise TimeoutError(f"{type(self).__name__} still {p.state} after {timeout} s")
-            time.sleep(0.005)
-
-    def join(self, timeout: float | None = None) -> bool:
-        """Wait for the thread to end; True when it has (or never started)."""
-        t = self._thread
-        if t is None:
-            return True
-        t.join(timeout)
-        return not t.is_alive()
-
-    @property
-    def alive(self) -> bool:
-        t = self._thread
-        return t is not None and t.is_alive()
+class JobReleased(RuntimeError):
+    """The job's solver and game were released (its session ended): nothing left to read."""
 
 
 class SolveJob(ThreadOwner[Progress]):
     """One solve of ``game`` with ``rule`` in a background thread.
 
-    ``target`` is an exploitability in chips (None: run to ``max_iterations``);
-    exploitability is measured every ``check_every`` iterations, or when None, whenever at
-    least ``min(check_s, 10 % of the solve time so far)`` seconds passed since the last check
-    (and twice what the last check cost, so checks take at most a third of the time).
-    Pass ``engine`` to resume a solve (its iteration count and sums carry on); otherwise
-    one is made by :func:`solver.algorithms.make_solver` from ``rule`` (any algorithm: a
-    full-width rule or Monte Carlo CFR) with ``options`` (threads, storage precision,
-    pruning, sampling seed, RBP settings: :class:`solver.algorithms.SolverOptions`).
+    ``target`` is an exploitability in chips (None: run to ``max_iterations``), measured every
+    ``check_every`` iterations (at each multiple of it) and when the solve ends; a solve stops
+    at the first check at or below its target. Pass ``engine`` to resume a solve (its
+    iteration count and sums carry on, ``history`` its earlier checks); otherwise one is made
+    by :func:`solver.algorithms.make_solver` from ``rule`` (any algorithm: a full-width rule or
+    Monte Carlo CFR) with ``options`` (threads, storage precision, pruning, sampling seed, RBP
+    settings: :class:`solver.algorithms.SolverOptions`). ``watch`` is the decision node whose
+    average strategy and reach each snapshot carries. With ``ready``, the thread waits for that
+    event before its first iteration (the app's background warm-up compiling the kernels it
+    needs: ``Progress.waiting`` says so; the wait is not counted as solve time).
     """
 
     def __init__(
@@ -236,40 +282,46 @@ class SolveJob(ThreadOwner[Progress]):
         *,
         target: float | None = None,
         max_iterations: int = 1_000_000,
-        check_every: int | None = None,
-        check_s: float = 0.25,
+        check_every: int = CHECK_EVERY,
         chunk_s: float = 0.1,
         watch: int = 0,
         engine: Solver | None = None,
         history: tuple[Point, ...] = (),
+        ready: threading.Event | None = None,
         **options: Unpack[SolverOptions],
     ) -> None:
         if target is not None and not target > 0:
             raise ValueError("target exploitability must be > 0")
         if max_iterations < 0:
             raise ValueError("max_iterations must be ≥ 0")
-        if check_every is not None and check_every < 1:
-            raise ValueError("check_every must be ≥ 1")
+        if isinstance(check_every, bool) or not isinstance(check_every, int) or check_every < 1:
+            raise ValueError(f"check_every must be a whole number ≥ 1, got {check_every!r}")
         self.rule = rule
-        self.engine: Solver = engine if engine is not None else make_solver(game, rule, **options)
+        self._engine: Solver | None = (
+            engine if engine is not None else make_solver(game, rule, **options)
+        )
         # the solver's own game: a sampled solve plays every card (Game.without_isomorphism)
-        self.game = self.engine.game
+        self._game: Game | None = self._engine.game
         self.target = target
         self.max_iterations = max_iterations
         self.check_every = check_every
-        self.check_s = check_s
         self.chunk_s = chunk_s
+        self._ready = ready
         self._lock = threading.Lock()
         self._stop = threading.Event()
         self._run = threading.Event()  # set = running, clear = paused
         self._run.set()
         self._stop_reason = "stop"
         self._watch = self._checked_watch(watch)
+        self._avg_wanted = threading.Event()  # a reader waits for the whole average
+        self._avg_ready = threading.Condition(self._lock)
+        self._avg: tuple[int, Array] | None = None  # (iteration, read-only average)
+        eng = self._engine
         self._progress = Progress(
-            iteration=self.engine.iteration,
-            nodes_touched=self.engine.nodes_touched,
-            memory_bytes=self.engine.memory_bytes,
-            history=tuple(history),
+            iteration=eng.iteration,
+            nodes_touched=eng.nodes_touched,
+            memory_bytes=eng.memory_bytes,
+            history=History(list(history)),
             exploitability=history[-1].exploitability if history else None,
             elapsed_s=history[-1].elapsed_s if history else 0.0,
             watched_node=self._watch,
@@ -277,6 +329,39 @@ class SolveJob(ThreadOwner[Progress]):
             big_blind=game.big_blind if game.is_holdem else None,
         )
         self._thread: threading.Thread | None = None
+
+    # ----- what it holds ---------------------------------------------------------------------
+    @property
+    def engine(self) -> Solver:
+        """The solver (only the job thread may touch it while the job is alive)."""
+        if self._engine is None:
+            raise JobReleased("this solve was released when its session ended")
+        return self._engine
+
+    @property
+    def game(self) -> Game:
+        if self._game is None:
+            raise JobReleased("this solve was released when its session ended")
+        return self._game
+
+    @property
+    def released(self) -> bool:
+        """Whether :meth:`release` gave its solver and game back."""
+        return self._engine is None
+
+    def release(self) -> None:
+        """Drop the solver, the game and every array this job holds, so their memory can be
+        given back (the reaper calls it once the job of a gone session has ended). Only the
+        last snapshot's numbers stay. Refused while the thread runs."""
+        if self.alive:
+            raise RuntimeError("stop the job before releasing it")
+        with self._lock:
+            self._engine = None
+            self._game = None
+            self._avg = None
+            self._progress = replace(
+                self._progress, watched_strategy=None, watched_reach=None, history=History()
+            )
 
     # ----- control (any thread) ------------------------------------------------------------
     def start(self) -> SolveJob:
@@ -303,8 +388,8 @@ class SolveJob(ThreadOwner[Progress]):
         self._run.set()
 
     def watch(self, node: int) -> None:
-        """Watch another decision node: its average strategy is copied between chunks (and
-        right away when the job is not running)."""
+        """Watch another decision node: its average strategy and reach are copied between
+        chunks (and right away when the job is not running)."""
         node = self._checked_watch(node)
         with self._lock:
             self._watch = node
@@ -313,7 +398,8 @@ class SolveJob(ThreadOwner[Progress]):
             self._publish_watch()
 
     def _checked_watch(self, node: int) -> int:
-        if not 0 <= node < self.game.num_nodes or self.game.tree.kind[node] != DECISION:
+        g = self.game
+        if not 0 <= node < g.num_nodes or g.tree.kind[node] != DECISION:
             raise ValueError(f"node {node} is not a decision node")
         return int(node)
 
@@ -322,49 +408,102 @@ class SolveJob(ThreadOwner[Progress]):
         with self._lock:
             return self._progress
 
+    def average_strategy(self, timeout: float = 60.0) -> tuple[Array, int]:
+        """The whole average strategy, (action_size,) read-only, and the iteration it is of.
+        While the thread runs, it copies the average between two chunks (or while paused)
+        and this waits for it; afterwards it is computed here. Kept until the solve moves
+        on, so asking again at the same iteration costs nothing. Raises TimeoutError."""
+        deadline = time.monotonic() + timeout
+        with self._lock:
+            while True:
+                eng = self.engine
+                if self._avg is not None and self._avg[0] == eng.iteration:
+                    return self._avg[1], self._avg[0]
+                if self._thread is None or not self._thread.is_alive():
+                    break
+                self._avg_wanted.set()
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    raise TimeoutError("the solve did not copy its average strategy in time")
+                self._avg_ready.wait(min(left, 0.05))
+        self._copy_average()  # no thread: nothing is writing
+        with self._lock:
+            assert self._avg is not None
+            return self._avg[1], self._avg[0]
+
     # ----- the job thread --------------------------------------------------------------------
     def _update(self, **changes: object) -> None:
         with self._lock:
             self._progress = replace(self._progress, **changes)  # type: ignore[arg-type]
 
+    def _copy_average(self) -> None:
+        eng = self.engine
+        avg = _frozen(eng.average_strategy())
+        with self._lock:
+            self._avg = (eng.iteration, avg)
+            self._avg_wanted.clear()
+            self._avg_ready.notify_all()
+
+    def _serve(self) -> None:
+        """Between chunks: answer a reader waiting for the whole average."""
+        if self._avg_wanted.is_set():
+            self._copy_average()
+
     def _publish_watch(self) -> None:
         with self._lock:
             node = self._watch
-        strat = _frozen(block_average(self.game, self.engine.storage.cumulative, node))
+        eng = self.engine
+        sums = eng.storage.cumulative
+        strat = _frozen(block_average(self.game, sums, node))
+        r0, r1 = reach_at(self.game, sums, node)
         self._update(
-            watched_node=node, watched_strategy=strat, watched_iteration=self.engine.iteration
+            watched_node=node,
+            watched_strategy=strat,
+            watched_reach=(_frozen(r0), _frozen(r1)),
+            watched_iteration=eng.iteration,
         )
 
     def _measure(self, elapsed: float) -> float:
         eng = self.engine
-        avg = eng.average_strategy()
-        br = eng.best_response_values(avg)
+        br = eng.best_response_values()
         expl = 0.5 * (br[0] + br[1])
-        p = self.progress
         point = Point(eng.iteration, elapsed, expl, eng.nodes_touched, eng.memory_bytes)
-        hist = p.history
+        hist = self.progress.history
         if not hist or hist[-1].iteration != eng.iteration:
-            hist = (*hist, point)
-        self._update(
-            exploitability=expl,
-            best_response=br,
-            history=hist,
-            average=_frozen(avg),
-            average_iteration=eng.iteration,
-        )
+            hist = hist.appended(point)
+        self._update(exploitability=expl, best_response=br, history=hist)
         return expl
 
+    def _pause_here(self) -> None:
+        """Wait while paused, keeping the watched node and average requests served."""
+        self._publish_watch()
+        while not self._run.wait(0.05):
+            if self.progress.watched_node != self._watch:
+                self._publish_watch()
+            self._serve()
+
+    def _wait_ready(self) -> None:
+        ready = self._ready
+        if ready is None or ready.is_set():
+            return
+        self._update(waiting=True)
+        while not ready.wait(0.1) and not self._stop.is_set():
+            self._serve()
+        self._update(waiting=False)
+
     def _main(self) -> None:
-        eng = self.engine
-        elapsed = self._progress.elapsed_s
         try:
+            self._wait_ready()
+            if self._stop.is_set():  # stopped before it could start
+                self._update(state=STOPPED, stopped_by=self._stop_reason)
+                return
+            eng = self.engine
+            elapsed = self._progress.elapsed_s
             self._publish_watch()
             started = time.perf_counter()
-            expl = self._measure(elapsed + time.perf_counter() - started)
+            expl = self._measure(elapsed)
             per_iter = 0.0  # seconds per iteration, smoothed
-            check_cost = 0.0  # seconds the last exploitability check took
-            last_check_iter = eng.iteration
-            last_check_t = time.perf_counter()
+            watched_at = started
             stopped_by = ""
             while True:
                 if self._stop.is_set():
@@ -378,38 +517,26 @@ class SolveJob(ThreadOwner[Progress]):
                     break
                 if not self._run.is_set():
                     elapsed += time.perf_counter() - started
-                    self._publish_watch()
                     self._update(state=PAUSED, elapsed_s=elapsed)
-                    while not self._run.wait(0.05):  # idle: keep serving watch changes
-                        if self.progress.watched_node != self._watch:
-                            self._publish_watch()
+                    self._pause_here()
                     started = time.perf_counter()
-                    last_check_t = started
                     if self._stop.is_set():
                         continue
                     self._update(state=RUNNING)
+                due = min(next_check(eng.iteration, self.check_every), self.max_iterations)
                 n = 1 if per_iter <= 0 else max(1, int(self.chunk_s / per_iter))
-                n = min(n, self.max_iterations - eng.iteration)
-                if self.check_every is not None:
-                    n = min(n, self.check_every - (eng.iteration - last_check_iter))
+                n = min(n, due - eng.iteration)
                 t0 = time.perf_counter()
                 eng.iterate(n)
                 dt = time.perf_counter() - t0
                 per_iter = dt / n if per_iter <= 0 else 0.5 * per_iter + 0.5 * dt / n
-                self._publish_watch()
+                if eng.iteration >= due:
+                    expl = self._measure(elapsed + time.perf_counter() - started)
                 now = time.perf_counter()
-                if self.check_every is not None:
-                    due = eng.iteration - last_check_iter >= self.check_every
-                else:  # log-spaced early, then every check_s; ≤ 1/3 of the time measuring
-                    spent = elapsed + now - started
-                    gap = max(min(0.1 * spent, self.check_s), 0.02, 2.0 * check_cost)
-                    due = now - last_check_t >= gap
-                done = eng.iteration >= self.max_iterations
-                if due or done:
-                    expl = self._measure(elapsed + now - started)
-                    last_check_iter = eng.iteration
-                    last_check_t = time.perf_counter()
-                    check_cost = last_check_t - now
+                if now - watched_at >= 0.2 or eng.iteration >= due:
+                    self._publish_watch()  # a live view redraws about once a second
+                    watched_at = now
+                self._serve()
                 self._update(
                     iteration=eng.iteration,
                     nodes_touched=eng.nodes_touched,
@@ -418,7 +545,8 @@ class SolveJob(ThreadOwner[Progress]):
                     iterations_per_s=1.0 / per_iter if per_iter > 0 else 0.0,
                 )
             elapsed += time.perf_counter() - started
-            if self.progress.average_iteration != eng.iteration:
+            hist = self.progress.history
+            if not hist or hist[-1].iteration != eng.iteration:
                 self._measure(elapsed)
             self._publish_watch()
             state = DONE if stopped_by in ("target", "iterations") else STOPPED
@@ -431,92 +559,35 @@ class SolveJob(ThreadOwner[Progress]):
             )
         except Exception as exc:  # the owner reads it from the snapshot
             self._update(state=FAILED, error=f"{type(exc).__name__}: {exc}")
+        finally:
+            with self._lock:
+                self._avg_wanted.clear()
+                self._avg_ready.notify_all()
 
 
-@dataclass
-class _Entry:
-    jobs: list[Job] = field(default_factory=list)
-    gone_since: float | None = None
-
-
-class JobRegistry:
-    """Thread-safe map owner id → jobs, and the reaper that ends jobs whose owner is gone."""
-
-    def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self._owners: dict[str, _Entry] = {}
-
-    def add(self, owner: str, job: Job) -> None:
-        with self._lock:
-            entry = self._owners.setdefault(owner, _Entry())
-            entry.jobs = [j for j in entry.jobs if j.alive]
-            entry.jobs.append(job)
-
-    def jobs(self, owner: str) -> list[Job]:
-        with self._lock:
-            entry = self._owners.get(owner)
-            return list(entry.jobs) if entry else []
-
-    def running(self) -> list[Job]:
-        with self._lock:
-            return [j for e in self._owners.values() for j in e.jobs if j.alive]
-
-    def reap(
-        self, is_active: Callable[[str], bool], grace_s: float, now: float | None = None
-    ) -> list[Job]:
-        """Stop the jobs of owners that ``is_active`` has reported gone for at least
-        ``grace_s`` seconds; forget owners with no live job. Returns the jobs stopped."""
-        now = time.monotonic() if now is None else now
-        stopped = []
-        with self._lock:
-            for owner in list(self._owners):
-                entry = self._owners[owner]
-                entry.jobs = [j for j in entry.jobs if j.alive]
-                if not entry.jobs:
-                    del self._owners[owner]
-                    continue
-                if is_active(owner):
-                    entry.gone_since = None
-                    continue
-                if entry.gone_since is None:
-                    entry.gone_since = now
-                if now - entry.gone_since >= grace_s:
-                    for j in entry.jobs:
-                        j.stop("session")
-                        stopped.append(j)
-        return stopped
-
-    def start_reaper(
-        self, is_active: Callable[[str], bool], grace_s: float = 10.0, every_s: float = 1.0
-    ) -> threading.Thread:
-        """A daemon thread calling :meth:`reap` every ``every_s`` seconds."""
-
-        def loop() -> None:
-            while True:
-                time.sleep(every_s)
-                try:
-                    self.reap(is_active, grace_s)
-                except Exception:  # keep reaping whatever one check does
-                    continue
-
-        t = threading.Thread(target=loop, name="solve-job-reaper", daemon=True)
-        t.start()
-        return t
-
-
-def live_jobs() -> list[Job]:
-    """Every job (solve or race) whose thread is still running (in this process)."""
-    with _LIVE_LOCK:
-        return [j for j in _LIVE if j.alive]
-
-
-def stop_all(reason: str = "exit", timeout: float = 5.0) -> None:
-    """Stop every live job and wait for the threads (process exit, test teardown)."""
-    jobs = live_jobs()
-    for j in jobs:
-        j.stop(reason)
-    for j in jobs:
-        j.join(timeout)
-
-
-atexit.register(stop_all)
+__all__ = [
+    "CHECK_EVERY",
+    "DONE",
+    "FAILED",
+    "FINISHED",
+    "PAUSED",
+    "READY",
+    "RUNNING",
+    "STOPPED",
+    "History",
+    "Job",
+    "JobRegistry",
+    "JobReleased",
+    "Point",
+    "Progress",
+    "SolveJob",
+    "ThreadOwner",
+    "block_average",
+    "estimate_eta",
+    "live_jobs",
+    "next_check",
+    "reach_at",
+    "stop_all",
+    "track",
+    "trim_memory",
+]

@@ -2,24 +2,98 @@
 
 A fresh checkout has an empty Numba cache, and a first solve compiles the traversal for its
 storage types: ~40 s for Leduc, ~30 s more for a hold'em river, ~50 s more for parallel turn
-passes (2-core machine). ``python -m solver warmup`` does that once, up front, on every core:
-each group below runs in its own process (Numba's cache re-reads its index before every
-save, so processes add their own signatures without losing each other's). With the cache
-warm it returns in a few seconds.
+passes (2-core machine). ``python -m solver.warmup`` (or ``python -m solver warmup``) does
+that once, up front: each group below runs in its own process (Numba's cache re-reads its
+index before every save, so processes add their own signatures without losing each other's).
 
-Groups: ``toy`` (float64 storage: Kuhn, Leduc; every rule family, sampling, pruning, best
-response, analysis), ``river`` (float32, float64 and 16-bit storage on a small river spot,
-samplers, analysis with equities) and ``turn`` (parallel passes on a small turn spot).
+Groups, in the order a new user needs them: ``opening`` (what the app's opening preset's first
+solve runs: ``srp-river`` with the Solve page's defaults — dcfr-tuned, float32, partial
+pruning, one thread — and its exploitability checks), ``toy`` (float64 storage: Kuhn, Leduc;
+every rule family, sampling, pruning, best response, analysis), ``river`` (float32, float64
+and 16-bit storage on a small river spot, samplers, analysis with equities) and ``turn``
+(parallel passes on a small turn spot). ``opening`` runs first and alone; the others
+``jobs`` at a time.
+
+**Is it warm?** A successful warm-up writes a stamp (a hash of the solver's sources, Numba's
+and Python's versions) next to Numba's cache (:func:`stamp_path`); :func:`is_warm` compares
+it, so the set-up scripts and the app skip the warm-up in a second. A group says it is
+compiling (on stderr, and to :func:`run_group`'s ``on_compile``) only when Numba actually
+starts compiling — loading from the cache is silent.
 """
 
 from __future__ import annotations
 
+import argparse
+import hashlib
+import os
+import platform
 import subprocess
 import sys
 import time
 from collections.abc import Callable
+from pathlib import Path
 
-GROUPS = ("toy", "river", "turn")
+GROUPS = ("opening", "toy", "river", "turn")
+SOLVER = Path(__file__).resolve().parent
+COMPILING = "compiling"  # the line a group prints (stdout) when Numba starts compiling
+
+
+def sources_hash() -> str:
+    """A hash of everything a warm cache depends on: the solver's Python sources (kernels and
+    the modules they import), Numba's and Python's versions, the machine type."""
+    import numba
+
+    h = hashlib.sha256()
+    for path in sorted(SOLVER.rglob("*.py")):
+        h.update(str(path.relative_to(SOLVER)).encode())
+        h.update(path.read_bytes())
+    h.update(f"{numba.__version__} {sys.version} {platform.machine()}".encode())
+    return h.hexdigest()
+
+
+def stamp_path() -> Path:
+    """Where a finished warm-up leaves its stamp: beside Numba's cache (``NUMBA_CACHE_DIR``
+    when set, else ``solver/__pycache__``), so clearing the cache clears the stamp too."""
+    base = os.environ.get("NUMBA_CACHE_DIR")
+    folder = Path(base) if base else SOLVER / "__pycache__"
+    return folder / "regret-lab-warmup.stamp"
+
+
+def is_warm() -> bool:
+    """Whether a warm-up finished for the solver's current sources (see the module doc)."""
+    try:
+        return stamp_path().read_text().strip() == sources_hash()
+    except OSError:
+        return False
+
+
+def mark_warm() -> None:
+    try:
+        path = stamp_path()
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(sources_hash())
+    except OSError:  # a read-only tree: the next start checks again
+        pass
+
+
+def when_compiling(callback: Callable[[], None]) -> None:
+    """Call ``callback`` once, when Numba first starts compiling in this process (not when it
+    loads a kernel from its cache)."""
+    from numba.core import event
+
+    fired = False
+
+    class Listener(event.Listener):
+        def on_start(self, ev: event.Event) -> None:
+            nonlocal fired
+            if not fired:
+                fired = True
+                callback()
+
+        def on_end(self, ev: event.Event) -> None:
+            pass
+
+    event.register("numba:compile", Listener())
 
 
 def _exercise(game: object, runs: list[tuple[str, dict]]) -> None:
@@ -62,7 +136,17 @@ def _toy() -> None:
         _exercise(make_game(name), full + extra)
 
 
-def _spot(board: str) -> object:
+def _opening() -> None:
+    """The app's opening preset solved as the Solve page starts it (and checked)."""
+    from solver.algorithms import make_solver
+    from solver.presets import load_preset
+
+    eng = make_solver(load_preset("srp-river").build(), "dcfr-tuned", precision="auto")
+    eng.iterate(2)
+    eng.best_response_values()
+
+
+def spot(board: str) -> object:
     from solver.games.holdem import HoldemSpec, build_holdem
 
     return build_holdem(
@@ -72,7 +156,7 @@ def _spot(board: str) -> object:
 
 
 def _river() -> None:
-    game = _spot("Td9d6hQc2s")
+    game = spot("Td9d6hQc2s")
     runs: list[tuple[str, dict]] = []
     for precision in ("float32", "float64", "compressed"):
         runs += [(r, {"precision": precision}) for r in ("cfr", "cfr+", "dcfr", "pcfr+")]
@@ -89,7 +173,7 @@ def _river() -> None:
 
 
 def _turn() -> None:
-    game = _spot("Td9d6hQc")
+    game = spot("Td9d6hQc")
     runs: list[tuple[str, dict]] = []
     for threads in (1, 2):
         for precision in ("float64", "float32"):
@@ -99,31 +183,85 @@ def _turn() -> None:
     _exercise(game, runs)
 
 
-RUNNERS: dict[str, Callable[[], None]] = {"toy": _toy, "river": _river, "turn": _turn}
+RUNNERS: dict[str, Callable[[], None]] = {
+    "opening": _opening,
+    "toy": _toy,
+    "river": _river,
+    "turn": _turn,
+}
 
 
-def run_group(name: str) -> None:
-    """Exercise one group's kernels in this process."""
+def run_group(name: str, on_compile: Callable[[], None] | None = None) -> None:
+    """Exercise one group's kernels in this process; ``on_compile`` is called once if Numba
+    has to compile (a cold cache) rather than load."""
+    if on_compile is not None:
+        when_compiling(on_compile)
     RUNNERS[name]()
 
 
+def group_command(name: str) -> list[str]:
+    """The command that runs one group in its own process (it prints :data:`COMPILING` on
+    stdout when it starts compiling)."""
+    return [sys.executable, "-m", "solver.warmup", "--group", name]
+
+
 def warm_all(jobs: int = 2, quiet: bool = False) -> float:
-    """Run every group, ``jobs`` processes at a time; returns the wall seconds."""
+    """Run every group — ``opening`` first and alone, then the others ``jobs`` processes at a
+    time — and leave the stamp; returns the wall seconds. Says it is compiling (stderr) only
+    when a group actually compiles."""
     t0 = time.perf_counter()
-    pending = list(GROUPS)
-    running: list[tuple[str, subprocess.Popen[bytes]]] = []
     failed: list[str] = []
-    while pending or running:
-        while pending and len(running) < max(1, jobs):
-            g = pending.pop(0)
-            cmd = [sys.executable, "-m", "solver", "warmup", "--group", g]
-            running.append((g, subprocess.Popen(cmd)))
-        g, proc = running.pop(0)
-        if proc.wait() != 0:
-            failed.append(g)
+    compiled = False
+    for batch in (GROUPS[:1], GROUPS[1:]):
+        pending = list(batch)
+        running: list[tuple[str, subprocess.Popen[str]]] = []
+        while pending or running:
+            while pending and len(running) < max(1, jobs):
+                g = pending.pop(0)
+                proc = subprocess.Popen(group_command(g), stdout=subprocess.PIPE, text=True)
+                running.append((g, proc))
+            g, proc = running.pop(0)
+            out, _ = proc.communicate()
+            if COMPILING in out:
+                compiled = True
+            if proc.returncode != 0:
+                failed.append(g)
     if failed:
         raise RuntimeError(f"warm-up failed for: {', '.join(failed)}")
+    mark_warm()
     seconds = time.perf_counter() - t0
-    if not quiet:
-        print(f"kernels ready ({seconds:.0f} s)", file=sys.stderr)
+    if compiled and not quiet:
+        print(f"warmup: kernels ready ({seconds:.0f} s)", file=sys.stderr)
     return seconds
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m solver.warmup [--check] [--group G] [--jobs N]``: ``--check`` exits 0
+    when the cache is warm (1 otherwise) without compiling anything."""
+    parser = argparse.ArgumentParser(prog="python -m solver.warmup", description=__doc__)
+    parser.add_argument("--check", action="store_true", help="exit 0 if warm, 1 if not")
+    parser.add_argument("--group", choices=GROUPS, help="run one group in this process")
+    parser.add_argument("--jobs", type=int, default=2, help="groups compiling at once")
+    args = parser.parse_args(argv)
+    if args.check:
+        return 0 if is_warm() else 1
+    if args.group is not None:
+
+        def announce() -> None:
+            print(COMPILING, flush=True)
+            print(
+                f"warmup: compiling the solver's kernels ({args.group}; first run after an "
+                "install or update: a few minutes on 2 cores)",
+                file=sys.stderr,
+                flush=True,
+            )
+
+        run_group(args.group, announce)
+        return 0
+    if not is_warm():
+        warm_all(jobs=max(1, args.jobs))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

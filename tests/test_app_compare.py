@@ -9,6 +9,8 @@ import csv
 import io
 import json
 import shutil
+from collections.abc import Iterator
+from typing import Any
 
 import pytest
 from app_helpers import no_threads_left, page, poll
@@ -37,6 +39,16 @@ def _race(at: AppTest) -> RaceJob:
     return job
 
 
+def _flat(node: object) -> Iterator[Any]:
+    """Every element under ``node`` in page order."""
+    kids = getattr(node, "children", None)
+    if isinstance(kids, dict):
+        for k in sorted(kids):
+            yield from _flat(kids[k])
+    else:
+        yield node
+
+
 def test_opens_with_demos_and_two_rows() -> None:
     at = page("compare")
     at.run()
@@ -57,7 +69,7 @@ def test_opens_with_demos_and_two_rows() -> None:
 def test_tiny_leduc_race_runs_to_its_table() -> None:
     at = page("compare")
     at.run()
-    at.number_input(key=state.COMPARE_ITERATIONS).set_value(300)
+    at.text_input(key=state.COMPARE_ITERATIONS).set_value("300")
     at.text_input(key=state.COMPARE_TARGETS).set_value("0.05, 0.01")
     at.selectbox(key="cmp_algo_1").set_value("cfr").run()
     at.button(key="btn_race_start").click().run()
@@ -105,12 +117,18 @@ def test_demo_starts_in_one_click_and_stops() -> None:
     at.button(key="btn_demo_3").click().run()
     assert not at.exception
     job = _race(at)
+    # the results show under the demos, where the click was, not below the whole form
+    flat = list(_flat(at.main))
+    chart = next(i for i, e in enumerate(flat) if e.type == "plotly_chart")
+    heads = {str(e.value): i for i, e in enumerate(flat) if e.type == "subheader"}
+    form, demos = heads["Your race"], heads["Demos"]
+    assert demos < chart < form
     assert [e.text for e in job.entries] == list(d.algorithms)
     assert job.max_iterations == d.iterations and job.stop_at_target == d.stop_at_target
     assert [t.label for t in job.targets] == ["0.01", "0.001", "0.0001"]
     # the form now shows the demo, so it can be tweaked and raced again
     assert at.selectbox(key="cmp_algo_1").value == "cfr+"
-    assert at.number_input(key="cmp_param_1_cfr+_delay").value == 100
+    assert at.text_input(key="cmp_param_1_cfr+_delay").value == "100"
     assert at.text_input(key=state.COMPARE_TARGETS).value == d.targets
     assert at.button(key="btn_race_start").disabled
     assert any(c.value == d.caption for c in at.caption)
@@ -121,10 +139,10 @@ def test_demo_starts_in_one_click_and_stops() -> None:
 def test_bad_input_is_shown_and_blocks_start() -> None:
     at = page("compare")
     at.run()
-    at.number_input(key="cmp_param_0_cfr+_delay").set_value(-3).run()
+    at.text_input(key="cmp_param_0_cfr+_delay").set_value("-3").run()
     assert any("Algorithm 1" in e.value and "delay must be ≥ 0" in e.value for e in at.error)
     assert at.button(key="btn_race_start").disabled
-    at.number_input(key="cmp_param_0_cfr+_delay").set_value(0)
+    at.text_input(key="cmp_param_0_cfr+_delay").set_value("0")
     at.selectbox(key="cmp_algo_1").set_value("cfr+").run()
     assert any("'cfr+' listed twice" in e.value for e in at.error)
     at.selectbox(key="cmp_algo_1").set_value("lcfr")
@@ -137,6 +155,19 @@ def test_bad_input_is_shown_and_blocks_start() -> None:
     assert not at.error and not at.button(key="btn_race_start").disabled
 
 
+def test_bad_numbers_are_named_and_kept() -> None:
+    at = page("compare")
+    at.run()
+    at.text_input(key=state.COMPARE_ITERATIONS).set_value("lots").run()
+    assert [e.value for e in at.error] == ["Iterations per algorithm: 'lots' is not a number."]
+    assert at.text_input(key=state.COMPARE_ITERATIONS).value == "lots"
+    assert at.button(key="btn_race_start").disabled
+    at.text_input(key=state.COMPARE_ITERATIONS).set_value("2000")
+    at.text_input(key=state.COMPARE_WORKERS).set_value("9").run()
+    assert [e.value for e in at.error] == ["Worker threads: must be from 1 to 6, got 9."]
+    assert at.button(key="btn_race_start").disabled
+
+
 def test_rows_are_added_and_removed() -> None:
     at = page("compare")
     at.run()
@@ -144,11 +175,11 @@ def test_rows_are_added_and_removed() -> None:
     assert at.session_state[state.COMPARE_ROWS] == 3
     assert at.selectbox(key="cmp_algo_2").value == "cfr"  # the first algorithm not in use
     at.selectbox(key="cmp_algo_1").set_value("dcfr").run()
-    at.number_input(key="cmp_param_1_dcfr_alpha").set_value(2.5).run()
+    at.text_input(key="cmp_param_1_dcfr_alpha").set_value("2.5").run()
     at.button(key="btn_race_remove_0").click().run()  # the rows below move up
     assert at.session_state[state.COMPARE_ROWS] == 2
     assert [at.selectbox(key=f"cmp_algo_{i}").value for i in range(2)] == ["dcfr", "cfr"]
-    assert at.number_input(key="cmp_param_0_dcfr_alpha").value == 2.5
+    assert at.text_input(key="cmp_param_0_dcfr_alpha").value == "2.5"
     for _ in range(4):
         at.button(key="btn_race_add").click().run()
     assert at.session_state[state.COMPARE_ROWS] == 6
@@ -184,7 +215,7 @@ def test_races_that_need_too_much_memory_are_refused() -> None:
 def test_holdem_race_in_percent_of_the_pot() -> None:
     at = page("compare", **{state.COMPARE_GAME: "preset:libratus-3-river"})
     at.run()
-    at.number_input(key=state.COMPARE_ITERATIONS).set_value(20)
+    at.text_input(key=state.COMPARE_ITERATIONS).set_value("20")
     at.button(key="btn_race_start").click().run()
     job = _race(at)
     assert [t.label for t in job.targets] == ["1%", "0.3%", "0.1%"]
@@ -243,18 +274,19 @@ def test_row_options_follow_the_algorithm() -> None:
         "partial (exact)", "none", "interval RBP", "Total RBP",
     ]  # fmt: skip
     assert at.selectbox(key="cmp_pruning_1").options == ["partial (exact)", "none"]  # dcfr
-    assert all(n.key != "cmp_seed_0" for n in at.number_input)
+    assert all(n.key != "cmp_seed_0" for n in at.text_input)
     at.selectbox(key="cmp_algo_1").set_value("mccfr-es").run()
-    assert at.number_input(key="cmp_seed_1").value == 0
+    assert at.text_input(key="cmp_seed_1").value == "0"
     assert all(b.key != "cmp_pruning_1" for b in at.selectbox)  # "none" is its only mode
     at.selectbox(key="cmp_algo_1").set_value("mccfr-cs").run()
-    assert at.number_input(key="cmp_seed_1").value == 0
+    assert at.text_input(key="cmp_seed_1").value == "0"
     assert at.selectbox(key="cmp_pruning_1").options == ["partial (exact)", "none"]
-    at.number_input(key="cmp_seed_1").set_value(-2).run()
-    assert any(e.value == "Algorithm 2: Seed must be a whole number ≥ 0, got -2." for e in at.error)
+    at.text_input(key="cmp_seed_1").set_value("-2").run()
+    bad = "Algorithm 2: Seed: must be from 0 to 4,294,967,295, got -2."
+    assert any(e.value == bad for e in at.error)
     assert at.button(key="btn_race_start").disabled
-    assert at.number_input(key="cmp_seed_1").value == -2  # kept as typed
-    at.number_input(key="cmp_seed_1").set_value(4).run()
+    assert at.text_input(key="cmp_seed_1").value == "-2"  # kept as typed
+    at.text_input(key="cmp_seed_1").set_value("4").run()
     assert not at.error and not at.button(key="btn_race_start").disabled
 
 
@@ -266,8 +298,8 @@ def test_race_mixes_pruning_and_sampling_on_kuhn() -> None:
     at.selectbox(key="cmp_algo_1").set_value("cfr")
     at.selectbox(key="cmp_algo_2").set_value("mccfr-es").run()
     at.selectbox(key="cmp_pruning_1").set_value("total")
-    at.number_input(key="cmp_seed_2").set_value(1)
-    at.number_input(key=state.COMPARE_ITERATIONS).set_value(300).run()
+    at.text_input(key="cmp_seed_2").set_value("1")
+    at.text_input(key=state.COMPARE_ITERATIONS).set_value("300").run()
     assert not at.error
     at.button(key="btn_race_start").click().run()
     assert not at.exception
@@ -309,7 +341,7 @@ def test_pruning_demo_fills_the_rows_and_reads_by_nodes() -> None:
     at.button(key=f"btn_demo_{i}").click().run()
     job = _race(at)
     assert [e.text for e in job.entries] == ["cfr", "mccfr-cs", "mccfr-es", "dmccfr"]
-    assert at.number_input(key="cmp_seed_2").value == 0
+    assert at.text_input(key="cmp_seed_2").value == "0"
     at.button(key="btn_race_stop").click().run()
     assert not job.alive
 
@@ -321,8 +353,8 @@ def test_removing_a_row_moves_pruning_and_seed_up() -> None:
     at.selectbox(key="cmp_algo_1").set_value("cfr").run()
     at.selectbox(key="cmp_pruning_1").set_value("interval")
     at.selectbox(key="cmp_algo_2").set_value("mccfr-os").run()
-    at.number_input(key="cmp_seed_2").set_value(9).run()
+    at.text_input(key="cmp_seed_2").set_value("9").run()
     at.button(key="btn_race_remove_0").click().run()
     assert [at.selectbox(key=f"cmp_algo_{r}").value for r in range(2)] == ["cfr", "mccfr-os"]
     assert at.selectbox(key="cmp_pruning_0").value == "interval"
-    assert at.number_input(key="cmp_seed_1").value == 9
+    assert at.text_input(key="cmp_seed_1").value == "9"

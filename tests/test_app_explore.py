@@ -1,5 +1,6 @@
 """AppTest: the Explore page walks the tree of a finished solve and shows the solver's
-numbers (strategy grid / card table, per-hand EVs and equities, frequencies)."""
+numbers (strategy grid / card table, per-hand EVs and equities, frequencies); its hand filter
+reads range syntax and clears when the node changes; all-in actions say so."""
 
 from __future__ import annotations
 
@@ -50,7 +51,11 @@ def test_walk_two_actions_and_read_the_numbers() -> None:
     at.run()
     assert not at.exception
     grid = json.loads(at.get("plotly_chart")[0].proto.spec)
-    assert len(grid["layout"]["shapes"]) > 169  # background cells + action bars
+    kinds = [t["type"] for t in grid["data"]]
+    assert kinds[:2] == ["image", "heatmap"]  # the cells as one picture, hover on a heatmap
+    assert not grid["layout"].get("shapes")
+    hover = grid["data"][1]["hovertext"]
+    assert len(hover) == 13 and hover[0][0].startswith("<b>AA</b>")
     at.button(key="act_1").click().run()  # OOP bets 100
     at.button(key="act_1").click().run()  # IP calls
     node = at.session_state[state.EXPLORE_NODE]
@@ -61,17 +66,49 @@ def test_walk_two_actions_and_read_the_numbers() -> None:
     assert at.session_state[state.EXPLORE_NODE] == 0
     # the per-hand table holds the analysis numbers
     table = at.dataframe[0].value
-    assert job.progress.average is not None
-    a = analyze(game, job.progress.average, 0)
+    average, _ = job.average_strategy()
+    a = analyze(game, average, 0)
     v = a.players[0]
     names = [n for h, n in enumerate(v.hand_names) if v.valid[h] and v.reach[h] > 0]
     assert list(table["hand"]) == names
     idx = [v.hand_names.index(n) for n in names]
     np.testing.assert_allclose(table["EV"], v.ev[idx])
     np.testing.assert_allclose(table["equity %"], 100 * v.equity[idx])
-    # filtering keeps the matching hands only
-    at.text_input(key=state.COMBO_FILTER).set_value("Ah").run()
-    assert all("Ah" in h for h in at.dataframe[0].value["hand"])
+    # the filter reads range syntax: a class, both suits of it, a combo, words
+    names_all = list(at.dataframe[0].value["hand"])
+    for text, keep in (
+        ("KK", lambda h: h[0] == "K" and h[2] == "K"),
+        ("AK", lambda h: {h[0], h[2]} == {"A", "K"}),
+        ("AKs", lambda h: {h[0], h[2]} == {"A", "K"} and h[1] == h[3]),
+        ("pairs", lambda h: h[0] == h[2]),
+        ("suited", lambda h: h[1] == h[3] and h[0] != h[2]),
+        ("T9s+, pairs", lambda h: h[0] == h[2] or ({h[0], h[2]} == {"T", "9"} and h[1] == h[3])),
+    ):
+        at.text_input(key=state.COMBO_FILTER).set_value(text).run()
+        shown = list(at.dataframe[0].value["hand"])
+        assert shown == [h for h in names_all if keep(h)], text
+        assert shown  # the examples are not empty on this preset
+    at.text_input(key=state.COMBO_FILTER).set_value("s").run()  # not a suit any more
+    assert [e.value for e in at.error] == [
+        "Filter: 's' is neither a hand range nor a word (e.g. KK, AK, AKs, T9s+, suited, pairs)"
+    ]
+    at.text_input(key=state.COMBO_FILTER).set_value("AKs").run()
+    at.button(key="act_0").click().run()  # another node: the filter is cleared
+    assert at.text_input(key=state.COMBO_FILTER).value == ""
+    assert len(at.dataframe[0].value) > 4
+
+
+def test_all_in_actions_say_all_in() -> None:
+    game, source = _river()
+    job = _finished(game, 10)
+    at = page("explore", **{state.JOB: job, state.JOB_SOURCE: source, state.EXPLORE_NODE: 0})
+    at.run()
+    labels = [b.label for b in at.button if b.key and b.key.startswith("act_")]
+    assert labels[0] == "Check" and labels[-1] == "All-in 900"  # stack 900 behind
+    assert all(not x.startswith("Bet 900") for x in labels)
+    assert "All-in 900 %" in at.dataframe[0].value.columns or "All-in 900" in list(
+        at.dataframe[0].value.columns
+    )
 
 
 def test_toy_game_card_table_and_chance_node() -> None:

@@ -54,7 +54,7 @@ def test_whole_tree_export_too_big_is_disabled_with_the_reason(
 
 def test_running_solve_cannot_be_saved() -> None:
     job = SolveJob(make_game("leduc"), make_rule("cfr"), max_iterations=10**9).start()
-    job.wait_for(lambda q: q.average is not None)
+    job.wait_for(lambda q: len(q.history) > 0)
     at = page("export", **{state.JOB: job, state.JOB_SOURCE: {"kind": "toy", "name": "leduc"}})
     at.run()
     labels = [b.proto.label for b in at.get("download_button")]
@@ -82,14 +82,15 @@ def test_sampled_and_pruned_solves_save_load_and_resume(
     ).start()
     job.wait_for(lambda q: q.finished)
     job.join(10)
-    loaded = load_solve(save_solve(job.engine, source, job.progress.history))
+    loaded = load_solve(save_solve(job.engine, source, tuple(job.progress.history)))
     at = page("export", **{state.LOADED: loaded})
     at.run()
     assert not at.exception
     assert any(f"Loaded leduc: {label} at iteration 100." in s.value for s in at.success)
     assert at.button(key="btn_resume_loaded")
     # what "Resume solving" starts: the loaded engine carries on (pruning state, draws) ...
-    resumed = resume_job(loaded, more=100)
+    resumed, note = resume_job(loaded, more=100)
+    assert note == ""
     assert resumed.engine is loaded.engine and resumed.progress.iteration == 100
     resumed.start().wait_for(lambda q: q.finished)
     resumed.join(10)
@@ -101,3 +102,69 @@ def test_sampled_and_pruned_solves_save_load_and_resume(
     assert np.array_equal(straight.storage.regrets, resumed.engine.storage.regrets)
     assert np.array_equal(straight.average_strategy(), resumed.engine.average_strategy())
     assert straight.memory_bytes == resumed.engine.memory_bytes
+
+
+def test_a_resumed_solve_keeps_its_target_and_settings() -> None:
+    """A save keeps the solve's target, limit and check interval and the Solve page's fields;
+    resuming carries on with them (the page shows them again)."""
+    game = make_game("leduc")
+    source = {"kind": "toy", "name": "leduc"}
+    job = SolveJob(game, make_rule("cfr"), target=0.05, max_iterations=40, check_every=20)
+    job.start().wait_for(lambda q: q.finished)
+    job.join(10)
+    assert job.progress.stopped_by == "iterations"  # stopped short of its target
+    widgets = {state.TARGET: "0.05", state.TARGET_UNIT: "chips", state.ALGORITHM: "cfr"}
+    at = page("export", **{state.JOB: job, state.JOB_SOURCE: source, state.JOB_WIDGETS: widgets})
+    at.run()
+    from app.screens.export import solve_settings
+
+    settings = solve_settings(job)
+    assert settings["target_chips"] == 0.05 and settings["check_every"] == 20
+    loaded = load_solve(
+        save_solve(
+            job.engine,
+            source,
+            tuple(job.progress.history),
+            extra={"settings": {**settings, "widgets": widgets}},
+        )
+    )
+    resumed, note = resume_job(loaded)
+    assert note == "" and resumed.target == 0.05 and resumed.check_every == 20
+    assert resumed.max_iterations == 40 + 100_000  # the saved limit was reached: more room
+    resumed.start().wait_for(lambda q: q.finished, timeout=60)
+    p = resumed.progress
+    assert p.stopped_by == "target" and p.iteration % 20 == 0
+    assert p.exploitability is not None and p.exploitability <= 0.05
+    # the page's Resume puts the saved fields back and the game on Set up
+    at = page(
+        "export",
+        **{
+            state.LOADED: load_solve(
+                save_solve(
+                    job.engine,
+                    source,
+                    tuple(job.progress.history),
+                    extra={"settings": {**settings, "widgets": widgets}},
+                )
+            )
+        },
+    )
+    at.run()
+    at.button(key="btn_resume_loaded").click().run()
+    assert at.session_state[state.TARGET] == "0.05"
+    assert at.session_state[state.SOURCE] == "preset:leduc"
+    assert at.session_state[state.JOB].target == 0.05
+
+
+def test_a_save_that_reached_its_target_resumes_without_one() -> None:
+    game = make_game("kuhn")
+    source = {"kind": "toy", "name": "kuhn"}
+    job = SolveJob(game, make_rule("cfr+"), target=0.01).start()
+    job.wait_for(lambda q: q.finished, timeout=60)
+    job.join(10)
+    settings = {"target_chips": 0.01, "max_iterations": job.max_iterations, "check_every": 10}
+    loaded = load_solve(
+        save_solve(job.engine, source, tuple(job.progress.history), extra={"settings": settings})
+    )
+    resumed, note = resume_job(loaded)
+    assert resumed.target is None and "had reached its target" in note

@@ -1,12 +1,15 @@
 """AppTest: the Set up page fills the form from a preset, reports each bad field next to it
-without losing what was typed, edits ranges on the grid and the board with the card picker."""
+(text and number fields alike) without losing what was typed, has a memory cap field and
+estimates the time per iteration, edits ranges on the grid and the board with the card
+picker."""
 
 from __future__ import annotations
 
 import json
 
 import numpy as np
-from app_helpers import page
+import pytest
+from app_helpers import app, page
 from streamlit.testing.v1 import AppTest
 
 from app import spec as S
@@ -25,11 +28,55 @@ def _run(**st: object) -> AppTest:
 def test_preset_fills_the_form_and_estimates_the_tree() -> None:
     at = _run()
     assert at.text_input(key=state.BOARD).value == "Td9d6hQc2s"
-    assert at.number_input(key=state.POT).value == 200
+    assert at.text_input(key=state.POT).value == "200"
+    assert at.text_input(key=state.MAX_MEMORY).value == "4096"
     assert at.text_input(key=state.BETS).value == "50%, 100%, a"
     metrics = {m.label: m.value for m in at.metric}
     assert metrics["Nodes"] == "57"
+    assert metrics["Time per iteration"].startswith("≈ ")
     assert not at.error
+
+
+@pytest.mark.parametrize(
+    ("key", "typed", "message"),
+    [
+        (state.POT, "1e12", "Pot (chips): must be from 1 to 1,000,000,000, got 1e12."),
+        (state.POT, "abc", "Pot (chips): 'abc' is not a number."),
+        (state.STACK, "2.5", "Effective stack (chips): must be a whole number, got 2.5."),
+        (state.RAISE_CAP, "99", "Raise cap: must be from 0 to 50, got 99."),
+        (state.BIG_BLIND, "", "Big blind (chips): enter a number from 0.01 to 1,000,000,000."),
+        (state.MERGING, "-1", "Merge sizes within × pot: must be from 0 to 10, got -1 (0 = off)."),
+    ],
+)
+def test_bad_numbers_are_named_kept_and_block_solve(key: str, typed: str, message: str) -> None:
+    at = _run()
+    at.text_input(key=key).set_value(typed).run()
+    assert [e.value for e in at.error] == [message]
+    assert at.text_input(key=key).value == typed  # what was typed stays
+    assert not at.metric  # no estimate while invalid
+    assert _solve_disabled(key, typed, message)
+
+
+def _solve_disabled(key: str, typed: str, message: str) -> bool:
+    """Whether the Solve page, with ``typed`` in the Set up field ``key``, disables Solve and
+    names the field."""
+    at = app()
+    at.run()
+    at.session_state[key] = typed
+    at.run()
+    assert not at.exception
+    assert any(message in e.value for e in at.error)
+    return bool(at.button(key="btn_solve").disabled)
+
+
+def test_max_memory_field_refuses_a_big_tree_by_name() -> None:
+    at = _run(**{state.SOURCE: "preset:srp-turn"})  # a tree of about 20 MB
+    at.text_input(key=state.MAX_MEMORY).set_value("5").run()
+    errors = [e.value for e in at.error]
+    assert len(errors) == 1 and errors[0].startswith("Max memory (MB): this tree needs")
+    assert errors[0].endswith("over the 5 MB allowed")
+    at.text_input(key=state.MAX_MEMORY).set_value("64").run()
+    assert not at.error and at.metric
 
 
 def test_bad_fields_are_reported_next_to_them_and_kept() -> None:
@@ -37,8 +84,8 @@ def test_bad_fields_are_reported_next_to_them_and_kept() -> None:
     at.text_input(key=state.BOARD).set_value("Td 9d 6h Qc Xx").run()
     at.text_input(key=state.BETS).set_value("50%, huge").run()
     errors = [e.value for e in at.error]
-    assert any(e.startswith("board") for e in errors)
-    assert any(e.startswith("bets") and "huge" in e for e in errors)
+    assert any(e.startswith("Board: ") for e in errors)
+    assert any(e.startswith("Bets: ") and "huge" in e for e in errors)
     assert at.text_input(key=state.BOARD).value == "Td 9d 6h Qc Xx"  # nothing lost
     assert at.text_input(key=state.BETS).value == "50%, huge"
     assert not at.metric  # no estimate while invalid
@@ -96,13 +143,14 @@ def test_toy_game_needs_no_form() -> None:
 def test_request_is_valid_only_for_good_input() -> None:
     at = _run()
     at.text_area(key=state.OOP_RANGE).set_value("AA, KQx").run()
-    assert any(e.value.startswith("oop range") for e in at.error)
+    assert any(e.value.startswith("OOP range: ") for e in at.error)
     assert "oop_range" in _request(at).errors
 
 
 def _request(at: AppTest) -> S.Checked:
     """The form's validation, run on the test session's values."""
-    values = {k: at.session_state[f"hs_{k}"] for k in S.FIELDS}
+    values, errors = S.read_numbers({k: at.session_state[f"hs_{k}"] for k in S.FIELDS})
+    assert not errors
     return S.check(S.spec_from_form(values, None))
 
 
@@ -116,5 +164,5 @@ def test_per_street_sizes_reach_the_spec_and_errors_show_there() -> None:
     assert nodes != "57"  # IP now has one river bet size instead of three
     at.text_input(key=size_key("river", "oop", "raises")).set_value("2.5x, nope").run()
     errors = [e.value for e in at.error]
-    assert any(e.startswith("sizes.river.oop.raises") and "nope" in e for e in errors)
+    assert any(e.startswith("River OOP raises: ") and "nope" in e for e in errors)
     assert at.text_input(key=size_key("river", "ip", "bets")).value == "33%"

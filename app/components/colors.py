@@ -35,8 +35,11 @@ def action_colors(labels: list[str]) -> list[str]:
     return out
 
 
-def action_name(label: str, pot: float | None = None) -> str:
-    """People's names for action labels: ``b:100`` → ``Bet 100 (50% pot)`` when ``pot`` given."""
+def action_name(label: str, pot: float | None = None, all_in: bool = False) -> str:
+    """People's names for action labels: ``b:100`` → ``Bet 100 (50% pot)`` when ``pot`` given;
+    a bet or raise that puts the player all-in (``all_in``) → ``All-in 900``."""
+    if all_in and label.startswith(("b:", "r:")):
+        return f"All-in {label[2:]}"
     if label == "f":
         return "Fold"
     if label == "k":

@@ -12,14 +12,12 @@ import numpy.typing as npt
 import plotly.graph_objects as go
 
 from app.components.colors import EMPTY, action_colors, action_name
+from app.components.raster import GRID_CELL_PX, cell_bars, grid_png
 from solver.jobs import Point
 from solver.race import RacePoint
 from solver.ranges import GRID_LABELS
 
 Array = npt.NDArray[np.float64]
-_CELL_COMBOS = np.array(
-    [[6 if i == j else (4 if i < j else 12) for j in range(13)] for i in range(13)], dtype=float
-)
 
 
 CURVE_X = ("iterations", "seconds", "nodes touched")
@@ -38,23 +36,29 @@ def point_x(p: Point, x_axis: str) -> float:
 
 
 def curve_figure(
-    history: tuple[Point, ...] | list[Point],
+    history: Sequence[Point],
     x_axis: str = "iterations",
     target: float | None = None,
     unit: str = "chips",
     scale: float = 1.0,
+    limit: int | None = None,
+    markers_up_to: int | None = None,
+    height: int = 340,
 ) -> go.Figure:
     """Exploitability of the average strategy (log y) against iterations, seconds or nodes
     touched (``x_axis``, one of :data:`CURVE_X`). ``scale`` converts chips to ``unit`` (e.g.
-    100 / pot for % pot)."""
-    pts = thin([p for p in history if p.exploitability > 0])
+    100 / pot for % pot). At most about ``limit`` points (:func:`thin`; default
+    :data:`MAX_CURVE_POINTS`); a marker per point unless there are more than
+    ``markers_up_to``."""
+    pts = thin([p for p in history if p.exploitability > 0], limit or MAX_CURVE_POINTS)
     xs = [point_x(p, x_axis) for p in pts]
     ys = [p.exploitability * scale for p in pts]
+    many = markers_up_to is not None and len(pts) > markers_up_to
     fig = go.Figure(
         go.Scatter(
             x=xs,
             y=ys,
-            mode="lines+markers",
+            mode="lines" if many else "lines+markers",
             marker={"size": 4},
             line={"color": "#d43d33"},
             name="exploitability",
@@ -71,7 +75,7 @@ def curve_figure(
         xaxis_title=x_axis,
         yaxis_title=f"exploitability ({unit})",
         yaxis_type="log",
-        height=340,
+        height=height,
         margin={"l": 60, "r": 20, "t": 30, "b": 50},
         showlegend=False,
     )
@@ -97,14 +101,17 @@ def human_bytes(n: float) -> str:
 
 
 def memory_figure(
-    history: tuple[Point, ...] | list[Point], x_axis: str = "iterations"
+    history: Sequence[Point],
+    x_axis: str = "iterations",
+    limit: int | None = None,
 ) -> go.Figure:
     """Memory the solve holds (:attr:`solver.jobs.Point.memory_bytes`: regrets, strategy sums
     and buffers still needed; it falls while Total RBP prunes) against iterations, seconds or
     nodes touched (``x_axis``, one of :data:`CURVE_X`). One unit for the whole curve, chosen
     by its largest value; points without a memory figure (old saves) are left out. The y axis
-    is fitted to the data (not from zero), so small changes are visible."""
-    pts = thin([p for p in history if p.memory_bytes > 0])
+    is fitted to the data (not from zero), so small changes are visible. At most about
+    ``limit`` points (:func:`thin`)."""
+    pts = thin([p for p in history if p.memory_bytes > 0], limit or MAX_CURVE_POINTS)
     unit, size = byte_unit(max((p.memory_bytes for p in pts), default=0))
     fig = go.Figure(
         go.Scatter(
@@ -228,84 +235,72 @@ def strategy_grid_figure(
     hover: list[list[str]] | None = None,
     pot: float | None = None,
     title: str = "",
+    vector: bool = False,
+    names: list[str] | None = None,
 ) -> go.Figure:
     """The 13×13 grid: each cell a stack of action colours (widths = reach-weighted action
     frequencies of the class; height = share of the class's combos that reach the node).
-    ``mix`` (13, 13, A) with NaN where nothing reaches, ``weight`` (13, 13) reach mass."""
+    ``mix`` (13, 13, A) with NaN where nothing reaches, ``weight`` (13, 13) reach mass.
+
+    The cells are one PNG image (:func:`grid_png`) under one transparent heatmap that carries
+    the hover text: a handful of elements for the browser to draw, where a rectangle per cell
+    and action meant hundreds (the live view redraws it while a solve runs). ``vector`` draws
+    rectangles instead, for exported files (SVG stays vector, PNG stays sharp at any scale).
+    ``names`` label the actions in the legend (default: :func:`action_name` of each).
+    """
     colors = action_colors(actions)
-    shapes = []
-    annotations = []
-    for i in range(13):
-        for j in range(13):
-            x0, y0 = j, 12 - i
-            shapes.append(_rect(x0, y0, x0 + 1, y0 + 1, EMPTY, line=True))
-            cell = mix[i, j]
-            if not np.all(np.isfinite(cell)) or weight[i, j] <= 0:
-                continue
-            h = min(1.0, weight[i, j] / _CELL_COMBOS[i, j])
-            h = max(h, 0.12)
-            x = float(x0)
-            for a, f in enumerate(cell):
-                if f <= 1e-4:
-                    continue
-                shapes.append(_rect(x, y0, x + float(f), y0 + h, colors[a]))
-                x += float(f)
-    for i in range(13):
-        for j in range(13):
-            annotations.append(
-                {
-                    "x": j + 0.5,
-                    "y": 12 - i + 0.62,
-                    "text": GRID_LABELS[i][j],
-                    "showarrow": False,
-                    "font": {"size": 10, "color": "#111"},
-                }
-            )
-    xs = [j + 0.5 for i in range(13) for j in range(13)]
-    ys = [12 - i + 0.5 for i in range(13) for j in range(13)]
+    names = names or [action_name(a, pot) for a in actions]
     if hover is None:
-        text = []
-        for i in range(13):
-            for j in range(13):
-                cell = mix[i, j]
-                lines = [f"<b>{GRID_LABELS[i][j]}</b>"]
-                if np.all(np.isfinite(cell)):
-                    lines += [
-                        f"{action_name(a, pot)}: {100 * f:.1f}%"
-                        for a, f in zip(actions, cell, strict=True)
-                    ]
-                else:
-                    lines.append("not in range here")
-                text.append("<br>".join(lines))
+        hover = [[_default_hover(mix[i, j], GRID_LABELS[i][j], actions, pot) for j in range(13)]
+                 for i in range(13)]  # fmt: skip
+    centres = [k + 0.5 for k in range(13)]
+    traces: list[go.BaseTraceType] = []
+    layout: dict = {}
+    if vector:
+        layout["shapes"], layout["annotations"] = _vector_cells(mix, weight, colors)
     else:
-        text = [hover[i][j] for i in range(13) for j in range(13)]
-    traces: list[go.Scatter] = [
-        go.Scatter(
-            x=xs,
-            y=ys,
-            mode="markers",
-            marker={"size": 26, "opacity": 0, "symbol": "square"},
-            hovertext=text,
+        traces.append(
+            go.Image(
+                source=grid_png(mix, weight, colors),
+                x0=0.5 / GRID_CELL_PX,
+                y0=0.5 / GRID_CELL_PX,
+                dx=1.0 / GRID_CELL_PX,
+                dy=1.0 / GRID_CELL_PX,
+                hoverinfo="skip",
+            )
+        )
+    traces.append(
+        go.Heatmap(
+            z=np.zeros((13, 13)),
+            x=centres,
+            y=centres,
+            hovertext=hover,
             hoverinfo="text",
+            colorscale=[[0, "rgba(0,0,0,0)"], [1, "rgba(0,0,0,0)"]],
+            showscale=False,
             showlegend=False,
         )
-    ]
-    for label, c in zip(actions, colors, strict=True):
+    )
+    for name, c in zip(names, colors, strict=True):
         traces.append(
             go.Scatter(
                 x=[None],
                 y=[None],
                 mode="markers",
                 marker={"size": 12, "color": c, "symbol": "square"},
-                name=action_name(label, pot),
+                name=name,
             )
         )
     fig = go.Figure(traces)
     fig.update_layout(
-        shapes=shapes,
-        annotations=annotations,
+        **layout,
         xaxis={"range": [0, 13], "visible": False, "fixedrange": True},
-        yaxis={"range": [0, 13], "visible": False, "fixedrange": True, "scaleanchor": "x"},
+        yaxis={
+            "range": [13, 0],
+            "visible": False,
+            "fixedrange": True,
+            "scaleanchor": "x",
+        },
         height=520,
         margin={"l": 5, "r": 5, "t": 30 if title else 5, "b": 5},
         legend={"orientation": "h", "y": -0.02},
@@ -313,6 +308,35 @@ def strategy_grid_figure(
         plot_bgcolor="white",
     )
     return fig
+
+
+def _default_hover(cell: Array, label: str, actions: list[str], pot: float | None) -> str:
+    lines = [f"<b>{label}</b>"]
+    if np.all(np.isfinite(cell)):
+        lines += [
+            f"{action_name(a, pot)}: {100 * f:.1f}%" for a, f in zip(actions, cell, strict=True)
+        ]
+    else:
+        lines.append("not in range here")
+    return "<br>".join(lines)
+
+
+def _vector_cells(mix: Array, weight: Array, colors: list[str]) -> tuple[list[dict], list[dict]]:
+    """The grid as shapes (a rectangle per cell and per action bar) and label annotations,
+    in the figure's coordinates (row ``i`` from ``i`` to ``i + 1`` down the reversed y axis)."""
+    shapes = [_rect(j, i, j + 1, i + 1, EMPTY, line=True) for i in range(13) for j in range(13)]
+    for i, j, h, widths in cell_bars(mix, weight):
+        x = float(j)
+        for a, w in enumerate(widths):
+            if w > 0:
+                shapes.append(_rect(x, i + 1 - h, x + w, i + 1, colors[a]))
+                x += w
+    annotations = [
+        {"x": j + 0.5, "y": i + 0.38, "text": GRID_LABELS[i][j], "showarrow": False,
+         "font": {"size": 10, "color": "#111"}}
+        for i in range(13) for j in range(13)
+    ]  # fmt: skip
+    return shapes, annotations
 
 
 def _rect(x0: float, y0: float, x1: float, y1: float, color: str, line: bool = False) -> dict:

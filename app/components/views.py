@@ -8,15 +8,38 @@ import numpy.typing as npt
 import pandas as pd
 import plotly.graph_objects as go
 
-from app.components.colors import action_name
+from app.components.colors import action_colors, action_name
 from app.components.figures import strategy_grid_figure
-from solver.analysis import cell_of_hands, grid_mix
+from app.components.raster import grid_picture
+from solver.analysis import cell_of_hands, grid_mix, investments
 from solver.cfr.reach import path_reach
 from solver.games.model import Game
 from solver.ranges import GRID_LABELS
 
 Array = npt.NDArray[np.float64]
 MAX_HOVER_COMBOS = 12
+
+
+def all_in(game: Game, child: int) -> bool:
+    """Whether the bet or raise leading to ``child`` puts its player all-in (hold'em: the
+    chips that player has put in since the subgame started reach the effective stack)."""
+    label = game.labels[child]
+    if not game.is_holdem or not label.startswith(("b:", "r:")):
+        return False
+    player = int(game.tree.player[int(game.parents[child])])
+    put_in = investments(game, child)[1 + player]
+    return put_in >= float(game.meta.get("stack", np.inf)) - 1e-9  # type: ignore[arg-type]
+
+
+def action_names(game: Game, node: int, pot: float | None = None) -> list[str]:
+    """The names of ``node``'s actions as players read them (``Check``, ``Bet 100 (50%
+    pot)``, ``All-in 900``)."""
+    return [action_name(game.labels[c], pot, all_in(game, c)) for c in game.children(node)]
+
+
+def child_name(game: Game, child: int) -> str:
+    """The name of the action or card leading to ``child`` (breadcrumbs, buttons)."""
+    return action_name(game.labels[child], None, all_in(game, child))
 
 
 def node_reach(game: Game, node: int, sigma: Array | None) -> tuple[Array, Array]:
@@ -45,6 +68,7 @@ def grid_figure(
     mix, weight = grid_mix(game, player, strategy, reach)
     cells = cell_of_hands(game, player)
     names = game.hand_names[player]
+    names_of = action_names(game, node, pot)
     hover: list[list[str]] = [[f"<b>{GRID_LABELS[i][j]}</b>" for j in range(13)] for i in range(13)]
     by_cell: dict[int, list[int]] = {}
     for hi in np.flatnonzero(reach > 0):
@@ -52,10 +76,7 @@ def grid_figure(
     for cell, hands in by_cell.items():
         i, j = divmod(cell, 13)
         lines = [hover[i][j] + f" — {weight[i, j]:.2f} combos reach"]
-        lines += [
-            f"{action_name(a, pot)}: {100 * f:.1f}%"
-            for a, f in zip(actions, mix[i, j], strict=True)
-        ]
+        lines += [f"{n}: {100 * f:.1f}%" for n, f in zip(names_of, mix[i, j], strict=True)]
         for h in hands[:MAX_HOVER_COMBOS]:
             mixes = " / ".join(f"{100 * strategy[k, h]:.0f}" for k in range(len(actions)))
             lines.append(f"{names[h]}: {mixes}")
@@ -66,20 +87,46 @@ def grid_figure(
         for j in range(13):
             if "<br>" not in hover[i][j]:
                 hover[i][j] += "<br>not in range here"
-    return strategy_grid_figure(mix, weight, actions, hover=hover, pot=pot, title=title)
+    return strategy_grid_figure(
+        mix,
+        weight,
+        actions,
+        hover=hover,
+        pot=pot,
+        title=title,
+        names=action_names(game, node, pot),
+    )
+
+
+def grid_picture_of(
+    game: Game,
+    node: int,
+    strategy: Array,
+    reach: Array,
+    pot: float | None = None,
+    width: int = 420,
+) -> bytes:
+    """The acting player's 13×13 grid at a decision node with its legend, as PNG bytes (no
+    hover): the live view's picture while a solve runs."""
+    player = int(game.tree.player[node])
+    actions = game.action_labels(node)
+    reach = np.where(game.valid_hands(node, player), reach, 0.0)
+    mix, weight = grid_mix(game, player, strategy, reach)
+    names = action_names(game, node, pot)
+    return grid_picture(mix, weight, action_colors(actions), names, width)
 
 
 def card_table(game: Game, node: int, strategy: Array, reach: Array) -> pd.DataFrame:
     """Toy games: one row per private card, its reach and its action frequencies (%)."""
     player = int(game.tree.player[node])
-    actions = game.action_labels(node)
+    names = action_names(game, node)
     valid = game.valid_hands(node, player)
     rows = []
     for h, name in enumerate(game.hand_names[player]):
         if not valid[h]:
             continue
         row: dict[str, object] = {"card": name, "reach": round(float(reach[h]), 4)}
-        for a, label in enumerate(actions):
-            row[action_name(label)] = round(100 * float(strategy[a, h]), 2)
+        for a, label in enumerate(names):
+            row[label] = round(100 * float(strategy[a, h]), 2)
         rows.append(row)
     return pd.DataFrame(rows)

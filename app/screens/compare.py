@@ -17,12 +17,14 @@ import streamlit as st
 
 from app import spec as S
 from app import state
-from app.components.controls import live_view, pause_resume_stop
+from app.components.controls import live_view, pause_resume_stop, redraw_every
+from app.components.fields import PERSIST, Number, number_field
 from app.components.figures import RACE_X, race_figure
 from app.components.images import html_bytes, image_bytes
 from app.runtime import start
 from app.screens.setup import current_request
-from app.screens.solve import PRUNING_HELP, PRUNING_LABELS, algorithm_names, whole_if_integral
+from app.screens.solve import PRUNING_HELP, algorithm_names
+from app.settings import PRUNING_LABELS, SEED, param_text, read_params
 from solver.algorithms import ALGORITHMS, algorithm_defaults
 from solver.cfr.options import check_options, sentence
 from solver.games.holdem import HoldemSpec
@@ -166,9 +168,12 @@ def chosen_game() -> GameChoice:
         if not req.valid or req.source is None:
             errs = "; ".join(f"{k}: {v}" for k, v in req.errors.items()) or "incomplete"
             return GameChoice(
-                req.label, None, None, f"The set-up has errors ({errs}); fix them on the "
-                "Set up page or pick a preset here."
-            )  # fmt: skip
+                req.label,
+                None,
+                None,
+                f"The set-up has errors ({errs}); fix them on the "
+                "Set up page or pick a preset here.",
+            )
         pot = float(req.spec.pot) if req.spec is not None else None
         return GameChoice(req.label, req.source, pot, spec=req.spec)
     label = S.sources().get(choice, choice)
@@ -221,13 +226,13 @@ def _ensure_defaults() -> None:
         algo = str(state.get(_algo_key(i)))
         state.put(_pruning_key(i), _row_pruning(i, algo))
         if state.get(_seed_key(i)) is None:
-            state.put(_seed_key(i), 0)
-    if not isinstance(state.get(state.COMPARE_ITERATIONS), int):
-        state.put(state.COMPARE_ITERATIONS, DEFAULT_ITERATIONS)
+            state.put(_seed_key(i), "0")
+    if state.get(state.COMPARE_ITERATIONS) is None:
+        state.put(state.COMPARE_ITERATIONS, str(DEFAULT_ITERATIONS))
     if state.get(state.COMPARE_TARGETS) is None:
         state.put(state.COMPARE_TARGETS, "")
-    if not isinstance(state.get(state.COMPARE_WORKERS), int):
-        state.put(state.COMPARE_WORKERS, 2)
+    if state.get(state.COMPARE_WORKERS) is None:
+        state.put(state.COMPARE_WORKERS, "2")
     if state.get(state.COMPARE_STOP_AT_TARGET) is None:
         state.put(state.COMPARE_STOP_AT_TARGET, True)
     if state.get(state.COMPARE_X) not in RACE_X:
@@ -241,11 +246,12 @@ def _unused_algorithm(row: int) -> str:
     return next((a for a in algorithm_names() if a not in used), "cfr")
 
 
-def _params(row: int, algo: str) -> dict[str, float]:
-    return {
-        name: float(state.get(_param_key(row, algo, name), value))
-        for name, value in algorithm_defaults(algo).items()
-    }
+ITERATIONS = Number("Iterations per algorithm", 1, 1e8, whole=True)
+WORKERS = Number("Worker threads", 1, MAX_ALGORITHMS, whole=True)
+
+
+def _params(row: int, algo: str) -> tuple[dict[str, float], str]:
+    return read_params(algo, lambda name: _param_key(row, algo, name))
 
 
 def row_entries(rows: int) -> tuple[tuple[Entry, ...], list[str]]:
@@ -254,15 +260,21 @@ def row_entries(rows: int) -> tuple[tuple[Entry, ...], list[str]]:
     errors: list[str] = []
     for i in range(rows):
         algo = str(state.get(_algo_key(i)))
-        params = _params(i, algo)
-        seed = whole_if_integral(state.get(_seed_key(i), 0)) if ALGORITHMS[algo].sampling else 0
-        checked = check_options(algo, params, pruning=_row_pruning(i, algo), seed=seed)
-        if checked:
-            field, message = next(iter(checked.items()))
-            errors.append(f"Algorithm {i + 1}: {message if field in params else sentence(message)}")
+        seed = 0
+        if ALGORITHMS[algo].sampling:
+            value, bad = SEED.parse(state.get(_seed_key(i), "0"))
+            if bad:
+                errors.append(f"Algorithm {i + 1}: {bad}")
+                continue
+            seed = int(value or 0)
+        params, bad = _params(i, algo)
+        pruning = _row_pruning(i, algo)
+        checked = check_options(algo, params, pruning=pruning, seed=seed)
+        if bad or checked:
+            errors.append(f"Algorithm {i + 1}: {bad or sentence(next(iter(checked.values())))}")
             continue
         try:
-            entries.append(Entry.of(algo, params, pruning=_row_pruning(i, algo), seed=int(seed)))  # type: ignore[call-overload]
+            entries.append(Entry.of(algo, params, pruning=pruning, seed=seed))
         except EntryError as exc:
             errors.append(f"Algorithm {i + 1}: {exc}")
     if not errors:
@@ -326,15 +338,20 @@ def _launch(
     if choice.source is None:
         state.put(state.RACE_ERROR, f"Cannot start: {choice.error}")
         return
+    iterations, bad = ITERATIONS.parse(state.get(state.COMPARE_ITERATIONS))
+    workers, bad_workers = WORKERS.parse(state.get(state.COMPARE_WORKERS))
+    if bad or bad_workers:
+        state.put(state.RACE_ERROR, f"Cannot start: {bad or bad_workers}")
+        return
     try:
         game = S.build_game(choice.source)
         job = RaceJob(
             game,
             entries,
-            max_iterations=int(state.get(state.COMPARE_ITERATIONS) or DEFAULT_ITERATIONS),
+            max_iterations=int(iterations or DEFAULT_ITERATIONS),
             targets=targets,
             stop_at_target=bool(state.get(state.COMPARE_STOP_AT_TARGET)),
-            workers=int(state.get(state.COMPARE_WORKERS) or 2),
+            workers=int(workers or 2),
         )
     except (ValueError, MemoryError) as exc:
         state.put(state.RACE_ERROR, f"Cannot start: {exc}")
@@ -343,6 +360,7 @@ def _launch(
     state.put(state.RACE_GAME, choice.label)
     state.put(state.RACE_DEMO, demo_key)
     state.put(state.RACE_LAST_STATE, RUNNING)
+    state.put(SCROLL, True)
     start(job)
 
 
@@ -366,12 +384,12 @@ def _start_demo(key: str) -> None:
     for i, e in enumerate(entries):
         state.put(_algo_key(i), e.name)
         for name, value in e.all_params().items():
-            state.put(_param_key(i, e.name, name), value)
+            state.put(_param_key(i, e.name, name), param_text(value))
         state.put(_pruning_key(i), e.pruning or ALGORITHMS[e.name].prunings[0])
-        state.put(_seed_key(i), e.seed)
+        state.put(_seed_key(i), str(e.seed))
     state.put(state.COMPARE_ROWS, len(entries))
     state.put(state.COMPARE_X, DEMO_X.get(key, "iterations"))
-    state.put(state.COMPARE_ITERATIONS, d.iterations)
+    state.put(state.COMPARE_ITERATIONS, str(d.iterations))
     state.put(state.COMPARE_TARGETS, d.targets)
     state.put(state.COMPARE_STOP_AT_TARGET, d.stop_at_target)
     choice = chosen_game()
@@ -402,6 +420,9 @@ def _stop() -> None:
 
 
 # ----- the page -------------------------------------------------------------------------------
+SCROLL = "race_scroll"  # bring the results into view on the next full run (a race started)
+
+
 def render() -> None:
     _ensure_defaults()
     st.title("Compare")
@@ -409,12 +430,14 @@ def render() -> None:
         "Race up to six algorithms on one game. They share the CPU fairly (whoever has used "
         "the least CPU time runs next), each one's own CPU seconds are measured, and "
         "exploitability is checked at the same iterations for all, so the curves compare in "
-        "iterations, seconds and nodes touched. Any algorithm races: full-width CFR rules and "
-        "Monte Carlo CFR, with or without pruning."
+        "iterations, seconds and nodes touched (docs/app.md, 'Compare')."
     )
     job = state.race()
     running = job is not None and not job.progress.finished
+    from_demo = job is not None and bool(state.get(state.RACE_DEMO))
     _demos(running)
+    if from_demo:  # the results go where the eye is: under the demo just clicked
+        _results(running)
     st.subheader("Your race")
     choices = game_choices()
     st.selectbox(
@@ -423,6 +446,7 @@ def render() -> None:
         format_func=lambda k: choices[k],
         key=state.COMPARE_GAME,
         disabled=running,
+        persist_state=PERSIST,
     )
     choice = chosen_game()
     if choice.error:
@@ -439,43 +463,77 @@ def render() -> None:
     )
     _, errors = row_entries(rows)
     default = DEFAULT_TARGETS_TOY if choice.pot is None else DEFAULT_TARGETS_HOLDEM
-    c = st.columns([1, 2, 1, 1.3])
-    c[0].number_input(
-        "Iterations per algorithm",
-        min_value=1,
-        max_value=10**8,
-        step=1000,
-        key=state.COMPARE_ITERATIONS,
+    c = st.columns([1, 2, 1, 1.3], vertical_alignment="bottom")
+    _, bad_iterations = number_field(
+        ITERATIONS,
+        state.COMPARE_ITERATIONS,
+        container=c[0],
         disabled=running,
+        show_error=False,
     )
     c[1].text_input(
         "Targets (chips" + (", or % of the pot" if choice.pot is not None else "") + ")",
         key=state.COMPARE_TARGETS,
         placeholder=f"default: {default}",
         disabled=running,
+        persist_state=PERSIST,
         help="comma separated; empty = the default; the table reports iterations and CPU "
         "seconds to each",
     )
-    c[2].number_input(
-        "Worker threads",
-        min_value=1,
-        max_value=MAX_ALGORITHMS,
-        step=1,
-        key=state.COMPARE_WORKERS,
+    _, bad_workers = number_field(
+        WORKERS,
+        state.COMPARE_WORKERS,
+        container=c[2],
         disabled=running,
+        show_error=False,
         help="threads sharing the CPU between the algorithms (no more than your cores)",
     )
     c[3].checkbox(
         "Stop each at the hardest target",
         key=state.COMPARE_STOP_AT_TARGET,
         disabled=running,
+        persist_state=PERSIST,
     )
     _, target_error = chosen_targets(choice.pot)
-    problems = [m for m in [*errors, target_error, memory_error(choice, rows)] if m]
+    problems = [
+        m
+        for m in [*errors, bad_iterations, target_error, bad_workers, memory_error(choice, rows)]
+        if m
+    ]
     for msg in problems:
         st.error(msg, icon=":material/error:")
     _controls(job, not (problems or choice.error))
-    live_view(live, running)
+    if not from_demo:
+        _results(running)
+
+
+def _results(running: bool) -> None:
+    """The live results (a fragment), and once after a start, a scroll that brings them
+    into view."""
+    job = state.race()
+    workers = job.progress.workers if job is not None else 1
+    with st.container(key="race_results"):
+        live_view(live, running, redraw_every(workers))
+    if state.get(SCROLL):
+        state.put(SCROLL, False)
+        job = state.race()
+        st.html(_SCROLL_JS.replace("RACE", str(id(job))), unsafe_allow_javascript=True)
+
+
+# Once per race (a page run may mount the script again): bring the results into view.
+_SCROLL_JS = """<script>
+(() => {
+  if (window.regretLabScrolled === "RACE") return;
+  window.regretLabScrolled = "RACE";
+  let tries = 0;
+  const go = () => {
+    const el = document.querySelector('.st-key-race_results');
+    if (el) { el.scrollIntoView({block: 'start'}); return; }
+    if (tries++ < 40) setTimeout(go, 50);
+  };
+  go();
+})();
+</script>"""
 
 
 def _demos(running: bool) -> None:
@@ -505,6 +563,7 @@ def _row(i: int, rows: int, running: bool) -> None:
         algorithm_names(),
         key=_algo_key(i),
         disabled=running,
+        persist_state=PERSIST,
         help=f"{current.kind}: {current.description}",
     )
     info = ALGORITHMS[algo]
@@ -513,9 +572,9 @@ def _row(i: int, rows: int, running: bool) -> None:
         cols = c[1].columns(len(defaults))
         for col, (name, value) in zip(cols, defaults.items(), strict=True):
             key = _param_key(i, algo, name)
-            if key not in st.session_state:  # exactly, inf and -inf too (DCFR's β = −∞)
-                st.session_state[key] = value
-            col.number_input(name, key=key, format="%g", disabled=running)
+            if state.get(key) is None:
+                state.put(key, param_text(value))
+            col.text_input(name, key=key, disabled=running, persist_state=PERSIST)
     else:
         c[1].caption(f"{info.kind} · {info.description}")
     if state.get(_pruning_key(i)) not in info.prunings:  # the algorithm changed
@@ -531,15 +590,15 @@ def _row(i: int, rows: int, running: bool) -> None:
             key=_pruning_key(i),
             disabled=running,
             help=PRUNING_HELP,
+            persist_state=PERSIST,
         )
         k += 1
     if info.sampling:
-        slots[k].number_input(
+        slots[k].text_input(
             "Seed",
-            step=1,
-            format="%d",
             key=_seed_key(i),
             disabled=running,
+            persist_state=PERSIST,
             help="fixes every random draw (a whole number ≥ 0)",
         )
     c[3].button(
@@ -610,6 +669,7 @@ def show_race(p: RaceProgress) -> None:
         format_func=lambda k: RACE_X[k],
         key=state.COMPARE_X,
         horizontal=True,
+        persist_state=PERSIST,
     )
     st.plotly_chart(progress_figure(p, x_axis), key="race_chart", width="stretch")
     st.dataframe(display_rows(p), hide_index=True, key="race_table")

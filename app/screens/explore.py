@@ -5,15 +5,19 @@ ranges at the node, and the aggregate action frequencies."""
 
 from __future__ import annotations
 
+import threading
+import weakref
+
 import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
 from app import nav, state
-from app.components.colors import action_colors, action_name
+from app.components.colors import action_colors
 from app.components.figures import range_grid_figure
-from app.components.views import card_table, grid_figure
+from app.components.hand_filter import EXAMPLES, FilterError, card_mask, hand_mask
+from app.components.views import action_names, card_table, child_name, grid_figure
 from app.state import Solved
 from solver.analysis import NodeAnalysis, analyze, compatible
 from solver.games.model import CHANCE, DECISION, FIXED, Game
@@ -23,9 +27,20 @@ OVERVIEW_DEPTH = 2
 PLAYER_NAMES = ("OOP", "IP")
 
 
-@st.cache_resource(show_spinner=False, max_entries=4)
-def _compat(game_id: int, _game: Game) -> np.ndarray:
-    return compatible(_game)
+_COMPAT: dict[int, np.ndarray] = {}
+_COMPAT_LOCK = threading.Lock()
+
+
+def _compat(game: Game) -> np.ndarray:
+    """The game's hand compatibility matrix, kept while the game lives (games are freed when
+    their last solve is: keyed by the object, not by an id a new game could reuse)."""
+    key = id(game)
+    with _COMPAT_LOCK:
+        found = _COMPAT.get(key)
+        if found is None:
+            found = _COMPAT[key] = compatible(game)
+            weakref.finalize(game, _COMPAT.pop, key, None)
+        return found
 
 
 def player_name(game: Game, p: int) -> str:
@@ -45,6 +60,7 @@ def node_title(game: Game, node: int) -> str:
 
 def go_to(node: int) -> None:
     state.put(state.EXPLORE_NODE, int(node))
+    state.put(state.COMBO_FILTER, "")  # a filter belongs to the node it was typed at
     j = state.job()
     if j is not None and j.game.tree.kind[node] == DECISION:
         j.watch(int(node))
@@ -62,7 +78,7 @@ def analysis_for(solved: Solved, node: int) -> NodeAnalysis:
     if cached is not None and cached[0] == key:
         return cached[1]
     with st.spinner("Analysing the node…"):
-        a = analyze(game, solved.average, node, compat=_compat(id(game), game))
+        a = analyze(game, solved.average, node, compat=_compat(game))
     state.put(ANALYSIS_CACHE, (key, a))
     return a
 
@@ -110,7 +126,7 @@ def _breadcrumb(game: Game, node: int) -> None:
     path.reverse()
     row = st.container(horizontal=True, key="breadcrumb")
     for i, n in enumerate(path[-12:]):
-        label = "root" if n == 0 else action_name(game.labels[n])
+        label = "root" if n == 0 else child_name(game, n)
         row.button(
             label,
             key=f"crumb_{i}",
@@ -133,7 +149,7 @@ def _actions(game: Game, node: int) -> None:
             st.html(
                 f"<style>.st-key-act_{i} button {{border-left: 6px solid {colors[i]};}}</style>"
             )
-            row.button(action_name(game.labels[c]), key=f"act_{i}", on_click=go_to, args=(c,))
+            row.button(child_name(game, c), key=f"act_{i}", on_click=go_to, args=(c,))
     elif kind == CHANCE:
         cards = game.chance_cards(node)  # (label, child, permutation row or -1)
         st.selectbox(
@@ -180,7 +196,7 @@ def _node_view(game: Game, a: NodeAnalysis) -> None:
                 )
         with c[1]:
             st.markdown("**Aggregate action frequencies**")
-            st.plotly_chart(_freq_figure(a), key="explore_freq", width="stretch")
+            st.plotly_chart(_freq_figure(game, a), key="explore_freq", width="stretch")
             if a.pot is not None:
                 st.caption(f"Pot at this node: {a.pot:,.0f} chips")
     st.markdown("**Per-hand table**")
@@ -204,9 +220,9 @@ def _node_view(game: Game, a: NodeAnalysis) -> None:
             )
 
 
-def _freq_figure(a: NodeAnalysis) -> go.Figure:
+def _freq_figure(game: Game, a: NodeAnalysis) -> go.Figure:
     assert a.frequencies is not None
-    names = [action_name(x, a.pot) for x in a.actions]
+    names = action_names(game, a.node, a.pot)
     fig = go.Figure(
         go.Bar(
             x=[100 * f for f in a.frequencies],
@@ -231,9 +247,9 @@ def table_frame(game: Game, a: NodeAnalysis, player: int) -> pd.DataFrame:
     equity (%), EQR, reach."""
     v = a.players[player]
     data: dict[str, object] = {"hand": [], "reach": [], "EV": [], "equity %": [], "EQR": []}
-    actions = a.actions if player == a.player else []
+    actions = action_names(game, a.node) if player == a.player else []
     for label in actions:
-        data[action_name(label)] = []
+        data[label] = []
     for h, name in enumerate(v.hand_names):
         if not v.valid[h] or v.reach[h] <= 0:
             continue
@@ -244,7 +260,7 @@ def table_frame(game: Game, a: NodeAnalysis, player: int) -> pd.DataFrame:
         data["EQR"].append(float(v.eqr[h]))  # type: ignore[attr-defined]
         for i, label in enumerate(actions):
             assert a.strategy is not None
-            data[action_name(label)].append(100 * float(a.strategy[i, h]))  # type: ignore[attr-defined]
+            data[label].append(100 * float(a.strategy[i, h]))  # type: ignore[attr-defined]
     return pd.DataFrame(data)
 
 
@@ -260,11 +276,20 @@ def _combo_table(game: Game, a: NodeAnalysis) -> None:
         key=f"table_player_{a.node}",
     )
     text = c[1].text_input(
-        "Filter hands (e.g. `A`, `KK`, `s`)", key=state.COMBO_FILTER, placeholder="all hands"
+        "Filter hands",
+        key=state.COMBO_FILTER,
+        placeholder=f"all hands — e.g. {EXAMPLES}" if game.is_holdem else "all cards — e.g. K",
+        help="range syntax (KK, AK, AKs, T9s+, KQo-KTo, AsKs) and the words suited, offsuit, "
+        "pairs, comma separated; cleared when you move to another node",
     )
     df = table_frame(game, a, int(who))
-    if text:
-        df = df[df["hand"].str.contains(text, case=False, regex=False)]
+    try:
+        keep = filter_rows(game, int(who), list(df["hand"]), str(text or ""))
+    except FilterError as exc:
+        st.error(str(exc), icon=":material/error:")
+        keep = None
+    if keep is not None:
+        df = df[keep]
     st.dataframe(
         df,
         hide_index=True,
@@ -275,8 +300,8 @@ def _combo_table(game: Game, a: NodeAnalysis) -> None:
             "equity %": st.column_config.NumberColumn(format="%.1f"),
             "EQR": st.column_config.NumberColumn(format="%.2f"),
             **{
-                action_name(x): st.column_config.NumberColumn(action_name(x) + " %", format="%.1f")
-                for x in (a.actions if int(who) == a.player else [])
+                x: st.column_config.NumberColumn(x + " %", format="%.1f")
+                for x in (action_names(game, a.node) if int(who) == a.player else [])
             },
         },
         height=320,
@@ -286,6 +311,20 @@ def _combo_table(game: Game, a: NodeAnalysis) -> None:
         "equity vs the opponent's range reaching this node, over every runout; "
         "EQR = EV at the node / (equity × pot)."
     )
+
+
+def filter_rows(game: Game, player: int, hands: list[str], text: str) -> np.ndarray | None:
+    """Which of ``player``'s table rows (hand names) the filter ``text`` keeps; None for no
+    filter. Raises :class:`FilterError` on text it cannot read."""
+    if game.is_holdem:
+        combos = np.asarray(game.meta["combos"][player])  # type: ignore[index]
+        names = game.hand_names[player]
+        mask = hand_mask(text, combos)
+        if mask is None:
+            return None
+        keep = {n for n, m in zip(names, mask, strict=True) if m}
+        return np.array([h in keep for h in hands], dtype=bool)
+    return card_mask(text, hands)
 
 
 def _overview(game: Game, node: int, depth: int = OVERVIEW_DEPTH) -> str:

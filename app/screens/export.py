@@ -11,11 +11,13 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from app import nav, state
+from app import spec as S
 from app.components.figures import curve_figure
 from app.components.images import html_bytes, image_bytes
 from app.components.views import grid_figure
-from app.runtime import start
+from app.runtime import RESTORED, start_solve
 from app.screens.explore import analysis_for
+from app.screens.setup import show_on_setup
 from app.state import Solved
 from solver.algorithms import ALGORITHMS
 from solver.export import (
@@ -30,7 +32,7 @@ from solver.export import (
     tree_json,
 )
 from solver.games.model import DECISION
-from solver.jobs import PAUSED, SolveJob
+from solver.jobs import CHECK_EVERY, PAUSED, SolveJob
 
 
 def _slug(text: str) -> str:
@@ -168,9 +170,10 @@ def _save_section(solved: Solved) -> None:
     if engine is None:
         return
     name = _slug(solved.game.name)
+    extra = {"settings": solve_settings(job)} if job is not None else _loaded_settings()
     st.download_button(
         "Save solve (.npz)",
-        data=lambda: save_solve(engine, solved.source, solved.history),
+        data=lambda: save_solve(engine, solved.source, tuple(solved.history), extra=extra),
         file_name=f"{name}-{engine.iteration}.npz",
         mime="application/octet-stream",
         key="dl_save",
@@ -199,22 +202,65 @@ def _on_upload() -> None:
     state.put(state.EXPLORE_NODE, int(loaded.game.decision_nodes()[0]))
 
 
-RESUME_ITERATIONS = 100_000  # a resumed solve runs this many more iterations at most
+RESUME_ITERATIONS = 100_000  # a resumed solve without a saved limit runs this many more
 
 
-def resume_job(loaded: LoadedSolve, more: int = RESUME_ITERATIONS) -> SolveJob:
-    """A job that carries on ``loaded`` (not started): its own engine, so the algorithm,
-    parameters, pruning state (interval/Total RBP bounds, released memory) and a sampling
-    algorithm's generator state continue where the save left them; up to ``more`` further
-    iterations, the saved history kept."""
-    return SolveJob(
+def solve_settings(job: SolveJob) -> dict:
+    """What a save keeps of a solve's settings, for resuming it the same way: its target
+    (chips), iteration limit, check interval, and the Solve page's fields as they were."""
+    return {
+        "target_chips": job.target,
+        "max_iterations": job.max_iterations,
+        "check_every": job.check_every,
+        "widgets": {
+            k: v
+            for k, v in (state.get(state.JOB_WIDGETS) or {}).items()
+            if isinstance(v, (str, bool, int))
+        },
+    }
+
+
+def _loaded_settings() -> dict | None:
+    loaded = state.get(state.LOADED)
+    settings = loaded.meta.get("settings") if loaded is not None else None
+    return {"settings": settings} if isinstance(settings, dict) else None
+
+
+def resume_job(loaded: LoadedSolve, more: int = RESUME_ITERATIONS) -> tuple[SolveJob, str]:
+    """A job that carries on ``loaded`` (not started), and a note for the user ("" when
+    none). Its own engine goes on, so the algorithm, parameters, pruning state (interval/Total
+    RBP bounds, released memory) and a sampling algorithm's generator state continue where the
+    save left them; the saved history is kept, and so are the saved target, iteration limit
+    and check interval (a save without them: no target, ``more`` iterations). A save that had
+    already reached its target resumes without one (it would stop at once)."""
+    saved = loaded.meta.get("settings")
+    saved = saved if isinstance(saved, dict) else {}
+    iteration = loaded.engine.iteration
+    target = saved.get("target_chips")
+    target = float(target) if isinstance(target, (int, float)) and target > 0 else None
+    note = ""
+    last = loaded.history[-1].exploitability if loaded.history else None
+    if target is not None and last is not None and last <= target:
+        note = (
+            f"This solve had reached its target ({target:.4g} chips): it resumes without one "
+            "— press Stop when you like, or set a target and start a new solve."
+        )
+        target = None
+    limit = saved.get("max_iterations")
+    if not isinstance(limit, int) or limit <= iteration:
+        limit = iteration + more
+    every = saved.get("check_every")
+    job = SolveJob(
         loaded.game,
         loaded.engine.rule,
         engine=loaded.engine,
         history=loaded.history,
-        max_iterations=loaded.engine.iteration + more,
+        target=target,
+        max_iterations=limit,
+        check_every=every if isinstance(every, int) and every >= 1 else CHECK_EVERY,
         watch=int(loaded.game.decision_nodes()[0]),
     )
+    return job, note
 
 
 def loaded_label(loaded: LoadedSolve) -> str:
@@ -228,6 +274,31 @@ def loaded_label(loaded: LoadedSolve) -> str:
     if info is not None and info.sampling:
         extra.append(f"seed {meta.get('seed', 0)}")
     return f"{name} ({', '.join(extra)})" if extra else name
+
+
+GO_SOLVE = "export_go_solve"  # a solve was resumed: switch to the Solve page
+
+
+def _resume(loaded: LoadedSolve) -> None:
+    """Carry on ``loaded`` as this session's solve (a callback, so the Set up and Solve
+    fields it fills are set before any widget draws): they show its game and its saved
+    settings."""
+    job, note = resume_job(loaded)
+    source = loaded.meta.get("game", {})
+    game_id = S.source_id_for(source)
+    settings = loaded.meta.get("settings")
+    widgets = settings.get("widgets", {}) if isinstance(settings, dict) else {}
+    for key, value in widgets.items():
+        if key in RESTORED and key != state.SOURCE:
+            state.put(key, value)
+    show_on_setup(game_id, loaded.holdem)
+    state.put(state.SETTINGS_GAME, game_id)
+    state.put(state.SETTINGS_HOLDEM, loaded.holdem is not None)
+    state.put(state.LOADED, None)
+    state.put(state.JOB_ENDED, note or None)
+    label = S.sources().get(game_id, loaded.game.name)
+    start_solve(job, source, loaded.holdem, game_id, label)
+    state.put(GO_SOLVE, True)
 
 
 def _load_section() -> None:
@@ -247,11 +318,7 @@ def _load_section() -> None:
                 f"Loaded {loaded.game.name}: {loaded_label(loaded)} at iteration "
                 f"{loaded.engine.iteration:,}. Explore it, or resume solving."
             )
-            if st.button("Resume solving", key="btn_resume_loaded"):
-                job = resume_job(loaded)
-                state.put(state.JOB, job)
-                state.put(state.JOB_SOURCE, loaded.meta.get("game", {}))
-                state.put(state.JOB_SPEC, loaded.holdem)
-                state.put(state.LOADED, None)
-                start(job)
-                st.switch_page(nav.pages()["solve"])
+            st.button("Resume solving", key="btn_resume_loaded", on_click=_resume, args=(loaded,))
+    if state.get(GO_SOLVE):  # after the callback: show the resumed solve
+        state.put(GO_SOLVE, False)
+        st.switch_page(nav.pages()["solve"])

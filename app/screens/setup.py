@@ -14,7 +14,9 @@ import streamlit as st
 from app import nav, state
 from app import spec as S
 from app.components.colors import CARD_SUIT_COLORS
+from app.components.fields import PERSIST, number_field
 from app.components.figures import range_paint_figure
+from solver import calibration
 from solver.cards import RANKS, SUITS, card_str, parse_cards
 from solver.games.holdem import Estimate, HoldemSpec
 from solver.presets import PresetError, parse_preset
@@ -59,6 +61,20 @@ def load_source(source_id: str) -> None:
     state.put(state.LOADED_FROM, source_id)
 
 
+def show_on_setup(source_id: str, spec: HoldemSpec | None) -> None:
+    """Make Set up hold ``source_id`` with the form showing ``spec`` as it is (a solve taken
+    back after a reload, a resumed save); the source's own values when ``spec`` is None."""
+    state.put(state.SOURCE, source_id)
+    if spec is None:
+        load_source(source_id)
+        return
+    for key, value in S.form_values(spec).items():
+        state.put(WIDGET[key], value)
+    for key, value in S.size_values(spec).items():
+        state.put(key, value)
+    state.put(state.LOADED_FROM, source_id)
+
+
 def ensure_form() -> None:
     """Initialise the game choice and form on a session's first run."""
     choices = S.sources()
@@ -76,7 +92,8 @@ def _check_cached(spec_json: str) -> S.Checked:
 
 
 def current_request() -> Request:
-    """The game the form describes now (validated)."""
+    """The game the form describes now (validated). ``errors`` maps a spec field to its
+    message, which names the field."""
     ensure_form()
     source_id = str(state.get(state.SOURCE))
     labels = {**S.sources(), "upload": "Uploaded preset"}
@@ -84,13 +101,15 @@ def current_request() -> Request:
     toy = S.toy_name(source_id)
     if toy is not None:
         return Request(label, {"kind": "toy", "name": toy}, None, {}, None)
-    values = {k: state.get(w) for k, w in WIDGET.items()}
+    values, errors = S.read_numbers({k: state.get(w) for k, w in WIDGET.items()})
     sizes = {S.size_key(*slot): state.get(S.size_key(*slot)) for slot in S.SIZE_SLOTS}
     base = S.spec_of_source(source_id, state.get(state.UPLOADED))
     spec = S.spec_from_form(values, base, sizes)
     checked = _check_cached(json.dumps(asdict(spec), sort_keys=True))
-    source = None if checked.errors else S.holdem_source(spec)
-    return Request(label, source, spec, checked.errors, checked.estimate)
+    for field, msg in checked.errors.items():
+        errors.setdefault(field, f"{S.label(field)}: {msg}")
+    source = None if errors else S.holdem_source(spec)
+    return Request(label, source, spec, errors, checked.estimate if not errors else None)
 
 
 def _on_source_change() -> None:
@@ -98,10 +117,10 @@ def _on_source_change() -> None:
 
 
 def _field_error(errors: dict[str, str], *fields: str) -> None:
+    """The messages of ``fields`` (spec field names), each naming its field."""
     for f in fields:
-        for key, msg in errors.items():
-            if key == f:
-                st.error(f"{key.replace('_', ' ')}: {msg}", icon=":material/error:")
+        if f in errors:
+            st.error(errors[f], icon=":material/error:")
 
 
 def render() -> None:
@@ -117,6 +136,7 @@ def render() -> None:
             list(choices),
             format_func=lambda k: choices[k],
             key=state.SOURCE,
+            persist_state=PERSIST,
             on_change=_on_source_change,
         )
     with c2:
@@ -181,6 +201,7 @@ def _holdem_form(req: Request) -> None:
     st.text_input(
         "Board (3, 4 or 5 cards)",
         key=state.BOARD,
+        persist_state=PERSIST,
         help="e.g. `Td 9d 6h Qc 2s`; flop, turn or river",
     )
     _field_error(errors, "board")
@@ -189,55 +210,90 @@ def _holdem_form(req: Request) -> None:
     if picker.open:
         with picker:
             _board_picker()
-    c = st.columns(3)
-    c[0].number_input("Pot (chips)", min_value=1, step=10, key=state.POT)
-    c[1].number_input("Effective stack (chips)", min_value=1, step=10, key=state.STACK)
-    c[2].number_input("Big blind (chips)", min_value=0.01, step=1.0, key=state.BIG_BLIND)
-    _field_error(errors, "pot", "stack", "big_blind")
+    c = st.columns(4)
+    for col, key in zip(c, ("pot", "stack", "big_blind", "max_memory"), strict=True):
+        _number(col, key)
+    _field_error(errors, "pot", "stack", "big_blind", "max_memory_mb")
     st.subheader("Bet sizes")
     st.caption(
         "`33%` of the pot, `2.5x` the bet faced (raises), `a` all-in, `3e` geometric over 3 "
         "streets, `120c` chips; comma separated. They apply on every street to both players "
         "unless overridden below."
     )
-    c = st.columns(3)
-    c[0].text_input("Bets", key=state.BETS)
-    c[1].text_input("Raises", key=state.RAISES)
-    c[2].text_input("Donk bets (OOP, turn/river; empty = as bets)", key=state.DONKS)
+    b = st.columns(3)
+    b[0].text_input("Bets", key=state.BETS, persist_state=PERSIST)
+    b[1].text_input("Raises", key=state.RAISES, persist_state=PERSIST)
+    b[2].text_input(
+        "Donk bets (OOP, turn/river; empty = as bets)", key=state.DONKS, persist_state=PERSIST
+    )
     _field_error(errors, "bets", "raises", "donks")
     _street_sizes(errors)
     c4 = st.columns(4)
-    c4[0].number_input("Raise cap", min_value=0, max_value=50, step=1, key=state.RAISE_CAP)
-    c4[1].number_input(
-        "Add all-in ≤ × pot", min_value=0.0, step=0.5, key=state.ADD_ALLIN, help="0 = off"
-    )
-    c4[2].number_input(
-        "Force all-in SPR ≤", min_value=0.0, step=0.05, key=state.FORCE_ALLIN, help="0 = off"
-    )
-    c4[3].number_input(
-        "Merge sizes within × pot", min_value=0.0, step=0.05, key=state.MERGING, help="0 = off"
-    )
+    for col, key in zip(c4, ("raise_cap", "add_allin", "force_allin", "merging"), strict=True):
+        _number(col, key)
     _field_error(errors, "raise_cap", "add_allin_threshold", "force_allin_threshold")
-    _field_error(errors, "merging_threshold", "max_memory_mb")
+    _field_error(errors, "merging_threshold")
     st.subheader("Ranges")
     c2 = st.columns(2)
     for col, who, key in ((c2[0], "OOP", state.OOP_RANGE), (c2[1], "IP", state.IP_RANGE)):
         with col:
-            st.text_area(f"{who} range", key=key, height=110)
+            st.text_area(f"{who} range", key=key, height=110, persist_state=PERSIST)
             _field_error(errors, f"{who.lower()}_range")
             _range_stats(str(state.get(key) or ""), str(state.get(state.BOARD) or ""))
     _range_grid_editor()
     st.subheader("Tree")
     if req.estimate is not None and not errors:
         e = req.estimate
-        m = st.columns(4)
+        m = st.columns(5)
         m[0].metric("Nodes", f"{e.nodes:,}")
         m[1].metric("Decision nodes", f"{e.decision_nodes:,}")
         m[2].metric("Hands (OOP / IP)", f"{e.hands[0]} / {e.hands[1]}")
         m[3].metric("Memory", f"{e.memory_mb:,.1f} MB")
+        cost = calibration.load()
+        m[4].metric(
+            "Time per iteration",
+            "≈ " + per_iteration_text(cost.seconds(calibration.cells_of_estimate(e))),
+            help=calibration_help(cost),
+        )
         nav.link("solve", "Ready: go to Solve →", ":material/play_arrow:")
     else:
         st.warning("Fix the fields marked above; Solve stays disabled until then.")
+
+
+def per_iteration_text(seconds: float) -> str:
+    """An iteration time as people read it: ``0.2 ms``, ``38 ms``, ``4.1 s``, ``2.5 min``."""
+    if seconds < 0.001:
+        return f"{seconds * 1000:.2g} ms"
+    if seconds < 1.0:
+        return f"{seconds * 1000:.0f} ms"
+    if seconds < 120.0:
+        return f"{seconds:.1f} s"
+    return f"{seconds / 60:.1f} min"
+
+
+def calibration_help(cost: calibration.Cost) -> str:
+    where = "measured on this machine" if cost.measured else "a default until a solve here is timed"
+    return (
+        f"one thread, from the tree's hand-cells × {cost.ns_per_cell:.2g} ns per hand-cell "
+        f"({where}); good to about a factor of two (docs/app.md, 'Estimates')"
+    )
+
+
+NUMBER_HELP = {
+    "big_blind": "for mbb/hand; Libratus presets 100",
+    "max_memory": "bigger trees are refused before anything is allocated (the estimate below)",
+    "raise_cap": "raises per street after the first bet",
+    "add_allin": "offer all-in when the stack is at most this many pots; 0 = off",
+    "force_allin": "a bet leaving an SPR at or below this after a call becomes all-in; 0 = off",
+    "merging": "of two sizes within this many pots keep the larger; 0 = off",
+}
+
+
+def _number(col: object, key: str) -> None:
+    """The number field of form field ``key`` (its message shows under the row)."""
+    number_field(
+        S.NUMBERS[key], WIDGET[key], container=col, help=NUMBER_HELP.get(key), show_error=False
+    )
 
 
 def _street_sizes(errors: dict[str, str]) -> None:
@@ -255,11 +311,12 @@ def _street_sizes(errors: dict[str, str]) -> None:
                 col.text_input(
                     f"{player.upper()} {kind}",
                     key=S.size_key(street, player, kind),
+                    persist_state=PERSIST,
                     placeholder="as above",
                 )
             for key, msg in errors.items():
                 if key.startswith(f"sizes.{street}."):
-                    st.error(f"{key}: {msg}", icon=":material/error:")
+                    st.error(msg, icon=":material/error:")
 
 
 def _range_stats(text: str, board: str) -> None:
@@ -330,8 +387,18 @@ def _range_grid_editor() -> None:
         return
     with editor:
         c = st.columns([1, 2])
-        c[0].radio("Range", ["OOP", "IP"], key=state.GRID_PLAYER, horizontal=True)
-        c[1].slider("Weight of a clicked cell", 0.0, 1.0, 1.0, 0.05, key=state.GRID_WEIGHT)
+        c[0].radio(
+            "Range", ["OOP", "IP"], key=state.GRID_PLAYER, horizontal=True, persist_state=PERSIST
+        )
+        c[1].slider(
+            "Weight of a clicked cell",
+            0.0,
+            1.0,
+            1.0,
+            0.05,
+            key=state.GRID_WEIGHT,
+            persist_state=PERSIST,
+        )
         key = state.OOP_RANGE if state.get(state.GRID_PLAYER, "OOP") == "OOP" else state.IP_RANGE
         try:
             w = parse_range(str(state.get(key) or ""))
@@ -365,6 +432,7 @@ def _range_grid_editor() -> None:
                 "A drag (box, or lasso from the chart's toolbar) over cells",
                 ["Set weight", "Clear"],
                 key=state.GRID_DRAG,
+                persist_state=PERSIST,
                 horizontal=True,
                 help="Set weight: every cell under the drag gets the weight above. "
                 "Clear: every cell under the drag leaves the range.",

@@ -1,0 +1,135 @@
+"""Number fields that treat bad input like the text fields do: the typed text is kept, a
+message names the field, and the page's start button stays disabled until it is fixed.
+
+Streamlit's own number input refuses text it cannot parse (``abc`` vanishes, ``1e12`` became
+1) and leaves an out-of-range value unapplied behind "Press Enter to apply", so the server
+never learns what was typed. These are text inputs parsed here instead: whole numbers or
+decimals, ``1e6`` notation, thousands separators (``1,000,000``; ``1 000``; ``1_000``).
+
+Every widget value that must survive a page switch is kept for the whole session
+(``persist_state="session"``, :data:`PERSIST`).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass
+from typing import Any, Literal
+
+import streamlit as st
+
+PERSIST: Literal["session"] = "session"
+"""``persist_state`` of every widget whose value outlives its page."""
+
+_THOUSANDS = re.compile(r"^[+-]?\d{1,3}([,_ ]\d{3})+(\.\d*)?$")
+
+
+@dataclass(frozen=True)
+class Number:
+    """What a number field accepts: ``label`` names it in messages; bounds are inclusive;
+    ``whole`` asks for an integer; ``note`` explains a special value (e.g. "0 = none")."""
+
+    label: str
+    minimum: float | None = None
+    maximum: float | None = None
+    whole: bool = False
+    note: str = ""
+
+    def parse(self, raw: object) -> tuple[float | None, str]:
+        """(value, "") for good input — an int when ``whole`` — or (None, message naming the
+        field). Numbers (a preset's, a test's) are checked like text."""
+        if isinstance(raw, bool):
+            return None, self._say(f"{raw!r} is not a number")
+        if isinstance(raw, (int, float)):
+            text = format(raw, "g") if isinstance(raw, float) else str(raw)
+            value = float(raw)
+        else:
+            text = str(raw if raw is not None else "").strip()
+            if not text:
+                return None, self._say(f"enter {self._kind()}{self._bounds()}")
+            plain = re.sub(r"[,_ ]", "", text) if _THOUSANDS.match(text) else text
+            try:
+                value = float(plain)
+            except ValueError:
+                return None, self._say(f"{text!r} is not a number")
+        if not math.isfinite(value):
+            return None, self._say(f"must be a finite number, got {text}")
+        if self.whole and value != int(value):
+            return None, self._say(f"must be a whole number, got {text}")
+        if (self.minimum is not None and value < self.minimum) or (
+            self.maximum is not None and value > self.maximum
+        ):
+            return None, self._say(f"must be{self._bounds()}, got {text}")
+        return (int(value) if self.whole else value), ""
+
+    def _kind(self) -> str:
+        return "a whole number" if self.whole else "a number"
+
+    def _bounds(self) -> str:
+        lo, hi = self.minimum, self.maximum
+        if lo is not None and hi is not None:
+            return f" from {show(lo)} to {show(hi)}"
+        if lo is not None:
+            return f" ≥ {show(lo)}"
+        if hi is not None:
+            return f" ≤ {show(hi)}"
+        return ""
+
+    def _say(self, what: str) -> str:
+        note = f" ({self.note})" if self.note else ""
+        return f"{self.label}: {what}{note}."
+
+
+def show(value: float | None) -> str:
+    """A number as a field shows it: ``200``, ``0.3``, ``1,000,000``, ``1e-06``."""
+    if value is None:
+        return ""
+    if float(value).is_integer() and abs(value) < 1e15:
+        return f"{int(value):,}" if abs(value) >= 10_000 else str(int(value))
+    return format(float(value), "g")
+
+
+def as_text(key: str) -> None:
+    """Turn a number held under ``key`` (a preset's value, a default) into the text the field
+    shows; text stays as typed."""
+    value = st.session_state.get(key)
+    if value is not None and not isinstance(value, str):
+        st.session_state[key] = show(value) if isinstance(value, (int, float)) else str(value)
+
+
+def number_field(
+    spec: Number,
+    key: str,
+    *,
+    container: Any = None,
+    disabled: bool = False,
+    help: str | None = None,
+    placeholder: str | None = None,
+    show_error: bool = True,
+) -> tuple[float | None, str]:
+    """A text input for ``spec`` under ``key`` (kept for the session) with its error shown
+    underneath; returns (value, message) as :meth:`Number.parse`."""
+    where = container if container is not None else st
+    as_text(key)
+    text = where.text_input(
+        spec.label,
+        key=key,
+        disabled=disabled,
+        help=help,
+        placeholder=placeholder,
+        persist_state=PERSIST,
+    )
+    value, error = spec.parse(text)
+    if error and show_error:
+        where.error(error, icon=":material/error:")
+    return value, error
+
+
+def read(spec: Number, key: str, default: float | None = None) -> tuple[float | None, str]:
+    """The value under ``key`` checked by ``spec`` without drawing it (``default`` while the
+    field has never been drawn)."""
+    raw = st.session_state.get(key)
+    if raw is None:
+        return (default, "") if default is not None else spec.parse(raw)
+    return spec.parse(raw)

@@ -1,0 +1,151 @@
+"""The solver's kernels compiled in the background while the app is already served.
+
+On a fresh install Numba's cache is empty and compiling every kernel takes minutes on two
+cores. The app does not wait for that: at the first page load of a server whose cache is not
+warm (:func:`solver.warmup.is_warm`) a background thread runs the warm-up groups, each in its
+own process — first ``opening`` (what the opening preset's first solve needs), then the others
+two at a time — and the sidebar shows where it is. A solve started before its group is ready
+waits for it (its status says so) instead of compiling the same kernels a second time in the
+server, so the first solve starts as soon as its own kernels are ready.
+
+``REGRET_LAB_BACKGROUND_WARMUP=0`` turns this off (the test servers: the test command warms the
+cache first).
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import threading
+from dataclasses import dataclass, field
+
+import streamlit as st
+
+from solver.warmup import COMPILING, GROUPS, group_command, is_warm, mark_warm
+
+WAITING, LOADING, COMPILING_NOW, READY, FAILED = (
+    "waiting",
+    "loading",
+    "compiling",
+    "ready",
+    "failed",
+)
+GROUP_NAMES = {
+    "opening": "the opening spot",
+    "toy": "Kuhn and Leduc",
+    "river": "hold'em rivers",
+    "turn": "two-thread turns and flops",
+}
+
+
+@dataclass
+class Warmup:
+    """Per group its state and an event set once it is ready (or failed: a solve then
+    compiles what it needs itself)."""
+
+    states: dict[str, str] = field(default_factory=lambda: dict.fromkeys(GROUPS, WAITING))
+    events: dict[str, threading.Event] = field(
+        default_factory=lambda: {g: threading.Event() for g in GROUPS}
+    )
+    _lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def set(self, group: str, value: str) -> None:
+        with self._lock:
+            self.states[group] = value
+        if value in (READY, FAILED):
+            self.events[group].set()
+
+    def ready(self) -> bool:
+        return all(e.is_set() for e in self.events.values())
+
+    def compiling(self) -> bool:
+        with self._lock:
+            return COMPILING_NOW in self.states.values()
+
+    def summary(self) -> str:
+        """One line for the sidebar ("" once every group is ready)."""
+        if self.ready():
+            return ""
+        with self._lock:
+            states = dict(self.states)
+        done = sum(v in (READY, FAILED) for v in states.values())
+        now = [GROUP_NAMES[g] for g, v in states.items() if v in (LOADING, COMPILING_NOW)]
+        verb = "Compiling" if COMPILING_NOW in states.values() else "Loading"
+        what = f" ({', '.join(now)})" if now else ""
+        return f"{verb} the solver's kernels{what}: {done} of {len(GROUPS)} groups ready"
+
+    def run(self, jobs: int = 2) -> None:
+        """Run every group (``opening`` alone first), then leave the warm stamp."""
+        self._run_batch([GROUPS[0]], 1)
+        self._run_batch(list(GROUPS[1:]), jobs)
+        with self._lock:
+            ok = all(v == READY for v in self.states.values())
+        if ok:
+            mark_warm()
+
+    def _run_batch(self, groups: list[str], jobs: int) -> None:
+        threads = []
+        pending = list(groups)
+        lock = threading.Lock()
+
+        def worker() -> None:
+            while True:
+                with lock:
+                    if not pending:
+                        return
+                    g = pending.pop(0)
+                self._run_group(g)
+
+        for _ in range(max(1, min(jobs, len(groups)))):
+            t = threading.Thread(target=worker, name="kernel-warmup", daemon=True)
+            t.start()
+            threads.append(t)
+        for t in threads:
+            t.join()
+
+    def _run_group(self, group: str) -> None:
+        self.set(group, LOADING)
+        try:
+            proc = subprocess.Popen(
+                group_command(group),
+                stdout=subprocess.PIPE,
+                stderr=subprocess.DEVNULL,
+                text=True,
+                env={**os.environ, "NUMBA_THREADING_LAYER": "threadsafe"},
+            )
+            assert proc.stdout is not None
+            for line in proc.stdout:
+                if line.strip() == COMPILING:
+                    self.set(group, COMPILING_NOW)
+            ok = proc.wait() == 0
+        except OSError:
+            ok = False
+        self.set(group, READY if ok else FAILED)
+
+
+def _ready_warmup() -> Warmup:
+    w = Warmup()
+    for g in GROUPS:
+        w.set(g, READY)
+    return w
+
+
+@st.cache_resource(show_spinner=False)
+def warmup() -> Warmup:
+    """The server's warm-up: started at the first page load when the cache is not warm."""
+    if os.environ.get("REGRET_LAB_BACKGROUND_WARMUP", "1") == "0" or is_warm():
+        return _ready_warmup()
+    w = Warmup()
+    threading.Thread(target=w.run, name="kernel-warmup", daemon=True).start()
+    return w
+
+
+def group_for(holdem: bool, algorithm: str, threads: int, precision: str, pruning: str) -> str:
+    """The warm-up group whose kernels a solve with these settings runs first."""
+    if not holdem:
+        return "toy"
+    if threads > 1:
+        return "turn"
+    if algorithm == "dcfr-tuned" and pruning == "partial" and precision in ("auto", "float32"):
+        return "opening"
+    return "river"

@@ -1,0 +1,231 @@
+"""The Solve page's settings: what its fields accept, reading and checking them, and the
+settings that follow the game.
+
+**Settings follow the game.** Target, its unit and the algorithm are per game: when the page's
+game changes (a preset picked on Set up, a solve loaded, …) they go to that game's defaults
+(:func:`game_defaults`: 0.3 % of the pot and ``dcfr-tuned`` for hold'em spots, 0.001 chips
+and ``dcfr`` for the toy games), unless the user set them for that game earlier in the
+session, in which case those come back. A running solve keeps its game: the switch waits until
+it has stopped (:func:`follow_game`).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from app import state
+from app.components.fields import Number, read, show
+from solver.algorithms import ALGORITHMS, algorithm_defaults, default_algorithm
+from solver.cfr.options import check_options, sentence
+from solver.cfr.parallel import max_threads
+from solver.jobs import CHECK_EVERY
+
+RBP = ("interval", "total")  # pruning modes that need one thread and float32/float64 storage
+PRUNING_LABELS = {
+    "partial": "partial (exact)",
+    "none": "none",
+    "interval": "interval RBP",
+    "total": "Total RBP",
+}
+DEFAULT_RBP_CHECK_EVERY = 10
+DEFAULT_SEED = 0
+DEFAULT_MAX_ITERATIONS = 100_000
+
+TARGET = Number("Target", 0, 1e9, note="0 = no target")
+MAX_ITERATIONS = Number("Max iterations", 1, 1e9, whole=True)
+THREADS = Number("Threads", 1, max_threads(), whole=True)
+CHECK = Number("Check every", 1, 1e6, whole=True)
+SEED = Number("Seed", 0, 2**32 - 1, whole=True)
+RBP_CHECK = Number("RBP: check every (iterations)", 1, 1e6, whole=True)
+RBP_THRESHOLD = Number("RBP: threshold C", 0, 1e9, note="0 keeps every strategy sum")
+
+FOLLOW = (state.ALGORITHM, state.TARGET, state.TARGET_UNIT)
+"""The widgets whose values belong to a game (see the module docstring)."""
+
+
+def game_defaults(holdem: bool) -> dict[str, str]:
+    """Target, unit and algorithm a game opens with."""
+    if holdem:
+        return {
+            state.ALGORITHM: default_algorithm(True),
+            state.TARGET: "0.3",
+            state.TARGET_UNIT: "% pot",
+        }
+    return {
+        state.ALGORITHM: default_algorithm(False),
+        state.TARGET: "0.001",
+        state.TARGET_UNIT: "chips",
+    }
+
+
+def follow_game(game_id: str, holdem: bool, busy: bool) -> None:
+    """Give the settings of :data:`FOLLOW` to the game ``game_id`` (a source id) when it is
+    not the game they belong to: what differs from the old game's defaults is kept for that
+    game, then the new game's kept values (or its defaults) come in. Nothing moves while
+    ``busy`` (a solve runs on the old game)."""
+    owner = state.get(state.SETTINGS_GAME)
+    if owner == game_id or busy:
+        return
+    kept: dict[str, dict[str, Any]] = dict(state.get(state.SETTINGS_KEPT) or {})
+    if owner is not None:
+        old_defaults = game_defaults(bool(state.get(state.SETTINGS_HOLDEM)))
+        mine = {k: state.get(k) for k in FOLLOW if state.get(k) not in (None, old_defaults[k])}
+        if mine:
+            kept[owner] = mine
+        else:
+            kept.pop(owner, None)
+    values = {**game_defaults(holdem), **kept.get(game_id, {})}
+    for k, v in values.items():
+        state.put(k, v)
+    state.put(state.SETTINGS_KEPT, kept)
+    state.put(state.SETTINGS_GAME, game_id)
+    state.put(state.SETTINGS_HOLDEM, holdem)
+
+
+def param_key(algo: str, name: str) -> str:
+    return f"{state.PARAM_PREFIX}{algo}_{name}"
+
+
+def param_text(value: float) -> str:
+    """A rule parameter as its field shows it (``-inf`` allowed: DCFR's β)."""
+    return show(value) if math.isfinite(value) else ("-inf" if value < 0 else "inf")
+
+
+def read_params(
+    algo: str, key_of: Callable[[str], str] | None = None
+) -> tuple[dict[str, float], str]:
+    """The algorithm's parameters from their fields (``key_of(name)`` → widget key; default:
+    the Solve page's) — defaults where never drawn — and the first problem ("" when the rule
+    accepts them: :func:`solver.cfr.options.check_options` words it)."""
+    out: dict[str, float] = {}
+    for name, default in algorithm_defaults(algo).items():
+        raw = state.get(key_of(name) if key_of is not None else param_key(algo, name))
+        if raw is None:
+            out[name] = default
+            continue
+        text = str(raw).strip()
+        try:
+            value = float(text.replace("−", "-"))
+        except ValueError:
+            return out, f"{name}: {text!r} is not a number."
+        if math.isnan(value):
+            return out, f"{name}: {text!r} is not a number."
+        out[name] = value
+    checked = check_options(algo, out)
+    return out, sentence(next(iter(checked.values()))) if checked else ""
+
+
+@dataclass(frozen=True)
+class Settings:
+    """The solver settings the page's fields hold, read and checked. ``errors`` maps a field
+    ("params", "target", "max_iterations", "threads", "check_every", "seed",
+    "rbp_check_every", "rbp_threshold", "precision", …: the fields of
+    :func:`solver.cfr.options.check_options`) to the message shown next to it; Solve
+    stays disabled while there is any. ``threads`` is what the solve gets (1 when
+    ``one_thread`` says why)."""
+
+    algorithm: str
+    params: dict[str, float]
+    pruning: str
+    seed: int
+    threads: int
+    precision: str
+    rbp_check_every: int
+    rbp_threshold: float
+    target: float  # as typed, in ``unit`` (0: no target)
+    unit: str
+    max_iterations: int
+    check_every: int
+    one_thread: str = ""  # why the solve runs on one thread whatever the Threads field says
+    rbp_free_opponent: bool = False
+    errors: dict[str, str] = field(default_factory=dict)
+
+    def target_chips(self, starting_pot: float) -> float | None:
+        """The target in chips (None: no target); % pot needs the hold'em starting pot."""
+        if self.target <= 0:
+            return None
+        if self.unit == "% pot" and starting_pot > 0:
+            return self.target * starting_pot / 100.0
+        return self.target
+
+
+def settings(holdem: bool) -> Settings:
+    """The solver settings from the session state (defaults where a field was never drawn),
+    with every problem in ``errors``."""
+    algo = str(state.get(state.ALGORITHM))
+    if algo not in ALGORITHMS:
+        algo = default_algorithm(holdem)
+    info = ALGORITHMS[algo]
+    errors: dict[str, str] = {}
+    params, errors["params"] = read_params(algo)
+    pruning = str(state.get(state.PRUNING))
+    if pruning not in info.prunings:
+        pruning = info.prunings[0]
+    target, errors["target"] = read(TARGET, state.TARGET, 0.3 if holdem else 0.001)
+    unit = str(state.get(state.TARGET_UNIT) or ("% pot" if holdem else "chips"))
+    if unit not in (("% pot", "chips") if holdem else ("chips",)):
+        unit = "% pot" if holdem else "chips"
+    limit, errors["max_iterations"] = read(
+        MAX_ITERATIONS, state.MAX_ITERATIONS, DEFAULT_MAX_ITERATIONS
+    )
+    every, errors["check_every"] = read(CHECK, state.CHECK_EVERY, CHECK_EVERY)
+    seed = 0
+    if info.sampling:
+        value, errors["seed"] = read(SEED, state.SEED, DEFAULT_SEED)
+        seed = int(value or 0)
+    rbp_every, threshold = DEFAULT_RBP_CHECK_EVERY, 0.0
+    if pruning in RBP:
+        value, errors["rbp_check_every"] = read(
+            RBP_CHECK, state.RBP_CHECK_EVERY, DEFAULT_RBP_CHECK_EVERY
+        )
+        rbp_every = int(value or DEFAULT_RBP_CHECK_EVERY)
+    if pruning == "total":
+        value, errors["rbp_threshold"] = read(RBP_THRESHOLD, state.RBP_THRESHOLD, 0.0)
+        threshold = float(value or 0.0)
+    precision = str(state.get(state.PRECISION) or "auto")
+    one_thread = ""
+    if info.sampling:
+        one_thread = "sampling algorithms run on one thread"
+    elif pruning in RBP:
+        one_thread = f"{PRUNING_LABELS[pruning]} runs on one thread"
+    threads = 1
+    if not one_thread:
+        value, errors["threads"] = read(THREADS, state.THREADS, 1)
+        threads = int(value or 1)
+    free = pruning == "total" and bool(state.get(state.RBP_FREE_OPPONENT, False))
+    # what the fields parsed is checked by the solver's own validator (the CLI's words)
+    checked = check_options(
+        algo,
+        None if errors["params"] else params,
+        threads=threads,
+        precision=precision,
+        pruning=pruning,
+        seed=seed,
+        rbp_check_every=rbp_every,
+        rbp_threshold=threshold,
+        rbp_free_opponent=free,
+    )
+    for name, message in checked.items():
+        key = "params" if name in params else name
+        if not errors.get(key):
+            errors[key] = sentence(message)
+    return Settings(
+        algo,
+        params,
+        pruning,
+        seed,
+        threads,
+        precision,
+        rbp_every,
+        threshold,
+        float(target or 0.0),
+        unit,
+        int(limit or DEFAULT_MAX_ITERATIONS),
+        int(every or CHECK_EVERY),
+        one_thread,
+        free,
+        {k: v for k, v in errors.items() if v},
+    )

@@ -1,0 +1,45 @@
+"""Fixtures of the browser tests: Debian's chromium through pytest-playwright (never a
+downloaded browser), a module-scoped real server, and patient pages."""
+
+from __future__ import annotations
+
+import shutil
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from app.serve import CHROMIUM_ARGS, running_app
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # the helpers module ``pw``
+pytest.importorskip("playwright")
+
+from playwright.sync_api import Page
+from pw import WAIT
+
+if shutil.which("chromium") is None:
+    collect_ignore_glob = ["test_*.py"]  # nothing to drive: scripts/test.sh installs it
+
+
+@pytest.fixture(scope="session")
+def browser_type_launch_args() -> dict:
+    return {"executable_path": shutil.which("chromium"), "headless": True, "args": CHROMIUM_ARGS}
+
+
+@pytest.fixture(scope="session")
+def browser_context_args() -> dict:
+    return {"viewport": {"width": 1400, "height": 1000}, "accept_downloads": True}
+
+
+@pytest.fixture(scope="module")
+def server() -> Iterator[str]:
+    with running_app() as url:
+        yield url
+
+
+@pytest.fixture
+def page(page: Page) -> Page:
+    """pytest-playwright's page, waiting as long as a busy 2-core machine needs."""
+    page.set_default_timeout(WAIT)
+    return page

@@ -1,0 +1,73 @@
+"""Helpers of the browser tests (Playwright sync API): waiting for the app to settle,
+filling fields, reading metrics and the live view's pictures. Waits are generous: on a busy
+2-core CI machine a page run can take tens of seconds (a cold Numba cache even minutes)."""
+
+from __future__ import annotations
+
+from playwright.sync_api import Page, expect
+
+WAIT = 120_000  # ms
+IDLE = "[data-testid='stApp'][data-test-script-state='notRunning']"
+LIVE_CURVE = "[class*='st-key-live_curve_'] img"  # the curve's picture while solving
+LIVE_GRID = ".st-key-live_grid_picture img"
+
+expect.set_options(timeout=WAIT)
+
+
+def idle(page: Page) -> None:
+    page.wait_for_selector(IDLE, timeout=WAIT)
+
+
+def nav(page: Page, name: str) -> None:
+    page.locator("[data-testid='stSidebarNav'] a", has_text=name).first.click()
+    idle(page)
+    expect(page.locator("h1", has_text=name.split(" ")[0])).to_be_visible(timeout=WAIT)
+
+
+def metric(page: Page, label: str) -> str:
+    m = page.locator("[data-testid='stMetric']", has_text=label).first
+    return m.locator("[data-testid='stMetricValue']").inner_text()
+
+
+def iteration(page: Page) -> int:
+    return int(metric(page, "Iteration").replace(",", ""))
+
+
+def src(page: Page, selector: str) -> str:
+    """The ``src`` of a live picture ("" while there is none)."""
+    return str(
+        page.evaluate(
+            "(s) => { const e = document.querySelector(s); return e ? e.src : ''; }", selector
+        )
+    )
+
+
+def picture_changes(page: Page, selector: str, timeout: float = WAIT) -> None:
+    """Wait until the live picture ``selector`` is drawn anew (the solve moved on)."""
+    page.wait_for_selector(selector, timeout=timeout)
+    old = src(page, selector)
+    page.wait_for_function(
+        "([s, old]) => { const e = document.querySelector(s); return e && e.src !== old; }",
+        arg=[selector, old],
+        timeout=timeout,
+    )
+
+
+def iteration_above(page: Page, n: int, timeout: float = WAIT) -> None:
+    page.wait_for_function(
+        "(n) => { const m = [...document.querySelectorAll('[data-testid=stMetric]')]"
+        ".find(e => e.innerText.startsWith('Iteration\\n'));"
+        " return m && parseInt(m.querySelector('[data-testid=stMetricValue]').innerText"
+        ".replace(/,/g, '')) > n; }",
+        arg=n,
+        timeout=timeout,
+    )
+
+
+def fill(page: Page, key: str, value: str, tag: str = "input") -> None:
+    box = page.locator(f".st-key-{key} {tag}").first
+    box.fill(value)
+    box.press("Enter" if tag == "input" else "Control+Enter")
+    page.wait_for_timeout(300)  # let the rerun start before waiting for it to end
+    idle(page)
+    expect(box).to_have_value(value)

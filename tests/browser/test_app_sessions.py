@@ -1,0 +1,161 @@
+"""Sessions and the live view in a real browser against the real server: a reload takes its
+solve back, a hidden page polls nothing, the curve and the grid are above the fold at
+1440×900; closed tabs' solves end after the grace period and the server gives their memory
+back; a demo race's results come into view."""
+
+from __future__ import annotations
+
+import re
+import time
+from collections.abc import Iterator
+
+import pytest
+
+pytest.importorskip("playwright")
+
+from playwright.sync_api import Browser, Page, ViewportSize, expect
+from pw import (
+    LIVE_CURVE,
+    LIVE_GRID,
+    WAIT,
+    fill,
+    idle,
+    iteration,
+    iteration_above,
+    nav,
+    picture_changes,
+)
+
+from app.serve import Server, running_server
+
+GRACE_S = 3.0  # the memory test's server: a closed tab's jobs end 3 s after it is gone
+VIEW: ViewportSize = {"width": 1440, "height": 900}
+
+
+def _pick(page: Page, label: str) -> None:
+    nav(page, "Set up")
+    page.get_by_role("combobox", name="Game or preset").click()
+    page.get_by_role("option", name=label).click()
+    idle(page)
+    nav(page, "Solve")
+
+
+def test_reload_takes_its_solve_back_and_a_hidden_page_polls_nothing(
+    page: Page, server: str
+) -> None:
+    page.set_viewport_size(VIEW)
+    sent: list[float] = []
+    page.on("websocket", lambda ws: ws.on("framesent", lambda _f: sent.append(time.monotonic())))
+    page.goto(server)
+    idle(page)
+    fill(page, "target_value", "0")
+    fill(page, "max_iterations", "100000000")  # runs until stopped
+    page.locator(".st-key-btn_solve button").click()
+    expect(page.locator(".st-key-btn_stop button")).to_be_enabled()
+    picture_changes(page, LIVE_CURVE)
+    # curve and grid in full view without scrolling, at 1440×900
+    for selector in (LIVE_CURVE, LIVE_GRID):
+        box = page.locator(selector).bounding_box()
+        assert box is not None and box["y"] >= 0 and box["y"] + box["height"] <= VIEW["height"]
+    assert "solve=" in page.url  # the token a reload comes back with
+    # a hidden page stops its live redraws (and starts them again when seen)
+    page.evaluate(
+        "() => { Object.defineProperty(document, 'hidden', {value: true, configurable: true});"
+        " document.dispatchEvent(new Event('visibilitychange')); }"
+    )
+    page.wait_for_timeout(2500)  # the page reruns once, without the redraw timer
+    t0 = time.monotonic()
+    page.wait_for_timeout(4000)
+    assert [t for t in sent if t >= t0] == []
+    # the reload: a new session takes the running solve back, on the same game
+    n = iteration(page)
+    page.reload()
+    idle(page)
+    expect(page.locator(".st-key-btn_stop button")).to_be_enabled()
+    expect(page.get_by_text(re.compile(r"SRP river.*solving"))).to_be_visible()
+    iteration_above(page, n)
+    picture_changes(page, LIVE_CURVE)  # the live view runs again (the grid may have settled)
+    expect(page.locator(LIVE_GRID)).to_be_visible()
+    page.locator(".st-key-btn_stop button").click()
+    idle(page)
+    expect(page.get_by_text(re.compile(r"^Stopped at iteration"))).to_be_visible()
+
+
+@pytest.fixture(scope="module")
+def short_grace() -> Iterator[Server]:
+    with running_server(REGRET_LAB_GRACE_S=str(GRACE_S)) as s:
+        yield s
+
+
+def _solving(browser: Browser, url: str, label: str) -> Page:
+    """A new tab solving ``label`` with no target (until its session ends)."""
+    page = browser.new_context(viewport=VIEW).new_page()
+    page.set_default_timeout(WAIT)
+    page.goto(url)
+    idle(page)
+    _pick(page, label)
+    fill(page, "target_value", "0")
+    page.locator(".st-key-btn_solve button").click()
+    expect(page.locator(".st-key-btn_stop button")).to_be_enabled()
+    return page
+
+
+def _running_caption(page: Page) -> str:
+    text = page.locator("[data-testid='stSidebar']").inner_text()
+    found = re.search(r"(\d+) solves? running on this server", text)
+    return found[0] if found else ""
+
+
+def test_closed_tabs_solves_end_after_the_grace_period_and_memory_comes_back(
+    browser: Browser, short_grace: Server
+) -> None:
+    url = short_grace.url
+    # the server loads its kernels and modules once (not part of what the solves hold)
+    warm = _solving(browser, url, "Libratus endgame 2 (turn, pot 4780)")
+    iteration_above(warm, 2)
+    warm.context.close()
+    time.sleep(GRACE_S + 3.0)
+    before = short_grace.rss_mb()
+    # two tabs solve a ~500 MB turn spot each; then the tabs are closed
+    tabs = [_solving(browser, url, "Libratus endgame 1 (turn, pot 500)") for _ in range(2)]
+    for tab in tabs:
+        iteration_above(tab, 1, timeout=300_000)
+    watcher = browser.new_context(viewport=VIEW).new_page()  # a fresh page reads the server
+    watcher.set_default_timeout(WAIT)
+    watcher.goto(url)
+    idle(watcher)
+    assert _running_caption(watcher) == "2 solves running on this server"
+    peak = short_grace.rss_mb()
+    assert peak - before > 400, (before, peak)  # the test can see memory held
+    for tab in tabs:
+        tab.context.close()
+    # within the grace period plus 30 s: both solves ended, their memory given back
+    deadline = time.monotonic() + GRACE_S + 30.0
+    after = short_grace.rss_mb()
+    while time.monotonic() < deadline:
+        watcher.goto(url)
+        idle(watcher)
+        after = short_grace.rss_mb()
+        if _running_caption(watcher) == "" and after - before <= 100.0:
+            break
+        time.sleep(2.0)
+    assert _running_caption(watcher) == ""  # no solve left on the server
+    assert after - before <= 100.0, (before, peak, after)
+    watcher.context.close()
+
+
+def test_a_demo_race_shows_its_results_in_view(page: Page, server: str) -> None:
+    page.set_viewport_size(VIEW)
+    page.goto(server)
+    idle(page)
+    nav(page, "Compare")
+    page.locator(".st-key-btn_demo_3 button").click()  # CFR+ averaging delay, Leduc
+    idle(page)
+    expect(page.locator(".st-key-race_chart .js-plotly-plot")).to_be_visible()
+    page.wait_for_function(  # in view: the top of the chart within the window
+        "(h) => { const e = document.querySelector('.st-key-race_chart .js-plotly-plot');"
+        " if (!e) return false; const r = e.getBoundingClientRect();"
+        " return r.top >= 0 && r.top + 100 <= h; }",
+        arg=VIEW["height"],
+    )
+    expect(page.locator(".st-key-btn_race_start button")).to_be_enabled()  # 5,000 iterations
