@@ -8,12 +8,16 @@ two at a time — and the sidebar shows where it is. A solve started before its 
 waits for it (its status says so) instead of compiling the same kernels a second time in the
 server, so the first solve starts as soon as its own kernels are ready.
 
-``REGRET_LAB_BACKGROUND_WARMUP=0`` turns this off (the test servers: the test command warms the
-cache first).
+Then, once, it measures this machine's cost per hand-cell for the time estimates
+(:func:`solver.calibration.measure`) if none is kept yet.
+
+``REGRET_LAB_BACKGROUND_WARMUP=0`` turns both off (the test servers: the test command warms
+the cache first).
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import subprocess
 import threading
@@ -21,6 +25,7 @@ from dataclasses import dataclass, field
 
 import streamlit as st
 
+from solver import calibration
 from solver.warmup import COMPILING, GROUPS, group_command, is_warm, mark_warm
 
 WAITING, LOADING, COMPILING_NOW, READY, FAILED = (
@@ -130,13 +135,31 @@ def _ready_warmup() -> Warmup:
     return w
 
 
+def _calibrate() -> None:
+    """Measure this machine's cost per hand-cell once (the Set up and Solve estimates), when
+    no solve here has measured it yet; a second or two of one core."""
+    if calibration.load().measured:
+        return
+    with contextlib.suppress(Exception):  # an estimate is not worth failing anything for
+        calibration.measure(1.0)
+
+
 @st.cache_resource(show_spinner=False)
 def warmup() -> Warmup:
-    """The server's warm-up: started at the first page load when the cache is not warm."""
-    if os.environ.get("REGRET_LAB_BACKGROUND_WARMUP", "1") == "0" or is_warm():
+    """The server's warm-up: started at the first page load when the cache is not warm, then
+    a calibration of the time estimates if this machine has none."""
+    if os.environ.get("REGRET_LAB_BACKGROUND_WARMUP", "1") == "0":
+        return _ready_warmup()
+    if is_warm():
+        threading.Thread(target=_calibrate, name="calibration", daemon=True).start()
         return _ready_warmup()
     w = Warmup()
-    threading.Thread(target=w.run, name="kernel-warmup", daemon=True).start()
+
+    def run() -> None:
+        w.run()
+        _calibrate()
+
+    threading.Thread(target=run, name="kernel-warmup", daemon=True).start()
     return w
 
 

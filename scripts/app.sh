@@ -1,10 +1,14 @@
 #!/usr/bin/env bash
-# Set everything up (.venv), then start Regret Lab: the Streamlit app opens on a preset spot
-# with Solve one click away. Binds to 127.0.0.1 unless REGRET_LAB_ADDRESS says otherwise;
-# port from REGRET_LAB_PORT (default 8501). Extra arguments go to `streamlit run`.
+# Set up what the app needs (.venv) and start Regret Lab: the Streamlit app opens on a preset
+# spot with Solve one click away, at once — on a fresh install the solver's kernels compile
+# in the background (the sidebar says how far; a solve waits for its own kernels only).
+# Installs Debian's chromium where it can (PNG/SVG exports render with it; without it the
+# Export page says what is missing). Binds to 127.0.0.1 unless REGRET_LAB_ADDRESS says
+# otherwise; port from REGRET_LAB_PORT (default 8501). Extra arguments go to `streamlit run`.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bash scripts/setup.sh
+bash scripts/setup.sh app
+bash scripts/ensure_chromium.sh || true
 export NUMBA_THREADING_LAYER=${NUMBA_THREADING_LAYER:-threadsafe}
 exec .venv/bin/python -m streamlit run app/main.py \
   --server.address "${REGRET_LAB_ADDRESS:-127.0.0.1}" \

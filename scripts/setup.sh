@@ -1,15 +1,25 @@
 #!/usr/bin/env bash
-# Create .venv (if missing), install Regret Lab with its test extra, and compile the solver's
-# kernels into Numba's on-disk cache (about 2 minutes on a fresh 2-core machine, seconds
-# after that). Idempotent.
+# Create .venv (if missing) and install Regret Lab into it: `app` (the default for
+# scripts/app.sh) installs what the app needs; `test` (scripts/test.sh) adds the test tools
+# and compiles the solver's kernels into Numba's on-disk cache when they are not there yet
+# (a few minutes on a fresh 2-core machine; nothing after that). The app compiles them in the
+# background instead, while it is already served. Idempotent.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+WHAT=${1:-test}
+case "$WHAT" in
+  app) EXTRAS="app" ;;
+  test) EXTRAS="app,test" ;;
+  *) echo "usage: scripts/setup.sh [app|test]" >&2; exit 2 ;;
+esac
 PY=${PYTHON:-python3}
 if [ ! -x .venv/bin/python ]; then
   "$PY" -m venv .venv
 fi
 .venv/bin/python -m pip install --quiet --upgrade pip >/dev/null 2>&1 || true
-.venv/bin/python -m pip install --quiet -e '.[test]'
+.venv/bin/python -m pip install --quiet -e ".[$EXTRAS]"
 export NUMBA_THREADING_LAYER=${NUMBA_THREADING_LAYER:-threadsafe}
-echo "setup: compiling the solver's kernels (first run only: about 2 minutes)" >&2
-.venv/bin/python -m solver warmup --jobs 2
+if [ "$WHAT" = test ] && ! .venv/bin/python -m solver.warmup --check; then
+  # says "compiling…" only if Numba actually compiles (a warm cache just loads)
+  .venv/bin/python -m solver.warmup --jobs 2
+fi

@@ -29,7 +29,7 @@ from pathlib import Path
 import numpy as np
 
 from solver.games.holdem import Estimate
-from solver.games.model import FIXED, SHOWDOWN, Game
+from solver.games.model import FIXED, Game
 
 DEFAULT_NS_PER_CELL = 7.0
 """The cost per hand-cell assumed before anything was measured on this machine (the
@@ -51,8 +51,7 @@ def cells_of_estimate(est: Estimate) -> int:
 
 def cells_of_game(game: Game) -> int:
     """Hand-cells of a built game (any game: toy or hold'em)."""
-    kind = game.tree.kind
-    terminals = int(np.count_nonzero((kind == FIXED) | (kind == SHOWDOWN)))
+    terminals = int(np.count_nonzero(game.tree.kind >= FIXED))  # folds, showdowns, runouts
     h0, h1 = game.num_hands
     return int(game.action_size + terminals * (h0 + h1))
 

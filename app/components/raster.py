@@ -45,9 +45,9 @@ def _font(size: int) -> ImageFont.FreeTypeFont | ImageFont.ImageFont:
 
 def log_ticks(lo: float, hi: float) -> list[float]:
     """Tick values for a log axis over [lo, hi] (lo > 0): every decade, and 2 and 5 within
-    each when the range spans fewer than three decades."""
+    each when the range spans less than three decades."""
     a, b = math.floor(math.log10(lo)), math.ceil(math.log10(hi))
-    mants = (1.0, 2.0, 5.0) if b - a < 3 else (1.0,)
+    mants = (1.0, 2.0, 5.0) if math.log10(hi / lo) < 3 else (1.0,)
     out = [m * 10.0**k for k in range(a, b + 1) for m in mants]
     return [t for t in out if lo <= t <= hi]
 

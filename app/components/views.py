@@ -60,8 +60,10 @@ def grid_figure(
     reach: Array,
     pot: float | None = None,
     title: str = "",
+    vector: bool = False,
 ) -> go.Figure:
-    """The acting player's 13×13 grid at a decision node; hover lists the cell's combos."""
+    """The acting player's 13×13 grid at a decision node; hover lists the cell's combos.
+    ``vector``: rectangles instead of one picture (for exported files)."""
     player = int(game.tree.player[node])
     actions = game.action_labels(node)
     reach = np.where(game.valid_hands(node, player), reach, 0.0)

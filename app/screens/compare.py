@@ -20,7 +20,7 @@ from app import state
 from app.components.controls import live_view, pause_resume_stop, redraw_every
 from app.components.fields import PERSIST, Number, number_field
 from app.components.figures import RACE_X, race_figure
-from app.components.images import html_bytes, image_bytes
+from app.components.images import html_bytes, image_bytes, image_problem
 from app.runtime import start
 from app.screens.setup import current_request
 from app.screens.solve import PRUNING_HELP, algorithm_names
@@ -681,6 +681,7 @@ def show_race(p: RaceProgress) -> None:
         )
     name = "".join(ch if ch.isalnum() else "-" for ch in game.lower()).strip("-") or "race"
     cols = st.columns(len(FORMATS))
+    no_images = image_problem()
     for col, (fmt, (label, mime, suffix)) in zip(cols, FORMATS.items(), strict=True):
         col.download_button(
             label,
@@ -689,4 +690,6 @@ def show_race(p: RaceProgress) -> None:
             mime=mime,
             key=f"dl_race_{fmt}",
             on_click="ignore",
+            disabled=bool(no_images) and fmt in ("png", "svg"),
+            help=no_images if no_images and fmt in ("png", "svg") else None,
         )

@@ -13,7 +13,7 @@ import streamlit as st
 from app import nav, state
 from app import spec as S
 from app.components.figures import curve_figure
-from app.components.images import html_bytes, image_bytes
+from app.components.images import html_bytes, image_bytes, image_problem
 from app.components.views import grid_figure
 from app.runtime import RESTORED, start_solve
 from app.screens.explore import analysis_for
@@ -54,6 +54,9 @@ def render() -> None:
     name = _slug(game.name)
     hist = " ".join(game.history(node)) or "root"
     st.subheader("Charts")
+    no_images = image_problem()
+    if no_images:
+        st.warning(no_images, icon=":material/image_not_supported:")
     cols = st.columns(3)
     curve = curve_figure(solved.history, "iterations", None)
     curve.update_layout(title=f"{game.name}: exploitability")
@@ -69,6 +72,7 @@ def render() -> None:
             mime=mime,
             key=f"dl_curve_{fmt}",
             on_click="ignore",
+            disabled=bool(no_images) and fmt != "html",
         )
     if game.is_holdem and game.tree.kind[node] == DECISION:
         cols = st.columns(3)
@@ -84,6 +88,7 @@ def render() -> None:
                 mime=mime,
                 key=f"dl_grid_{fmt}",
                 on_click="ignore",
+                disabled=bool(no_images) and fmt != "html",
             )
     st.subheader("Strategies")
     st.caption(f"Current node: `{hist}` (pick it on the Explore page).")
@@ -147,6 +152,7 @@ def _grid_bytes(solved: Solved, node: int, fmt: str) -> bytes:
         a.players[a.player].reach,
         pot=a.pot,
         title=f"{solved.game.name}: {' '.join(a.history) or 'root'}",
+        vector=True,
     )
     return _fig_bytes(fig, fmt) if fmt == "html" else image_bytes(fig, fmt, width=800, height=860)
 

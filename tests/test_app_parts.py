@@ -1,0 +1,202 @@
+"""The app's pure parts, checked directly: number fields, the hand filter's range syntax,
+the live pictures (curve and grid), the background warm-up's bookkeeping, same-game keys."""
+
+from __future__ import annotations
+
+import io
+import sys
+import threading
+from dataclasses import replace
+
+import numpy as np
+import pytest
+from PIL import Image
+
+from app import kernels
+from app import spec as S
+from app.components.fields import Number, show
+from app.components.hand_filter import FilterError, card_mask, combo_mask, hand_mask
+from app.components.raster import curve_png, grid_picture, log_ticks, nice_ticks, tick_text
+from solver.cards import COMBOS, combo_str
+from solver.presets import load_preset
+
+
+# ----- number fields ---------------------------------------------------------------------------
+@pytest.mark.parametrize(
+    ("raw", "value", "error"),
+    [
+        ("200", 200, ""),
+        ("1,000", 1000, ""),
+        ("1 000 000", 1_000_000, ""),
+        (" 3e2 ", 300, ""),
+        (250, 250, ""),
+        ("1e12", None, "Pot: must be from 1 to 1,000,000,000, got 1e12."),
+        ("abc", None, "Pot: 'abc' is not a number."),
+        ("", None, "Pot: enter a whole number from 1 to 1,000,000,000."),
+        ("2.5", None, "Pot: must be a whole number, got 2.5."),
+        ("nan", None, "Pot: must be a finite number, got nan."),
+        (True, None, "Pot: True is not a number."),
+        ("1,00", None, "Pot: '1,00' is not a number."),  # not a thousands separator
+    ],
+)
+def test_number_fields_read_text_and_name_the_field(raw: object, value: object, error: str) -> None:
+    assert Number("Pot", 1, 1e9, whole=True).parse(raw) == (value, error)
+
+
+def test_number_notes_and_shown_values() -> None:
+    target = Number("Target", 0, note="0 = no target")
+    assert target.parse("-1") == (None, "Target: must be ≥ 0, got -1 (0 = no target).")
+    assert target.parse("0.3") == (0.3, "")
+    assert [show(v) for v in (200, 200.0, 0.3, 12345, 1e-6)] == [
+        "200",
+        "200",
+        "0.3",
+        "12,345",
+        "1e-06",
+    ]
+    assert Number("x").parse(show(12345.0)) == (12345.0, "")  # what is shown reads back
+
+
+# ----- the hand filter -------------------------------------------------------------------------
+def _names(mask: np.ndarray) -> set[str]:
+    return {combo_str(int(i)) for i in np.flatnonzero(mask)}
+
+
+def test_filter_reads_the_range_syntax_and_the_words() -> None:
+    kk = combo_mask("KK")
+    assert kk is not None and int(kk.sum()) == 6
+    assert len(_names(combo_mask("AK"))) == 16  # type: ignore[arg-type]
+    assert _names(combo_mask("AKs")) == {"AsKs", "AhKh", "AdKd", "AcKc"}  # type: ignore[arg-type]
+    suited = combo_mask("suited")
+    pairs = combo_mask("pairs")
+    offsuit = combo_mask("offsuit")
+    assert suited is not None and pairs is not None and offsuit is not None
+    assert (int(suited.sum()), int(pairs.sum()), int(offsuit.sum())) == (312, 78, 936)
+    assert not np.any(suited & pairs) and np.all(suited | pairs | offsuit)
+    both = combo_mask("T9s+, pairs")
+    assert both is not None and int(both.sum()) == 4 + 78
+    assert combo_mask("  ") is None
+    with pytest.raises(FilterError, match="'s' is neither a hand range nor a word"):
+        combo_mask("s")
+
+
+def test_filter_maps_onto_a_players_hands() -> None:
+    combos = np.array([i for i in range(len(COMBOS)) if combo_str(i) in ("AsKs", "KsKh", "7c2d")])
+    mask = hand_mask("KK, AKs", combos)
+    assert mask is not None and list(mask) == [combo_str(i) != "7c2d" for i in combos]
+    assert list(card_mask("K", ["Js", "Ks", "Kh", "Qs"])) == [False, True, True, False]  # type: ignore[arg-type]
+    assert list(card_mask("qs, J", ["Js", "Ks", "Kh", "Qs"])) == [True, False, False, True]  # type: ignore[arg-type]
+    with pytest.raises(FilterError, match="not a card or rank"):
+        card_mask("A", ["Js", "Ks"])
+
+
+# ----- live pictures -------------------------------------------------------------------------
+def _image(png: bytes) -> Image.Image:
+    img = Image.open(io.BytesIO(png))
+    img.load()
+    return img
+
+
+def test_curve_picture_is_a_png_of_the_asked_size() -> None:
+    xs = list(range(0, 500, 10))
+    ys = [50.0 / (1 + x) for x in xs]
+    img = _image(
+        curve_png(xs, ys, "iterations", "exploitability (chips)", target=0.2, width=480, height=320)
+    )
+    assert img.format == "PNG" and img.size == (480, 320)
+    reds = np.asarray(img.convert("RGB"))
+    assert np.any((reds[..., 0] > 180) & (reds[..., 1] < 100))  # the red curve is drawn
+    assert _image(curve_png([], [], "x", "y", width=200, height=100)).size == (200, 100)
+
+
+def test_axis_ticks() -> None:
+    assert log_ticks(0.002, 0.9) == pytest.approx([0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5])
+    assert log_ticks(1e-6, 10.0) == pytest.approx([1e-6, 1e-5, 1e-4, 1e-3, 1e-2, 0.1, 1.0, 10.0])
+    assert nice_ticks(0, 1000) == [0, 200, 400, 600, 800, 1000]
+    assert [tick_text(v) for v in (0.003, 250, 12_000, 3_500_000)] == [
+        "0.003",
+        "250",
+        "12K",
+        "3.5M",
+    ]
+
+
+def test_grid_picture_colours_the_cells_by_action_mix() -> None:
+    mix = np.full((13, 13, 2), np.nan)
+    weight = np.zeros((13, 13))
+    mix[0, 0] = (1.0, 0.0)  # AA: all the first action (green)
+    weight[0, 0] = 6.0  # every combo reaches: a full-height bar
+    img = np.asarray(
+        _image(
+            grid_picture(mix, weight, ["#4bb34b", "#d43d33"], ["Check", "Bet"], width=390)
+        ).convert("RGB")
+    )
+    cell = 390 // 13
+    assert img.shape[1] == 13 * cell
+    corner = img[cell - 4, 4]  # AA's cell, near its bottom left: the action colour
+    assert tuple(corner) == (0x4B, 0xB3, 0x4B)
+    other = img[2 * cell - 4, cell + 4]  # KK: nothing reaches, the empty grey
+    assert tuple(other) == (0xE6, 0xE6, 0xE6)
+
+
+# ----- the background warm-up ------------------------------------------------------------------
+def test_warmup_runs_the_opening_group_first_and_reports_compiling(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    ran: list[str] = []
+    lock = threading.Lock()
+
+    def fake(group: str) -> list[str]:
+        with lock:
+            ran.append(group)
+        say = "compiling" if group == "river" else "loading"
+        return [sys.executable, "-c", f"print({say!r})"]
+
+    monkeypatch.setattr(kernels, "group_command", fake)
+    monkeypatch.setattr(kernels, "mark_warm", lambda: ran.append("stamp"))
+    w = kernels.Warmup()
+    assert not w.ready() and w.summary().startswith("Loading the solver's kernels")
+    w.run(jobs=2)
+    assert (
+        ran[0] == "opening"
+        and ran[-1] == "stamp"
+        and sorted(ran[1:4])
+        == [
+            "river",
+            "toy",
+            "turn",
+        ]
+    )
+    assert w.ready() and w.summary() == ""
+    assert all(e.is_set() for e in w.events.values())
+
+
+def test_a_failed_group_releases_its_waiters_without_a_stamp(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    stamped: list[bool] = []
+    monkeypatch.setattr(kernels, "group_command", lambda g: [sys.executable, "-c", "exit(3)"])
+    monkeypatch.setattr(kernels, "mark_warm", lambda: stamped.append(True))
+    w = kernels.Warmup()
+    w.run()
+    assert w.ready() and set(w.states.values()) == {kernels.FAILED} and not stamped
+
+
+def test_solves_wait_for_the_group_that_compiles_their_kernels() -> None:
+    assert kernels.group_for(False, "cfr", 1, "auto", "partial") == "toy"
+    assert kernels.group_for(True, "dcfr-tuned", 1, "auto", "partial") == "opening"
+    assert kernels.group_for(True, "dcfr-tuned", 2, "auto", "partial") == "turn"
+    assert kernels.group_for(True, "cfr+", 1, "float64", "total") == "river"
+
+
+# ----- games --------------------------------------------------------------------------------
+def test_same_game_ignores_name_memory_cap_and_number_types() -> None:
+    spec = load_preset("srp-river").holdem
+    assert spec is not None
+    a = S.holdem_source(spec)
+    b = S.holdem_source(replace(spec, name="mine", max_memory_mb=64.0, big_blind=10))
+    assert S.same_game(a, b) and S.source_id_for(b) == "preset:srp-river"
+    c = S.holdem_source(replace(spec, bets="33%, a"))
+    assert not S.same_game(a, c) and S.source_id_for(c) == S.CUSTOM
+    assert S.source_id_for({"kind": "toy", "name": "leduc"}) == "preset:leduc"
+    assert not S.same_game(a, None)

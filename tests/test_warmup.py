@@ -1,0 +1,79 @@
+"""The warm-up's stamp (is the kernel cache warm for these sources?), its compile detector, and
+the time-per-iteration calibration (hand-cells, the kept cost per hand-cell)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from numba import njit
+
+from solver import calibration, warmup
+from solver.games.holdem import estimate, validate
+from solver.presets import load_preset
+
+
+@pytest.fixture
+def cache_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path))
+    return tmp_path
+
+
+def test_stamp_follows_the_sources(
+    cache_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "kernels.py").write_text("x = 1\n")
+    monkeypatch.setattr(warmup, "SOLVER", src)
+    assert warmup.stamp_path() == cache_dir / "regret-lab-warmup.stamp"
+    assert not warmup.is_warm()
+    warmup.mark_warm()
+    assert warmup.is_warm()
+    (src / "kernels.py").write_text("x = 2\n")  # a changed source: compile (or load) again
+    assert not warmup.is_warm()
+
+
+def test_check_exits_nonzero_on_a_cold_cache(cache_dir: Path) -> None:
+    cmd = [sys.executable, "-m", "solver.warmup", "--check"]
+    assert subprocess.run(cmd, check=False).returncode == 1
+
+
+def test_compile_detector_fires_on_compiling_only() -> None:
+    seen: list[int] = []
+    warmup.when_compiling(lambda: seen.append(1))
+
+    @njit(cache=False)
+    def add(a: int) -> int:
+        return a + 1
+
+    assert add(1) == 2 and seen == [1]  # compiled: reported once
+    assert add(2) == 3 and seen == [1]  # already there: nothing
+
+
+def test_hand_cells_of_an_estimate_match_the_built_game() -> None:
+    spec = load_preset("srp-turn").holdem
+    assert spec is not None
+    game = load_preset("srp-turn").build()
+    est = estimate(validate(spec))
+    assert calibration.cells_of_estimate(est) == calibration.cells_of_game(game) > 1_000_000
+
+
+def test_the_kept_cost_per_hand_cell(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    cost = calibration.load()
+    assert not cost.measured and cost.ns_per_cell == calibration.DEFAULT_NS_PER_CELL
+    assert calibration.record(10, 1.0).measured is False  # a tiny tree teaches nothing
+    first = calibration.record(2_000_000, 0.010)  # 10 ms over 2M cells: 5 ns each
+    assert first.measured and first.ns_per_cell == pytest.approx(5.0)
+    second = calibration.record(2_000_000, 0.030, threads=2)  # 2 threads: 1.5x faster
+    assert second.ns_per_cell == pytest.approx(0.5 * 5.0 + 0.5 * 22.5)
+    assert calibration.load() == second
+    assert second.seconds(1_000_000) == pytest.approx(second.ns_per_cell * 1e-3)
+    assert second.seconds(1_000_000, threads=2) == pytest.approx(
+        second.seconds(1_000_000) / calibration.TWO_THREAD_SPEEDUP
+    )
+    (tmp_path / "regret-lab" / "calibration.json").write_text("not json")
+    assert not calibration.load().measured  # a broken file: the default again
