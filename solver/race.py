@@ -941,9 +941,9 @@ DEMOS: tuple[Demo, ...] = (
         stop_at_target=True,
         caption=(
             "Leduc. CFR+ (regrets floored at zero, linearly weighted average) against vanilla "
-            "CFR: about 8×, 20× and 50× fewer iterations (6×, 17× and 45× fewer CPU seconds) "
-            "to 0.01, 0.003 and 0.001 chips — an order of magnitude and more. Each stops at "
-            "0.001 chips."
+            "CFR, each stopping at 0.001 chips: watch CFR+ reach every target in an order of "
+            "magnitude fewer iterations and CPU seconds (the measured gaps: BENCHMARKS.md, "
+            "'CFR vs CFR+')."
         ),
     ),
     Demo(
@@ -956,10 +956,9 @@ DEMOS: tuple[Demo, ...] = (
         stop_at_target=False,
         caption=(
             "Libratus endgame 3: a river with a small pot (500) and deep stacks (20,000), in "
-            "% of the pot. LCFR is strongest early (0.1 % in 800 iterations, DCFR 1,250, CFR+ "
-            "4,000); DCFR is at or below CFR+ at every check from iteration 3 on (5× lower at "
-            "the end) and overtakes LCFR between 8,000 and 10,000 iterations, first to "
-            "0.003 %."
+            "% of the pot. LCFR is strongest early; DCFR stays at or below CFR+ and overtakes "
+            "LCFR late, first to the tightest target (the checks where it happens: "
+            "BENCHMARKS.md, 'CFR+ vs LCFR vs DCFR on a Libratus endgame')."
         ),
     ),
     Demo(
@@ -971,11 +970,10 @@ DEMOS: tuple[Demo, ...] = (
         targets="1e-4, 1e-5, 1e-6",
         stop_at_target=False,
         caption=(
-            "Leduc, with plain CFR+ as the reference. The prediction hurts PCFR+ here: it "
-            "trails CFR+ at most checks up to 16,000 iterations (1e-4 chips after 5,000 "
-            "iterations against 2,000). Scaling the prediction down — per infoset (APCFR+) "
-            "or by a fixed 1/3 (SAPCFR+) — fixes it: both stay level with CFR+ to ~3,000 "
-            "iterations, then pull away and end 17–21× below it."
+            "Leduc, with plain CFR+ as the reference. The prediction hurts PCFR+ here; "
+            "scaling it down — per infoset (APCFR+) or by a fixed 1/3 (SAPCFR+) — fixes it: "
+            "both stay level with CFR+ at first, then pull well below it (by how much: "
+            "BENCHMARKS.md, 'PCFR+ vs APCFR+ vs SAPCFR+ on Leduc')."
         ),
     ),
     Demo(
@@ -987,10 +985,9 @@ DEMOS: tuple[Demo, ...] = (
         targets="0.01, 0.001, 0.0001",
         stop_at_target=False,
         caption=(
-            "Leduc. CFR+ whose average skips the first 100 iterations: it stays uniform "
-            "(2.37 chips) until iteration 100, catches up by 160, and from 200 on is below "
-            "plain CFR+ at every check, 1.3–2× lower (1e-4 chips at 1,600 iterations instead "
-            "of 2,000)."
+            "Leduc. CFR+ whose average skips the first 100 iterations: uniform until then, it "
+            "catches up quickly and then stays below plain CFR+ (BENCHMARKS.md, 'CFR+ "
+            "averaging delay 0 vs 100')."
         ),
     ),
     Demo(
@@ -1004,12 +1001,10 @@ DEMOS: tuple[Demo, ...] = (
         caption=(
             "Leduc, read by nodes touched as each engine counts them: the full-width engine "
             "walks a node once for all hands together, the samplers once per dealt pair, so a "
-            "node is not the same work. CFR reaches 0.1 chips after 38k nodes (100 iterations) "
-            "and 0.03 after 151k. Chance sampling (mccfr-cs: one public card per pass, about a "
-            "third of CFR's nodes per iteration) needs 86k nodes to 0.1 and 1.3M to 0.03. "
-            "External sampling (mccfr-es) and discounted MCCFR (dmccfr), which play the full "
-            "game (every card dealt), need 2.6M and 2.0M nodes to 0.1 and 26M and 33M to 0.03 "
-            "(630,000 and 800,000 iterations)."
+            "node is not the same work. Chance sampling needs a few times CFR's nodes; "
+            "external sampling and discounted MCCFR, which play the full game (every card "
+            "dealt), need far more (the counts: BENCHMARKS.md, 'MCCFR vs full-width CFR on "
+            "Leduc, by nodes touched')."
         ),
     ),
     Demo(
@@ -1023,12 +1018,9 @@ DEMOS: tuple[Demo, ...] = (
         caption=(
             "Leduc, vanilla CFR four ways, read by nodes touched. Partial pruning (the "
             "default: skip what the opponent never reaches) gives exactly the numbers of no "
-            "pruning at every check with 18 % fewer nodes (2.47M against 3.02M to 6,300 "
-            "iterations). Interval RBP skips another 0.9 % (2.45M), its curve within 4 % of "
-            "CFR's. Total RBP's checks (a best-response pass per player every 10 iterations) "
-            "cost more nodes than it saves here: 13 % more than partial, every target at the "
-            "same iterations as the others. Both RBP forms also take more CPU seconds per "
-            "iteration on this small game."
+            "pruning with fewer nodes; interval RBP skips a little more; Total RBP's checks "
+            "cost more nodes than it saves on a game this small (BENCHMARKS.md, 'CFR pruning: "
+            "none, partial, interval RBP, Total RBP'; docs/pruning.md)."
         ),
     ),
 )
