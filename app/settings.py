@@ -114,8 +114,8 @@ def read_params(
         if math.isnan(value):
             return out, f"{name}: {text!r} is not a number."
         out[name] = value
-    checked = check_options(algo, out)
-    return out, sentence(next(iter(checked.values()))) if checked else ""
+    checked = check_options(algo, out)  # worded for a field labelled with the name
+    return out, next(iter(checked.values())) if checked else ""
 
 
 @dataclass(frozen=True)
@@ -211,7 +211,7 @@ def settings(holdem: bool) -> Settings:
     for name, message in checked.items():
         key = "params" if name in params else name
         if not errors.get(key):
-            errors[key] = sentence(message)
+            errors[key] = message if name in params else sentence(message)
     return Settings(
         algo,
         params,

@@ -58,6 +58,7 @@ NUMBERS = {  # form field → what its number field accepts (the label names it 
     "merging": Number("Merge sizes within × pot", 0, 10, note="0 = off"),
     "max_memory": Number("Max memory (MB)", 1, 1e7),
 }
+UNSET = {"max_memory": HoldemSpec.max_memory_mb}  # a form field's value before it is drawn
 LABELS = {  # spec field → how messages name it
     "board": "Board",
     "bets": "Bets",
@@ -206,7 +207,10 @@ def read_numbers(values: dict[str, Any]) -> tuple[dict[str, Any], dict[str, str]
     out = dict(values)
     errors: dict[str, str] = {}
     for key, number in NUMBERS.items():
-        value, error = number.parse(values.get(key))
+        raw = values.get(key)
+        if raw is None and key in UNSET:  # a field not drawn yet (a page on its own)
+            raw = UNSET[key]
+        value, error = number.parse(raw)
         if error:
             errors[FIELDS[key]] = error
         out[key] = _GOOD[FIELDS[key]] if error else value

@@ -15,7 +15,8 @@ and 16-bit storage on a small river spot, samplers, analysis with equities) and 
 ``jobs`` at a time.
 
 **Is it warm?** A successful warm-up writes a stamp (a hash of the solver's sources, Numba's
-and Python's versions) next to Numba's cache (:func:`stamp_path`); :func:`is_warm` compares
+and Python's versions) in Numba's cache directory, which :mod:`solver.jit` names by a hash of
+the kernels' sources (:func:`stamp_path`); :func:`is_warm` compares
 it, so the set-up scripts and the app skip the warm-up in a second. A group says it is
 compiling (on stderr, and to :func:`run_group`'s ``on_compile``) only when Numba actually
 starts compiling — loading from the cache is silent.
@@ -52,11 +53,13 @@ def sources_hash() -> str:
 
 
 def stamp_path() -> Path:
-    """Where a finished warm-up leaves its stamp: beside Numba's cache (``NUMBA_CACHE_DIR``
-    when set, else ``solver/__pycache__``), so clearing the cache clears the stamp too."""
-    base = os.environ.get("NUMBA_CACHE_DIR")
-    folder = Path(base) if base else SOLVER / "__pycache__"
-    return folder / "regret-lab-warmup.stamp"
+    """Where a finished warm-up leaves its stamp: in Numba's cache directory — the one
+    :mod:`solver.jit` keys on the kernels' sources (``solver/__pycache__/numba-<hash>``), or
+    the user's ``NUMBA_CACHE_DIR`` — so a new cache directory (edited kernels) or a cleared
+    one starts without a stamp."""
+    from solver import jit  # sets NUMBA_CACHE_DIR to the source-keyed directory
+
+    return Path(os.environ.get("NUMBA_CACHE_DIR") or jit.CACHE_DIR) / "regret-lab-warmup.stamp"
 
 
 def is_warm() -> bool:

@@ -114,6 +114,20 @@ def test_bad_input_names_the_field(tmp_path: Path) -> None:
     assert not (tmp_path / "r.db").exists() and R.batch_job() is None
 
 
+def test_bad_numbers_are_named_kept_and_block_start(tmp_path: Path) -> None:
+    at = _page(tmp_path)
+    at.text_input(key=R.WORKERS).set_value("lots").run()
+    assert [e.value for e in at.error] == ["Workers: 'lots' is not a number."]
+    assert at.text_input(key=R.WORKERS).value == "lots"
+    assert at.button(key="reports_start").disabled
+    at.text_input(key=R.WORKERS).set_value("1")
+    at.text_input(key=R.TARGET).set_value("1e12").run()
+    assert [e.value for e in at.error] == ["Target (% pot): must be from 0.01 to 100, got 1e12."]
+    assert at.button(key="reports_start").disabled
+    at.text_input(key=R.TARGET).set_value("2.5").run()
+    assert not at.error and not at.button(key="reports_start").disabled
+
+
 def test_open_a_database_and_refuse_junk(tmp_path: Path) -> None:
     spec = tiny_spec()
     db = tmp_path / "old.db"

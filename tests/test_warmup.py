@@ -36,6 +36,15 @@ def test_stamp_follows_the_sources(
     assert not warmup.is_warm()
 
 
+def test_stamp_lives_in_the_source_keyed_cache() -> None:
+    from solver import jit
+
+    if str(jit.cache_dir()) != jit.CACHE_DIR:
+        pytest.skip("NUMBA_CACHE_DIR chosen by the user")
+    # edited kernels get a new cache directory, and with it no stamp: the warm-up runs again
+    assert warmup.stamp_path().parent == jit.cache_dir()
+
+
 def test_check_exits_nonzero_on_a_cold_cache(cache_dir: Path) -> None:
     cmd = [sys.executable, "-m", "solver.warmup", "--check"]
     assert subprocess.run(cmd, check=False).returncode == 1

@@ -271,7 +271,9 @@ def row_entries(rows: int) -> tuple[tuple[Entry, ...], list[str]]:
         pruning = _row_pruning(i, algo)
         checked = check_options(algo, params, pruning=pruning, seed=seed)
         if bad or checked:
-            errors.append(f"Algorithm {i + 1}: {bad or sentence(next(iter(checked.values())))}")
+            field, message = ("", bad) if bad else next(iter(checked.items()))
+            shown = message if bad or field in params else sentence(message)
+            errors.append(f"Algorithm {i + 1}: {shown}")
             continue
         try:
             entries.append(Entry.of(algo, params, pruning=pruning, seed=seed))

@@ -5,8 +5,10 @@ group; open a flop's saved solve in Explore; open an existing batch database; ex
 
 The batch runs in a :class:`~solver.batch.job.BatchJob` (its own thread owns the Dask client;
 it never calls Streamlit); the page polls its progress and reads the database (WAL: readable
-while the batch writes). Session keys: ``rep_*`` (:data:`app.state.REPORTS_PREFIX`, kept
-across pages) and ``reports_*`` (buttons, uploads, charts: not kept)."""
+while the batch writes). Session keys: ``rep_*`` (:data:`app.state.REPORTS_PREFIX`, widgets
+kept across pages with ``persist_state``) and ``reports_*`` (buttons, uploads, charts: not
+kept). Number fields are text fields (:mod:`app.components.fields`): bad text is kept, named,
+and Start stays disabled."""
 
 from __future__ import annotations
 
@@ -24,7 +26,8 @@ import streamlit as st
 from app import nav, runtime, state
 from app.components import batch_figures as BF
 from app.components.controls import live_view
-from app.components.images import html_bytes, image_bytes
+from app.components.fields import PERSIST, Number, number_field, read
+from app.components.images import html_bytes, image_bytes, image_problem
 from app.screens.setup import current_request
 from solver.algorithms import ALGORITHMS, default_algorithm
 from solver.batch.driver import check_scheduler, check_workers, format_eta
@@ -78,6 +81,16 @@ FILTER_VALUES = {
     "connect": CONNECTS,
 }
 CORES = os.cpu_count() or 1
+TARGET_FIELD = Number("Target (% pot)", 0.01, 100)
+ITERATIONS_FIELD = Number("Iteration cap", 1, 1_000_000, whole=True)
+WORKERS_FIELD = Number("Workers", 1, 256, whole=True)
+THREADS_FIELD = Number("Threads per solve", 1, 256, whole=True)
+NUMBER_FIELDS = {
+    TARGET: TARGET_FIELD,
+    ITERATIONS: ITERATIONS_FIELD,
+    WORKERS: WORKERS_FIELD,
+    THREADS: THREADS_FIELD,
+}
 
 
 def batch_job() -> BatchJob | None:
@@ -130,33 +143,41 @@ def _setup(job: BatchJob | None, working: bool) -> None:
     _defaults()
     c = st.columns(3)
     c[0].selectbox(
-        "Flops", FLOP_SETS, key=FLOPS,
+        "Flops", FLOP_SETS, key=FLOPS, persist_state=PERSIST,
         help="weighted subsets of 25–184 flops, all 1,755, or your own list",
     )  # fmt: skip
     if state.get(FLOPS) == "list":
-        c[1].text_input("Flop list", key=FLOP_LIST, placeholder="AhKd7c, Qs8s3d, 9h8h2c")
+        c[1].text_input(
+            "Flop list", key=FLOP_LIST, placeholder="AhKd7c, Qs8s3d, 9h8h2c",
+            persist_state=PERSIST,
+        )  # fmt: skip
     f = st.columns(4)
     for col, (key, values) in zip(f, FILTER_VALUES.items(), strict=True):
-        col.multiselect(key, list(values), key=FILTER + key, placeholder="any")
+        col.multiselect(
+            key, list(values), key=FILTER + key, placeholder="any", persist_state=PERSIST
+        )
     s = st.columns(4)
-    s[0].number_input("Target (% pot)", 0.01, 100.0, step=0.1, key=TARGET)
-    s[1].number_input("Iteration cap", 1, 1_000_000, key=ITERATIONS)
-    s[2].selectbox("Algorithm", ALGORITHM_NAMES, key=ALGORITHM)
-    s[3].checkbox("Save each solve", key=SAVE, help="to open a flop in Explore")
+    bad = [number_field(TARGET_FIELD, TARGET, container=s[0])[1]]
+    bad.append(number_field(ITERATIONS_FIELD, ITERATIONS, container=s[1])[1])
+    s[2].selectbox("Algorithm", ALGORITHM_NAMES, key=ALGORITHM, persist_state=PERSIST)
+    s[3].checkbox(
+        "Save each solve", key=SAVE, help="to open a flop in Explore", persist_state=PERSIST
+    )
     w = st.columns(4)
-    w[0].number_input("Workers", 1, 256, key=WORKERS)
-    w[1].number_input("Threads per solve", 1, 256, key=THREADS)
+    bad.append(number_field(WORKERS_FIELD, WORKERS, container=w[0])[1])
+    bad.append(number_field(THREADS_FIELD, THREADS, container=w[1])[1])
     w[2].text_input(
-        "Scheduler", key=SCHEDULER, placeholder="empty: this machine",
+        "Scheduler", key=SCHEDULER, placeholder="empty: this machine", persist_state=PERSIST,
         help="an existing Dask cluster, e.g. tcp://10.0.0.5:8786",
     )  # fmt: skip
     w[3].text_input(
         "Database file", key=DB_PATH, placeholder="batches/<spot>-<settings>.db",
-        help="created, or resumed when it holds the same batch",
+        persist_state=PERSIST, help="created, or resumed when it holds the same batch",
     )  # fmt: skip
     b = st.columns(4)
     b[0].button(
-        "Start batch", key="reports_start", type="primary", disabled=working or bool(errors),
+        "Start batch", key="reports_start", type="primary",
+        disabled=working or bool(errors) or any(bad),
         on_click=_start, args=(tpl, req.label), width="stretch",
     )  # fmt: skip
     b[1].button(
@@ -167,12 +188,12 @@ def _setup(job: BatchJob | None, working: bool) -> None:
 ALGORITHM_NAMES = [n for n, info in ALGORITHMS.items() if not info.sampling]
 DEFAULTS: dict[str, Any] = {
     FLOPS: "49",
-    TARGET: 1.0,
-    ITERATIONS: 1000,
+    TARGET: "1",
+    ITERATIONS: "1000",
     ALGORITHM: default_algorithm(True),
     SAVE: True,
-    WORKERS: min(2, CORES),
-    THREADS: 1,
+    WORKERS: str(min(2, CORES)),
+    THREADS: "1",
 }
 
 
@@ -191,6 +212,16 @@ def _slug(text: str) -> str:
     return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-") or "batch"
 
 
+def number(key: str) -> float:
+    """A number field's value; a bad one raises :class:`BatchError` naming the field (Start
+    is disabled then, but a click may race the rerun)."""
+    spec = NUMBER_FIELDS[key]
+    value, bad = read(spec, key, float(DEFAULTS[key]))
+    if bad or value is None:
+        raise BatchError(spec.label, bad.removeprefix(f"{spec.label}: "))
+    return value
+
+
 def spec_from_widgets(template: Any, label: str) -> BatchSpec:
     """The batch the set-up widgets describe (not yet checked)."""
     flops = str(state.get(FLOPS) or "49")
@@ -204,9 +235,9 @@ def spec_from_widgets(template: Any, label: str) -> BatchSpec:
         flops=flops,
         filters={k: v for k, v in filters.items() if v},
         algorithm=str(state.get(ALGORITHM) or default_algorithm(True)),
-        target_pct=float(state.get(TARGET) or 1.0),
-        max_iterations=int(state.get(ITERATIONS) or 1000),
-        threads=int(state.get(THREADS) or 1),
+        target_pct=float(number(TARGET)),
+        max_iterations=int(number(ITERATIONS)),
+        threads=int(number(THREADS)),
         save_solves=bool(state.get(SAVE, True)),
         name=label,
     )
@@ -218,7 +249,7 @@ def _start(template: Any, label: str) -> None:
         spec = spec_from_widgets(template, label)
         check(spec)
         scheduler = str(state.get(SCHEDULER) or "").strip() or None
-        workers = int(state.get(WORKERS) or 1)
+        workers = int(number(WORKERS))
         if scheduler is not None:
             scheduler = check_scheduler(scheduler)
         else:
@@ -255,7 +286,10 @@ def _stop() -> None:
 
 def _open() -> None:
     c = st.columns([3, 1])
-    c[0].text_input("Database file on this machine", key=OPEN_PATH, placeholder="batches/….db")
+    c[0].text_input(
+        "Database file on this machine", key=OPEN_PATH, placeholder="batches/….db",
+        persist_state=PERSIST,
+    )  # fmt: skip
     c[1].button("Open", key="reports_open", on_click=_open_path, width="stretch")
     st.file_uploader("or upload one", type=["db", "sqlite"], key=UPLOAD, on_change=_on_upload)
 
@@ -391,7 +425,9 @@ def _table(recs: list[dict[str, Any]], rows: list[FlopRow], path: Path) -> pd.Da
     f = st.columns(3)
     shown = recs
     for col, key in zip(f, ("suits", "pairing", "high"), strict=True):
-        picked = col.multiselect(f"Show {key}", list(FILTER_VALUES[key]), key=SHOW + key)
+        picked = col.multiselect(
+            f"Show {key}", list(FILTER_VALUES[key]), key=SHOW + key, persist_state=PERSIST
+        )
         if picked:
             shown = [r for r in shown if r[key] in picked]
     df = pd.DataFrame(shown)
@@ -413,7 +449,9 @@ def _open_in_explore(rows: list[FlopRow], path: Path, picked: str | None) -> Non
     flops = list(files)
     if picked in files:
         state.put(OPEN_FLOP, picked)
-    c[0].selectbox("Open a flop's solve (or click its row)", flops, key=OPEN_FLOP)
+    c[0].selectbox(
+        "Open a flop's solve (or click its row)", flops, key=OPEN_FLOP, persist_state=PERSIST
+    )
     c[1].button(
         "Open in Explore", key="reports_explore", on_click=_explore, args=(path, files),
         width="stretch",
@@ -469,6 +507,7 @@ def _charts(
                 list(HEAT_METRICS),
                 format_func=lambda k: HEAT_METRICS[str(k)],
                 key=HEAT_METRIC,
+                persist_state=PERSIST,
             )
         )
         figs["heatmap"] = BF.heatmap(done, metric, f"{HEAT_METRICS[metric]}: high card × texture")
@@ -479,7 +518,9 @@ def _charts(
     with tabs[4]:
         nodes = class_nodes(rows)
         if nodes:
-            node = str(st.selectbox("Player and node", nodes, key=CLASS_NODE))
+            node = str(
+                st.selectbox("Player and node", nodes, key=CLASS_NODE, persist_state=PERSIST)
+            )
             agg = class_aggregate(rows, node)
             title = f"{node}: mix per hand class (weighted over the flops; combos per flop)"
             figs["classes"] = BF.class_bars(agg, title)
@@ -490,7 +531,7 @@ def _charts(
 
 
 def _groups(rows: list[FlopRow]) -> None:
-    key = st.selectbox("Aggregate by", list(GROUP_KEYS), key=GROUP_BY)
+    key = st.selectbox("Aggregate by", list(GROUP_KEYS), key=GROUP_BY, persist_state=PERSIST)
     table = []
     groups = {"all flops": aggregate(rows), **aggregate_groups(rows, key)}
     for group, agg in groups.items():
@@ -513,8 +554,15 @@ def _exports(recs: list[dict[str, Any]], figs: dict[str, go.Figure], path: Path)
         "Table JSON", data=lambda: json.dumps(json_safe(recs), indent=1),
         file_name=f"{stem}.json", mime="application/json", key="reports_dl_json", on_click="ignore",
     )  # fmt: skip
+    no_images = image_problem()
+    formats = ["html"] if no_images else ["png", "svg", "html"]
     for col, (name, fig) in zip(c[2:], figs.items(), strict=True):
-        fmt = str(col.selectbox(name, ["png", "svg", "html"], key=P + "fmt_" + name))
+        fmt = str(
+            col.selectbox(
+                name, formats, key=P + "fmt_" + name, persist_state=PERSIST,
+                help=no_images or None,
+            )
+        )  # fmt: skip
         col.download_button(
             f"{name}.{fmt}",
             data=_figure_data(fig, fmt),
