@@ -333,9 +333,13 @@ def main() -> None:
     from playwright.sync_api import sync_playwright
 
     threads = [int(x) for x in args.threads.split(",")]
+    commit = subprocess.run(
+        ["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True
+    ).stdout.strip()
+    load = os.getloadavg()[0]
     print(
         f"# {platform.machine()}, {os.cpu_count()} cores, python {platform.python_version()},"
-        f" {time.strftime('%Y-%m-%d %H:%M')}"
+        f" {time.strftime('%Y-%m-%d %H:%M')}, commit {commit or '?'}, load average {load:.1f}"
     )
     with running_server() as server, sync_playwright() as pw:
         browser = pw.chromium.launch(

@@ -435,7 +435,9 @@ def render() -> None:
         "iterations, seconds and nodes touched (docs/app.md, 'Compare')."
     )
     job = state.race()
-    running = job is not None and not job.progress.finished
+    drawn = job.progress.state if job is not None else None  # one snapshot for the buttons
+    running = drawn is not None and drawn not in FINISHED
+    state.put(state.RACE_LAST_STATE, drawn)  # the live view reruns the page only on a change
     from_demo = job is not None and bool(state.get(state.RACE_DEMO))
     _demos(running)
     if from_demo:  # the results go where the eye is: under the demo just clicked

@@ -82,7 +82,12 @@ def shows_job(req: Request, job: SolveJob | None) -> bool:
 def render() -> None:
     req = current_request()
     job = state.job()
-    running = job is not None and not job.progress.finished
+    drawn = job.progress.state if job is not None else None  # one snapshot for the buttons
+    running = drawn is not None and drawn not in FINISHED
+    # the live view flips the buttons (a whole-page rerun) only when it sees another state
+    # than this run drew them for: a rerun requested during a full run can leave the
+    # fragment's elements twice on the page
+    state.put(LAST_STATE, drawn)
     st.title("Solve")
     ended = state.get(state.JOB_ENDED)
     if ended:
