@@ -120,6 +120,17 @@ def equities(
     return e0, e1
 
 
+def node_path(game: Game, node: int) -> list[int]:
+    """The nodes from the root's child down to ``node``, in walking order ([] for the root):
+    the line that reaches ``node``, each node's parent being ``game.parents[n]``."""
+    out = []
+    n = int(node)
+    while n > 0:
+        out.append(n)
+        n = int(game.parents[n])
+    return out[::-1]
+
+
 def investments(game: Game, node: int) -> tuple[float, float, float]:
     """Hold'em: (pot at ``node``, chips player 0 and player 1 put in since the subgame
     started), from the action labels (``b:S``/``r:S`` = street commitment S; ``c`` matches)."""
@@ -128,12 +139,7 @@ def investments(game: Game, node: int) -> tuple[float, float, float]:
     base = 0.0
     bets = [0.0, 0.0]
     t = game.tree
-    n = node
-    path = []
-    while n > 0:
-        path.append(n)
-        n = int(game.parents[n])
-    for child in reversed(path):
+    for child in node_path(game, node):
         parent = int(game.parents[child])
         label = game.labels[child]
         if t.kind[parent] == CHANCE:

@@ -34,6 +34,7 @@ import numpy as np
 import numpy.typing as npt
 
 from solver.algorithms import AlgorithmRule, Solver, SolverOptions, make_solver
+from solver.analysis import node_path
 from solver.games.model import CHANCE, DECISION, Game
 from solver.lifecycle import (
     DONE,
@@ -200,12 +201,7 @@ def reach_at(game: Game, cumulative: Array, node: int) -> tuple[Array, Array]:
     strategy, reading the sums of the path's decision nodes only (not the whole tree)."""
     t = game.tree
     reach = [np.array(game.hands.weights[p, : game.num_hands[p]], dtype=np.float64) for p in (0, 1)]
-    path = []
-    n = node
-    while n > 0:
-        path.append(n)
-        n = int(game.parents[n])
-    for child in reversed(path):
+    for child in node_path(game, node):
         parent = int(game.parents[child])
         if t.kind[parent] == DECISION:
             a = child - int(t.first_child[parent])

@@ -13,7 +13,14 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from solver.analysis import NodeAnalysis, PlayerView, analyze, compatible, investments
+from solver.analysis import (
+    NodeAnalysis,
+    PlayerView,
+    analyze,
+    compatible,
+    investments,
+    node_path,
+)
 from solver.cfr.bestresponse import node_values
 from solver.cfr.reach import chance_factor, path_reach
 from solver.games.model import CHANCE, DECISION, Game
@@ -159,12 +166,7 @@ def _street_commitments(game: Game, node: int) -> tuple[float, float]:
     """What each player has put in on the current street at ``node``."""
     bets = [0.0, 0.0]
     t = game.tree
-    path = []
-    n = node
-    while n > 0:
-        path.append(n)
-        n = int(game.parents[n])
-    for child in reversed(path):
+    for child in node_path(game, node):
         parent = int(game.parents[child])
         label = game.labels[child]
         if t.kind[parent] == CHANCE:

@@ -19,7 +19,7 @@ from app.components.figures import range_grid_figure
 from app.components.hand_filter import EXAMPLES, FilterError, card_mask, hand_mask
 from app.components.views import action_names, card_table, child_name, grid_figure
 from app.state import Solved
-from solver.analysis import NodeAnalysis, analyze, compatible
+from solver.analysis import NodeAnalysis, analyze, compatible, node_path
 from solver.games.model import CHANCE, DECISION, FIXED, Game
 from solver.ranges import COMBO_CELL
 
@@ -118,12 +118,7 @@ def render() -> None:
 
 
 def _breadcrumb(game: Game, node: int) -> None:
-    path = [node]
-    n = node
-    while n > 0:
-        n = int(game.parents[n])
-        path.append(n)
-    path.reverse()
+    path = [0, *node_path(game, node)]
     row = st.container(horizontal=True, key="breadcrumb")
     for i, n in enumerate(path[-12:]):
         label = "root" if n == 0 else child_name(game, n)
