@@ -167,13 +167,13 @@ class SolveResult:
         return out
 
 
-def _continue_from(engine: Solver, warm: SolveResult) -> None:
-    """Give ``engine`` what ``warm``'s solver learnt: its regrets (and a stored strategy,
-    adaptive statistics), not its strategy sums or iteration count (ValueError when the two
-    differ)."""
+def continue_from(engine: Solver, warm: SolveResult | Solver) -> None:
+    """Give ``engine`` what ``warm``'s solver (a result or a solver) learnt: its regrets (and
+    a stored strategy, adaptive statistics), not its strategy sums or iteration count
+    (ValueError when the two differ) — what ``solve(warm_start=...)`` starts from."""
     from solver.cfr.engine import Engine
 
-    old = warm.engine
+    old = warm.engine if isinstance(warm, SolveResult) else warm
     if not isinstance(engine, Engine) or not isinstance(old, Engine):
         raise ValueError("warm_start: only full-width solves continue from another")
     if old.rbp is not None or engine.rbp is not None:
@@ -264,7 +264,7 @@ def solve(
     locks = opts.pop("locks", None)
     if warm_start is not None:
         engine: Solver = make_solver(g, algorithm, dict(params or {}), **opts)
-        _continue_from(engine, warm_start)
+        continue_from(engine, warm_start)
         engine_lock = getattr(engine, "lock", None)
         if locks and engine_lock is not None:
             engine_lock(locks, average=warm_start.average_strategy())

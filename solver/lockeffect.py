@@ -1,0 +1,186 @@
+"""What a lock changes: the re-solve of a solve with locks (warm from what it learnt, or from
+scratch), and what players read after it — EVs before and after (a range's, per hand, per
+hand class) and the lines whose action frequencies moved most.
+
+Nothing here solves anything or defines a new value: EVs are :class:`~solver.analysis.
+PlayerView` numbers (chips, the units of :mod:`solver.analysis`), averaged over hands with the
+weights :func:`solver.study.range_summary` uses (own reach × compatible opponent reach), and
+frequencies are :func:`solver.analysis.action_frequencies` of each decision node.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from solver.algorithms import Solver, make_solver
+from solver.analysis import PlayerView, action_frequencies
+from solver.api import continue_from
+from solver.cfr.locks import LockSet
+from solver.cfr.reach import path_reach
+from solver.games.model import DECISION, Game
+from solver.studygroups import Group, group_ev
+
+Array = npt.NDArray[np.float64]
+
+MAX_SHIFT_NODES = 20_000
+"""Most decision nodes :func:`frequency_shifts` compares (one reach walk per node each)."""
+
+
+def relock(
+    old: Solver,
+    locks: Mapping[Any, Any] | LockSet,
+    *,
+    warm: bool = True,
+    average: Array | None = None,
+) -> Solver:
+    """A new solver of ``old``'s game with its algorithm and options (threads, storage,
+    pruning, seed) and ``locks``. ``warm``: it starts from what ``old`` learnt (its regrets:
+    :func:`solver.api.continue_from`; the average strategy and the schedule start again),
+    else from scratch. "solved" locks take ``average`` (A,), by default ``old``'s average
+    strategy. Raises :class:`~solver.cfr.locks.LockError` (naming the line and hand) for a bad
+    lock, ValueError/OptionError when the algorithm or its options take no locks or no warm
+    start."""
+    avg = old.average_strategy() if average is None else average
+    opts: dict[str, Any] = {}
+    for name in ("threads", "seed"):
+        if hasattr(old, name):
+            opts[name] = getattr(old, name)
+    if hasattr(old, "storage_choice"):
+        opts["precision"] = old.storage_choice
+    pruning = getattr(old, "pruning", None)
+    if pruning in ("interval", "total"):
+        raise ValueError(
+            f"locks do not combine with pruning {pruning!r}: solve with partial pruning first"
+        )
+    if pruning is not None:
+        opts["pruning"] = pruning
+    if not warm:
+        from solver.cfr.locks import build_locks
+
+        spec = locks if isinstance(locks, LockSet) else build_locks(old.game, locks, avg)
+        return make_solver(old.game, old.rule, locks=spec, **opts)
+    engine = make_solver(old.game, old.rule, **opts)
+    continue_from(engine, old)
+    lock = getattr(engine, "lock", None)
+    if lock is None:
+        raise ValueError(f"{old.rule.name} solves take no locks")
+    lock(locks, average=avg)
+    return engine
+
+
+# ----- EVs before and after -----------------------------------------------------------------
+@dataclass(frozen=True)
+class EvChange:
+    """One group's combos and EV (chips) before and after."""
+
+    key: str
+    label: str
+    combos_before: float
+    combos_after: float
+    ev_before: float
+    ev_after: float
+
+    @property
+    def change(self) -> float:
+        return self.ev_after - self.ev_before
+
+
+def ev_changes(groups: list[Group], before: PlayerView, after: PlayerView) -> list[EvChange]:
+    """:func:`group_ev` of each group under two analyses of the same node and player."""
+    out = []
+    for g in groups:
+        cb, eb = group_ev(before, g.mask)
+        ca, ea = group_ev(after, g.mask)
+        out.append(EvChange(g.key, g.label, cb, ca, eb, ea))
+    return out
+
+
+# ----- frequencies that moved ----------------------------------------------------------------
+@dataclass(frozen=True)
+class Shift:
+    """A decision node's aggregate action frequencies (the actor's reach-weighted mix)
+    before and after, ``change`` the largest move of one action's frequency (in [0, 1]), and
+    the combos of the actor reaching it before and after."""
+
+    node: int
+    line: tuple[str, ...]
+    player: int
+    actions: list[str]
+    before: Array  # (num_actions,)
+    after: Array  # (num_actions,)
+    combos_before: float
+    combos_after: float
+    change: float
+    locked: bool
+
+
+def frequency_shifts(
+    game: Game,
+    before: Array,
+    after: Array,
+    locked: set[int] | frozenset[int] = frozenset(),
+    limit: int | None = 10,
+    min_combos: float = 1e-6,
+) -> list[Shift]:
+    """The decision nodes whose aggregate action frequencies moved most between two strategy
+    profiles ``before`` and ``after`` (A,) of ``game``, largest move first (``limit`` of
+    them; None: all). Nodes the actor reaches with fewer than ``min_combos`` combos under
+    both are left out; ``locked`` marks nodes (ids) that carry a lock. ValueError past
+    :data:`MAX_SHIFT_NODES` decision nodes."""
+    nodes = [int(n) for n in game.decision_nodes()]
+    if len(nodes) > MAX_SHIFT_NODES:
+        raise ValueError(
+            f"{len(nodes):,} decision nodes: comparing every line is limited to {MAX_SHIFT_NODES:,}"
+        )
+    out = []
+    for node in nodes:
+        player = int(game.tree.player[node])
+        off, na, nh = game.block(node)
+        valid = game.valid_hands(node, player)
+        rb = np.where(valid, path_reach(game, before, node)[player], 0.0)
+        ra = np.where(valid, path_reach(game, after, node)[player], 0.0)
+        cb, ca = float(rb.sum()), float(ra.sum())
+        if cb < min_combos and ca < min_combos:
+            continue
+        fb = action_frequencies(np.asarray(before[off : off + na * nh]).reshape(na, nh), rb)
+        fa = action_frequencies(np.asarray(after[off : off + na * nh]).reshape(na, nh), ra)
+        change = float(np.max(np.abs(fa - fb)))
+        out.append(
+            Shift(
+                node,
+                game.history(node),
+                player,
+                game.action_labels(node),
+                fb,
+                fa,
+                cb,
+                ca,
+                change,
+                node in locked,
+            )
+        )
+    out.sort(key=lambda s: -s.change)
+    return out if limit is None else out[:limit]
+
+
+def locked_nodes(game: Game, spec: Mapping[str, Any]) -> dict[int, str]:
+    """Node id → line text of each line of a lock spec that names a decision node of
+    ``game`` (lines that do not are left out; :func:`solver.cfr.locks.build_locks` names
+    them)."""
+    from solver.cfr.locks import line_text, parse_line
+
+    out: dict[int, str] = {}
+    for raw in spec:
+        try:
+            labels = parse_line(raw)
+            node, _cmap = game.locate(labels)
+        except (KeyError, ValueError):
+            continue
+        if game.tree.kind[node] == DECISION:
+            out[int(node)] = line_text(labels)
+    return out

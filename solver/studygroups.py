@@ -1,0 +1,95 @@
+"""Hands grouped as players read them — one hand, a hand class, a grid cell — and a range's
+numbers averaged over a group: the weights are those of :func:`solver.study.range_summary`
+(own reach × compatible opponent reach), so a range's EV is the weighted mean of its groups'.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import numpy.typing as npt
+
+from solver.analysis import PlayerView
+from solver.games.model import Game
+
+Array = npt.NDArray[np.float64]
+Mask = npt.NDArray[np.bool_]
+
+
+@dataclass(frozen=True)
+class Group:
+    """Some of a player's hands at a node: ``key`` (a hand name, or a hand-class key of
+    :mod:`solver.handclass`), the label people read, ``mask`` (H[player],) bool."""
+
+    key: str
+    label: str
+    mask: Mask
+
+
+def hand_groups(game: Game, node: int, player: int) -> list[Group]:
+    """One group per hand the player can hold at ``node``."""
+    valid = game.valid_hands(node, player)
+    nh = game.num_hands[player]
+    out = []
+    for h in np.flatnonzero(valid):
+        mask = np.zeros(nh, dtype=bool)
+        mask[h] = True
+        name = game.hand_names[player][h]
+        out.append(Group(name, name, mask))
+    return out
+
+
+def class_groups(game: Game, node: int, player: int) -> list[Group]:
+    """Hold'em: one group per made class, then per draw flag, of the hands the player can
+    hold at ``node`` (the board there: :func:`solver.study.board_cards`); classes no hand
+    holds are left out. Toy games: :func:`hand_groups`."""
+    if not game.is_holdem:
+        return hand_groups(game, node, player)
+    from solver.handclass import DRAW_LABELS, DRAWS, MADE, MADE_LABELS, classify_hands
+    from solver.study import board_cards
+
+    nh = game.num_hands[player]
+    valid = game.valid_hands(node, player)
+    made, draws = classify_hands(board_cards(game, node), game.hands.cards[player, :nh])
+    out = []
+    for i, key in enumerate(MADE):
+        mask = valid & (made == i)
+        if mask.any():
+            out.append(Group(key, MADE_LABELS[key], mask))
+    for j, key in enumerate(DRAWS):
+        mask = valid & draws[:, j] & (made >= 0)
+        if mask.any():
+            out.append(Group(key, DRAW_LABELS[key], mask))
+    return out
+
+
+def group_mean(view: PlayerView, values: Array, mask: Mask) -> float:
+    """``values`` (H[player],) of the hands in ``mask`` averaged with the weights of
+    :func:`solver.study.range_summary` (own reach × compatible opponent reach); NaN where no
+    such weight is positive (or no value is finite)."""
+    w = np.where(mask, view.reach * view.opponent_mass, 0.0)
+    ok = np.isfinite(values) & (w > 0)
+    total = float(w[ok].sum())
+    return float((w[ok] * values[ok]).sum() / total) if total > 0 else float("nan")
+
+
+def group_ev(view: PlayerView, mask: Mask) -> tuple[float, float]:
+    """``(combos, EV)`` of the hands in ``mask``: the reach-weighted combos there and their EV
+    (chips, :func:`group_mean` of ``view.ev``)."""
+    return float(view.reach[mask].sum()), group_mean(view, view.ev, mask)
+
+
+def cell_means(
+    view: PlayerView, values: Array, cells: npt.NDArray[np.int64], n: int = 169
+) -> Array:
+    """(n,) :func:`group_mean` of ``values`` over the hands of each cell (``cells`` (H,) the
+    cell of each hand, e.g. :func:`solver.analysis.cell_of_hands` for the 13×13 grid), NaN
+    where nothing reaches; all cells at once."""
+    w = view.reach * view.opponent_mass
+    ok = np.isfinite(values) & (w > 0)
+    wv = np.where(ok, w, 0.0)
+    num = np.bincount(cells, weights=np.where(ok, wv * np.where(ok, values, 0.0), 0.0), minlength=n)
+    den = np.bincount(cells, weights=wv, minlength=n)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(den > 0, num / np.where(den > 0, den, 1.0), np.nan)
