@@ -85,6 +85,16 @@ CURRENT_SETUP = "current"  # COMPARE_GAME value: the game of the Set up page
 # prefix and are kept across pages, buttons and uploads use "reports_")
 REPORTS_PREFIX = "rep_"
 
+# ----- Explore's study views and node locks (app/components/study_views.py, locking.py)
+GRID_COLOUR = "explore_grid_colour"  # selectbox: "Strategy", "EV", "EV of <action>", …
+STUDY_VIEW = "explore_study_view"  # radio: "Hand classes", "Distribution", "Runouts"
+DIST_BY = "explore_dist_by"  # radio: "Equity" or "EV"
+STUDY_CACHE = "explore_study_cache"  # (strategy id, iteration, node, what) → computed view
+LOCKS = "locks"  # Pending: the game's name, its node count and the locks {line: mix}
+LOCK_RUN = "lock_run"  # LockRun: the re-solve with locks and the strategy before it
+LOCK_ERROR = "lock_error"  # why the last lock or re-solve was refused, or None
+LOCK_PREFIX = "lockui_"  # + widget name: the lock panel's widgets
+
 # ----- objects ---------------------------------------------------------------------------------
 JOB = "job"  # the session's current SolveJob (or None)
 JOB_SOURCE = "job_source"  # game-source metadata of the job's game (for saving)

@@ -14,10 +14,11 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from app import nav, state
+from app.components import locking, study_views
 from app.components.colors import action_colors
 from app.components.figures import range_grid_figure
 from app.components.hand_filter import EXAMPLES, FilterError, card_mask, hand_mask
-from app.components.views import action_names, card_table, child_name, grid_figure
+from app.components.views import action_names, card_table, child_name
 from app.state import Solved
 from solver.analysis import NodeAnalysis, analyze, compatible, node_path
 from solver.games.model import CHANCE, DECISION, FIXED, Game
@@ -113,6 +114,8 @@ def render() -> None:
     _actions(game, node)
     a = analysis_for(solved, node)
     _node_view(game, a)
+    locking.render(solved, a)
+    study_views.render(game, a)
     with st.expander("Tree overview"):
         st.code(_overview(game, node), language=None)
 
@@ -129,7 +132,7 @@ def _breadcrumb(game: Game, node: int) -> None:
             args=(n,),
             disabled=n == node,
             type="tertiary" if n != node else "secondary",
-            icon=":material/chevron_right:" if n != 0 else ":material/home:",
+            icon=locking.crumb_icon(game, n),
         )
     st.markdown(f"**{node_title(game, node)}** — line: `{' '.join(game.history(node)) or 'root'}`")
 
@@ -181,8 +184,7 @@ def _node_view(game: Game, a: NodeAnalysis) -> None:
         c = st.columns([3, 2])
         with c[0]:
             if game.is_holdem:
-                fig = grid_figure(game, a.node, a.strategy, actor.reach, pot=a.pot)
-                st.plotly_chart(fig, key="explore_grid", width="stretch")
+                study_views.decision_grid(game, a)
             else:
                 st.dataframe(
                     card_table(game, a.node, a.strategy, actor.reach),
@@ -286,7 +288,7 @@ def _combo_table(game: Game, a: NodeAnalysis) -> None:
     if keep is not None:
         df = df[keep]
     st.dataframe(
-        df,
+        study_views.table_extras(game, a, int(who), df),
         hide_index=True,
         key="explore_table",
         column_config={
@@ -294,6 +296,7 @@ def _combo_table(game: Game, a: NodeAnalysis) -> None:
             "EV": st.column_config.NumberColumn("EV (chips)", format="%.3f"),
             "equity %": st.column_config.NumberColumn(format="%.1f"),
             "EQR": st.column_config.NumberColumn(format="%.2f"),
+            **study_views.table_columns(game, a, int(who)),
             **{
                 x: st.column_config.NumberColumn(x + " %", format="%.1f")
                 for x in (action_names(game, a.node) if int(who) == a.player else [])
@@ -332,7 +335,7 @@ def _overview(game: Game, node: int, depth: int = OVERVIEW_DEPTH) -> str:
         extra = ""
         if kind == CHANCE:
             extra = f" ({len(children)} cards)"
-        marker = "▶ " if n == node else ""
+        marker = ("▶ " if n == node else "") + locking.overview_mark(game, n)
         lines.append("  " * indent + f"{marker}{label} — {node_title(game, n)}{extra}")
         if indent >= depth or kind == CHANCE:
             return

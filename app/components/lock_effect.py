@@ -1,0 +1,154 @@
+"""What a re-solve with locks changed, side by side: each player's EV at the root before and
+after, EVs per hand class or hand at the root and at each locked node, and the lines whose
+action frequencies moved most. Numbers from :mod:`solver.lockeffect` and
+:mod:`solver.analysis` (tested there); this module lays them out."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import numpy as np
+import numpy.typing as npt
+import pandas as pd
+import streamlit as st
+
+from app import state
+from app.components.downloads import download_row
+from app.components.study_views import action_labels, cached, file_name, player_name
+from solver.analysis import NodeAnalysis, analyze
+from solver.games.model import Game
+from solver.lockeffect import ev_changes, frequency_shifts, locked_nodes
+from solver.study import summaries
+from solver.studygroups import class_groups, hand_groups
+
+if TYPE_CHECKING:
+    from app.components.locking import LockRun
+
+Array = npt.NDArray[np.float64]
+K = state.LOCK_PREFIX
+
+
+def _analyses(game: Game, run: LockRun, after: Array, node: int) -> tuple[NodeAnalysis, ...]:
+    key = (id(run), id(after), node, "lock_effect")
+    return cached(
+        key,
+        lambda: (
+            analyze(game, run.before, node, with_equity=False),
+            analyze(game, after, node, with_equity=False),
+        ),
+    )
+
+
+def totals_frame(game: Game, before: NodeAnalysis, after: NodeAnalysis) -> pd.DataFrame:
+    """Each player's range EV (chips) at a node before and after."""
+    rows = []
+    for b, a in zip(summaries(before), summaries(after), strict=True):
+        rows.append(
+            {
+                "player": player_name(game, b.player),
+                "EV before": b.ev,
+                "EV after": a.ev,
+                "change": a.ev - b.ev,
+            }
+        )
+    return pd.DataFrame(rows)
+
+
+def groups_frame(
+    game: Game, before: NodeAnalysis, after: NodeAnalysis, player: int, by: str
+) -> pd.DataFrame:
+    """Per hand class (``by`` "class", hold'em) or per hand: combos and EV before and after."""
+    node = before.node
+    groups = class_groups(game, node, player) if by == "class" else hand_groups(game, node, player)
+    rows = ev_changes(groups, before.players[player], after.players[player])
+    return pd.DataFrame(
+        [
+            {
+                "hand" if by == "hand" else "class": r.label,
+                "combos before": r.combos_before,
+                "combos after": r.combos_after,
+                "EV before": r.ev_before,
+                "EV after": r.ev_after,
+                "change": r.change,
+            }
+            for r in rows
+            if r.combos_before > 0 or r.combos_after > 0
+        ]
+    )
+
+
+def shifts_frame(game: Game, before: Array, after: Array, locked: set[int]) -> pd.DataFrame:
+    """The lines whose aggregate action frequencies moved most (largest move first)."""
+    rows = []
+    for s in frequency_shifts(game, before, after, locked=locked, limit=12):
+        names = action_labels(game, s.node)
+
+        def mix(f: Array, names: list[str] = names) -> str:
+            return ", ".join(f"{n} {100 * x:.0f}%" for n, x in zip(names, f, strict=True))
+
+        rows.append(
+            {
+                "line": " ".join(s.line) or "root",
+                "player": player_name(game, s.player),
+                "locked": "yes" if s.locked else "",
+                "largest move (points)": 100 * s.change,
+                "before": mix(s.before),
+                "after": mix(s.after),
+                "combos before": s.combos_before,
+                "combos after": s.combos_after,
+            }
+        )
+    return pd.DataFrame(rows)
+
+
+def render_effect(game: Game, run: LockRun, after: Array, node: int) -> None:
+    """The before/after section of a finished re-solve with locks."""
+    p = run.job.progress
+    st.subheader("Effect of the locks")
+    ended = "target reached" if p.stopped_by == "target" else f"{p.state}"
+    st.caption(
+        f"Before: the solve at iteration {run.before_iteration:,} (no lock on these lines). "
+        f"After: the locked game at iteration {p.iteration:,} ({ended}); its exploitability "
+        f"({'—' if p.exploitability is None else f'{p.exploitability:.4g}'} chips) and EVs are "
+        "those of the locked game. EVs in chips."
+    )
+    b0, a0 = _analyses(game, run, after, 0)
+    totals = totals_frame(game, b0, a0)
+    cols = st.columns(len(totals))
+    for col, row in zip(cols, totals.to_dict("records"), strict=True):
+        col.metric(
+            f"{row['player']} EV at the root",
+            f"{row['EV after']:.3f}",
+            delta=f"{row['change']:+.3f} (was {row['EV before']:.3f})",
+        )
+    st.dataframe(totals, hide_index=True, key="lock_ev_totals")
+    download_row("lock_totals", file_name(game, 0, "lock-totals"), table=totals)
+    lines = locked_nodes(game, run.locks)
+    places = {0: "root", **{n: f"locked: {line}" for n, line in lines.items()}}
+    c = st.columns(3)
+    where = c[0].selectbox(
+        "At", list(places), format_func=lambda n: places[n], key=K + "where",
+        index=list(places).index(node) if node in places else 0,
+    )  # fmt: skip
+    who = c[1].radio(
+        "Player", [0, 1], format_func=lambda q: player_name(game, q), key=K + "who",
+        horizontal=True,
+    )  # fmt: skip
+    by = "hand"
+    if game.is_holdem:
+        by = str(c[2].radio("By", ["class", "hand"], key=K + "by", horizontal=True))
+    b, a = _analyses(game, run, after, int(where))
+    df = groups_frame(game, b, a, int(who), by)
+    st.dataframe(df, hide_index=True, key="lock_ev_table", height=300)
+    download_row("lock_evs", file_name(game, int(where), "lock-evs"), table=df)
+    st.markdown("**Lines whose frequencies moved most**")
+    try:
+        shifts = cached(
+            (id(run), id(after), "shifts"),
+            lambda: shifts_frame(game, run.before, after, set(lines)),
+        )
+    except ValueError as exc:
+        st.info(str(exc))
+        return
+    st.dataframe(shifts, hide_index=True, key="lock_shifts")
+    download_row("lock_shifts", file_name(game, 0, "lock-shifts"), table=shifts)

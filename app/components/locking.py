@@ -1,0 +1,424 @@
+"""Node locking in Explore: "Lock this node" (a mix for the whole range, a mix for picked grid
+cells / hand classes painted on the 13×13 grid, or "as solved"), the list of locks, markers
+for the breadcrumb and the tree, "Re-solve with locks" as the session's background solve
+(warm from the current solve, or from scratch) with its live curve, and the effect when it is
+done (:mod:`app.components.lock_effect`). Locks are checked by the solver's own
+:func:`solver.cfr.locks.build_locks`: a bad one gets its message (line and hand), never a
+traceback."""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+import streamlit as st
+
+from app import nav, state
+from app.components.controls import live_view
+from app.components.figures import curve_figure, range_paint_figure
+from app.components.study_views import action_labels, player_name
+from app.runtime import start
+from app.screens.solve import LAST_STATE
+from app.state import Solved
+from solver.analysis import NodeAnalysis
+from solver.cfr.locks import SOLVED, LockError, build_locks, line_text
+from solver.games.model import DECISION, Game
+from solver.handclass import DRAW_LABELS, DRAWS, MADE, MADE_LABELS
+from solver.jobs import FINISHED, RUNNING, SolveJob
+from solver.lockeffect import locked_nodes, relock
+from solver.ranges import GRID_LABELS
+
+Array = npt.NDArray[np.float64]
+K = state.LOCK_PREFIX
+LIVE_STATE = K + "live_state"  # the re-solve state the live view last drew for
+WARM = "the current solve (warm)"
+FRESH = "scratch"
+
+
+@dataclass(frozen=True)
+class LockRun:
+    """A re-solve with locks: its job, the average strategy (A,) it started from (read-only)
+    with that solve's iteration and exploitability (chips, None when unknown), the locks."""
+
+    job: SolveJob
+    before: Array
+    before_iteration: int
+    before_exploitability: float | None
+    locks: dict[str, Any]
+    warm: bool
+
+
+# ----- which locks there are -----------------------------------------------------------------
+def applied(solved: Solved | None) -> dict[str, Any]:
+    """The locks of the current solve's engine (line text → mix as resolved)."""
+    if solved is None:
+        return {}
+    engine = solved.job.engine if solved.job is not None else solved.engine
+    lockset = getattr(engine, "lockset", None)
+    return dict(lockset.spec) if lockset is not None else {}
+
+
+def pending(game: Game) -> dict[str, Any]:
+    """The locks the user has set for ``game`` (a new game starts with the current solve's)."""
+    held = state.get(state.LOCKS)
+    if held is None or held[0] != (game.name, game.num_nodes):
+        held = ((game.name, game.num_nodes), applied(state.solved()))
+        state.put(state.LOCKS, held)
+    return dict(held[1])
+
+
+def _set_pending(game: Game, locks: dict[str, Any]) -> None:
+    state.put(state.LOCKS, ((game.name, game.num_nodes), dict(locks)))
+
+
+def locked_ids(game: Game) -> dict[int, str]:
+    """Node id → line of every node with a lock (set or in the current solve)."""
+    return locked_nodes(game, {**applied(state.solved()), **pending(game)})
+
+
+def crumb_icon(game: Game, node: int) -> str:
+    """The breadcrumb's icon for ``node``: a lock where one is set."""
+    if node in locked_ids(game):
+        return ":material/lock:"
+    return ":material/home:" if node == 0 else ":material/chevron_right:"
+
+
+def overview_mark(game: Game, node: int) -> str:
+    return "🔒 " if node in locked_ids(game) else ""
+
+
+def describe(game: Game, node: int, mix: Any) -> str:
+    """A lock's mix in words: ``Fold 70%, Call 30%``, ``AKs, top_pair: Bet 100 100%``."""
+
+    def words(m: dict[str, float]) -> str:
+        names = dict(zip(game.action_labels(node), action_labels(game, node), strict=True))
+        return ", ".join(f"{names.get(a, a)} {100 * float(p):.0f}%" for a, p in m.items() if p)
+
+    if isinstance(mix, dict) and mix and all(isinstance(v, dict) for v in mix.values()):
+        if len(mix) > 6:
+            return f"{len(mix)} hands with their own mixes (e.g. as solved)"
+        return "; ".join(f"{k}: {words(v)}" for k, v in mix.items())
+    return f"whole range: {words(mix)}" if isinstance(mix, dict) else str(mix)
+
+
+# ----- the panel -------------------------------------------------------------------------------
+def run_of(solved: Solved | None) -> LockRun | None:
+    """The re-solve with locks that is the session's current solve, if any."""
+    run = state.get(state.LOCK_RUN)
+    if isinstance(run, LockRun) and solved is not None and solved.job is run.job:
+        return run
+    return None
+
+
+def render(solved: Solved, a: NodeAnalysis) -> None:
+    """The lock form at a decision node, the locks, Re-solve, its live curve and its effect."""
+    from app.components.lock_effect import render_effect
+
+    game = solved.game
+    locks = pending(game)
+    line = line_text(game.history(a.node))
+    err = state.get(state.LOCK_ERROR)
+    if a.kind == DECISION:
+        title = "Lock this node" + (" (locked)" if line in locks else "")
+        with st.expander(title, icon=":material/lock:", expanded=line in locks or bool(err)):
+            _form(game, a, line, locks)
+    if err:
+        st.error(err, icon=":material/error:")
+    if locks:
+        _list(game, locks, solved)
+    run = run_of(solved)
+    if run is not None:
+        p = run.job.progress
+        if not p.finished:
+            live_view(_live, working=True)
+        elif p.average is not None:
+            render_effect(game, run, p.average, a.node)
+
+
+def _form(game: Game, a: NodeAnalysis, line: str, locks: dict[str, Any]) -> None:
+    assert a.frequencies is not None
+    st.caption(
+        "Locked hands play the mix you give them, as current and average strategy, and are "
+        "never updated; everything else re-solves. Exploitability and EVs are then those of "
+        "the **locked game** (a best response may not change a locked hand either): "
+        "docs/locking.md."
+    )
+    node = a.node
+    mode = st.radio(
+        "Lock", ["Whole range", "Picked hands", "As solved"], key=K + "mode", horizontal=True
+    )
+    names = action_labels(game, node, a.pot)
+    if mode != "As solved":
+        if mode == "Picked hands":
+            _pick(game, a)
+        cols = st.columns(len(names))
+        freqs = [round(100 * float(f), 1) for f in a.frequencies]
+        freqs[-1] = round(100 - sum(freqs[:-1]), 1)
+        for i, (col, name) in enumerate(zip(cols, names, strict=True)):
+            key = f"{K}mix_{node}_{i}"
+            if key not in st.session_state:
+                st.session_state[key] = max(freqs[i], 0.0)
+            col.number_input(f"{name} %", min_value=0.0, max_value=100.0, step=5.0, key=key)
+    c = st.columns(3)
+    c[0].button(
+        "Lock as solved" if mode == "As solved" else "Lock",
+        key=K + "add",
+        type="primary",
+        on_click=_add,
+        args=(game, node, str(mode)),
+    )
+    if line in locks:
+        c[1].button("Unlock this node", key=K + "unlock", on_click=_remove, args=(game, line))
+        st.markdown(f"Locked: {describe(game, node, locks[line])}")
+
+
+def _pick_options(game: Game, node: int, player: int) -> list[str]:
+    if game.is_holdem:
+        cells = [lab for row in GRID_LABELS for lab in row]
+        return [*MADE, *DRAWS, *cells]
+    names = game.hand_names[player]
+    ranks = sorted({n[:-1] for n in names if len(n) > 1}, key=lambda r: names.index(r + "s"))
+    return [*names, *ranks] if all(r + "s" in names for r in ranks) else list(names)
+
+
+def _pick_label(key: str) -> str:
+    return MADE_LABELS.get(key) or DRAW_LABELS.get(key) or key
+
+
+def _pick(game: Game, a: NodeAnalysis) -> None:
+    """Which hands the mix is for: grid cells and hand classes (a multiselect, and a drag
+    over the grid adds cells to it)."""
+    options = _pick_options(game, a.node, a.player)
+    st.multiselect(
+        "Hands: grid cells (AKs, QQ, T9o), hand classes, or cards",
+        options,
+        format_func=_pick_label,
+        key=K + "pick",
+        placeholder="pick hands, or drag over the grid below",
+    )
+    if game.is_holdem:
+        grid = np.zeros((13, 13))
+        for label in state.get(K + "pick") or []:
+            for i, row in enumerate(GRID_LABELS):
+                if label in row:
+                    grid[i, row.index(label)] = 1.0
+        st.plotly_chart(
+            range_paint_figure(grid, height=330),
+            key=K + "paint",
+            on_select=_paint,
+            selection_mode=("box", "lasso"),
+            config={"displaylogo": False},
+        )
+
+
+def _paint() -> None:
+    """on_select of the paint grid: the cells under the drag join the picked hands."""
+    chart = state.get(K + "paint")
+    try:
+        points = list(chart["selection"]["points"]) if chart is not None else []
+    except (KeyError, TypeError):
+        points = []
+    picked = list(state.get(K + "pick") or [])
+    for p in points:
+        k = p.get("point_index", p.get("point_number"))
+        if isinstance(k, int) and 0 <= k < 169:
+            label = GRID_LABELS[k // 13][k % 13]
+            if label not in picked:
+                picked.append(label)
+    state.put(K + "pick", picked)
+
+
+def _mix_from_fields(game: Game, node: int) -> dict[str, float]:
+    out = {}
+    for i, label in enumerate(game.action_labels(node)):
+        value = float(state.get(f"{K}mix_{node}_{i}") or 0.0)
+        if value > 0:
+            out[label] = value / 100.0
+    return out
+
+
+def _add(game: Game, node: int, mode: str) -> None:
+    """Add (or change) the lock at ``node``; checked against the game with every other lock,
+    so a bad one is refused with the solver's message."""
+    state.put(state.LOCK_ERROR, None)
+    locks = pending(game)
+    line = line_text(game.history(node))
+    solved = state.solved()
+    average = solved.average if solved is not None else None
+    new: Any
+    if mode == "As solved":
+        try:
+            new = build_locks(game, {line: SOLVED}, average).spec[line]
+        except LockError as exc:
+            state.put(state.LOCK_ERROR, f"Not locked: {exc}")
+            return
+    elif mode == "Picked hands":
+        picks = list(state.get(K + "pick") or [])
+        if not picks:
+            state.put(state.LOCK_ERROR, f"Not locked: lock {line!r}: pick some hands first")
+            return
+        old = locks.get(line)
+        keep = (
+            old if isinstance(old, dict) and all(isinstance(v, dict) for v in old.values()) else {}
+        )
+        mix = _mix_from_fields(game, node)
+        new = {**keep, **{k: dict(mix) for k in picks}}
+    else:
+        new = _mix_from_fields(game, node)
+    trial = {**locks, line: new}
+    try:
+        build_locks(game, trial, average)
+    except LockError as exc:
+        state.put(state.LOCK_ERROR, f"Not locked: {exc}")
+        return
+    _set_pending(game, trial)
+    state.put(K + "pick", [])
+
+
+def _remove(game: Game, line: str) -> None:
+    locks = pending(game)
+    locks.pop(line, None)
+    _set_pending(game, locks)
+    state.put(state.LOCK_ERROR, None)
+
+
+def _clear(game: Game) -> None:
+    _set_pending(game, {})
+    state.put(state.LOCK_ERROR, None)
+
+
+def _list(game: Game, locks: dict[str, Any], solved: Solved) -> None:
+    """The locks, each with its status and a remove button; Re-solve with locks."""
+    st.markdown("**Locks**")
+    now = applied(solved)
+    nodes = {v: k for k, v in locked_nodes(game, locks).items()}
+    for i, (line, mix) in enumerate(locks.items()):
+        node = nodes.get(line)
+        c = st.columns([6, 1])
+        status = "in the current solve" if now.get(line) == mix else "re-solve to apply"
+        who = player_name(game, int(game.tree.player[node])) if node is not None else "?"
+        what = describe(game, node, mix) if node is not None else str(mix)
+        c[0].markdown(f":material/lock: `{line}` — {who}: {what} · *{status}*")
+        c[1].button("Remove", key=f"{K}rm_{i}", on_click=_remove, args=(game, line))
+    job = solved.job
+    default_target = job.target if job is not None and job.target else None
+    if default_target is None and solved.history:
+        default_target = solved.history[-1].exploitability
+    if state.get(K + "target") is None:
+        state.put(K + "target", float(default_target or 0.0))
+    if state.get(K + "iterations") is None:
+        state.put(K + "iterations", int(job.max_iterations) if job is not None else 100_000)
+    c = st.columns([2, 1.2, 1, 1.2])
+    c[0].radio("Start from", [WARM, FRESH], key=K + "from", horizontal=True)
+    c[1].number_input(
+        "Target exploitability (chips, 0 = none)", min_value=0.0, format="%g", key=K + "target"
+    )
+    c[2].number_input("Max iterations", min_value=1, step=1000, key=K + "iterations")
+    running = job is not None and job.alive
+    c[3].button(
+        "Re-solve with locks",
+        key=K + "resolve",
+        type="primary",
+        on_click=_resolve,
+        help="stops the current solve and runs the locked game in the background",
+        width="stretch",
+    )
+    c[3].button("Clear all locks", key=K + "clear", on_click=_clear, args=(game,), disabled=running)
+
+
+def _adopt(job: SolveJob, source: dict, spec: Any) -> None:
+    """Make ``job`` the session's solve, as the Solve page's Solve does, and start it."""
+    state.put(state.JOB, job)
+    state.put(state.JOB_SOURCE, source)
+    state.put(state.JOB_SPEC, spec)
+    state.put(state.LOADED, None)
+    state.put(LAST_STATE, RUNNING)
+    state.put(LIVE_STATE, RUNNING)
+    start(job)
+
+
+def _resolve() -> None:
+    """Stop the current solve; run its game with the locks, warm from it or from scratch."""
+    state.put(state.LOCK_ERROR, None)
+    solved = state.solved()
+    if solved is None:
+        return
+    game = solved.game
+    locks = pending(game)
+    if not locks:
+        state.put(state.LOCK_ERROR, "Lock a node first.")
+        return
+    job = solved.job
+    if job is not None and job.alive:
+        job.stop()
+        job.join(30.0)
+    old = job.engine if job is not None else solved.engine
+    if old is None:
+        return
+    before = np.array(old.average_strategy())
+    before.flags.writeable = False
+    history = job.progress.history if job is not None else solved.history
+    warm = state.get(K + "from", WARM) == WARM
+    try:
+        engine = relock(old, locks, warm=warm, average=before)
+        target = float(state.get(K + "target") or 0.0)
+        new = SolveJob(
+            engine.game,
+            engine.rule,
+            engine=engine,
+            target=target if target > 0 else None,
+            max_iterations=int(state.get(K + "iterations") or 100_000),
+            watch=_watch(game),
+        )
+    except (LockError, ValueError, MemoryError) as exc:
+        state.put(state.LOCK_ERROR, f"Cannot re-solve: {exc}")
+        return
+    expl = history[-1].exploitability if history else None
+    _adopt(new, solved.source, solved.holdem)
+    run = LockRun(new, before, int(old.iteration), expl, dict(locks), warm)
+    state.put(state.LOCK_RUN, run)
+
+
+def _watch(game: Game) -> int:
+    node = state.get(state.EXPLORE_NODE)
+    if isinstance(node, int) and 0 <= node < game.num_nodes and game.tree.kind[node] == DECISION:
+        return node
+    return int(game.decision_nodes()[0])
+
+
+def _stop(job: SolveJob) -> None:
+    job.stop()
+    job.join(30.0)
+
+
+def _live() -> None:
+    """The re-solve's live curve (a fragment while it runs; one full rerun when it ends)."""
+    run = run_of(state.solved())
+    if run is None:
+        return
+    job = run.job
+    p = job.progress
+    if p.finished and state.get(LIVE_STATE) not in FINISHED:
+        state.put(LIVE_STATE, p.state)
+        st.rerun()
+    state.put(LIVE_STATE, p.state)
+    game = job.game
+    holdem = game.is_holdem
+    unit, scale = ("% pot", 100.0 / game.starting_pot) if holdem else ("chips", 1.0)
+    expl = "—" if p.exploitability is None else f"{p.exploitability * scale:.4g} {unit}"
+    st.markdown(
+        f"**Re-solving with locks** (from {'the current solve' if run.warm else 'scratch'}) · "
+        f"iteration {p.iteration:,} · exploitability in the locked game {expl}"
+    )
+    st.plotly_chart(
+        curve_figure(p.history, "iterations", job.target, unit=unit, scale=scale),
+        key="lock_curve",
+        width="stretch",
+    )
+    c = st.columns([1, 3])
+    c[0].button("Stop the re-solve", key=K + "stop", on_click=functools.partial(_stop, job))
+    with c[1]:
+        nav.link("solve", "The full live view is on the Solve page", ":material/play_arrow:")

@@ -1,0 +1,373 @@
+"""The study views of Explore: EV per action and hand strength in the per-hand table, the grid
+coloured by strategy, EV, EV of an action, equity or EQR, both ranges' summary, hand classes
+(table and stacked bar), equity/EV distributions, and the runout report at a chance node;
+each view with its downloads. Every number comes from :mod:`solver.study`,
+:mod:`solver.studygroups` and :mod:`solver.handclass` (tested there)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+import numpy as np
+import numpy.typing as npt
+import pandas as pd
+import plotly.graph_objects as go
+import streamlit as st
+
+from app import state
+from app.components.colors import action_name
+from app.components.downloads import download_row
+from app.components.study_figures import (
+    card_grid_figure,
+    class_mix_figure,
+    distribution_figure,
+    value_grid_figure,
+)
+from app.components.views import grid_figure
+from solver.analysis import NodeAnalysis, cell_of_hands
+from solver.games.model import CHANCE, DECISION, Game
+from solver.handclass import class_table
+from solver.study import (
+    RunoutRow,
+    action_evs,
+    action_names,
+    board_cards,
+    distribution,
+    runout_report,
+    strength_order,
+    summaries,
+)
+from solver.studygroups import cell_means, class_groups, group_ev
+
+Array = npt.NDArray[np.float64]
+T = TypeVar("T")
+PLAYERS = ("OOP", "IP")
+COLOURINGS = ("Strategy", "EV", "Equity", "EQR")
+VIEWS = ("Hand classes", "Distribution", "Runouts")
+
+
+def player_name(game: Game, p: int) -> str:
+    return PLAYERS[p] if game.is_holdem else f"player {p}"
+
+
+def action_labels(game: Game, node: int, pot: float | None = None) -> list[str]:
+    """The actions at a decision node as players read them: "All-in" for a bet or raise of
+    the whole stack (:func:`solver.study.action_names`), else ``Check``, ``Bet 100``, …"""
+    said = action_names(game, node)
+    return [
+        "All-in" if s == "All-in" else action_name(lab, pot)
+        for s, lab in zip(said, game.action_labels(node), strict=True)
+    ]
+
+
+def _slug(text: str) -> str:
+    return "".join(ch if ch.isalnum() else "-" for ch in text.lower()).strip("-") or "node"
+
+
+def file_name(game: Game, node: int, what: str) -> str:
+    return f"{_slug(game.name)}-{_slug(' '.join(game.history(node)) or 'root')}-{what}"
+
+
+def cached(key: tuple, build: Callable[[], T]) -> T:
+    """``build()`` kept in the session for reruns (a few entries, by ``key``, which should
+    name the strategy — its id and iteration — and the node)."""
+    store: dict[tuple, Any] = state.get(state.STUDY_CACHE) or {}
+    if key not in store:
+        if len(store) >= 8:
+            store.pop(next(iter(store)))
+        store[key] = build()
+        state.put(state.STUDY_CACHE, store)
+    return store[key]
+
+
+def _sigma() -> tuple[Array, tuple] | None:
+    """The current solve's average strategy and a cache key naming it."""
+    solved = state.solved()
+    if solved is None:
+        return None
+    return solved.average, (id(solved.average), solved.iteration)
+
+
+def node_action_evs(game: Game, node: int) -> Array | None:
+    """(num_actions, H[actor]) chips: :func:`solver.study.action_evs` under the current solve."""
+    got = _sigma()
+    if got is None or game.tree.kind[node] != DECISION:
+        return None
+    sigma, skey = got
+    return cached((*skey, node, "action_evs"), lambda: action_evs(game, sigma, node))
+
+
+# ----- the per-hand table ----------------------------------------------------------------------
+def table_extras(game: Game, a: NodeAnalysis, player: int, df: pd.DataFrame) -> pd.DataFrame:
+    """The per-hand table with hand strength (``strength``: 1 = the strongest hand the player
+    can hold here, :func:`solver.study.strength_order`; sort by it) and, for the acting
+    player, the EV of each action (``EV <action>``, chips); action columns named as players
+    say them ("All-in")."""
+    if df.empty:
+        return df
+    names = a.players[player].hand_names
+    index = [names.index(h) for h in df["hand"]]
+    rank = np.empty(game.num_hands[player], dtype=np.int64)
+    rank[strength_order(game, a.node, player)] = np.arange(1, game.num_hands[player] + 1)
+    out = df.copy()
+    out.insert(1, "strength", rank[index])
+    if player == a.player:
+        labels = action_labels(game, a.node)
+        out = out.rename(
+            columns={action_name(x): n for x, n in zip(a.actions, labels, strict=True)}
+        )
+        evs = node_action_evs(game, a.node)
+        if evs is not None:
+            for i, n in enumerate(labels):
+                out[f"EV {n}"] = evs[i, index]
+    return out
+
+
+def table_columns(game: Game, a: NodeAnalysis, player: int) -> dict[str, Any]:
+    """Column formats of :func:`table_extras`' columns."""
+    cols: dict[str, Any] = {
+        "strength": st.column_config.NumberColumn(
+            "strength", help="1 = the strongest hand here (what it makes now)", format="%d"
+        )
+    }
+    if player == a.player:
+        for n in action_labels(game, a.node):
+            cols[n] = st.column_config.NumberColumn(n + " %", format="%.1f")
+            cols[f"EV {n}"] = st.column_config.NumberColumn(
+                f"EV {n}", format="%.3f", help=f"chips: the hand plays {n}, then the strategy"
+            )
+    return cols
+
+
+# ----- the grid ------------------------------------------------------------------------------
+def decision_grid(game: Game, a: NodeAnalysis) -> None:
+    """The acting player's 13×13 grid coloured by its strategy, or by a value per class:
+    EV, EV of one action, equity or EQR (reach × opponent-weighted means of the class's
+    hands, :func:`solver.studygroups.cell_means`)."""
+    assert a.strategy is not None
+    actor = a.players[a.player]
+    labels = action_labels(game, a.node, a.pot)
+    options = [*COLOURINGS[:2], *(f"EV of {n}" for n in labels), *COLOURINGS[2:]]
+    if state.get(state.GRID_COLOUR) not in options:
+        state.put(state.GRID_COLOUR, "Strategy")
+    what = st.selectbox("Colour the grid by", options, key=state.GRID_COLOUR)
+    if what == "Strategy":
+        fig = grid_figure(game, a.node, a.strategy, actor.reach, pot=a.pot)
+    else:
+        fig = value_grid_figure(*grid_values(game, a, what))
+    st.plotly_chart(fig, key="explore_grid", width="stretch")
+    download_row("grid", file_name(game, a.node, "grid"), fig=fig)
+
+
+def grid_values(game: Game, a: NodeAnalysis, what: str) -> tuple[Array, str, str]:
+    """(169,) per-class values of the actor for a colouring, its name and unit."""
+    actor = a.players[a.player]
+    if what == "EV":
+        values, unit = actor.ev, ""
+    elif what == "Equity":
+        values, unit = 100 * actor.equity, "%"
+    elif what == "EQR":
+        values, unit = actor.eqr, ""
+    else:
+        evs = node_action_evs(game, a.node)
+        names = [f"EV of {n}" for n in action_labels(game, a.node, a.pot)]
+        values = evs[names.index(what)] if evs is not None else np.full(actor.ev.shape, np.nan)
+        unit = ""
+    return cell_means(actor, values, cell_of_hands(game, a.player)), what, unit
+
+
+# ----- the study section ---------------------------------------------------------------------
+def render(game: Game, a: NodeAnalysis) -> None:
+    """Range summary, then one study view at a time (hand classes, distribution, runouts)."""
+    st.markdown("**Range summary**")
+    df = summary_frame(game, a)
+    st.dataframe(
+        df,
+        hide_index=True,
+        key="study_summary",
+        column_config={
+            "combos": st.column_config.NumberColumn(format="%.2f"),
+            "EV": st.column_config.NumberColumn("EV (chips)", format="%.3f"),
+            "equity %": st.column_config.NumberColumn(format="%.1f"),
+            "EQR": st.column_config.NumberColumn(format="%.2f"),
+        },
+    )
+    download_row("summary", file_name(game, a.node, "summary"), table=df)
+    views = [v for v in VIEWS if _has_view(game, a, v)]
+    if state.get(state.STUDY_VIEW) not in views:
+        state.put(state.STUDY_VIEW, views[0])
+    view = st.radio("Study view", views, key=state.STUDY_VIEW, horizontal=True)
+    if view == "Hand classes":
+        _classes(game, a)
+    elif view == "Distribution":
+        _distribution(game, a)
+    else:
+        _runouts(game, a)
+
+
+def _has_view(game: Game, a: NodeAnalysis, view: str) -> bool:
+    if view == "Hand classes":
+        return game.is_holdem
+    if view == "Runouts":
+        return a.kind == CHANCE
+    return True
+
+
+def summary_frame(game: Game, a: NodeAnalysis) -> pd.DataFrame:
+    """Both players' :class:`solver.study.RangeSummary` at the node."""
+    rows = []
+    for s in summaries(a):
+        rows.append(
+            {
+                "player": player_name(game, s.player),
+                "combos": s.combos,
+                "EV": s.ev,
+                "equity %": 100 * s.equity,
+                "EQR": s.eqr,
+            }
+        )
+    return pd.DataFrame(rows)
+
+
+def class_frame(game: Game, a: NodeAnalysis, player: int) -> pd.DataFrame:
+    """One row per hand class of ``player`` at the node (made classes, then draws): combos,
+    share %, EV (chips) and, for the acting player, the action mix (%)."""
+    v = a.players[player]
+    nh = game.num_hands[player]
+    cards = game.hands.cards[player, :nh]
+    acting = player == a.player and a.strategy is not None
+    rows = class_table(board_cards(game, a.node), cards, v.reach, a.strategy if acting else None)
+    evs = {g.key: group_ev(v, g.mask)[1] for g in class_groups(game, a.node, player)}
+    labels = action_labels(game, a.node) if acting else []
+    out = []
+    for r in rows:
+        row: dict[str, object] = {
+            "class": r.label,
+            "kind": r.kind,
+            "combos": r.combos,
+            "share %": 100 * r.share,
+            "EV": evs.get(r.key, float("nan")),
+        }
+        for i, n in enumerate(labels):
+            row[f"{n} %"] = 100 * r.mix[i] if r.mix is not None else float("nan")
+        out.append(row)
+    return pd.DataFrame(out)
+
+
+def _player_pick(game: Game, a: NodeAnalysis, key: str) -> int:
+    default = a.player if a.player >= 0 else 0
+    picked = st.radio(
+        "Player",
+        [0, 1],
+        index=default,
+        format_func=lambda p: player_name(game, p),
+        horizontal=True,
+        key=f"{key}_{a.node}",
+    )
+    return int(picked)
+
+
+def _classes(game: Game, a: NodeAnalysis) -> None:
+    player = _player_pick(game, a, "class_player")
+    got = _sigma()
+    skey = got[1] if got is not None else ()
+    df = cached((*skey, a.node, player, "classes"), lambda: class_frame(game, a, player))
+    if df.empty:
+        st.caption("No hand of this player reaches the node.")
+        return
+    st.dataframe(df, hide_index=True, key="study_classes")
+    fig: go.Figure | None = None
+    if player == a.player:
+        labels = action_labels(game, a.node)
+        cols = [f"{n} %" for n in labels]
+        fig = class_mix_figure(
+            list(df["class"]),
+            [tuple(float(x) / 100 for x in r) for r in df[cols].to_numpy()],
+            a.actions,
+            labels,
+        )
+        st.plotly_chart(fig, key="study_class_bar", width="stretch")
+    st.caption(
+        "Made classes, then draws (a hand counts in its made class and in each of its draws; "
+        "docs/hand-classes.md). Combos are reach-weighted; EV in chips."
+    )
+    download_row("classes", file_name(game, a.node, "classes"), fig=fig, table=df)
+
+
+def distribution_curves(a: NodeAnalysis, by: str, game: Game) -> list[tuple[str, Array, Array]]:
+    """Each player's (name, share %, value) curve: equity (%) or EV (chips) sorted from best
+    to worst, hands weighted by their reach (:func:`solver.study.distribution`)."""
+    out = []
+    for p, v in enumerate(a.players):
+        values = 100 * v.equity if by == "Equity" else v.ev
+        share, value = distribution(values, v.reach)
+        out.append((player_name(game, p), share, value))
+    return out
+
+
+def _distribution(game: Game, a: NodeAnalysis) -> None:
+    by = st.radio("Sort by", ["Equity", "EV"], key=state.DIST_BY, horizontal=True)
+    curves = distribution_curves(a, str(by), game)
+    if all(c[1].size == 0 for c in curves):
+        st.info(f"No {str(by).lower()} to show here (nothing reaches, or no exact equity).")
+        return
+    what = "equity %" if by == "Equity" else "EV (chips)"
+    fig = distribution_figure(curves, what)
+    st.plotly_chart(fig, key="study_distribution", width="stretch")
+    table = pd.concat(
+        [pd.DataFrame({"player": n, "share %": s, what: v}) for n, s, v in curves],
+        ignore_index=True,
+    )
+    download_row("distribution", file_name(game, a.node, "distribution"), fig=fig, table=table)
+
+
+def runout_frame(game: Game, rows: list[RunoutRow]) -> tuple[pd.DataFrame, list[str], list[str]]:
+    """The runout table (card, acting player, mix % per action, both players' EV and equity)
+    and the action labels and names of the first card's node."""
+    first = next((r for r in rows if r.mix is not None), None)
+    labels = game.action_labels(first.node) if first is not None else []
+    names = action_labels(game, first.node) if first is not None else []
+    out = []
+    for r in rows:
+        row: dict[str, object] = {
+            "card": r.card,
+            "acting": player_name(game, r.player) if r.player >= 0 else "",
+        }
+        mine = game.action_labels(r.node) if r.mix is not None else []
+        for lab, n in zip(labels, names, strict=True):
+            row[f"{n} %"] = 100 * float(r.mix[mine.index(lab)]) if lab in mine else float("nan")  # type: ignore[index]
+        for s in r.summaries:
+            who = player_name(game, s.player)
+            row[f"EV {who}"] = s.ev
+            row[f"equity {who} %"] = 100 * s.equity
+        out.append(row)
+    return pd.DataFrame(out), labels, names
+
+
+def _runouts(game: Game, a: NodeAnalysis) -> None:
+    got = _sigma()
+    if got is None:
+        return
+    sigma, skey = got
+    with st.spinner("Analysing every card…"):
+        rows = cached((*skey, a.node, "runouts"), lambda: runout_report(game, sigma, a.node))
+    df, labels, names = runout_frame(game, rows)
+    cells = {}
+    for r, rec in zip(rows, df.to_dict("records"), strict=True):
+        if r.mix is not None and game.action_labels(r.node) == labels:
+            text = "<br>".join(
+                [f"<b>{r.card}</b>"]
+                + [f"{k}: {v:.1f}" for k, v in rec.items() if isinstance(v, float)]
+            )
+            cells[r.card] = (np.asarray(r.mix), text)
+    who = player_name(game, rows[0].player) if rows and rows[0].player >= 0 else ""
+    fig = card_grid_figure(cells, labels, names)
+    st.markdown(f"**Every next card** — {who} acting below it: aggregate mix")
+    st.plotly_chart(fig, key="study_runout_grid", width="stretch")
+    st.dataframe(df, hide_index=True, key="study_runouts")
+    st.caption(
+        "Sort by any column. Suit-isomorphic cards share their node's numbers; EV in chips, "
+        "equity against the other range below the card."
+    )
+    download_row("runouts", file_name(game, a.node, "runouts"), fig=fig, table=df)
