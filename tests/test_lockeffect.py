@@ -118,8 +118,8 @@ def test_group_evs_add_up_to_the_range_and_match_each_hand() -> None:
             # each class by classifying every hand one by one
             board = board_cards(g, node)
             for c in made:
-                for h in np.flatnonzero(c.mask):
-                    assert classify(tuple(int(x) for x in g.hands.cards[p, h]), board).made == c.key
+                for k in np.flatnonzero(c.mask):
+                    assert classify(tuple(int(x) for x in g.hands.cards[p, k]), board).made == c.key
             # grid cells all at once = one cell at a time
             cells = cell_of_hands(g, p)
             means = cell_means(v, v.equity, cells)

@@ -1,0 +1,167 @@
+"""AppTest: node locking in Explore — lock a node (whole range, picked hands, as solved), see
+the markers, a bad lock's message, Re-solve with locks in the background, and the before/after
+EVs and moved lines, each number checked against the solver's functions."""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import asdict
+
+import numpy as np
+import pandas as pd
+import pytest
+from app_helpers import no_threads_left, page, poll
+from streamlit.testing.v1 import AppTest
+
+from app import state
+from app.components.locking import LockRun
+from solver import Game, make_rule
+from solver.analysis import analyze
+from solver.jobs import SolveJob
+from solver.lockeffect import frequency_shifts
+from solver.presets import load_preset
+from solver.study import summaries
+
+
+@pytest.fixture(autouse=True)
+def _teardown():
+    yield
+    no_threads_left()
+
+
+@functools.cache
+def _river() -> tuple[Game, dict]:
+    p = load_preset("srp-river")
+    assert p.holdem is not None
+    return p.build(), {"kind": "holdem", "spec": asdict(p.holdem)}
+
+
+def _explore(iterations: int = 40) -> tuple[Game, SolveJob, AppTest]:
+    game, source = _river()
+    job = SolveJob(game, make_rule("dcfr"), max_iterations=iterations).start()
+    job.wait_for(lambda q: q.finished, timeout=60)
+    at = page("explore", **{state.JOB: job, state.JOB_SOURCE: source, state.EXPLORE_NODE: 0})
+    at.run()
+    assert not at.exception
+    return game, job, at
+
+
+def _table(at: AppTest, column: str) -> pd.DataFrame | None:
+    """The first dataframe with ``column`` (AppTest does not expose a dataframe's key)."""
+    return next((d.value for d in at.dataframe if column in d.value.columns), None)
+
+
+def _mix(at: AppTest, node: int, values: list[float]) -> None:
+    for i, v in enumerate(values):
+        at.number_input(key=f"lockui_mix_{node}_{i}").set_value(v)
+    at.run()
+
+
+def test_lock_resolve_and_see_the_effect() -> None:
+    game, first, at = _explore()
+    actions = game.action_labels(0)
+    assert actions[0] == "k"
+    # a mix that does not sum to 100 % is refused with the solver's message
+    _mix(at, 0, [50.0] + [0.0] * (len(actions) - 1))
+    at.button(key="lockui_add").click().run()
+    assert not at.exception
+    assert "lock 'root': probabilities sum to 0.5, not 1" in at.error[0].value
+    assert at.session_state[state.LOCKS][1] == {}
+    # OOP checks the whole range
+    _mix(at, 0, [100.0] + [0.0] * (len(actions) - 1))
+    at.button(key="lockui_add").click().run()
+    assert not at.exception and not at.error
+    assert at.session_state[state.LOCKS][1] == {"root": {"k": 1.0}}
+    assert at.button(key="crumb_0").proto.icon == ":material/lock:"
+    # IP's answer to a check: KJo and sets bet, the rest is left free
+    at.button(key="act_0").click().run()
+    at.radio(key="lockui_mode").set_value("Picked hands").run()
+    at.multiselect(key="lockui_pick").set_value(["set", "KJo"]).run()
+    sub = at.session_state[state.EXPLORE_NODE]
+    bet = next(i for i, a in enumerate(game.action_labels(sub)) if a.startswith("b:"))
+    _mix(at, sub, [100.0 if i == bet else 0.0 for i in range(len(game.action_labels(sub)))])
+    at.button(key="lockui_add").click().run()
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    b = game.action_labels(sub)[bet]
+    assert at.session_state[state.LOCKS][1]["k"] == {"set": {b: 1.0}, "KJo": {b: 1.0}}
+    overview = at.code[0].value
+    assert overview.splitlines()[0].startswith("▶ 🔒 k")
+    # re-solve warm from the current solve, as the session's background solve
+    at.button(key="lockui_resolve").click().run()
+    assert not at.exception and not at.error
+    run = at.session_state[state.LOCK_RUN]
+    assert isinstance(run, LockRun) and run.warm and at.session_state[state.JOB] is run.job
+    assert run.job is not first and run.locks == at.session_state[state.LOCKS][1]
+    np.testing.assert_array_equal(run.before, first.engine.average_strategy())
+    run.job.wait_for(lambda q: q.finished, timeout=120)
+    poll(at, lambda: _table(at, "EV before") is not None, timeout=60)
+    assert not at.exception
+    after = run.job.progress.average
+    assert after is not None
+    off, na, nh = game.block(0)
+    root = after[off : off + na * nh].reshape(na, nh)
+    np.testing.assert_array_equal(root[0][game.valid_hands(0, 0)], 1.0)  # the lock holds
+    # each player's EV at the root before and after: the solver's range summaries
+    totals = _table(at, "player")
+    assert totals is not None and "EV before" in totals
+    was = summaries(analyze(game, run.before, 0, with_equity=False))
+    now = summaries(analyze(game, after, 0, with_equity=False))
+    np.testing.assert_allclose(totals["EV before"], [s.ev for s in was])
+    np.testing.assert_allclose(totals["EV after"], [s.ev for s in now])
+    assert abs(totals["change"][0]) > 1e-6  # locking OOP to check changes what it wins
+    assert [m.label for m in at.metric] == ["OOP EV at the root", "IP EV at the root"]
+    # the lines that moved most
+    shifts = _table(at, "largest move (points)")
+    assert shifts is not None
+    expected = frequency_shifts(game, run.before, after, locked={0, sub}, limit=12)
+    np.testing.assert_allclose(shifts["largest move (points)"], [100 * s.change for s in expected])
+    assert set(shifts[shifts["locked"] == "yes"]["line"]) <= {"root", "k"}
+    # per hand class at the locked node, IP
+    at.selectbox(key="lockui_where").set_value(sub).run()
+    at.radio(key="lockui_who").set_value(1).run()
+    table = _table(at, "class")
+    assert table is not None and "Set" in set(table["class"]) and not at.exception
+    # the status says the locks are in the current solve now
+    assert any("in the current solve" in m.value for m in at.markdown)
+
+
+def test_lock_as_solved_and_remove() -> None:
+    game, job, at = _explore(20)
+    at.radio(key="lockui_mode").set_value("As solved").run()
+    at.button(key="lockui_add").click().run()
+    assert not at.exception
+    spec = at.session_state[state.LOCKS][1]["root"]
+    avg = job.engine.average_strategy()
+    off, _na, nh = game.block(0)
+    h = int(np.flatnonzero(game.valid_hands(0, 0))[0])
+    name = game.hand_names[0][h]
+    for i, a in enumerate(game.action_labels(0)):
+        assert spec[name][a] == pytest.approx(avg[off + i * nh + h])
+    at.button(key="lockui_rm_0").click().run()
+    assert at.session_state[state.LOCKS][1] == {} and not at.exception
+    assert at.button(key="crumb_0").proto.icon == ":material/home:"
+
+
+def test_resolve_from_scratch_on_leduc() -> None:
+    from solver import make_game
+
+    game = make_game("leduc")
+    job = SolveJob(game, make_rule("cfr+"), max_iterations=100).start()
+    job.wait_for(lambda q: q.finished, timeout=60)
+    at = page("explore", **{state.JOB: job, state.JOB_SOURCE: {"kind": "toy", "name": "leduc"}})
+    at.run()
+    at.radio(key="lockui_mode").set_value("Picked hands").run()
+    at.multiselect(key="lockui_pick").set_value(["K"]).run()
+    _mix(at, 0, [0.0, 100.0])  # kings bet
+    at.button(key="lockui_add").click().run()
+    assert at.session_state[state.LOCKS][1] == {"root": {"K": {game.action_labels(0)[1]: 1.0}}}
+    at.radio(key="lockui_from").set_value("scratch").run()
+    at.number_input(key="lockui_iterations").set_value(60).run()
+    at.button(key="lockui_resolve").click().run()
+    run = at.session_state[state.LOCK_RUN]
+    assert not run.warm
+    run.job.wait_for(lambda q: q.finished, timeout=60)
+    poll(at, lambda: _table(at, "EV before") is not None, timeout=60)
+    assert run.job.progress.iteration == 60 and not at.exception
+    table = _table(at, "combos before")
+    assert table is not None and set(table["hand"]) == set(game.hand_names[0])
