@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import functools
 import time
 from collections.abc import Callable
 from pathlib import Path
 
 from streamlit.testing.v1 import AppTest
 
-from solver.jobs import live_jobs, stop_all
+from solver import Game, make_rule
+from solver.jobs import SolveJob, live_jobs, stop_all
 
 MAIN = str(Path(__file__).resolve().parent.parent / "app" / "main.py")
 
@@ -48,3 +50,22 @@ def poll(at: AppTest, done: Callable[[], bool], timeout: float = 30.0) -> None:
 def no_threads_left() -> None:
     stop_all("test")
     assert live_jobs() == []
+
+
+@functools.cache
+def preset_game(key: str) -> tuple[Game, dict]:
+    """A hold'em preset's game (built once per test session) and its game-source metadata."""
+    from dataclasses import asdict
+
+    from solver.presets import load_preset
+
+    p = load_preset(key)
+    assert p.holdem is not None
+    return p.build(), {"kind": "holdem", "spec": asdict(p.holdem)}
+
+
+def finished_job(game: Game, iterations: int, rule: str = "dcfr") -> SolveJob:
+    """A background solve of ``game`` run to ``iterations`` and finished."""
+    job = SolveJob(game, make_rule(rule), max_iterations=iterations).start()
+    job.wait_for(lambda q: q.finished, timeout=60)
+    return job

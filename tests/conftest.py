@@ -3,6 +3,10 @@
 from __future__ import annotations
 
 import functools
+import sys
+from collections.abc import Iterator
+
+import pytest
 
 from solver import Game, make_game
 
@@ -31,3 +35,13 @@ def small_turn(oop_range: str, ip_range: str) -> Game:
     spec = HoldemSpec(board="Td9d6hQc", pot=100, stack=200, oop_range=oop_range,
                       ip_range=ip_range, bets="50%, a", raises="a")  # fmt: skip
     return build_holdem(spec)
+
+
+@pytest.fixture(autouse=True)
+def _keep_main() -> Iterator[None]:
+    """Streamlit's AppTest leaves its page script as ``__main__``; a process spawned later
+    (Dask's workers in test_batch_cluster.py) re-runs ``__main__`` and dies on it. Each test
+    gets the ``__main__`` it started with back."""
+    main = sys.modules["__main__"]
+    yield
+    sys.modules["__main__"] = main

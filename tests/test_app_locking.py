@@ -4,22 +4,18 @@ EVs and moved lines, each number checked against the solver's functions."""
 
 from __future__ import annotations
 
-import functools
-from dataclasses import asdict
-
 import numpy as np
 import pandas as pd
 import pytest
-from app_helpers import no_threads_left, page, poll
+from app_helpers import finished_job, no_threads_left, page, poll, preset_game
 from streamlit.testing.v1 import AppTest
 
 from app import state
 from app.components.locking import LockRun
-from solver import Game, make_rule
+from solver import Game
 from solver.analysis import analyze
 from solver.jobs import SolveJob
 from solver.lockeffect import frequency_shifts
-from solver.presets import load_preset
 from solver.study import summaries
 
 
@@ -29,17 +25,9 @@ def _teardown():
     no_threads_left()
 
 
-@functools.cache
-def _river() -> tuple[Game, dict]:
-    p = load_preset("srp-river")
-    assert p.holdem is not None
-    return p.build(), {"kind": "holdem", "spec": asdict(p.holdem)}
-
-
 def _explore(iterations: int = 40) -> tuple[Game, SolveJob, AppTest]:
-    game, source = _river()
-    job = SolveJob(game, make_rule("dcfr"), max_iterations=iterations).start()
-    job.wait_for(lambda q: q.finished, timeout=60)
+    game, source = preset_game("srp-river")
+    job = finished_job(game, iterations)
     at = page("explore", **{state.JOB: job, state.JOB_SOURCE: source, state.EXPLORE_NODE: 0})
     at.run()
     assert not at.exception
@@ -146,8 +134,7 @@ def test_resolve_from_scratch_on_leduc() -> None:
     from solver import make_game
 
     game = make_game("leduc")
-    job = SolveJob(game, make_rule("cfr+"), max_iterations=100).start()
-    job.wait_for(lambda q: q.finished, timeout=60)
+    job = finished_job(game, 100, "cfr+")
     at = page("explore", **{state.JOB: job, state.JOB_SOURCE: {"kind": "toy", "name": "leduc"}})
     at.run()
     at.radio(key="lockui_mode").set_value("Picked hands").run()

@@ -5,22 +5,18 @@ summary, hand classes, the equity/EV distribution and the runout report."""
 from __future__ import annotations
 
 import base64
-import functools
 import json
-from dataclasses import asdict
 
 import numpy as np
 import pandas as pd
 import pytest
-from app_helpers import no_threads_left, page
+from app_helpers import finished_job, no_threads_left, page, preset_game
 from streamlit.testing.v1 import AppTest
 
 from app import state
-from solver import Game, make_game, make_rule
+from solver import make_game
 from solver.analysis import analyze, cell_of_hands
 from solver.handclass import class_table
-from solver.jobs import SolveJob
-from solver.presets import load_preset
 from solver.study import (
     action_evs,
     board_cards,
@@ -36,19 +32,6 @@ from solver.studygroups import cell_means
 def _teardown():
     yield
     no_threads_left()
-
-
-@functools.cache
-def _river() -> tuple[Game, dict]:
-    p = load_preset("srp-river")
-    assert p.holdem is not None
-    return p.build(), {"kind": "holdem", "spec": asdict(p.holdem)}
-
-
-def _finished(game: Game, iterations: int) -> SolveJob:
-    job = SolveJob(game, make_rule("dcfr"), max_iterations=iterations).start()
-    job.wait_for(lambda q: q.finished, timeout=60)
-    return job
 
 
 def _table(at: AppTest, column: str) -> pd.DataFrame:
@@ -70,8 +53,8 @@ def _arr(x: object) -> np.ndarray:
 
 
 def test_river_study_views() -> None:
-    game, source = _river()
-    job = _finished(game, 40)
+    game, source = preset_game("srp-river")
+    job = finished_job(game, 40)
     sigma = job.progress.average
     assert sigma is not None
     at = page("explore", **{state.JOB: job, state.JOB_SOURCE: source, state.EXPLORE_NODE: 0})
@@ -120,7 +103,7 @@ def test_river_study_views() -> None:
 
 def test_runout_report_on_leduc() -> None:
     game = make_game("leduc")
-    job = _finished(game, 200)
+    job = finished_job(game, 200)
     sigma = job.progress.average
     assert sigma is not None
     chance = game.find(("k", "k"))

@@ -380,6 +380,9 @@ def _resolve() -> None:
     _adopt(new, solved.source, solved.holdem)
     run = LockRun(new, before, int(old.iteration), expl, dict(locks), warm)
     state.put(state.LOCK_RUN, run)
+    # Explore draws the solve's latest average: wait for the first one (one best-response
+    # pass), or the page would have nothing to show until the next rerun
+    new.wait_for(lambda q: q.average is not None or q.finished, timeout=120.0)
 
 
 def _watch(game: Game) -> int:

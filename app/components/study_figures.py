@@ -10,6 +10,7 @@ import numpy.typing as npt
 import plotly.graph_objects as go
 
 from app.components.colors import CARD_SUIT_COLORS, EMPTY, action_colors
+from app.components.figures import _rect
 from solver.ranges import GRID_LABELS
 
 Array = npt.NDArray[np.float64]
@@ -178,16 +179,3 @@ def card_grid_figure(
         plot_bgcolor="white",
     )
     return fig
-
-
-def _rect(x0: float, y0: float, x1: float, y1: float, color: str, line: bool = False) -> dict:
-    return {
-        "type": "rect",
-        "x0": x0,
-        "y0": y0,
-        "x1": x1,
-        "y1": y1,
-        "fillcolor": color,
-        "line": {"width": 1 if line else 0, "color": "white"},
-        "layer": "below",
-    }
