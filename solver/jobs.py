@@ -35,6 +35,7 @@ import numpy.typing as npt
 
 from solver.algorithms import AlgorithmRule, Solver, SolverOptions, make_solver
 from solver.analysis import node_path
+from solver.cfr.locks import Locks
 from solver.games.model import CHANCE, DECISION, Game
 from solver.lifecycle import (
     DONE,
@@ -180,20 +181,29 @@ class Progress:
         return 1000.0 * self.exploitability / self.big_blind
 
 
-def block_average(game: Game, cumulative: Array, node: int) -> Array:
+def block_average(game: Game, cumulative: Array, node: int, locks: Locks | None = None) -> Array:
     """Average strategy of one decision node from strategy sums: (num_actions, num_hands),
     each column normalised, uniform where a hand's sums are all zero. Returns a new array.
-    (16-bit sums with a scale per node normalise the same way: the scale cancels.)"""
+    (16-bit sums with a scale per node normalise the same way: the scale cancels.) With
+    ``locks`` (a locked solve's :class:`~solver.cfr.locks.Locks`), locked hands show their
+    locked mix, as :meth:`Engine.average_strategy` does."""
     off, na, nh = game.block(node)
     s = np.array(cumulative[off : off + na * nh], dtype=np.float64).reshape(na, nh)
     tot = s.sum(axis=0)
     pos = tot > 0
     out = np.full((na, nh), 1.0 / na)
     out[:, pos] = s[:, pos] / tot[pos]
+    if locks is not None and locks.node.shape[0] > node and locks.node[node]:
+        ioff = int(game.tree.ioffset[node])
+        held = locks.hand[ioff : ioff + nh] != 0
+        mix = locks.strategy[off : off + na * nh].reshape(na, nh)
+        out[:, held] = mix[:, held]
     return out
 
 
-def reach_at(game: Game, cumulative: Array, node: int) -> tuple[Array, Array]:
+def reach_at(
+    game: Game, cumulative: Array, node: int, locks: Locks | None = None
+) -> tuple[Array, Array]:
     """Each player's reach at ``node`` (shapes (H₀,), (H₁,)) under the average strategy of
     the sums ``cumulative``: the range weights times the player's own average action
     probabilities along the path, zeroed where a dealt card blocks the hand (chance
@@ -205,7 +215,7 @@ def reach_at(game: Game, cumulative: Array, node: int) -> tuple[Array, Array]:
         parent = int(game.parents[child])
         if t.kind[parent] == DECISION:
             a = child - int(t.first_child[parent])
-            reach[int(t.player[parent])] *= block_average(game, cumulative, parent)[a]
+            reach[int(t.player[parent])] *= block_average(game, cumulative, parent, locks)[a]
         elif t.kind[parent] == CHANCE:
             for p in (0, 1):
                 reach[p] *= game.valid_hands(child, p)
@@ -450,8 +460,10 @@ class SolveJob(ThreadOwner[Progress]):
             node = self._watch
         eng = self.engine
         sums = eng.storage.cumulative
-        strat = _frozen(block_average(self.game, sums, node))
-        r0, r1 = reach_at(self.game, sums, node)
+        lockset = getattr(eng, "lockset", None)
+        locks = None if lockset is None else lockset.locks
+        strat = _frozen(block_average(self.game, sums, node, locks))
+        r0, r1 = reach_at(self.game, sums, node, locks)
         self._update(
             watched_node=node,
             watched_strategy=strat,

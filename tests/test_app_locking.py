@@ -84,8 +84,7 @@ def test_lock_resolve_and_see_the_effect() -> None:
     run.job.wait_for(lambda q: q.finished, timeout=120)
     poll(at, lambda: _table(at, "EV before") is not None, timeout=60)
     assert not at.exception
-    after = run.job.progress.average
-    assert after is not None
+    after, _ = run.job.average_strategy()
     off, na, nh = game.block(0)
     root = after[off : off + na * nh].reshape(na, nh)
     np.testing.assert_array_equal(root[0][game.valid_hands(0, 0)], 1.0)  # the lock holds

@@ -55,8 +55,7 @@ def _arr(x: object) -> np.ndarray:
 def test_river_study_views() -> None:
     game, source = preset_game("srp-river")
     job = finished_job(game, 40)
-    sigma = job.progress.average
-    assert sigma is not None
+    sigma, _ = job.average_strategy()
     at = page("explore", **{state.JOB: job, state.JOB_SOURCE: source, state.EXPLORE_NODE: 0})
     at.run()
     assert not at.exception
@@ -104,8 +103,7 @@ def test_river_study_views() -> None:
 def test_runout_report_on_leduc() -> None:
     game = make_game("leduc")
     job = finished_job(game, 200)
-    sigma = job.progress.average
-    assert sigma is not None
+    sigma, _ = job.average_strategy()
     chance = game.find(("k", "k"))
     at = page("explore", **{state.JOB: job, state.JOB_SOURCE: {"kind": "toy", "name": "leduc"},
                             state.EXPLORE_NODE: chance})  # fmt: skip

@@ -90,6 +90,30 @@ def test_reach_at_matches_path_reach_below_a_chance_node() -> None:
             np.testing.assert_allclose(mine, full, atol=1e-15)
 
 
+def test_the_watched_view_of_a_locked_solve_shows_the_locked_mix() -> None:
+    """A locked node's sums are never updated, so the raw sums would show it uniform: the
+    live view reads the locks as Engine.average_strategy does, at the node and on the path."""
+    g = game("leduc")
+    eng = Engine(g, make_rule("dcfr"), locks={"root": {"k": 0.25, "b:2": 0.75}})
+    eng.iterate(20)
+    assert eng.lockset is not None
+    locks = eng.lockset.locks
+    sigma = eng.average_strategy()
+    off, na, nh = g.block(0)
+    np.testing.assert_array_equal(
+        block_average(g, eng.storage.cumulative, 0, locks),
+        sigma[off : off + na * nh].reshape(na, nh),
+    )
+    assert not np.allclose(block_average(g, eng.storage.cumulative, 0)[0], 0.25)  # raw sums
+    below = [int(n) for n in g.decision_nodes() if g.history(int(n))[:1] == ("b:2",)][:4]
+    for node in below:
+        for mine, full in zip(
+            reach_at(g, eng.storage.cumulative, node, locks), path_reach(g, sigma, node),
+            strict=True,
+        ):  # fmt: skip
+            np.testing.assert_allclose(mine, full, atol=1e-15)
+
+
 def test_checks_at_fixed_iterations_stop_the_same_solve_at_the_same_iteration() -> None:
     g = game("leduc")
     runs = []

@@ -20,7 +20,7 @@ from app import nav, state
 from app.components.controls import live_view
 from app.components.figures import curve_figure, range_paint_figure
 from app.components.study_views import action_labels, player_name
-from app.runtime import start
+from app.runtime import start_solve
 from app.screens.solve import LAST_STATE
 from app.state import Solved
 from solver.analysis import NodeAnalysis
@@ -134,8 +134,9 @@ def render(solved: Solved, a: NodeAnalysis) -> None:
         p = run.job.progress
         if not p.finished:
             live_view(_live, working=True)
-        elif p.average is not None:
-            render_effect(game, run, p.average, a.node)
+        else:
+            average, _ = run.job.average_strategy()
+            render_effect(game, run, average, a.node)
 
 
 def _form(game: Game, a: NodeAnalysis, line: str, locks: dict[str, Any]) -> None:
@@ -330,14 +331,14 @@ def _list(game: Game, locks: dict[str, Any], solved: Solved) -> None:
 
 
 def _adopt(job: SolveJob, source: dict, spec: Any) -> None:
-    """Make ``job`` the session's solve, as the Solve page's Solve does, and start it."""
-    state.put(state.JOB, job)
-    state.put(state.JOB_SOURCE, source)
-    state.put(state.JOB_SPEC, spec)
+    """Make ``job`` the session's solve, as the Solve page's Solve does (registered with a
+    token, so a reloaded page reattaches to it), and start it."""
     state.put(state.LOADED, None)
     state.put(LAST_STATE, RUNNING)
     state.put(LIVE_STATE, RUNNING)
-    start(job)
+    game_id = str(state.get(state.JOB_GAME_ID) or "")
+    label = str(state.get(state.JOB_LABEL) or job.game.name)
+    start_solve(job, source, spec, game_id, label.removesuffix(" (locked)") + " (locked)")
 
 
 def _resolve() -> None:
@@ -380,9 +381,6 @@ def _resolve() -> None:
     _adopt(new, solved.source, solved.holdem)
     run = LockRun(new, before, int(old.iteration), expl, dict(locks), warm)
     state.put(state.LOCK_RUN, run)
-    # Explore draws the solve's latest average: wait for the first one (one best-response
-    # pass), or the page would have nothing to show until the next rerun
-    new.wait_for(lambda q: q.average is not None or q.finished, timeout=120.0)
 
 
 def _watch(game: Game) -> int:
