@@ -16,6 +16,8 @@ from __future__ import annotations
 
 import os
 import re
+import reprlib
+import unicodedata
 from collections.abc import Iterable
 from dataclasses import dataclass
 from operator import index as _as_index
@@ -41,6 +43,7 @@ __all__ = [
     "combo_index",
     "combo_str",
     "format_libratus_endgame",
+    "odd_characters",
     "parse_board",
     "parse_card",
     "parse_cards",
@@ -65,6 +68,24 @@ class CardError(ValueError):
     """Bad card, combo or board input; the message names the offending token or card."""
 
 
+def odd_characters(text: str) -> str:
+    """What messages add when ``text`` holds characters outside ASCII, which card and range
+    syntax never uses: ``" ('K' is U+212A KELVIN SIGN)"`` naming up to three of them (one
+    that looks like a letter is not that letter), else ``""``."""
+    odd: list[str] = []
+    for ch in text:
+        if ord(ch) > 127 and ch not in odd:
+            odd.append(ch)
+            if len(odd) == 3:
+                break
+    if not odd:
+        return ""
+    named = ", ".join(
+        f"{ch!r} is U+{ord(ch):04X} {unicodedata.name(ch, 'an unnamed character')}" for ch in odd
+    )
+    return f" ({named})"
+
+
 # --------------------------------------------------------------------------------------------
 # Single cards
 
@@ -72,14 +93,17 @@ class CardError(ValueError):
 def parse_card(text: str) -> int:
     """Card index (``0..51``) of a two-character card such as ``"As"``, ``"td"`` or ``"2C"``."""
     if not isinstance(text, str):
-        raise CardError(f"a card must be text like 'As', got {text!r}")
+        raise CardError(f"a card must be text like 'As', got {reprlib.repr(text)}")
     token = text.strip()
     if len(token) == 2:
         rank = RANKS.find(token[0].upper())
         suit = SUITS.find(token[1].lower())
         if rank >= 0 and suit >= 0:
             return rank * 4 + suit
-    raise CardError(f"bad card {token!r}: expected a rank from {RANKS} and a suit from {SUITS}")
+    raise CardError(
+        f"bad card {token!r}: expected a rank from {RANKS} and a suit from {SUITS}"
+        + odd_characters(token)
+    )
 
 
 def _check_card(c: Any) -> int:
@@ -109,13 +133,13 @@ def parse_cards(text: str) -> tuple[int, ...]:
     token, or naming the card if a card appears twice. Empty text gives ``()``.
     """
     if not isinstance(text, str):
-        raise CardError(f"cards must be text like 'Td9d6h', got {text!r}")
+        raise CardError(f"cards must be text like 'Td9d6h', got {reprlib.repr(text)}")
     cards: list[int] = []
     for chunk in _SEPARATORS.split(text.strip()):
         for start in range(0, len(chunk), 2):
             token = chunk[start : start + 2]
             if len(token) < 2:
-                raise CardError(f"incomplete card {token!r} at the end of {chunk!r}")
+                raise CardError(f"incomplete card {token!r} at the end of {reprlib.repr(chunk)}")
             card = parse_card(token)
             if card in cards:
                 raise CardError(f"card {card_str(card)} appears twice")

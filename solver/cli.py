@@ -431,9 +431,9 @@ def _cmd_tree(args: argparse.Namespace) -> None:
     if args.board is not None or holdem_spec is not None:
         try:
             setup = validate(holdem_spec if holdem_spec is not None else _spot_spec(args))
+            est = estimate(setup)
         except SpecError as exc:
             raise UsageError(_spec_error(exc, from_flags=holdem_spec is None)) from None
-        est = estimate(setup)
         refusal = over_memory(est, setup.spec.max_memory_mb)  # refused, as a solve is
         if refusal:
             flag = "--max-memory-mb" if holdem_spec is None else "--preset: max_memory_mb"

@@ -26,16 +26,22 @@ Errors (:class:`PresetError`) name the file and the field.
 
 from __future__ import annotations
 
+import os
+import re
 import tomllib
 from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any
 
+from solver.cards import odd_characters
 from solver.games import GAMES, Game, make_game
 from solver.games.holdem import HoldemSpec, SpecError, build_holdem, validate
+from solver.games.spec import brief
 
 PRESET_DIR = Path(__file__).resolve().parent.parent / "presets"
 MAX_PRESET_BYTES = 1_000_000
+NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,99}")
+"""A preset name: a file stem in ``presets/`` (letters, digits, ``-`` and ``_``)."""
 
 
 class PresetError(ValueError):
@@ -59,24 +65,35 @@ class Preset:
 _SPEC_FIELDS = {f.name for f in fields(HoldemSpec)}
 
 
-def parse_preset(text: str, key: str = "preset", source: str = "preset") -> Preset:
-    """Validate TOML ``text``; ``source`` names it in error messages."""
-    if len(text.encode("utf-8", errors="replace")) > MAX_PRESET_BYTES:
-        raise PresetError(f"{source}: larger than {MAX_PRESET_BYTES:,} bytes")
+def _toml(text: str, source: str) -> dict[str, Any]:
+    """The TOML document, or :class:`PresetError` for anything the parser refuses
+    (including nesting too deep for it and integers too long for Python)."""
     try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        raise PresetError(f"{source}: not valid TOML ({exc})") from None
+        return tomllib.loads(text)
+    except RecursionError:
+        raise PresetError(f"{source}: not valid TOML (nested too deeply)") from None
+    except ValueError as exc:  # TOMLDecodeError, or an integer past 4,300 digits
+        raise PresetError(f"{source}: not valid TOML ({str(exc)[:200]})") from None
+
+
+def parse_preset(text: str, key: str = "preset", source: str = "preset") -> Preset:
+    """Validate TOML ``text``; ``source`` names it in error messages. Every field of the
+    ``[holdem]`` section is checked by :func:`solver.games.holdem.validate`."""
+    if not isinstance(text, str):
+        raise TypeError(f"text must be str, got {type(text).__name__}")
+    if len(text) > MAX_PRESET_BYTES or len(text.encode("utf-8", "replace")) > MAX_PRESET_BYTES:
+        raise PresetError(f"{source}: larger than {MAX_PRESET_BYTES:,} bytes")
+    data = _toml(text, source)
     name = data.get("name", key)
     if not isinstance(name, str):
-        raise PresetError(f"{source}: name: must be text")
+        raise PresetError(f"{source}: name: must be text, got {brief(name)}")
     description = data.get("description", "")
     if not isinstance(description, str):
-        raise PresetError(f"{source}: description: must be text")
+        raise PresetError(f"{source}: description: must be text, got {brief(description)}")
     game = data.get("game")
     if not isinstance(game, str) or (game not in GAMES and game != "holdem"):
         known = ", ".join([*GAMES, "holdem"])
-        raise PresetError(f"{source}: game: must be one of {known}, got {game!r}")
+        raise PresetError(f"{source}: game: must be one of {known}, got {brief(game)}")
     unknown = set(data) - {"name", "description", "game", "holdem"}
     if unknown:
         raise PresetError(f"{source}: unknown field(s) {', '.join(sorted(unknown))}")
@@ -101,12 +118,6 @@ def parse_preset(text: str, key: str = "preset", source: str = "preset") -> Pres
         raise PresetError(f"{source}: holdem.oop_range: missing")
     if "ip_weights" not in args and not args["ip_range"]:
         raise PresetError(f"{source}: holdem.ip_range: missing")
-    for text_field in ("board", "oop_range", "ip_range", "bets", "raises", "name"):
-        if text_field in args and not isinstance(args[text_field], str):
-            raise PresetError(f"{source}: holdem.{text_field}: must be text")
-    sizes = args.get("sizes", {})
-    if not isinstance(sizes, dict):
-        raise PresetError(f"{source}: holdem.sizes: must be a table")
     spec = HoldemSpec(**args)
     try:
         validate(spec)
@@ -115,18 +126,45 @@ def parse_preset(text: str, key: str = "preset", source: str = "preset") -> Pres
     return Preset(key, name, description, game, spec)
 
 
+def preset_path(name_or_path: str | Path) -> Path:
+    """Where a preset is read from. A :class:`~pathlib.Path`, or text holding a ``/`` or
+    ending in ``.toml``, is a path, taken as given; any other text is a preset name — a file
+    stem in ``presets/`` of letters, digits, ``-`` and ``_`` (so a name never reaches a file
+    outside ``presets/``)."""
+    if isinstance(name_or_path, Path):
+        return name_or_path
+    if not isinstance(name_or_path, str):
+        raise TypeError(f"a preset is a name or a path, got {type(name_or_path).__name__}")
+    text = name_or_path
+    separators = [sep for sep in ("/", os.sep, os.altsep) if sep]
+    if any(sep in text for sep in separators) or text.lower().endswith(".toml"):
+        return Path(text)
+    if not NAME.fullmatch(text):
+        raise PresetError(
+            f"preset name {brief(text)}: a name has letters, digits, - and _ only"
+            f"{odd_characters(text)} (give a file as a path, e.g. ./my-spot.toml)"
+        )
+    return PRESET_DIR / f"{text}.toml"
+
+
 def load_preset(name_or_path: str | Path) -> Preset:
-    """A preset by file stem (in ``presets/``) or by path."""
-    path = Path(name_or_path)
-    if not path.suffix and not path.exists():
-        path = PRESET_DIR / f"{name_or_path}.toml"
-    if not path.is_file():
-        known = ", ".join(p.key for p in list_presets())
-        raise PresetError(f"preset {str(name_or_path)!r} not found (known: {known})")
-    if path.stat().st_size > MAX_PRESET_BYTES:
+    """A preset by name (a file stem in ``presets/``) or by path (:func:`preset_path`)."""
+    path = preset_path(name_or_path)
+    is_name = isinstance(name_or_path, str) and path.parent == PRESET_DIR
+    try:
+        if not path.is_file():
+            if is_name:
+                known = ", ".join(p.key for p in list_presets())
+                raise PresetError(f"preset {name_or_path!r} not found (known: {known})")
+            raise PresetError(f"preset file {str(path)!r} not found")
+        with path.open("rb") as f:
+            raw = f.read(MAX_PRESET_BYTES + 1)
+    except OSError as exc:  # unreadable: permissions, a name too long for the system, ...
+        raise PresetError(f"{path.name}: cannot be read ({exc.strerror or exc})") from None
+    if len(raw) > MAX_PRESET_BYTES:
         raise PresetError(f"{path.name}: larger than {MAX_PRESET_BYTES:,} bytes")
     try:
-        text = path.read_text(encoding="utf-8")
+        text = raw.decode("utf-8")
     except UnicodeDecodeError:
         raise PresetError(f"{path.name}: not a UTF-8 text file") from None
     return parse_preset(text, key=path.stem, source=path.name)

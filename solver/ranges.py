@@ -43,6 +43,7 @@ from solver.cards import (
     card_str,
     combo_index,
     combo_str,
+    odd_characters,
     parse_card,
 )
 
@@ -143,10 +144,21 @@ def _check_weight(w: float) -> float:
 # Parsing
 
 _R = "[2-9TJQKA]"
-_CLASS_RE = re.compile(rf"({_R})({_R})([SO]?)(\+?)", re.IGNORECASE)
-_DASH_RE = re.compile(rf"({_R})({_R})([SO]?)-({_R})({_R})([SO]?)", re.IGNORECASE)
-_COMBO_RE = re.compile(rf"({_R}[SHDC])({_R}[SHDC])", re.IGNORECASE)
+# ASCII: with Unicode case folding the Kelvin sign (U+212A) would match a K and fail later
+_CLASS_RE = re.compile(rf"({_R})({_R})([SO]?)(\+?)", re.IGNORECASE | re.ASCII)
+_DASH_RE = re.compile(rf"({_R})({_R})([SO]?)-({_R})({_R})([SO]?)", re.IGNORECASE | re.ASCII)
+_COMBO_RE = re.compile(rf"({_R}[SHDC])({_R}[SHDC])", re.IGNORECASE | re.ASCII)
 _WHITESPACE = re.compile(r"\s+")
+
+
+def _cut(text: str) -> str:
+    """``text`` cut to 40 characters for messages."""
+    return text if len(text) <= 40 else text[:40] + "…"
+
+
+def _shown(text: str) -> str:
+    """``text`` as messages quote it: repr, cut to 40 characters."""
+    return repr(_cut(text))
 
 
 def _rank(ch: str) -> int:
@@ -211,7 +223,7 @@ def _token_combos(body: str, token: str) -> npt.NDArray[np.intp]:
             cells = _class_cells(high_a, range(lo, hi + 1), sa.lower())
         return np.concatenate([_CELL_COMBOS[k] for k in cells])
 
-    raise RangeError(f"bad range token {token!r}")
+    raise RangeError(f"bad range token {_shown(token)}{odd_characters(token)}")
 
 
 def parse_range(text: str) -> Weights:
@@ -232,13 +244,13 @@ def parse_range(text: str) -> Weights:
             try:
                 weight = float(weight_text)
             except ValueError:
-                raise RangeError(f"bad weight {weight_text!r} in {raw!r}") from None
+                raise RangeError(f"bad weight {_shown(weight_text)} in {_shown(raw)}") from None
             if not 0.0 <= weight <= 1.0:  # also rejects nan
-                raise RangeError(f"weight {weight_text} out of [0, 1] in {raw!r}")
+                raise RangeError(f"weight {_cut(weight_text)} out of [0, 1] in {_shown(raw)}")
         try:
             combos = _token_combos(body, raw)
         except CardError as e:  # not expected (the regexes admit valid cards only)
-            raise RangeError(f"{e} in {raw!r}") from None
+            raise RangeError(f"{e} in {_shown(raw)}") from None
         weights[combos] = weight
     return weights
 

@@ -231,7 +231,7 @@ def test_bad_input_names_the_field(kw: dict[str, object], field: str, fragment: 
 
 
 def test_memory_budget_refuses_big_trees_with_the_number() -> None:
-    spec = river(board="Td9d6h", max_memory_mb=1)
+    spec = river(board="Td9d6hQc", max_memory_mb=1)
     est = estimate(validate(spec))
     with pytest.raises(SpecError) as info:
         build_holdem(spec)

@@ -1,9 +1,10 @@
 """Heads-up no-limit hold'em subgames (flop, turn or river) in the common game model.
 
-A :class:`HoldemSpec` is what the UI, the CLI and preset files fill in. :func:`validate`
-turns it into a checked :class:`HoldemSetup` (errors name the field), :func:`estimate`
-reports the tree size and memory before anything big is allocated, and :func:`build_holdem`
-builds the :class:`~solver.games.model.Game`.
+A :class:`HoldemSpec` is what the UI, the CLI and preset files fill in
+(:mod:`solver.games.spec`, re-exported here). :func:`validate` turns it into a checked
+:class:`HoldemSetup` (errors name the field), :func:`estimate` reports the tree size and
+memory before anything big is allocated, and :func:`build_holdem` builds the
+:class:`~solver.games.model.Game`.
 
 Exactness: at a street end every card not on the board is a child, weighted
 1 / (52 − board − 4): for two disjoint hands on a 4-card board 44 river cards remain
@@ -13,13 +14,12 @@ the board's validity mask, so every child counts exactly the deals it can be.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
-from typing import Any
+from dataclasses import dataclass, replace
 
 import numpy as np
 import numpy.typing as npt
 
-from solver.cards import COMBO_INDEX, COMBOS, card_str, parse_board
+from solver.cards import COMBO_INDEX, COMBOS, card_str
 from solver.games.build import NodeSpec, finish_boards, flatten, make_hands
 from solver.games.model import (
     CHANCE,
@@ -30,180 +30,23 @@ from solver.games.model import (
     Hands,
     auto_precision,
 )
+from solver.games.spec import HoldemSetup, HoldemSpec, SpecError, validate
 from solver.handeval import rank7, rank_boards
 from solver.jit import kernel
-from solver.ranges import parse_range
-from solver.tree.betting import (
-    STREETS,
-    ActionNode,
-    BettingConfig,
-    PlayerSizes,
-    build_betting_tree,
-)
-from solver.tree.sizes import SizeError, parse_sizes
+from solver.tree.betting import ActionNode, TreeTooLarge, build_betting_tree
 
-PLAYERS = ("oop", "ip")
+__all__ = [  # the spec lives in solver.games.spec; it is imported from here everywhere
+    "Estimate",
+    "HoldemSetup",
+    "HoldemSpec",
+    "SpecError",
+    "build_holdem",
+    "estimate",
+    "over_memory",
+    "validate",
+]
+
 BYTES_PER_ENTRY = {"float64": 8, "float32": 4}  # storage per cell, by precision
-
-
-class SpecError(ValueError):
-    """Bad input in a subgame spec. ``field`` names the input; the message says what is wrong."""
-
-    def __init__(self, field: str, message: str) -> None:
-        super().__init__(f"{field}: {message}")
-        self.field = field
-        self.message = message
-
-
-@dataclass
-class HoldemSpec:
-    """A subgame as a person describes it. Sizes use the solver syntax (33%, 2.5x, a, 3e,
-    120c); ``sizes[street][player][kind]`` overrides ``bets``/``raises``/``donks`` where
-    given (street: flop/turn/river, player: oop/ip, kind: bets/raises/donks)."""
-
-    board: str
-    pot: float
-    stack: float
-    oop_range: str
-    ip_range: str
-    bets: str = "50%, 100%, a"
-    raises: str = "100%, a"
-    donks: str | None = None
-    sizes: dict[str, dict[str, dict[str, str]]] = field(default_factory=dict)
-    big_blind: float = 100.0
-    raise_cap: int = 3
-    add_allin_threshold: float = 0.0
-    force_allin_threshold: float = 0.0
-    merging_threshold: float = 0.0
-    max_memory_mb: float = 4096.0
-    name: str = "hold'em subgame"
-    oop_weights: list[float] | None = None  # 1,326 weights (combo order); overrides oop_range
-    ip_weights: list[float] | None = None
-    isomorphism: bool = True  # deal one card per class of interchangeable suits
-    collapse_runouts: bool = True  # all-in before the river: one terminal with runout equities
-
-
-@dataclass
-class HoldemSetup:
-    """A validated spec: parsed board, range weights (1326,) and the betting config."""
-
-    spec: HoldemSpec
-    board: tuple[int, ...]
-    weights: tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]
-    config: BettingConfig
-
-
-def _number(field_name: str, value: Any, *, positive: bool = True, minimum: float = 0.0) -> float:
-    try:
-        x = float(value)
-    except (TypeError, ValueError):
-        raise SpecError(field_name, f"{value!r} is not a number") from None
-    if not np.isfinite(x):
-        raise SpecError(field_name, f"{value!r} is not a finite number")
-    if positive and x <= 0:
-        raise SpecError(field_name, f"must be positive, got {value!r}")
-    if x < minimum:
-        raise SpecError(field_name, f"must be ≥ {minimum:g}, got {value!r}")
-    return x
-
-
-def validate(spec: HoldemSpec) -> HoldemSetup:
-    """Check every field of ``spec``; raise :class:`SpecError` naming the first bad one."""
-    try:
-        board = parse_board(spec.board)
-    except ValueError as exc:
-        raise SpecError("board", str(exc)) from None
-    pot = _number("pot", spec.pot)
-    stack = _number("stack", spec.stack)
-    if pot != int(pot):
-        raise SpecError("pot", f"must be whole chips, got {spec.pot!r}")
-    if stack != int(stack):
-        raise SpecError("stack", f"must be whole chips, got {spec.stack!r}")
-    big_blind = _number("big_blind", spec.big_blind)
-    raise_cap = _number("raise_cap", spec.raise_cap, positive=False)
-    if raise_cap != int(raise_cap):
-        raise SpecError("raise_cap", f"must be a whole number, got {spec.raise_cap!r}")
-    thresholds = {}
-    for name in ("add_allin_threshold", "force_allin_threshold", "merging_threshold"):
-        thresholds[name] = _number(name, getattr(spec, name), positive=False)
-    max_memory_mb = _number("max_memory_mb", spec.max_memory_mb)
-    weights = []
-    blocked = np.zeros(len(COMBOS), dtype=bool)
-    for c in board:
-        blocked |= (COMBOS[:, 0] == c) | (COMBOS[:, 1] == c)
-    for player, text, given in (
-        ("oop_range", spec.oop_range, spec.oop_weights),
-        ("ip_range", spec.ip_range, spec.ip_weights),
-    ):
-        if given is not None:
-            field_name = player.replace("range", "weights")
-            try:
-                w = np.asarray(given, dtype=np.float64)
-            except (TypeError, ValueError):
-                raise SpecError(field_name, "must be a list of numbers") from None
-            if w.shape != (len(COMBOS),):
-                raise SpecError(field_name, f"needs {len(COMBOS)} weights, got {w.size}")
-            if not np.all(np.isfinite(w)) or np.any(w < 0) or np.any(w > 1):
-                raise SpecError(field_name, "weights must be numbers in [0, 1]")
-        else:
-            try:
-                w = parse_range(text)
-            except ValueError as exc:
-                raise SpecError(player, str(exc)) from None
-        w = np.where(blocked, 0.0, w)
-        if not np.any(w > 0):
-            raise SpecError(player, "no combos left once the board's cards are removed")
-        weights.append(w)
-    for street, per_player in spec.sizes.items():
-        if street not in STREETS:
-            raise SpecError(f"sizes.{street}", f"unknown street (use {', '.join(STREETS)})")
-        for player, kinds in per_player.items():
-            if player not in PLAYERS:
-                raise SpecError(f"sizes.{street}.{player}", "unknown player (use oop or ip)")
-            for kind in kinds:
-                if kind not in ("bets", "raises", "donks"):
-                    raise SpecError(
-                        f"sizes.{street}.{player}.{kind}", "unknown kind (use bets, raises, donks)"
-                    )
-                if kind == "donks" and (player != "oop" or street == "flop"):
-                    raise SpecError(
-                        f"sizes.{street}.{player}.donks", "donk bets are OOP's, on turn or river"
-                    )
-    streets = []
-    for street in STREETS:
-        pair = []
-        for player in PLAYERS:
-            over = spec.sizes.get(street, {}).get(player, {})
-            prefix = f"sizes.{street}.{player}"
-            try:
-                bets = parse_sizes(over.get("bets", spec.bets), raise_sizes=False, field="bets")
-                raises = parse_sizes(
-                    over.get("raises", spec.raises), raise_sizes=True, field="raises"
-                )
-                donk_text = over.get("donks", spec.donks if player == "oop" else None)
-                donks = (
-                    None
-                    if donk_text is None
-                    else parse_sizes(donk_text, raise_sizes=False, field="donks")
-                )
-            except SizeError as exc:
-                name = str(exc).split(":", 1)[0]
-                where = f"{prefix}.{name}" if street in spec.sizes else name
-                raise SpecError(where, str(exc).split(":", 1)[1].strip()) from None
-            pair.append(PlayerSizes(bets, raises, donks))
-        streets.append((pair[0], pair[1]))
-    config = BettingConfig(
-        start_street=len(board) - 3,
-        pot=int(pot),
-        stack=int(stack),
-        sizes=tuple(streets),
-        big_blind=big_blind,
-        raise_cap=int(raise_cap),
-        collapse_runouts=bool(spec.collapse_runouts),
-        **thresholds,
-    )
-    spec = replace(spec, max_memory_mb=max_memory_mb)  # as a number (the CLI gives text)
-    return HoldemSetup(spec, board, (weights[0], weights[1]), config)
 
 
 def _swap_map(a: int, b: int) -> list[int]:
@@ -296,6 +139,28 @@ class Estimate:
         return self.memory_bytes / 2**20
 
 
+BUILD_BYTES_PER_NODE = 1024
+"""Memory the Python builder holds per public node while it builds (measured: the srp-flop
+preset's 272,370 nodes peak at about 240 MB), rounded up."""
+MIN_NODE_LIMIT = 100_000
+
+
+def node_limit(max_memory_mb: float) -> int:
+    """Most public nodes a tree may have under a memory cap (MB): what the builder can hold
+    at :data:`BUILD_BYTES_PER_NODE` each, and never fewer than :data:`MIN_NODE_LIMIT` (below
+    that the memory estimate itself refuses, with its number)."""
+    return max(MIN_NODE_LIMIT, int(max_memory_mb * 2**20 / BUILD_BYTES_PER_NODE))
+
+
+def betting_tree(setup: HoldemSetup) -> ActionNode:
+    """The card-free tree of ``setup``; :class:`SpecError` (field ``tree``) when it passes
+    :data:`~solver.tree.betting.MAX_BETTING_NODES` nodes while being built."""
+    try:
+        return build_betting_tree(setup.config)
+    except TreeTooLarge as exc:
+        raise SpecError("tree", str(exc)) from None
+
+
 def estimate(setup: HoldemSetup, tree: ActionNode | None = None, arrays: int = 2) -> Estimate:
     """Node counts and the memory a solve will need, computed without building the tree.
 
@@ -303,10 +168,23 @@ def estimate(setup: HoldemSetup, tree: ActionNode | None = None, arrays: int = 2
     regret-matching rules such as the default DCFR, 3 for predictive and NormalHedge rules,
     which also store the current strategy. Cells are counted at the precision
     ``precision="auto"`` picks (float32 for hold'em).
+
+    Counting stops with :class:`SpecError` (field ``max_memory_mb``) once the public tree
+    passes :func:`node_limit` of the spec's memory cap, and the card-free tree is built under
+    its own node limit (:func:`betting_tree`): an absurd spec is refused in seconds.
     """
-    root = tree if tree is not None else build_betting_tree(setup.config)
+    root = tree if tree is not None else betting_tree(setup)
     dealer = Dealer(setup.weights, setup.spec.isomorphism)
-    counts = _count(root, setup.board, dealer)
+    limit = node_limit(setup.spec.max_memory_mb)
+    try:
+        counts = _count(root, setup.board, dealer, limit)
+    except TreeTooLarge as exc:
+        raise SpecError(
+            "max_memory_mb",
+            f"this tree passes {exc.limit:,} nodes while being counted: building it takes "
+            f"about {BUILD_BYTES_PER_NODE:,} bytes a node, more than the "
+            f"{format_mb(setup.spec.max_memory_mb)} MB allowed",
+        ) from None
     hands = (int(np.count_nonzero(setup.weights[0])), int(np.count_nonzero(setup.weights[1])))
     entries = counts["actions0"] * hands[0] + counts["actions1"] * hands[1]
     boards = _num_boards(len(setup.board))
@@ -328,38 +206,61 @@ def estimate(setup: HoldemSetup, tree: ActionNode | None = None, arrays: int = 2
     )
 
 
-def _count(root: ActionNode, board: tuple[int, ...], dealer: Dealer) -> dict[str, int]:
-    """Node counts of the public tree built from ``root`` (as :func:`build_holdem` would)."""
-    counts = {"nodes": 0, "decision": 0, "chance": 0, "terminal": 0, "actions0": 0, "actions1": 0}
-    memo: dict[tuple[int, frozenset[int] | None], dict[str, int]] = {}
-    runout_boards: set[frozenset[int]] = set()
+_COUNTS = ("nodes", "decision", "chance", "terminal", "actions0", "actions1")
 
-    def walk(node: ActionNode, cards: tuple[int, ...]) -> dict[str, int]:
-        # on the river nothing more is dealt: a subtree's size does not depend on the board
-        key = (id(node), None if node.street == 2 else frozenset(cards))
-        if key in memo:
-            return memo[key]
-        c = dict.fromkeys(counts, 0)
-        c["nodes"] = 1
+
+def _count(
+    root: ActionNode, board: tuple[int, ...], dealer: Dealer, max_nodes: int
+) -> dict[str, int]:
+    """Node counts of the public tree built from ``root`` (as :func:`build_holdem` would);
+    :class:`TreeTooLarge` as soon as more than ``max_nodes`` nodes are counted.
+
+    Every flop and turn node is met once per board it can be on; a river subtree's counts do
+    not depend on the board, so they are counted once (memo by node) and a chance node
+    dealing the river multiplies its one child by the number of cards dealt. The work is
+    bounded by the nodes counted, which the limit bounds."""
+    river: dict[int, list[int]] = {}
+    runout_boards: set[frozenset[int]] = set()
+    counted = 0
+
+    def tally(n: int) -> None:
+        nonlocal counted
+        counted += n
+        if counted > max_nodes:
+            raise TreeTooLarge(counted, max_nodes, "tree")
+
+    def walk(node: ActionNode, cards: tuple[int, ...]) -> list[int]:
+        if node.street == 2 and id(node) in river:
+            hit = river[id(node)]
+            tally(hit[0])
+            return hit
+        tally(1)
+        c = [1, 0, 0, 0, 0, 0]
         if node.kind == DECISION:
-            c["decision"] = 1
-            c[f"actions{node.player}"] = len(node.children)
+            c[1] = 1
+            c[4 + node.player] = len(node.children)
             for child in node.children:
-                for k, v in walk(child, cards).items():
-                    c[k] += v
+                c = [x + y for x, y in zip(c, walk(child, cards), strict=True)]
         elif node.kind == CHANCE:
-            c["chance"] = 1
-            for card, _mirrors in dealer.deals(cards):
-                for k, v in walk(node.children[0], (*cards, card)).items():
-                    c[k] += v
+            c[2] = 1
+            deals = dealer.deals(cards)
+            child = node.children[0]
+            if child.street == 2:  # the river: one count for every card dealt
+                sub = walk(child, (*cards, deals[0][0]))
+                tally((len(deals) - 1) * sub[0])
+                c = [x + len(deals) * y for x, y in zip(c, sub, strict=True)]
+            else:
+                for card, _mirrors in deals:
+                    c = [x + y for x, y in zip(c, walk(child, (*cards, card)), strict=True)]
         else:
-            c["terminal"] = 1
+            c[3] = 1
             if node.kind == RUNOUT:
                 runout_boards.add(frozenset(cards))
-        memo[key] = c
+        if node.street == 2:
+            river[id(node)] = c
         return c
 
-    out = walk(root, board)
+    out = dict(zip(_COUNTS, walk(root, board), strict=True))
     out["runout_boards"] = len(runout_boards)
     return out
 
@@ -391,7 +292,7 @@ def over_memory(est: Estimate, allowed_mb: float) -> str:
 def build_holdem(spec: HoldemSpec | HoldemSetup) -> Game:
     """Validate (if needed), check the memory budget, and build the game."""
     setup = spec if isinstance(spec, HoldemSetup) else validate(spec)
-    tree = build_betting_tree(setup.config)
+    tree = betting_tree(setup)
     est = estimate(setup, tree)
     refusal = over_memory(est, setup.spec.max_memory_mb)
     if refusal:

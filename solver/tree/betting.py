@@ -22,6 +22,12 @@ Rules of the betting (heads-up no-limit, equal effective stacks):
 * When a player is all-in and called, the remaining cards are dealt with no more betting:
   by default one RUNOUT terminal whose values come from precomputed runout equities
   (``collapse_runouts=False`` builds the chance nodes and showdowns instead).
+
+Nodes are counted as they are made: past ``max_nodes`` the build stops with
+:class:`TreeTooLarge` (the count so far), so an absurd spec is refused in about the time
+``max_nodes`` nodes take, never after building all of it. The depth of the recursion is at
+most 3 streets × (raise cap + 3) actions, which the spec's limits keep small
+(:mod:`solver.games.spec`).
 """
 
 from __future__ import annotations
@@ -33,6 +39,34 @@ from solver.tree.sizes import Size, bet_amount, raise_to
 
 STREETS = ("flop", "turn", "river")
 OOP, IP = 0, 1
+MAX_BETTING_NODES = 1_000_000
+"""Default node limit of :func:`build_betting_tree` (card-free nodes)."""
+
+
+class TreeTooLarge(ValueError):
+    """A tree that passes its node limit while being built or counted; ``limit`` is the limit
+    and ``nodes`` the count reached when the build stopped."""
+
+    def __init__(self, nodes: int, limit: int, what: str = "betting tree") -> None:
+        super().__init__(
+            f"the {what} passes {limit:,} nodes while being built (stopped at {nodes:,}): "
+            "use fewer sizes or a lower raise cap"
+        )
+        self.nodes = nodes
+        self.limit = limit
+
+
+class _Budget:
+    """Counts nodes made; raises :class:`TreeTooLarge` past ``limit``."""
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self.count = 0
+
+    def take(self, n: int = 1) -> None:
+        self.count += n
+        if self.count > self.limit:
+            raise TreeTooLarge(self.count, self.limit)
 
 
 @dataclass(frozen=True)
@@ -88,15 +122,16 @@ class _State:
     first_action: bool  # nobody has acted yet this street
 
 
-def build_betting_tree(cfg: BettingConfig) -> ActionNode:
-    """The whole card-free tree of the subgame."""
+def build_betting_tree(cfg: BettingConfig, max_nodes: int = MAX_BETTING_NODES) -> ActionNode:
+    """The whole card-free tree of the subgame; :class:`TreeTooLarge` once it passes
+    ``max_nodes`` nodes."""
     if cfg.pot <= 0:
         raise ValueError("pot must be positive")
     if cfg.stack <= 0:
         raise ValueError("stack must be positive")
     half = cfg.pot / 2.0
     root_state = _State(cfg.start_street, half, [0.0, 0.0], OOP, 0, 0.0, -1, -1, True)
-    return _decision(cfg, root_state)
+    return _decision(cfg, root_state, _Budget(max_nodes))
 
 
 def _committed(st: _State) -> tuple[float, float]:
@@ -112,7 +147,8 @@ def _remaining(cfg: BettingConfig, st: _State, p: int) -> float:
     return cfg.stack - (st.base - cfg.pot / 2.0) - st.bets[p]
 
 
-def _street_end(cfg: BettingConfig, st: _State, bets: list[float]) -> ActionNode:
+def _street_end(cfg: BettingConfig, st: _State, bets: list[float], budget: _Budget) -> ActionNode:
+    budget.take()
     base = st.base + bets[0]  # both equal after a call or check-check
     allin = cfg.stack - (base - cfg.pot / 2.0) <= 0
     committed = (base, base)
@@ -125,11 +161,11 @@ def _street_end(cfg: BettingConfig, st: _State, bets: list[float]) -> ActionNode
         # deal the rest with no more betting
         node = ActionNode(CHANCE, st.street, committed=committed)
         nxt = _State(st.street + 1, base, [0.0, 0.0], OOP, 0, 0.0, -1, -1, True)
-        node.children.append(_street_end(cfg, nxt, [0.0, 0.0]))
+        node.children.append(_street_end(cfg, nxt, [0.0, 0.0], budget))
         return node
     node = ActionNode(CHANCE, st.street, committed=committed)
     nxt = _State(st.street + 1, base, [0.0, 0.0], OOP, 0, 0.0, -1, st.aggressor, True)
-    node.children.append(_decision(cfg, nxt))
+    node.children.append(_decision(cfg, nxt, budget))
     return node
 
 
@@ -187,7 +223,8 @@ def _amounts(cfg: BettingConfig, st: _State, facing: bool) -> list[float]:
     return out
 
 
-def _decision(cfg: BettingConfig, st: _State) -> ActionNode:
+def _decision(cfg: BettingConfig, st: _State, budget: _Budget) -> ActionNode:
+    budget.take()
     p = st.actor
     other = 1 - p
     facing = st.bets[other] > st.bets[p]
@@ -195,9 +232,10 @@ def _decision(cfg: BettingConfig, st: _State) -> ActionNode:
     if facing:
         c = _committed(st)
         payoff0 = -c[0] if p == OOP else c[1]
+        budget.take()
         node.children.append(ActionNode(FIXED, st.street, label="f", payoff=payoff0, committed=c))
         call_bets = [st.bets[other], st.bets[other]]
-        call = _street_end(cfg, st, call_bets)
+        call = _street_end(cfg, st, call_bets, budget)
         call.label = "c"
         node.children.append(call)
     else:
@@ -206,9 +244,9 @@ def _decision(cfg: BettingConfig, st: _State) -> ActionNode:
                 st.street, st.base, list(st.bets), IP, st.raises, st.last_inc, st.aggressor,
                 st.prev_aggressor, False,
             )  # fmt: skip
-            check = _decision(cfg, nxt)
+            check = _decision(cfg, nxt, budget)
         else:
-            check = _street_end(cfg, st, list(st.bets))
+            check = _street_end(cfg, st, list(st.bets), budget)
         check.label = "k"
         node.children.append(check)
     for to in _amounts(cfg, st, facing):
@@ -219,7 +257,7 @@ def _decision(cfg: BettingConfig, st: _State) -> ActionNode:
             st.street, st.base, bets, other, st.raises + 1, max(inc, st.last_inc), p,
             st.prev_aggressor, False,
         )  # fmt: skip
-        child = _decision(cfg, nxt)
+        child = _decision(cfg, nxt, budget)
         child.label = f"{'r' if facing else 'b'}:{int(to)}"
         node.children.append(child)
     return node

@@ -12,6 +12,10 @@ Tokens (comma separated, case-insensitive):
 
 Amounts are whole chips (rounded, at least 1); an amount at or above the stack is all-in;
 sizes landing on the same amount merge.
+
+Each number has a ceiling (:data:`MAX_VALUE`: 1,000,000 % of the pot, 10,000x, 100 streets,
+1,000,000,000 chips) well past any all-in a spot can have, so every amount stays a finite
+number of chips; a text longer than :data:`MAX_TEXT` characters is refused before parsing.
 """
 
 from __future__ import annotations
@@ -26,6 +30,14 @@ Kind = Literal["pct", "x", "allin", "geo", "chips"]
 _TOKEN = re.compile(r"^(?:(\d+(?:\.\d+)?)(%|x|e|c)|(a|allin|all-in))$")
 
 
+MAX_TEXT = 2_000
+"""Longest size text accepted (characters): a few dozen sizes fit many times over."""
+MAX_VALUE = {"pct": 1_000_000.0, "x": 10_000.0, "geo": 100.0, "chips": 1_000_000_000.0}
+"""Largest number each kind of size may carry (% of the pot, times the bet, streets, chips)."""
+_UNIT = {"pct": "%", "x": "x", "geo": "e", "chips": "c"}
+_KIND: dict[str, Kind] = {"%": "pct", "x": "x", "e": "geo", "c": "chips"}
+
+
 class SizeError(ValueError):
     """A bet-size text the syntax does not allow; the message names the token."""
 
@@ -38,51 +50,58 @@ class Size:
     def __str__(self) -> str:
         if self.kind == "allin":
             return "a"
-        suffix = {"pct": "%", "x": "x", "geo": "e", "chips": "c"}[self.kind]
-        return f"{self.value:g}{suffix}"
+        return f"{self.value:g}{_UNIT[self.kind]}"
 
 
 def parse_sizes(text: str, *, raise_sizes: bool, field: str = "sizes") -> tuple[Size, ...]:
     """Parse ``"33%, 75%, a"`` into :class:`Size` objects (in the order given, duplicates
     dropped). ``raise_sizes`` allows ``x`` and forbids ``e``. Errors name ``field``."""
+    if not isinstance(text, str):
+        got = type(text).__name__
+        raise SizeError(f"{field}: sizes must be text like '33%, 75%, a', not {got}")
+    if len(text) > MAX_TEXT:
+        raise SizeError(f"{field}: {len(text):,} characters; at most {MAX_TEXT:,}")
     out: list[Size] = []
     for raw in text.split(","):
         tok = raw.strip().lower().replace(" ", "")
+        shown = _shown(raw)
         if not tok:
             if raw.strip() == "" and text.strip() == "":
                 continue
-            raise SizeError(f"{field}: empty size between commas in {text!r}")
+            raise SizeError(f"{field}: empty size between commas in {_shown(text)}")
         m = _TOKEN.match(tok)
         if m is None:
-            raise SizeError(f"{field}: bad size {raw.strip()!r} (use 33%, 2.5x, a, 3e or 120c)")
+            raise SizeError(f"{field}: bad size {shown} (use 33%, 2.5x, a, 3e or 120c)")
         if m.group(3):
             size = Size("allin")
         else:
             value = float(m.group(1))
-            unit = m.group(2)
-            if unit == "%":
-                if value <= 0:
-                    raise SizeError(f"{field}: size {raw.strip()!r} must be positive")
-                size = Size("pct", value)
-            elif unit == "x":
-                if not raise_sizes:
-                    raise SizeError(f"{field}: {raw.strip()!r}: 'x' sizes are for raises only")
-                if value <= 1:
-                    raise SizeError(f"{field}: raise {raw.strip()!r} must be more than 1x")
-                size = Size("x", value)
-            elif unit == "e":
-                if raise_sizes:
-                    raise SizeError(f"{field}: {raw.strip()!r}: 'e' sizes are for bets only")
-                if value < 1 or value != int(value):
-                    raise SizeError(f"{field}: {raw.strip()!r}: streets must be a whole number ≥ 1")
-                size = Size("geo", value)
-            else:
-                if value < 1:
-                    raise SizeError(f"{field}: {raw.strip()!r}: at least 1 chip")
-                size = Size("chips", value)
+            kind: Kind = _KIND[m.group(2)]
+            if kind == "x" and not raise_sizes:
+                raise SizeError(f"{field}: {shown}: 'x' sizes are for raises only")
+            if kind == "geo" and raise_sizes:
+                raise SizeError(f"{field}: {shown}: 'e' sizes are for bets only")
+            if not value <= MAX_VALUE[kind]:  # float() of 400 nines is inf
+                top = f"{MAX_VALUE[kind]:,.0f}{_UNIT[kind]}"
+                raise SizeError(f"{field}: {shown} is too large (at most {top})")
+            if kind == "pct" and value <= 0:
+                raise SizeError(f"{field}: size {shown} must be positive")
+            if kind == "x" and value <= 1:
+                raise SizeError(f"{field}: raise {shown} must be more than 1x")
+            if kind == "geo" and (value < 1 or value != int(value)):
+                raise SizeError(f"{field}: {shown}: streets must be a whole number ≥ 1")
+            if kind == "chips" and value < 1:
+                raise SizeError(f"{field}: {shown}: at least 1 chip")
+            size = Size(kind, value)
         if size not in out:
             out.append(size)
     return tuple(out)
+
+
+def _shown(raw: str) -> str:
+    """A token as messages quote it: stripped, and cut to 40 characters."""
+    text = raw.strip()
+    return repr(text if len(text) <= 40 else text[:40] + "…")
 
 
 def format_sizes(sizes: tuple[Size, ...]) -> str:
