@@ -39,7 +39,7 @@ from solver.tree.sizes import Size, bet_amount, raise_to
 
 STREETS = ("flop", "turn", "river")
 OOP, IP = 0, 1
-MAX_BETTING_NODES = 1_000_000
+MAX_BETTING_NODES = 200_000
 """Default node limit of :func:`build_betting_tree` (card-free nodes)."""
 
 
