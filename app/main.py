@@ -58,7 +58,18 @@ def main() -> None:
         with st.sidebar:
             st.fragment(_kernel_status, run_every=2.0)()
     pg = st.navigation(list(nav.pages().values()))
-    pg.run()
+    try:
+        pg.run()
+    except Exception as exc:  # unexpected: the message for the user, the stack for the log
+        st.error(f"Something went wrong: {_shown(exc)}", icon=":material/error:")
+        raise  # Streamlit logs the traceback on the server (.streamlit/config.toml)
+
+
+def _shown(exc: Exception) -> str:
+    """An unexpected error as the browser shows it: type and message, cut short, with the
+    server's paths left out."""
+    text = f"{type(exc).__name__}: {exc}".replace(str(ROOT), "…")
+    return text if len(text) <= 300 else text[:300] + "…"
 
 
 def _kernel_status() -> None:

@@ -195,7 +195,44 @@ def continue_from(engine: Solver, warm: SolveResult | Solver) -> None:
 
 
 def _resolve_game(game: Game | str) -> Game:
-    return make_game(game) if isinstance(game, str) else game
+    """``game`` itself, or the built-in game it names (:class:`UnknownGameError`, a KeyError
+    and a ValueError, for other names)."""
+    if isinstance(game, Game):
+        return game
+    if not isinstance(game, str):
+        raise TypeError(f"game must be a Game or a game name, got {type(game).__name__}")
+    return make_game(game)
+
+
+def _whole(name: str, value: object, minimum: int) -> int:
+    """``value`` as an int ≥ ``minimum`` (bools and floats refused: ``1.5`` iterations is
+    not a count), else TypeError / ValueError naming ``name``."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
+        raise TypeError(f"{name} must be a whole number, got {value!r}")
+    if value < minimum:
+        raise ValueError(f"{name} must be ≥ {minimum}, got {value}")
+    return int(value)
+
+
+def _check_arguments(
+    iterations: object, target: object, check_every: object, callback: object, params: object
+) -> None:
+    """The arguments of :func:`solve` that are not solver options (those go through
+    :func:`solver.cfr.options.check_options`)."""
+    if iterations is not None:
+        _whole("iterations", iterations, 0)
+    if target is not None:
+        if isinstance(target, (bool, np.bool_)) or not isinstance(
+            target, (int, float, np.integer, np.floating)
+        ):
+            raise TypeError(f"target_exploitability must be a number, got {target!r}")
+        if not target > 0:
+            raise ValueError(f"target_exploitability must be > 0 (chips), got {target!r}")
+    _whole("check_every", check_every, 1)
+    if callback is not None and not callable(callback):
+        raise TypeError(f"callback must be callable, got {type(callback).__name__}")
+    if params is not None and not isinstance(params, Mapping):
+        raise TypeError(f"params must be a mapping of name to number, got {params!r}")
 
 
 def measure(engine: Solver, started: float) -> Checkpoint:
@@ -230,9 +267,12 @@ def solve(
     ``target_exploitability``, whichever comes first; with neither, 1,000 iterations.
     Exploitability is measured every ``check_every`` iterations and at the end; ``callback``
     gets each :class:`Checkpoint` and may return True to stop early. ``iterations=0`` reports
-    the uniform strategy. ``options`` (``threads``, ``precision``, ``pruning``, ``seed``,
-    ``rbp_check_every``, ``rbp_threshold``, ``rbp_free_opponent``) go to
-    :func:`solver.algorithms.make_solver`; see :class:`solver.algorithms.SolverOptions`.
+    the uniform strategy. Arguments of the wrong type raise TypeError, out of range
+    ValueError, each naming the argument; an unknown game or algorithm name raises a
+    KeyError that is also a ValueError. ``options`` (``threads``, ``precision``,
+    ``pruning``, ``seed``, ``rbp_check_every``, ``rbp_threshold``, ``rbp_free_opponent``) go
+    to :func:`solver.algorithms.make_solver` (checked by its one validator); see
+    :class:`solver.algorithms.SolverOptions`.
     ``threads`` > 1 splits each pass below the first chance nodes (hold'em turn and flop
     spots; same numbers as one thread); the default pruning, "partial", skips what the
     opponent cannot reach (same numbers, less work). ``locks`` fixes the strategy of some
@@ -249,12 +289,7 @@ def solve(
     docs/locking.md). "solved" locks take the warm start's average strategy.
     """
     g = _resolve_game(game)
-    if iterations is not None and iterations < 0:
-        raise ValueError("iterations must be ≥ 0")
-    if target_exploitability is not None and not (target_exploitability > 0):
-        raise ValueError("target exploitability must be > 0")
-    if check_every < 1:
-        raise ValueError("check_every must be ≥ 1")
+    _check_arguments(iterations, target_exploitability, check_every, callback, params)
     limit = iterations
     if limit is None:
         limit = 1000 if target_exploitability is None else math.inf  # type: ignore[assignment]

@@ -19,7 +19,9 @@ given → ``{"iteration", "cpu_s"}`` of the first check at or below it, or null)
 ``{"winners": {target: {"cpu_s": fastest entry or null, "iterations": [entries tied at the
 fewest iterations]}}}``.
 
-Bad input prints one line on stderr and exits with code 2.
+Bad input prints one line on stderr and exits with code 2; an error the program did not
+expect (a bug) prints one line too and exits with code 70 (``REGRET_LAB_DEBUG=1`` shows the
+traceback). Limits on what a spot may ask for: ``docs/input-limits.md``.
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import os
 import sys
 import time
 from collections.abc import Sequence
@@ -70,6 +73,7 @@ from solver.race import (
 )
 
 EXIT_USAGE = 2
+EXIT_INTERNAL = 70  # EX_SOFTWARE: an error the program did not expect
 
 
 class UsageError(Exception):
@@ -100,7 +104,12 @@ def _parse_params(items: Sequence[str]) -> dict[str, float]:
 def _add_game_args(p: argparse.ArgumentParser) -> None:
     g = p.add_argument_group("game (one of --game, --preset, or a custom spot with --board)")
     g.add_argument("--game", help=f"a built-in game: {', '.join(GAMES)}")
-    g.add_argument("--preset", help="a preset name (see 'presets') or a path to a .toml file")
+    g.add_argument(
+        "--preset",
+        help="a preset name from 'presets' (e.g. srp-river), or a .toml file given as a path "
+        "(with a / or ending in .toml, e.g. ./my-spot.toml); a name never reads a file "
+        "outside presets/",
+    )
     g.add_argument("--board", help="hold'em spot: board cards, e.g. Td9d6hQc")
     g.add_argument("--pot", help="starting pot (chips)")
     g.add_argument("--stack", help="effective stack behind (chips)")
@@ -717,4 +726,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_USAGE
     except KeyboardInterrupt:
         return 130
+    except Exception as exc:  # a bug: one line, not a traceback (the fuzz suite counts these)
+        if os.environ.get("REGRET_LAB_DEBUG"):
+            raise
+        print(
+            f"error: internal error ({type(exc).__name__}: {str(exc)[:300]}); please report "
+            "it (REGRET_LAB_DEBUG=1 prints the traceback)",
+            file=sys.stderr,
+        )
+        return EXIT_INTERNAL
     return 0

@@ -15,21 +15,22 @@ import csv
 import io
 import json
 import math
-import zipfile
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
-from solver.algorithms import ALGORITHMS, Solver, make_algorithm, make_solver
+from solver.algorithms import ALGORITHMS, MCCFR_CS, Solver, make_solver
 from solver.analysis import NodeAnalysis, analyze, compatible
 from solver.cfr.engine import Engine
 from solver.cfr.locks import LockError
 from solver.games import GAMES, Game, make_game
-from solver.games.holdem import HoldemSpec, SpecError, build_holdem
+from solver.games.holdem import HoldemSpec, SpecError, build_holdem, estimate, validate
 from solver.games.model import DECISION, KIND_NAMES
+from solver.games.spec import DEFAULT_MAX_MEMORY_MB, brief
 from solver.jobs import Point
+from solver.safe_npz import NpzError, NpzReader
 
 Array = npt.NDArray[np.float64]
 
@@ -38,6 +39,11 @@ VERSION = 1
 MAX_TREE_EXPORT_NODES = 5000
 """Whole-tree exports cover at most this many decision nodes."""
 MAX_SAVE_BYTES = 2_000_000_000
+MAX_META_BYTES = 64 * 2**20
+"""Largest metadata member read (bytes of numpy text, 4 a character): room for a
+quarter-million history points."""
+MAX_COUNT = 2**62
+"""Largest iteration or node count a file may give."""
 # What a pruned solve saves of its regret-based pruning state (the rest is rebuilt), under the
 # ``storage_<name>`` keys: files from before the state moved out of the storage load as they are.
 RBP_SAVED = ("pruned", "vsum", "umax", "lmin", "pimax", "win_slot", "win", "free", "ctl")
@@ -158,28 +164,57 @@ def game_source(game: Game, holdem: HoldemSpec | None = None, toy: str | None = 
     return {"kind": "toy", "name": name}
 
 
-def build_from_source(source: dict) -> tuple[Game, HoldemSpec | None]:
-    """Rebuild a game from :func:`game_source` metadata."""
+def build_from_source(
+    source: object,
+    max_memory_mb: float = DEFAULT_MAX_MEMORY_MB,
+    cells: int | None = None,
+    full: bool = False,
+) -> tuple[Game, HoldemSpec | None]:
+    """Rebuild a game from :func:`game_source` metadata. A hold'em spec's own memory cap is
+    lowered to ``max_memory_mb`` (the user's), never raised by the file. With ``cells`` (the
+    length of the file's strategy sums) a hold'em tree is counted first and refused unless
+    it has that many cells (``full``: counted with every card dealt, as the sampled
+    algorithms play it), so a file never makes the loader build a game it does not fit."""
     if not isinstance(source, dict):
         raise ExportError("metadata: game must be an object")
     kind = source.get("kind")
     if kind == "toy":
         name = source.get("name")
-        if name not in GAMES:
-            raise ExportError(f"metadata: unknown game {name!r}")
-        return make_game(str(name)), None
-    if kind == "holdem":
-        spec_data = source.get("spec")
-        if not isinstance(spec_data, dict):
-            raise ExportError("metadata: hold'em spec missing")
-        try:
-            spec = HoldemSpec(**spec_data)
-            return build_holdem(spec), spec
-        except TypeError as exc:
-            raise ExportError(f"metadata: bad hold'em spec ({exc})") from None
-        except SpecError as exc:
-            raise ExportError(f"metadata: hold'em spec {exc.field}: {exc.message}") from None
-    raise ExportError(f"metadata: unknown game kind {kind!r}")
+        if not isinstance(name, str) or name not in GAMES:
+            raise ExportError(f"metadata: unknown game {brief(name)}")
+        return make_game(name), None
+    if kind != "holdem":
+        raise ExportError(f"metadata: unknown game kind {brief(kind)}")
+    spec_data = source.get("spec")
+    if not isinstance(spec_data, dict) or not all(isinstance(k, str) for k in spec_data):
+        raise ExportError("metadata: hold'em spec missing")
+    saved = spec_data.get("max_memory_mb", DEFAULT_MAX_MEMORY_MB)
+    if _real(saved) and saved > max_memory_mb:
+        spec_data = {**spec_data, "max_memory_mb": max_memory_mb}
+    try:
+        spec = HoldemSpec(**spec_data)
+        if cells is not None:
+            est = estimate(validate(replace(spec, isomorphism=False) if full else spec))
+            if est.storage_entries != cells:
+                raise ExportError(
+                    f"the file holds {cells:,} strategy sums, the game it names has "
+                    f"{est.storage_entries:,} (saved from another game or version)"
+                )
+        return build_holdem(spec), spec
+    except TypeError as exc:
+        raise ExportError(f"metadata: bad hold'em spec ({exc})") from None
+    except SpecError as exc:
+        raise ExportError(f"metadata: hold'em spec {exc.field}: {exc.message}") from None
+
+
+def _real(value: object) -> bool:
+    """A finite int or float (not a bool)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return False
+    try:
+        return math.isfinite(value)
+    except OverflowError:  # an int past float's range
+        return False
 
 
 def save_solve(
@@ -252,121 +287,191 @@ class LoadedSolve:
     meta: dict
 
 
-def load_solve(data: bytes) -> LoadedSolve:
-    """Rebuild a solve saved by :func:`save_solve`; :class:`ExportError` for anything else."""
+def load_solve(data: bytes, max_memory_mb: float = DEFAULT_MAX_MEMORY_MB) -> LoadedSolve:
+    """Rebuild a solve saved by :func:`save_solve`; :class:`ExportError` for anything else.
+
+    Hostile files are answered, not obeyed (:mod:`solver.safe_npz`): the metadata is read
+    first (at most :data:`MAX_META_BYTES`) and checked field by field; the game is rebuilt
+    under ``max_memory_mb`` (the user's cap: a file may lower it, never raise it); solver
+    options go through :func:`solver.cfr.options.check_options`; then each array is read only
+    if its header gives the shape and dtype the fresh solver has, so no file makes the loader
+    hold more than the solve it describes."""
+    if not isinstance(data, (bytes, bytearray, memoryview)):
+        raise TypeError(f"data must be bytes, got {type(data).__name__}")
     if len(data) > MAX_SAVE_BYTES:
         raise ExportError(f"file larger than {MAX_SAVE_BYTES:,} bytes")
-    if not data.startswith(b"PK"):
+    if bytes(data[:2]) != b"PK":
         raise ExportError("not a saved solve: expected a numpy .npz (zip) file")
     try:
-        with np.load(io.BytesIO(data), allow_pickle=False) as npz:
-            files = {k: npz[k] for k in npz.files}
-    except (zipfile.BadZipFile, ValueError, OSError, EOFError) as exc:
-        raise ExportError(f"corrupt .npz file ({exc})") from None
-    if "meta" not in files:
+        with NpzReader(data) as npz:
+            return _load(npz, max_memory_mb)
+    except NpzError as exc:
+        raise ExportError(str(exc)) from None
+    except RecursionError:  # a hold'em tree or JSON nested past Python's stack
+        raise ExportError("metadata: nested too deeply") from None
+
+
+def _load(npz: NpzReader, max_memory_mb: float) -> LoadedSolve:
+    if "meta" not in npz.names:
         raise ExportError("not a Regret Lab solve: no metadata in the file")
-    try:
-        meta = json.loads(str(files["meta"]))
-    except (json.JSONDecodeError, TypeError):
-        raise ExportError("corrupt metadata: not JSON") from None
-    if not isinstance(meta, dict) or meta.get("format") != FORMAT:
-        raise ExportError("not a Regret Lab solve: unknown format")
-    if meta.get("version") != VERSION:
-        raise ExportError(f"unsupported version {meta.get('version')!r} (this is {VERSION})")
+    meta = _read_meta(npz)
     name = meta.get("algorithm")
-    if name not in ALGORITHMS:
-        raise ExportError(f"metadata: unknown algorithm {name!r}")
-    try:
-        rule = make_algorithm(str(name), **dict(meta.get("params") or {}))
-    except (TypeError, ValueError) as exc:
-        raise ExportError(f"metadata: bad algorithm parameters ({exc})") from None
-    game, holdem = build_from_source(meta.get("game"))  # type: ignore[arg-type]
-    precision = meta.get("precision", "float64")
-    auto = meta.get("storage_choice") == "auto" and precision in ("float32", "float64")
+    if not isinstance(name, str) or name not in ALGORITHMS:
+        raise ExportError(f"metadata: unknown algorithm {brief(name)}")
+    params = meta.get("params") or {}
+    if not isinstance(params, dict):
+        raise ExportError(f"metadata: params must be an object, got {brief(params)}")
     rbp_meta = meta.get("rbp") or {}
-    try:
+    if not isinstance(rbp_meta, dict):
+        raise ExportError(f"metadata: rbp must be an object, got {brief(rbp_meta)}")
+    shape, _ = npz.header("storage_cumulative")
+    cells = shape[0] if len(shape) == 1 else -1
+    info = ALGORITHMS[name]
+    full = info.sampling and info.name != MCCFR_CS  # the sampled engines play every card
+    game, holdem = build_from_source(meta.get("game"), max_memory_mb, cells, full)
+    precision = meta.get("precision", "float64")  # checked by make_solver
+    auto = meta.get("storage_choice") == "auto" and precision in ("float32", "float64")
+    try:  # every option through the solver's one validator (OptionError names the field)
         engine = make_solver(
             game,
-            rule,
-            precision="auto" if auto else str(precision),
-            pruning=str(meta.get("pruning", "none")),
-            seed=int(meta.get("seed", 0)),
-            rbp_check_every=int(rbp_meta.get("check_every", 10)),
-            rbp_threshold=float(rbp_meta.get("threshold", 0.0)),
-            rbp_free_opponent=bool(rbp_meta.get("free_opponent", False)),
+            name,
+            params,
+            precision="auto" if auto else precision,
+            pruning=meta.get("pruning", "none"),
+            seed=meta.get("seed", 0),
+            rbp_check_every=rbp_meta.get("check_every", 10),
+            rbp_threshold=rbp_meta.get("threshold", 0.0),
+            rbp_free_opponent=rbp_meta.get("free_opponent", False),
         )
     except (TypeError, ValueError) as exc:
         raise ExportError(f"metadata: bad solver settings ({exc})") from None
     if auto and isinstance(engine, Engine) and engine.precision != precision:
         engine.promote()  # saved after the "auto" switch to float64 (Engine.PROMOTE_AT)
-    engine.storage = type(engine.storage)(**_restored(engine.storage._asdict(), files))
+    engine.storage = type(engine.storage)(**_restored(engine.storage._asdict(), npz))
     if isinstance(engine, Engine):
         if engine.sampling:
-            try:
-                engine.rng_state = meta["rng_state"]
-            except (KeyError, TypeError, ValueError):
-                raise ExportError("metadata: bad or missing sampling generator state") from None
+            engine.rng_state = _rng_state(meta.get("rng_state"), engine.rng_state)
         if engine.rbp is not None:
-            state = engine.rbp.state
-            saved = _restored({k: getattr(state, k) for k in RBP_SAVED}, files)
-            engine.rbp.state = state._replace(**saved)
-            freed = files.get("rbp_sums_freed")
-            if freed is None or freed.shape != engine.rbp.sums_freed.shape:
-                raise ExportError("missing or foreign array 'rbp_sums_freed'")
-            engine.rbp.sums_freed = np.ascontiguousarray(freed, dtype=np.int8)
-            try:
-                engine.rbp.margin = float(rbp_meta.get("margin", engine.rbp.margin))
-                engine.rbp.catchups = int(rbp_meta.get("catchups", 0))
-                engine.rbp.starts = int(rbp_meta.get("starts", 0))
-                engine.rbp.released = int(rbp_meta.get("released", 0))
-            except (TypeError, ValueError):
-                raise ExportError("metadata: bad pruning counters") from None
-            engine.rbp.sync_blocked()  # where each player is kept out follows from the flags
-    if meta.get("locks") and isinstance(engine, Engine):
-        try:
-            engine.lock(meta["locks"])
-        except (LockError, TypeError, AttributeError) as exc:
-            raise ExportError(f"metadata: bad locks ({exc})") from None
+            _restore_rbp(engine, npz, rbp_meta)
+        _restore_locks(engine, meta.get("locks"))
+    engine.iteration = _count(meta, "iteration")
+    engine.nodes_touched = _count(meta, "nodes_touched")
+    history = meta.get("history") or []
+    if not isinstance(history, list):
+        raise ExportError(f"metadata: history must be a list, got {brief(history)}")
+    points = tuple(_point(row) for row in history)
+    return LoadedSolve(engine.game, holdem, engine, points, meta)
+
+
+def _read_meta(npz: NpzReader) -> dict[str, Any]:
+    """The metadata object, its format and version checked."""
+    text = npz.read("meta", shape=(), kind="U", max_bytes=MAX_META_BYTES)
     try:
-        engine.iteration = int(meta.get("iteration", 0))
-        engine.nodes_touched = int(meta.get("nodes_touched", 0))
-        history = tuple(_point(row) for row in meta.get("history") or [])
-    except (TypeError, ValueError):
-        raise ExportError("metadata: bad iteration or history") from None
-    return LoadedSolve(engine.game, holdem, engine, history, meta)
+        meta = json.loads(str(text.item()))
+    except ValueError:  # not JSON, or an integer past 4,300 digits
+        raise ExportError("corrupt metadata: not JSON") from None
+    if not isinstance(meta, dict) or meta.get("format") != FORMAT:
+        raise ExportError("not a Regret Lab solve: unknown format")
+    version = meta.get("version")
+    if not isinstance(version, int) or isinstance(version, bool) or version != VERSION:
+        raise ExportError(f"unsupported version {brief(version)} (this is {VERSION})")
+    return meta
 
 
-def _restored(fresh: dict[str, Any], files: dict[str, Any]) -> dict[str, Any]:
-    """The arrays ``storage_<name>`` of ``files`` for every entry of ``fresh``, each checked
-    against the fresh solver's (shape, dtype, finite numbers); scalars must be equal."""
+def _count(meta: dict[str, Any], key: str, value: object = None) -> int:
+    """A whole number ≥ 0 of the metadata (iterations, nodes, counters)."""
+    value = meta.get(key, 0) if value is None else value
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= MAX_COUNT:
+        raise ExportError(f"metadata: {key} must be a whole number ≥ 0, got {brief(value)}")
+    return value
+
+
+def _rng_state(saved: object, fresh: object) -> dict:
+    """A sampling generator's saved state, checked against the fresh one's layout (same
+    keys, same generator, whole numbers of at most 128 bits)."""
+
+    def same(a: object, b: object) -> bool:
+        if isinstance(b, dict):
+            return isinstance(a, dict) and a.keys() == b.keys() and all(same(a[k], b[k]) for k in b)
+        if isinstance(b, str):
+            return a == b
+        if isinstance(b, int) and not isinstance(b, bool):
+            return isinstance(a, int) and not isinstance(a, bool) and 0 <= a < 2**128
+        return False
+
+    if not same(saved, fresh):
+        raise ExportError("metadata: bad or missing sampling generator state")
+    return saved  # type: ignore[return-value]
+
+
+def _restore_locks(engine: Engine, locks: object) -> None:
+    """The saved locks (``{line: mix}``, :mod:`solver.cfr.locks`) applied again, or an
+    ExportError naming what is wrong with them."""
+    if not locks:
+        return
+    if not isinstance(locks, dict):
+        raise ExportError(f"metadata: locks must be an object, got {brief(locks)}")
+    try:
+        engine.lock(locks)
+    except (LockError, ValueError, TypeError) as exc:
+        raise ExportError(f"metadata: bad locks ({exc})") from None
+
+
+def _restore_rbp(engine: Engine, npz: NpzReader, rbp_meta: dict[str, Any]) -> None:
+    """Regret-based pruning's saved state: its arrays, the released-sums marks and counters."""
+    rbp = engine.rbp
+    assert rbp is not None
+    state = rbp.state
+    rbp.state = state._replace(**_restored({k: getattr(state, k) for k in RBP_SAVED}, npz))
+    freed = rbp.sums_freed
+    rbp.sums_freed = npz.read(
+        "rbp_sums_freed", shape=freed.shape, dtype=freed.dtype, max_bytes=freed.nbytes
+    )
+    margin = rbp_meta.get("margin", rbp.margin)
+    if not _real(margin):
+        raise ExportError(f"metadata: rbp margin must be a number, got {brief(margin)}")
+    rbp.margin = float(margin)
+    for key in ("catchups", "starts", "released"):
+        setattr(rbp, key, _count(rbp_meta, key, rbp_meta.get(key, 0)))
+    rbp.sync_blocked()  # where each player is kept out follows from the flags
+
+
+def _restored(fresh: dict[str, Any], npz: NpzReader) -> dict[str, Any]:
+    """The arrays ``storage_<name>`` of the file for every entry of ``fresh``, each read only
+    if its header matches the fresh solver's (shape, dtype), then checked for finite
+    numbers; scalars must be equal."""
     restored: dict[str, Any] = {}
     for k, v in fresh.items():
         key = f"storage_{k}"
-        if key not in files:
+        if key not in npz.names:
             raise ExportError(f"missing array {k!r}")
-        arr = files[key]
         if not isinstance(v, np.ndarray):  # a scalar setting of the storage
-            if arr.shape != () or arr.item() != v:
-                raise ExportError(f"{k!r} is {arr!r}, the engine has {v!r}")
+            want = np.asarray(v)
+            arr = npz.read(key, shape=(), kind=want.dtype.kind, max_bytes=want.nbytes)
+            if arr.item() != v:
+                raise ExportError(f"{k!r} is {arr.item()!r}, the engine has {v!r}")
             restored[k] = v
             continue
-        if arr.shape != v.shape or arr.dtype != v.dtype:
-            raise ExportError(
-                f"array {k!r} has shape {arr.shape} {arr.dtype}, the game needs {v.shape} "
-                f"{v.dtype} (saved from another game or version)"
-            )
+        try:
+            arr = npz.read(key, shape=v.shape, dtype=v.dtype, max_bytes=v.nbytes)
+        except NpzError as exc:
+            raise ExportError(f"{exc} (saved from another game or version)") from None
         if not np.all(np.isfinite(arr)):
             raise ExportError(f"array {k!r} holds non-finite numbers")
-        restored[k] = np.ascontiguousarray(arr)
+        restored[k] = arr
     return restored
 
 
-def _point(row: list) -> Point:
+def _point(row: object) -> Point:
     """A history row: (iteration, seconds, exploitability[, nodes touched, memory bytes])."""
-    if not 3 <= len(row) <= 5:
-        raise ValueError("history row")
-    extra = [int(v) for v in row[3:]]
-    return Point(int(row[0]), float(row[1]), float(row[2]), *extra)
+    if not isinstance(row, list) or not 3 <= len(row) <= 5:
+        raise ExportError(f"metadata: bad history row {brief(row)}")
+    counts = [row[0], *row[3:]]
+    if not all(isinstance(v, int) and not isinstance(v, bool) and v >= 0 for v in counts):
+        raise ExportError(f"metadata: bad history row {brief(row)}")
+    if not (_real(row[1]) and _real(row[2])):
+        raise ExportError(f"metadata: bad history row {brief(row)}")
+    return Point(row[0], float(row[1]), float(row[2]), *row[3:])
 
 
 def decision_count(game: Game) -> int:

@@ -404,9 +404,10 @@ class SolveJob(ThreadOwner[Progress]):
             self._publish_watch()
 
     def _checked_watch(self, node: int) -> int:
-        g = self.game
-        if not 0 <= node < g.num_nodes or g.tree.kind[node] != DECISION:
-            raise ValueError(f"node {node} is not a decision node")
+        if isinstance(node, (bool, np.bool_)) or not isinstance(node, (int, np.integer)):
+            raise TypeError(f"watch must be a node index (a whole number), got {node!r}")
+        if not 0 <= node < self.game.num_nodes or self.game.tree.kind[node] != DECISION:
+            raise ValueError(f"watch: node {node} is not a decision node")
         return int(node)
 
     @property

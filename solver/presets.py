@@ -76,9 +76,16 @@ def _toml(text: str, source: str) -> dict[str, Any]:
         raise PresetError(f"{source}: not valid TOML ({str(exc)[:200]})") from None
 
 
-def parse_preset(text: str, key: str = "preset", source: str = "preset") -> Preset:
+def parse_preset(
+    text: str,
+    key: str = "preset",
+    source: str = "preset",
+    max_memory_mb: float | None = None,
+) -> Preset:
     """Validate TOML ``text``; ``source`` names it in error messages. Every field of the
-    ``[holdem]`` section is checked by :func:`solver.games.holdem.validate`."""
+    ``[holdem]`` section is checked by :func:`solver.games.holdem.validate`. With
+    ``max_memory_mb`` (the user's cap, for files from elsewhere such as uploads) the file's
+    own ``max_memory_mb`` may lower the cap, never raise it."""
     if not isinstance(text, str):
         raise TypeError(f"text must be str, got {type(text).__name__}")
     if len(text) > MAX_PRESET_BYTES or len(text.encode("utf-8", "replace")) > MAX_PRESET_BYTES:
@@ -118,12 +125,20 @@ def parse_preset(text: str, key: str = "preset", source: str = "preset") -> Pres
         raise PresetError(f"{source}: holdem.oop_range: missing")
     if "ip_weights" not in args and not args["ip_range"]:
         raise PresetError(f"{source}: holdem.ip_range: missing")
+    saved = args.get("max_memory_mb")
+    if max_memory_mb is not None and (saved is None or _above(saved, max_memory_mb)):
+        args["max_memory_mb"] = max_memory_mb
     spec = HoldemSpec(**args)
     try:
         validate(spec)
     except SpecError as exc:
         raise PresetError(f"{source}: holdem.{exc.field}: {exc.message}") from None
     return Preset(key, name, description, game, spec)
+
+
+def _above(value: object, limit: float) -> bool:
+    """Whether a number from a file exceeds ``limit`` (anything else is left to validate)."""
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and value > limit
 
 
 def preset_path(name_or_path: str | Path) -> Path:

@@ -19,6 +19,7 @@ from app.components.figures import range_paint_figure
 from solver import calibration
 from solver.cards import RANKS, SUITS, card_str, parse_cards
 from solver.games.holdem import Estimate, HoldemSpec
+from solver.games.spec import DEFAULT_MAX_MEMORY_MB
 from solver.presets import PresetError, parse_preset
 from solver.ranges import (
     GRID_LABELS,
@@ -172,7 +173,12 @@ def _on_upload() -> None:
     if up is None:
         return
     try:
-        preset = parse_preset(up.getvalue().decode("utf-8"), key="upload", source=up.name)
+        preset = parse_preset(
+            up.getvalue().decode("utf-8"),
+            key="upload",
+            source=up.name,
+            max_memory_mb=DEFAULT_MAX_MEMORY_MB,  # a file never raises the memory cap
+        )
     except UnicodeDecodeError:
         state.put(UPLOAD_MESSAGE, f"{up.name}: not a UTF-8 text file")
         return
@@ -232,7 +238,7 @@ def _holdem_form(req: Request) -> None:
     for col, key in zip(c4, ("raise_cap", "add_allin", "force_allin", "merging"), strict=True):
         _number(col, key)
     _field_error(errors, "raise_cap", "add_allin_threshold", "force_allin_threshold")
-    _field_error(errors, "merging_threshold")
+    _field_error(errors, "merging_threshold", "tree")
     st.subheader("Ranges")
     c2 = st.columns(2)
     for col, who, key in ((c2[0], "OOP", state.OOP_RANGE), (c2[1], "IP", state.IP_RANGE)):

@@ -242,6 +242,16 @@ def _betting(spec: HoldemSpec, sizes: dict[str, dict[str, dict[str, str]]]) -> l
     return streets
 
 
+def _can_meet(w0: npt.NDArray[np.float64], w1: npt.NDArray[np.float64]) -> bool:
+    """Whether some OOP hand and some IP hand (positive weights) share no card. For each
+    OOP hand (a, b): IP hands − those holding a − those holding b + the one holding both."""
+    held = w1 > 0
+    per_card = np.bincount(COMBOS[held].ravel(), minlength=52)
+    a, b = COMBOS[w0 > 0, 0], COMBOS[w0 > 0, 1]
+    apart = int(held.sum()) - per_card[a] - per_card[b] + held[w0 > 0]
+    return bool(np.any(apart > 0))
+
+
 def validate(spec: HoldemSpec) -> HoldemSetup:
     """Check every field of ``spec``; raise :class:`SpecError` naming the first bad one
     (``TypeError`` when ``spec`` is not a :class:`HoldemSpec` at all)."""
@@ -290,6 +300,11 @@ def validate(spec: HoldemSpec) -> HoldemSetup:
         if not np.any(w > 0):
             raise SpecError(player, "no combos left once the board's cards are removed")
         weights.append(w)
+    if not _can_meet(weights[0], weights[1]):
+        raise SpecError(
+            "ip_range", "no hand of it can be dealt with a hand of the OOP range (every pair "
+            "shares a card)"
+        )  # fmt: skip
     sizes = _check_sizes_table(spec.sizes)
     if spec.donks is not None and not isinstance(spec.donks, str):
         raise SpecError("donks", f"must be size text like '33%, a', got {brief(spec.donks)}")

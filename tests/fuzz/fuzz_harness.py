@@ -1,0 +1,125 @@
+"""How the fuzz suite judges one input: run it, time it, measure the memory it allocated, and
+sort the outcome into accepted / refused / escaped / slow / heavy.
+
+*Refused* means the call raised one of the project's own errors: a class defined in the
+``solver`` package (SpecError, SizeError, RangeError, CardError, PresetError, ExportError,
+OptionError, UnknownGameError, ...), or a plain ValueError / TypeError / KeyError raised by
+``solver`` code itself (the innermost frame is in the package: an argument check naming the
+argument). Anything else — an AttributeError, an OverflowError, a RecursionError, numpy's
+own ValueError — *escaped*. Each target may narrow what counts as refused (a preset file
+may only be answered with PresetError).
+
+*Slow*: the input took longer than the limit (:data:`SLOW_S` for the benchmark; the tests
+use :data:`HANG_S`, which only a hang can reach on a busy 2-core machine). *Heavy*: a
+refusal whose Python allocations (tracemalloc, numpy's arrays included) peaked above
+:data:`REFUSAL_MEMORY_MB`.
+
+Shared by ``tests/fuzz/test_*.py`` (a few hundred examples in CI) and ``benchmarks/fuzz.py``
+(≥ 10,000).
+"""
+
+from __future__ import annotations
+
+import time
+import tracemalloc
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import solver
+
+SOLVER_DIR = Path(solver.__file__).resolve().parent
+SLOW_S = 5.0
+"""The benchmark's "few seconds": an input taking longer counts as slow."""
+HANG_S = 30.0
+"""The tests' bound per input: far above any input here (milliseconds to a second), so only
+a hang or an unbounded loop reaches it on a busy machine."""
+REFUSAL_MEMORY_MB = 256.0
+"""Most Python memory a refusal may allocate while deciding (MB, tracemalloc peak)."""
+
+OUTCOMES = ("accepted", "refused", "escaped", "slow", "heavy")
+
+
+class Refusal(Exception):
+    """How a target that does not raise says the program refused (the CLI's exit code 2
+    with one ``error:`` line)."""
+
+
+@dataclass(frozen=True)
+class Result:
+    outcome: str  # one of OUTCOMES
+    seconds: float
+    peak_mb: float
+    detail: str  # the exception's type and message, or ""
+
+
+@dataclass
+class Target:
+    """One thing fuzzed: ``call`` runs an input (its return value is ignored); ``allowed``
+    are the exception types that count as a refusal (checked for origin, see module
+    docstring)."""
+
+    name: str
+    call: Callable[[Any], object]
+    allowed: tuple[type[BaseException], ...] = (ValueError, TypeError, KeyError)
+    counts: dict[str, int] = field(default_factory=lambda: dict.fromkeys(OUTCOMES, 0))
+    worst: dict[str, str] = field(default_factory=dict)  # outcome → one example
+
+
+def ours(exc: BaseException, allowed: tuple[type[BaseException], ...]) -> bool:
+    """Whether ``exc`` is a refusal by the project: an allowed type, defined in ``solver``
+    or raised by a frame of ``solver`` itself."""
+    if not isinstance(exc, allowed):
+        return False
+    if isinstance(exc, Refusal) or type(exc).__module__.split(".")[0] == "solver":
+        return True
+    tb = exc.__traceback__
+    last = None
+    while tb is not None:
+        last = tb
+        tb = tb.tb_next
+    if last is None:
+        return False
+    return Path(last.tb_frame.f_code.co_filename).resolve().is_relative_to(SOLVER_DIR)
+
+
+def run(target: Target, value: Any, *, slow_s: float = SLOW_S, memory: bool = True) -> Result:
+    """Run one input and classify it (see the module docstring); counts it on ``target``."""
+    if memory:
+        tracemalloc.start()
+        tracemalloc.reset_peak()
+    started = time.perf_counter()
+    detail = ""
+    try:
+        target.call(value)
+        outcome = "accepted"
+    except BaseException as exc:
+        if isinstance(exc, (KeyboardInterrupt, SystemExit)):
+            raise
+        detail = f"{type(exc).__name__}: {str(exc)[:300]}"
+        outcome = "refused" if ours(exc, target.allowed) else "escaped"
+    seconds = time.perf_counter() - started
+    peak_mb = 0.0
+    if memory:
+        peak_mb = tracemalloc.get_traced_memory()[1] / 2**20
+        tracemalloc.stop()
+    if outcome != "escaped" and seconds > slow_s:
+        outcome = "slow"
+    elif outcome == "refused" and peak_mb > REFUSAL_MEMORY_MB:
+        outcome = "heavy"
+    target.counts[outcome] += 1
+    if outcome not in target.worst:
+        target.worst[outcome] = (
+            f"{detail or 'ok'} ({seconds:.2f} s, {peak_mb:.0f} MB) " + (repr(value)[:300])
+        )
+    return Result(outcome, seconds, peak_mb, detail)
+
+
+def check(target: Target, value: Any) -> None:
+    """The tests' assertion for one input: refused or accepted, never escaped, hung or heavy."""
+    r = run(target, value, slow_s=HANG_S)
+    assert r.outcome in ("accepted", "refused"), (
+        f"{target.name}: {r.outcome} ({r.detail}; {r.seconds:.1f} s, {r.peak_mb:.0f} MB) "
+        f"on {value!r:.500}"
+    )

@@ -1,0 +1,150 @@
+"""What the fuzz suite feeds and how each input is run: one :class:`~fuzz_harness.Target`
+and one strategy per entry point. ``tests/fuzz/test_*.py`` run a few hundred inputs;
+``benchmarks/fuzz.py`` runs ≥ 10,000 through the same table."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from fuzz_calls import command_line, job_kwargs, kuhn, solve_kwargs
+from fuzz_harness import Refusal, Target
+from fuzz_inputs import board_text, holdem_spec, odd_text, preset_text, range_text, size_text
+from fuzz_saves import saved_file
+from hypothesis import strategies as st
+
+from solver import solve
+from solver.cards import CardError, parse_board
+from solver.cli import main as cli_main
+from solver.export import ExportError, load_solve
+from solver.games.holdem import (
+    HoldemSpec,
+    SpecError,
+    build_holdem,
+    estimate,
+    over_memory,
+    validate,
+)
+from solver.jobs import SolveJob
+from solver.presets import PRESET_DIR, PresetError, load_preset, parse_preset
+from solver.ranges import RangeError, parse_range, range_to_text
+from solver.tree.sizes import SizeError, parse_sizes
+
+BUILD_NODES = 2_000
+"""Specs whose tree has at most this many nodes (and fits 64 MB) are built too."""
+
+
+def run_spec(spec: HoldemSpec) -> None:
+    """What the app's set-up form does (validate, count, memory check), then the build for
+    small trees."""
+    setup = validate(spec)
+    est = estimate(setup)
+    if over_memory(est, setup.spec.max_memory_mb):
+        raise SpecError("max_memory_mb", "over")  # refused, as build_holdem would
+    if est.nodes <= BUILD_NODES and est.memory_mb <= 64:
+        game = build_holdem(setup)
+        assert game.num_nodes == est.nodes
+
+
+def run_range(text: str) -> None:
+    w = parse_range(text)
+    again = parse_range(range_to_text(w))
+    assert np.allclose(again, w, atol=1e-12, rtol=0)
+
+
+def run_sizes(args: tuple[str, bool]) -> None:
+    parse_sizes(args[0], raise_sizes=args[1])
+
+
+def run_preset(text: str) -> None:
+    preset = parse_preset(text, source="fuzz.toml")
+    if preset.holdem is not None:
+        estimate(validate(preset.holdem))
+
+
+def run_preset_name(name: str) -> None:
+    """A name without ``/`` or ``.toml`` may only ever read a file in ``presets/``."""
+    preset = load_preset(name)
+    if "/" not in name and not name.lower().endswith(".toml"):
+        assert (PRESET_DIR / f"{preset.key}.toml").is_file()
+
+
+def run_load(data: bytes) -> None:
+    loaded = load_solve(data)
+    loaded.engine.iterate(1)  # an accepted file resumes
+    assert loaded.engine.iteration >= 1
+
+
+def run_solve(kwargs: dict[str, Any]) -> None:
+    args = dict(kwargs)
+    solve(args.pop("game"), args.pop("algorithm"), **args)
+
+
+def run_job(kwargs: dict[str, Any]) -> None:
+    SolveJob(kuhn(), kwargs["rule"], watch=kwargs["watch"])  # built, never started
+
+
+def run_cli(argv: list[str]) -> None:
+    """``python -m solver`` in-process: exit 0 is accepted, 2 (one ``error:`` line) refused;
+    anything else, or a traceback, escaped."""
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = cli_main(argv)
+    text = err.getvalue()
+    if code == 0:
+        return
+    lines = text.strip().splitlines()
+    if code == 2 and len(lines) == 1 and lines[0].startswith("error: "):
+        raise Refusal(lines[0])
+    raise RuntimeError(f"exit {code}: {text[:500]}")
+
+
+def warm_up() -> None:
+    """Load every kernel and cache the base saves once, so the first input of each entry
+    point is not timed with Numba's cache loading (the benchmark calls this first)."""
+    from fuzz_saves import RIVER, base_saves
+
+    run_spec(RIVER)
+    for data in base_saves():
+        run_load(data)
+    solve("kuhn", "cfr", iterations=1)
+
+
+@dataclass
+class Entry:
+    target: Target
+    strategy: st.SearchStrategy[Any]
+    share: float  # of the benchmark's inputs
+
+
+def entries() -> list[Entry]:
+    """Every fuzzed entry point, its strategy and its share of the benchmark."""
+
+    def t(name: str, call: Callable[[Any], object], *allowed: type[BaseException]) -> Target:
+        return Target(name, call, allowed or (ValueError, TypeError, KeyError))
+
+    return [
+        Entry(t("spec fields", run_spec, SpecError), holdem_spec(), 0.22),
+        Entry(t("ranges", run_range, RangeError), range_text(), 0.08),
+        Entry(t("size strings", run_sizes, SizeError), st.tuples(size_text(), st.booleans()), 0.08),
+        Entry(t("boards", parse_board, CardError), board_text(), 0.04),
+        Entry(t("presets", run_preset, PresetError, SpecError), preset_text(), 0.14),
+        Entry(
+            t("preset names", run_preset_name, PresetError),
+            st.one_of(
+                odd_text(),
+                st.sampled_from(
+                    ["srp-river", "kuhn", "../presets/kuhn", "presets/kuhn.toml", "nope"]
+                ),
+            ),
+            0.02,
+        ),
+        Entry(t("saved solves", run_load, ExportError), saved_file(), 0.16),
+        Entry(t("api: solve", run_solve), solve_kwargs(), 0.12),
+        Entry(t("api: SolveJob", run_job), job_kwargs(), 0.02),
+        Entry(t("cli (in-process)", run_cli, Refusal), command_line(), 0.12),
+    ]
