@@ -21,6 +21,7 @@ import streamlit as st  # noqa: E402
 from app import kernels, nav, runtime, state  # noqa: E402
 from app import settings as cfgmod  # noqa: E402
 from app import spec as S  # noqa: E402
+from app.errors import shown  # noqa: E402
 from app.screens.setup import ensure_form  # noqa: E402
 
 # Tighter than Streamlit's defaults, so the Solve page's curve and grid are in view at
@@ -61,15 +62,8 @@ def main() -> None:
     try:
         pg.run()
     except Exception as exc:  # unexpected: the message for the user, the stack for the log
-        st.error(f"Something went wrong: {_shown(exc)}", icon=":material/error:")
+        st.error(f"Something went wrong: {shown(exc)}", icon=":material/error:")
         raise  # Streamlit logs the traceback on the server (.streamlit/config.toml)
-
-
-def _shown(exc: Exception) -> str:
-    """An unexpected error as the browser shows it: type and message, cut short, with the
-    server's paths left out."""
-    text = f"{type(exc).__name__}: {exc}".replace(str(ROOT), "…")
-    return text if len(text) <= 300 else text[:300] + "…"
 
 
 def _kernel_status() -> None:

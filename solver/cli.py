@@ -124,12 +124,19 @@ def _add_game_args(p: argparse.ArgumentParser) -> None:
         default=[],
         help="override STREET.PLAYER.KIND=SIZES, e.g. turn.ip.bets='75%%, a'",
     )
-    g.add_argument("--raise-cap", help="raises per street after the first bet (default 3)")
+    g.add_argument(
+        "--raise-cap",
+        help="raises per street after the first bet (default 3; limits: docs/input-limits.md)",
+    )
     g.add_argument("--add-allin", help="add-all-in threshold (stack ≤ X × pot; 0 = off)")
     g.add_argument("--force-allin", help="force-all-in threshold (SPR after call; 0 = off)")
     g.add_argument("--merging", help="merging threshold (× pot; 0 = off)")
     g.add_argument("--big-blind", help="big blind in chips, for mbb/hand (default 100)")
-    g.add_argument("--max-memory-mb", help="refuse trees needing more (default 4096)")
+    g.add_argument(
+        "--max-memory-mb",
+        help="refuse trees needing more (default 4096; also bounds the tree's nodes, see "
+        "docs/input-limits.md)",
+    )
 
 
 def _build_parser() -> _Parser:

@@ -143,11 +143,36 @@ def test_bad_files_get_clear_errors() -> None:
     arrays["meta"] = np.array(json.dumps(meta))
     with pytest.raises(ExportError, match="version"):
         load_solve(_npz(**arrays))
-    # pickled object arrays are refused, never unpickled
-    obj = io.BytesIO()
-    np.savez(obj, meta=np.array([{"a": 1}], dtype=object))
-    with pytest.raises(ExportError):
-        load_solve(obj.getvalue())
+
+
+UNPICKLED: list[str] = []
+
+
+def _record(what: str) -> list[str]:
+    UNPICKLED.append(what)
+    return UNPICKLED
+
+
+class _Trap:
+    """Unpickling one of these leaves a trace in UNPICKLED."""
+
+    def __reduce__(self) -> tuple[Any, tuple[str]]:
+        return _record, ("unpickled",)
+
+
+def test_pickled_arrays_are_refused_from_their_header_never_unpickled() -> None:
+    good = save_solve(_engine(), {"kind": "toy", "name": "leduc"})
+    with np.load(io.BytesIO(good)) as f:
+        arrays = {k: f[k] for k in f.files}
+    trap = np.array([_Trap()], dtype=object)
+    for name in ("meta", "storage_regrets"):
+        with pytest.raises(ExportError, match=rf"array '{name}' holds Python objects \(pickle\)"):
+            load_solve(_npz(**{**arrays, name: trap}))
+    assert UNPICKLED == []
+    # the trap works: loading that member with pickles allowed records it
+    with np.load(io.BytesIO(_npz(**{**arrays, "meta": trap})), allow_pickle=True) as f:
+        f["meta"]
+    assert UNPICKLED == ["unpickled"]
 
 
 def test_saved_file_is_a_plain_zip_of_npy_arrays() -> None:

@@ -1,0 +1,378 @@
+"""Each hostile input the fuzzing of issue 16 found, answered with a message naming the field,
+quickly and without allocating much first: huge sizes, trees that blow up, mistyped and
+nested presets, crafted saved solves, API argument types, look-alike characters, preset
+names that try to leave ``presets/``."""
+
+from __future__ import annotations
+
+import io
+import json
+import tomllib
+import tracemalloc
+import zipfile
+from dataclasses import asdict, replace
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from solver import make_rule, solve
+from solver.algorithms import make_solver
+from solver.cards import parse_board
+from solver.export import ExportError, load_solve, save_solve
+from solver.games import UnknownGameError, make_game
+from solver.games.holdem import HoldemSpec, SpecError, build_holdem, estimate, validate
+from solver.games.spec import MAX_RAISE_CAP, MAX_STACK_BB
+from solver.jobs import SolveJob
+from solver.presets import PRESET_DIR, PresetError, load_preset, parse_preset
+from solver.ranges import parse_range
+from solver.tree.betting import MAX_BETTING_NODES
+
+ROOT = Path(__file__).resolve().parent.parent
+NINES = "9" * 400
+RIVER = HoldemSpec(board="Td9d6hQc2s", pot=200, stack=900, oop_range="AA", ip_range="KK")
+
+
+def _peak_mb(fn: object, *args: object) -> tuple[BaseException | None, float]:
+    """(the exception ``fn(*args)`` raised, its peak Python allocation in MB)."""
+    tracemalloc.start()
+    try:
+        fn(*args)  # type: ignore[operator]
+        raised = None
+    except Exception as exc:
+        raised = exc
+    peak = tracemalloc.get_traced_memory()[1] / 2**20
+    tracemalloc.stop()
+    return raised, peak
+
+
+# ----- 1. huge size numbers ----------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("change", "field"),
+    [
+        ({"bets": f"{NINES}%"}, "bets"),
+        ({"raises": f"{NINES}x"}, "raises"),
+        ({"bets": f"{NINES}e"}, "bets"),
+        ({"bets": f"{NINES}c"}, "bets"),
+        ({"sizes": {"river": {"oop": {"bets": f"{NINES}%"}}}}, "sizes.river.oop.bets"),
+        ({"pot": 1e308, "stack": 1e308}, "pot"),
+        ({"stack": 10**400}, "stack"),
+        ({"big_blind": float("inf")}, "big_blind"),
+    ],
+)
+def test_huge_numbers_are_refused_naming_the_field(change: dict, field: str) -> None:
+    with pytest.raises(SpecError) as info:
+        validate(replace(RIVER, **change))
+    assert info.value.field == field
+    assert "large" in info.value.message or "finite" in info.value.message
+
+
+# ----- 2. trees that blow up ---------------------------------------------------------------
+
+
+def test_raise_cap_and_stack_in_big_blinds_are_capped() -> None:
+    with pytest.raises(SpecError, match=f"at most {MAX_RAISE_CAP}") as info:
+        validate(replace(RIVER, raise_cap=100))
+    assert info.value.field == "raise_cap"
+    with pytest.raises(SpecError, match=f"at most {MAX_STACK_BB:,}") as info:
+        validate(replace(RIVER, stack=10**8, big_blind=1))
+    assert info.value.field == "stack"
+
+
+def test_a_betting_tree_past_its_limit_stops_while_being_built() -> None:
+    sizes = "33%, 50%, 100%, a"
+    spec = replace(RIVER, stack=10**7, big_blind=100, bets=sizes, raises=sizes, raise_cap=50)
+    raised, peak = _peak_mb(estimate, validate(spec))
+    assert isinstance(raised, SpecError) and raised.field == "tree"
+    assert f"passes {MAX_BETTING_NODES:,} nodes" in raised.message
+    assert peak < 256  # stopped at the limit, not after building the whole tree
+
+
+def test_a_public_tree_past_the_memory_cap_is_refused_while_being_counted() -> None:
+    spec = HoldemSpec(board="Td9d6h", pot=500, stack=9750, oop_range="22+,A2+",
+                      ip_range="22+,A2+", bets="33%, 75%, 150%, a", raises="50%, 100%, a",
+                      raise_cap=4)  # fmt: skip
+    raised, peak = _peak_mb(estimate, validate(spec))  # 28.6 million nodes if counted out
+    assert isinstance(raised, SpecError) and raised.field == "max_memory_mb"
+    assert "passes 4,194,304 nodes" in raised.message and "4,096 MB" in raised.message
+    assert peak < 256
+
+
+def test_deep_raise_wars_never_reach_the_recursion_limit() -> None:
+    spec = replace(RIVER, stack=10**6, big_blind=10, bets="100c", raises="2x",
+                   raise_cap=MAX_RAISE_CAP)  # fmt: skip
+    est = estimate(validate(spec))  # 50 raises deep: refused or counted, never RecursionError
+    assert est.nodes > 0
+
+
+# ----- 3. presets --------------------------------------------------------------------------
+
+GOOD = (ROOT / "presets" / "srp-river.toml").read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize(
+    ("extra", "fragment"),
+    [
+        ('[holdem.sizes]\nriver = "x"\n', "holdem.sizes.river: must be a table"),
+        ("[holdem.sizes.flop]\noop = false\n", "holdem.sizes.flop.oop: must be a table"),
+        ("[holdem.sizes.river.oop]\nbets = 5\n", "holdem.sizes.river.oop.bets: must be size"),
+    ],
+)
+def test_mistyped_preset_sizes_name_the_field(extra: str, fragment: str) -> None:
+    text = GOOD.split("[holdem.sizes")[0] + extra
+    with pytest.raises(PresetError, match=fragment.replace(".", r"\.")):
+        parse_preset(text, source="x.toml")
+
+
+def test_mistyped_and_nested_presets_are_refused() -> None:
+    with pytest.raises(PresetError, match=r"holdem\.donks: must be size text"):
+        parse_preset(GOOD.replace("[holdem]\n", "[holdem]\ndonks = 5\n"), source="x.toml")
+    with pytest.raises(PresetError, match=r"holdem\.pot: must be a number"):
+        parse_preset(GOOD.replace("pot = 200", "pot = true"), source="x.toml")
+    with pytest.raises(PresetError, match="nested too deeply"):
+        parse_preset("x = " + "[" * 3000, source="x.toml")
+    with pytest.raises(PresetError, match="not valid TOML"):
+        parse_preset("x = " + "9" * 5000, source="x.toml")
+
+
+def test_a_preset_name_never_reads_a_file_outside_presets(tmp_path: Path) -> None:
+    outside = tmp_path / "spot.toml"
+    outside.write_text(GOOD, encoding="utf-8")
+    assert load_preset(outside).name == load_preset(str(outside)).name  # a path, as a path
+    for name in ("..", "..%2fspot", "spot.", "a b", "\u212a"):
+        with pytest.raises(PresetError, match="a name has letters"):
+            load_preset(name)
+    with pytest.raises(PresetError, match="not found"):
+        load_preset("no-such-preset")
+    with pytest.raises(PresetError, match="U\\+212A KELVIN SIGN"):
+        load_preset("\u212auhn")
+    assert load_preset("srp-river").key == "srp-river"
+    assert (PRESET_DIR / "srp-river.toml").is_file()
+
+
+def test_an_uploaded_preset_cannot_raise_the_memory_cap() -> None:
+    text = GOOD.replace("[holdem]\n", "[holdem]\nmax_memory_mb = 20000\n")
+    assert parse_preset(text).holdem.max_memory_mb == 20000  # type: ignore[union-attr]
+    capped = parse_preset(text, max_memory_mb=4096.0).holdem
+    assert capped is not None and capped.max_memory_mb == 4096.0
+    lower = parse_preset(text.replace("20000", "64"), max_memory_mb=4096.0).holdem
+    assert lower is not None and lower.max_memory_mb == 64
+
+
+# ----- 4. saved solves ---------------------------------------------------------------------
+
+
+def _leduc_save() -> bytes:
+    e = make_solver(make_game("leduc"), "cfr+")
+    e.iterate(3)
+    return save_solve(e, {"kind": "toy", "name": "leduc"})
+
+
+def _members(data: bytes) -> dict[str, bytes]:
+    with zipfile.ZipFile(io.BytesIO(data)) as z:
+        return {n: z.read(n) for n in z.namelist()}
+
+
+def _zip(members: dict[str, bytes]) -> bytes:
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as z:
+        for name, payload in members.items():
+            z.writestr(name, payload)
+    return buf.getvalue()
+
+
+def _with_meta(data: bytes, text: str) -> bytes:
+    members = _members(data)
+    buf = io.BytesIO()
+    np.lib.format.write_array(buf, np.array(text))
+    members["meta.npy"] = buf.getvalue()
+    return _zip(members)
+
+
+def _meta(data: bytes) -> dict:
+    return json.loads(str(np.load(io.BytesIO(_members(data)["meta.npy"]))))
+
+
+@pytest.mark.parametrize(
+    ("key", "raw", "fragment"),
+    [
+        ("rbp", "[1]", "rbp must be an object"),
+        ("algorithm", "[]", "unknown algorithm"),
+        ("iteration", "Infinity", "iteration must be a whole number"),
+        ("iteration", "-5", "iteration must be a whole number ≥ 0, got -5"),
+        ("seed", "Infinity", "seed must be a whole number"),
+        ("history", '[[1, "a", 2]]', "bad history row"),
+        ("iteration", "9" * 5000, "not JSON"),
+        ("params", "[" * 100_000 + "]" * 100_000, "not JSON|nested too deeply"),
+    ],
+)
+def test_bad_metadata_is_refused_naming_it(key: str, raw: str, fragment: str) -> None:
+    data = _leduc_save()
+    meta = _meta(data)
+    meta[key] = "__RAW__"
+    text = json.dumps(meta).replace('"__RAW__"', raw)
+    with pytest.raises(ExportError, match=fragment):
+        load_solve(_with_meta(data, text))
+
+
+def test_flipped_bytes_are_refused_never_raised() -> None:
+    data = _leduc_save()
+    rng = np.random.default_rng(16)
+    refused = 0
+    for _ in range(60):
+        b = bytearray(data)
+        for at in rng.integers(0, len(b), size=2):
+            b[at] ^= 1 << int(rng.integers(0, 8))
+        try:
+            load_solve(bytes(b))
+        except ExportError:
+            refused += 1
+    assert refused > 30  # most flips break something; none raised anything else
+
+
+def test_a_zip_bomb_is_refused_from_its_header() -> None:
+    members = _members(_leduc_save())
+    buf = io.BytesIO()
+    np.lib.format.write_array(buf, np.zeros(2**28 // 8))  # 256 MiB of zeros
+    members["storage_regrets.npy"] = buf.getvalue()
+    bomb = _zip(members)
+    assert len(bomb) < 2_000_000
+    raised, peak = _peak_mb(load_solve, bomb)
+    assert isinstance(raised, ExportError) and "has shape (33554432,)" in str(raised)
+    assert peak < 64  # the header said no before any of it was inflated
+
+
+def test_a_loaded_file_never_raises_the_memory_cap(monkeypatch: pytest.MonkeyPatch) -> None:
+    spec = HoldemSpec(board="Td9d6hQc2s", pot=100, stack=200, oop_range="AA,KK",
+                      ip_range="QQ,AK", bets="a", raises="a")  # fmt: skip
+    e = make_solver(build_holdem(spec), "dcfr")
+    e.iterate(2)
+    saved = asdict(spec)
+    saved["max_memory_mb"] = 1e12
+    loaded = load_solve(save_solve(e, {"kind": "holdem", "spec": saved}))
+    assert loaded.holdem is not None and loaded.holdem.max_memory_mb == 4096.0
+    # a file naming a flop tree far bigger than its arrays: refused before the game is built
+    big = asdict(
+        HoldemSpec(
+            board="Td9d6h",
+            pot=500,
+            stack=9750,
+            oop_range="22+,A2+",
+            ip_range="22+,A2+",
+            bets="33%, a",
+            raises="a",
+            max_memory_mb=1e12,
+        )
+    )
+    monkeypatch.setattr("solver.export.build_holdem", lambda spec: pytest.fail("built"))
+    with pytest.raises(ExportError, match="saved from another game"):
+        load_solve(save_solve(e, {"kind": "holdem", "spec": big}))
+
+
+# ----- 5, 9. API argument types ------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "kind", "name"),
+    [
+        ({"iterations": 1.5}, TypeError, "iterations"),
+        ({"iterations": True}, TypeError, "iterations"),
+        ({"check_every": 0}, ValueError, "check_every"),
+        ({"check_every": "2"}, TypeError, "check_every"),
+        ({"target_exploitability": "1"}, TypeError, "target_exploitability"),
+        ({"target_exploitability": float("nan")}, ValueError, "target_exploitability"),
+        ({"callback": 5}, TypeError, "callback"),
+        ({"params": "alpha=1"}, TypeError, "params"),
+        ({"pruning": 3}, ValueError, "pruning"),
+        ({"threads": "2"}, ValueError, "threads"),
+    ],
+)
+def test_api_arguments_of_the_wrong_type_name_the_argument(
+    kwargs: dict, kind: type[Exception], name: str
+) -> None:
+    with pytest.raises(kind, match=name):
+        solve("kuhn", "cfr", **{"iterations": 2, **kwargs})
+
+
+def test_game_names_and_solve_job_watch() -> None:
+    with pytest.raises(UnknownGameError, match="unknown game 'chess'") as info:
+        solve("chess", "cfr", iterations=1)
+    assert isinstance(info.value, KeyError) and isinstance(info.value, ValueError)
+    with pytest.raises(TypeError, match="game must be a Game"):
+        solve(5, "cfr", iterations=1)  # type: ignore[arg-type]
+    game = make_game("kuhn")
+    rule = make_rule("cfr")
+    with pytest.raises(TypeError, match="watch must be a node index"):
+        SolveJob(game, rule, watch=1.5)  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="watch: node 999"):
+        SolveJob(game, rule, watch=999)
+
+
+# ----- 8. look-alike characters ------------------------------------------------------------
+
+
+def test_a_kelvin_sign_is_named() -> None:
+    for text in ("\u212aK", "A\u212as", "AA, \u212aQs+"):
+        with pytest.raises(ValueError, match="U\\+212A KELVIN SIGN"):
+            parse_range(text)
+    with pytest.raises(ValueError, match="U\\+212A KELVIN SIGN"):
+        parse_board("\u212as9d6h")
+
+
+# ----- 10. the browser shows messages, not stacks ------------------------------------------
+
+
+def test_error_details_show_the_type_not_the_stack() -> None:
+    config = tomllib.loads((ROOT / ".streamlit" / "config.toml").read_text(encoding="utf-8"))
+    assert config["client"]["showErrorDetails"] == "type"
+    from app.errors import ROOT as APP_ROOT
+    from app.errors import shown
+
+    text = shown(FileNotFoundError(f"no file {APP_ROOT / 'presets' / 'x.toml'}"))
+    assert text.startswith("FileNotFoundError: no file …") and str(APP_ROOT) not in text
+
+
+def test_the_bets_field_refuses_a_huge_size_and_keeps_the_text() -> None:
+    from app_helpers import page
+
+    from app import state
+
+    at = page("setup")
+    at.run()
+    at.text_input(key=state.BETS).set_value(f"{NINES}%").run()
+    assert not at.exception
+    assert any(e.value.startswith("bets") and "too large" in e.value for e in at.error)
+    assert at.text_input(key=state.BETS).value == f"{NINES}%"  # nothing lost
+    at.run()  # and it stays a message on every rerun
+    assert not at.exception and at.error
+    at.text_input(key=state.BETS).set_value("50%, a").run()
+    assert not at.error and at.metric
+
+
+def test_a_failed_load_leaves_the_current_solve_alone() -> None:
+    from streamlit.testing.v1 import AppTest
+
+    from app import state
+
+    def script() -> None:
+        from app import state
+        from app.screens import export
+
+        class Upload:
+            name = "crafted.npz"
+
+            def getvalue(self) -> bytes:
+                return b"PK\x05\x06" + b"\xff" * 18  # an end record listing 65,535 members
+
+        state.put(state.LOAD_FILE, Upload())
+        export._on_upload()
+
+    job = SolveJob(make_game("kuhn"), make_rule("cfr"))  # the session's solve (not started)
+    at = AppTest.from_function(script, default_timeout=60)
+    at.session_state[state.JOB] = job
+    at.run()
+    assert not at.exception
+    assert at.session_state[state.JOB] is job  # untouched
+    assert "crafted.npz: the file lists 65,535 members" in at.session_state[state.LOAD_ERROR]
