@@ -27,6 +27,7 @@ from solver.algorithms import (
 from solver.cfr.bestresponse import expected_values
 from solver.games import Game, make_game
 from solver.games.model import DECISION
+from solver.quoting import brief
 
 Array = npt.NDArray[np.float64]
 
@@ -208,9 +209,9 @@ def _whole(name: str, value: object, minimum: int) -> int:
     """``value`` as an int ≥ ``minimum`` (bools and floats refused: ``1.5`` iterations is
     not a count), else TypeError / ValueError naming ``name``."""
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
-        raise TypeError(f"{name} must be a whole number, got {value!r}")
+        raise TypeError(f"{name} must be a whole number, got {brief(value)}")
     if value < minimum:
-        raise ValueError(f"{name} must be ≥ {minimum}, got {value}")
+        raise ValueError(f"{name} must be ≥ {minimum}, got {brief(value)}")
     return int(value)
 
 
@@ -225,14 +226,14 @@ def _check_arguments(
         if isinstance(target, (bool, np.bool_)) or not isinstance(
             target, (int, float, np.integer, np.floating)
         ):
-            raise TypeError(f"target_exploitability must be a number, got {target!r}")
+            raise TypeError(f"target_exploitability must be a number, got {brief(target)}")
         if not target > 0:
-            raise ValueError(f"target_exploitability must be > 0 (chips), got {target!r}")
+            raise ValueError(f"target_exploitability must be > 0 (chips), got {brief(target)}")
     _whole("check_every", check_every, 1)
     if callback is not None and not callable(callback):
         raise TypeError(f"callback must be callable, got {type(callback).__name__}")
     if params is not None and not isinstance(params, Mapping):
-        raise TypeError(f"params must be a mapping of name to number, got {params!r}")
+        raise TypeError(f"params must be a mapping of name to number, got {brief(params)}")
 
 
 def measure(engine: Solver, started: float) -> Checkpoint:

@@ -16,8 +16,6 @@ from __future__ import annotations
 
 import os
 import re
-import reprlib
-import unicodedata
 from collections.abc import Iterable
 from dataclasses import dataclass
 from operator import index as _as_index
@@ -26,6 +24,8 @@ from typing import Any
 
 import numpy as np
 import numpy.typing as npt
+
+from solver.quoting import brief, odd_characters
 
 __all__ = [
     "COMBOS",
@@ -43,7 +43,6 @@ __all__ = [
     "combo_index",
     "combo_str",
     "format_libratus_endgame",
-    "odd_characters",
     "parse_board",
     "parse_card",
     "parse_cards",
@@ -68,24 +67,6 @@ class CardError(ValueError):
     """Bad card, combo or board input; the message names the offending token or card."""
 
 
-def odd_characters(text: str) -> str:
-    """What messages add when ``text`` holds characters outside ASCII, which card and range
-    syntax never uses: ``" ('K' is U+212A KELVIN SIGN)"`` naming up to three of them (one
-    that looks like a letter is not that letter), else ``""``."""
-    odd: list[str] = []
-    for ch in text:
-        if ord(ch) > 127 and ch not in odd:
-            odd.append(ch)
-            if len(odd) == 3:
-                break
-    if not odd:
-        return ""
-    named = ", ".join(
-        f"{ch!r} is U+{ord(ch):04X} {unicodedata.name(ch, 'an unnamed character')}" for ch in odd
-    )
-    return f" ({named})"
-
-
 # --------------------------------------------------------------------------------------------
 # Single cards
 
@@ -93,7 +74,7 @@ def odd_characters(text: str) -> str:
 def parse_card(text: str) -> int:
     """Card index (``0..51``) of a two-character card such as ``"As"``, ``"td"`` or ``"2C"``."""
     if not isinstance(text, str):
-        raise CardError(f"a card must be text like 'As', got {reprlib.repr(text)}")
+        raise CardError(f"a card must be text like 'As', got {brief(text)}")
     token = text.strip()
     if len(token) == 2:
         rank = RANKS.find(token[0].upper())
@@ -111,9 +92,9 @@ def _check_card(c: Any) -> int:
     try:
         card = _as_index(c)
     except TypeError:
-        raise CardError(f"a card index must be an integer, got {c!r}") from None
+        raise CardError(f"a card index must be an integer, got {brief(c)}") from None
     if not 0 <= card < NUM_CARDS:
-        raise CardError(f"card index {card} out of range 0..51")
+        raise CardError(f"card index {brief(card)} out of range 0..51")
     return card
 
 
@@ -133,13 +114,13 @@ def parse_cards(text: str) -> tuple[int, ...]:
     token, or naming the card if a card appears twice. Empty text gives ``()``.
     """
     if not isinstance(text, str):
-        raise CardError(f"cards must be text like 'Td9d6h', got {reprlib.repr(text)}")
+        raise CardError(f"cards must be text like 'Td9d6h', got {brief(text)}")
     cards: list[int] = []
     for chunk in _SEPARATORS.split(text.strip()):
         for start in range(0, len(chunk), 2):
             token = chunk[start : start + 2]
             if len(token) < 2:
-                raise CardError(f"incomplete card {token!r} at the end of {reprlib.repr(chunk)}")
+                raise CardError(f"incomplete card {token!r} at the end of {brief(chunk)}")
             card = parse_card(token)
             if card in cards:
                 raise CardError(f"card {card_str(card)} appears twice")
@@ -212,7 +193,7 @@ def _check_combo(i: Any) -> int:
     try:
         combo = _as_index(i)
     except TypeError:
-        raise CardError(f"a combo index must be an integer, got {i!r}") from None
+        raise CardError(f"a combo index must be an integer, got {brief(i)}") from None
     if not 0 <= combo < NUM_COMBOS:
         raise CardError(f"combo index {combo} out of range 0..1325")
     return combo

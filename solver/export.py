@@ -28,8 +28,9 @@ from solver.cfr.locks import LockError
 from solver.games import GAMES, Game, make_game
 from solver.games.holdem import HoldemSpec, SpecError, build_holdem, estimate, validate
 from solver.games.model import DECISION, KIND_NAMES
-from solver.games.spec import DEFAULT_MAX_MEMORY_MB, brief
+from solver.games.spec import DEFAULT_MAX_MEMORY_MB
 from solver.jobs import Point
+from solver.quoting import brief
 from solver.safe_npz import NpzError, NpzReader
 
 Array = npt.NDArray[np.float64]

@@ -53,6 +53,7 @@ from solver.lifecycle import (
     track,
     trim_memory,
 )
+from solver.quoting import brief
 
 Array = npt.NDArray[np.float64]
 
@@ -405,9 +406,9 @@ class SolveJob(ThreadOwner[Progress]):
 
     def _checked_watch(self, node: int) -> int:
         if isinstance(node, (bool, np.bool_)) or not isinstance(node, (int, np.integer)):
-            raise TypeError(f"watch must be a node index (a whole number), got {node!r}")
+            raise TypeError(f"watch must be a node index (a whole number), got {brief(node)}")
         if not 0 <= node < self.game.num_nodes or self.game.tree.kind[node] != DECISION:
-            raise ValueError(f"watch: node {node} is not a decision node")
+            raise ValueError(f"watch: node {brief(node)} is not a decision node")
         return int(node)
 
     @property

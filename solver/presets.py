@@ -33,10 +33,9 @@ from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any
 
-from solver.cards import odd_characters
 from solver.games import GAMES, Game, make_game
 from solver.games.holdem import HoldemSpec, SpecError, build_holdem, validate
-from solver.games.spec import brief
+from solver.quoting import brief, odd_characters
 
 PRESET_DIR = Path(__file__).resolve().parent.parent / "presets"
 MAX_PRESET_BYTES = 1_000_000
@@ -171,7 +170,7 @@ def load_preset(name_or_path: str | Path) -> Preset:
             if is_name:
                 known = ", ".join(p.key for p in list_presets())
                 raise PresetError(f"preset {name_or_path!r} not found (known: {known})")
-            raise PresetError(f"preset file {str(path)!r} not found")
+            raise PresetError(f"preset file {brief(str(path))} not found")
         with path.open("rb") as f:
             raw = f.read(MAX_PRESET_BYTES + 1)
     except OSError as exc:  # unreadable: permissions, a name too long for the system, ...

@@ -43,9 +43,9 @@ from solver.cards import (
     card_str,
     combo_index,
     combo_str,
-    odd_characters,
     parse_card,
 )
+from solver.quoting import odd_characters
 
 __all__ = [
     "CLASS_LABELS",

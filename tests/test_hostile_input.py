@@ -376,3 +376,34 @@ def test_a_failed_load_leaves_the_current_solve_alone() -> None:
     assert not at.exception
     assert at.session_state[state.JOB] is job  # untouched
     assert "crafted.npz: the file lists 65,535 members" in at.session_state[state.LOAD_ERROR]
+
+
+# ----- batch spec files --------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("edit", "field"),
+    [
+        ({"threads": "2"}, "threads"),
+        ({"max_iterations": 1.5}, "max_iterations"),
+        ({"target_pct": 10**400}, "target_pct"),
+        ({"save_solves": "yes"}, "save_solves"),
+        ({"flops": 25}, "flops"),
+        ({"filters": {"suits": "monotone"}}, "filters"),
+        ({"filters": {"colour": ["red"]}}, "filter"),
+    ],
+)
+def test_a_batch_spec_file_names_its_bad_field(edit: dict, field: str) -> None:
+    from solver.batch.spec import BatchError, BatchSpec
+
+    data = json.loads(BatchSpec(template=RIVER, flops="25").to_json())
+    data.update(edit)
+    with pytest.raises(BatchError) as info:
+        BatchSpec.from_json(json.dumps(data))
+    assert info.value.field == field
+    data = json.loads(BatchSpec(template=RIVER, flops="25").to_json())
+    data["template"]["stakc"] = 900
+    with pytest.raises(BatchError, match=r"template: unknown field.*stakc"):
+        BatchSpec.from_json(json.dumps(data))
+    with pytest.raises(BatchError, match="spec: not JSON"):
+        BatchSpec.from_json('{"iteration": ' + "9" * 5000 + "}")

@@ -17,9 +17,9 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
-from collections.abc import Sequence
-from dataclasses import asdict, dataclass, field, replace
-from typing import Any
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass, field, fields, replace
+from typing import Any, TypeVar
 
 import numpy as np
 
@@ -28,6 +28,7 @@ from solver.cards import COMBO_INDEX, COMBOS
 from solver.cfr.options import check_options
 from solver.flops import Flop, FlopError, parse_filter, select
 from solver.games.holdem import HoldemSpec, SpecError, estimate, over_memory, validate
+from solver.quoting import brief
 from solver.ranges import parse_range
 
 DEFAULT_TARGET_PCT = 1.0
@@ -42,6 +43,7 @@ _NUMERIC = (
     "max_memory_mb",
 )
 DEFAULT_MAX_ITERATIONS = 1000
+_T = TypeVar("_T")
 
 
 class BatchError(ValueError):
@@ -102,32 +104,40 @@ class BatchSpec:
 
     @classmethod
     def from_json(cls, text: str) -> BatchSpec:
+        """The spec a ``batch --spec`` file (or a database) holds; :class:`BatchError` naming
+        the field for anything that is not JSON, an unknown template field, or a setting of
+        the wrong type (the values themselves are checked by :func:`check`)."""
         try:
             data = json.loads(text)
-        except ValueError as exc:
+        except (ValueError, RecursionError) as exc:  # RecursionError: [[[[…]]]] nesting
             raise BatchError("spec", f"not JSON ({exc})") from None
         if not isinstance(data, dict) or not isinstance(data.get("template"), dict):
-            raise BatchError("spec", "not a batch spec")
-        try:
-            tpl = HoldemSpec(**data.pop("template"))
-            target = data.get("target_pct")
-            filters = data.get("filters") or {}
-            if not isinstance(filters, dict):
-                raise TypeError("filters must be an object")
-            return cls(
-                template=tpl,
-                flops=str(data.get("flops", "49")),
-                filters={str(k): [str(v) for v in vs] for k, vs in filters.items()},
-                algorithm=None if data.get("algorithm") is None else str(data["algorithm"]),
-                target_pct=None if target is None else float(target),
-                max_iterations=int(data.get("max_iterations", DEFAULT_MAX_ITERATIONS)),
-                check_every=int(data.get("check_every", 10)),
-                threads=int(data.get("threads", 1)),
-                save_solves=bool(data.get("save_solves", False)),
-                name=str(data.get("name", "batch")),
-            )
-        except (TypeError, ValueError) as exc:
-            raise BatchError("spec", f"bad batch spec ({exc})") from None
+            raise BatchError("spec", "not a batch spec (an object with a template object)")
+        template = data["template"]
+        known = {f.name for f in fields(HoldemSpec)}
+        unknown = sorted(str(k) for k in template if k not in known)
+        if unknown:
+            raise BatchError("template", f"unknown field(s) {brief(', '.join(unknown))}")
+        filters = data.get("filters") or {}
+        if not isinstance(filters, dict) or not all(
+            isinstance(vs, list) for vs in filters.values()
+        ):
+            raise BatchError("filters", f"must be an object of lists, got {brief(filters)}")
+        target = data.get("target_pct")
+        algorithm = data.get("algorithm")
+        return cls(
+            template=HoldemSpec(**template),
+            flops=_setting(data, "flops", _text, "49"),
+            # checked as the CLI's --filter values are (unknown keys and values refused)
+            filters=parse_filters([f"{k}={','.join(map(str, v))}" for k, v in filters.items()]),
+            algorithm=None if algorithm is None else _setting(data, "algorithm", _text, ""),
+            target_pct=None if target is None else _setting(data, "target_pct", _number, 0.0),
+            max_iterations=_setting(data, "max_iterations", _whole, DEFAULT_MAX_ITERATIONS),
+            check_every=_setting(data, "check_every", _whole, 10),
+            threads=_setting(data, "threads", _whole, 1),
+            save_solves=_setting(data, "save_solves", _flag, False),
+            name=_setting(data, "name", _text, "batch"),
+        )
 
     def flop_set(self) -> tuple[Flop, ...]:
         """The flops of the batch (with their weights), :class:`BatchError` if none."""
@@ -140,6 +150,41 @@ class BatchSpec:
         """The template on one flop."""
         text = flop.text if isinstance(flop, Flop) else flop
         return replace(self.template, board=text, name=f"{self.name} {text}")
+
+
+def _text(value: object) -> str:
+    if not isinstance(value, str):
+        raise TypeError("must be text")
+    return value
+
+
+def _number(value: object) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise TypeError("must be a number")
+    return float(value)  # OverflowError for an integer past 1e308
+
+
+def _whole(value: object) -> int:
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise TypeError("must be a whole number")
+    return value
+
+
+def _flag(value: object) -> bool:
+    if not isinstance(value, bool):
+        raise TypeError("must be true or false")
+    return value
+
+
+def _setting(data: dict[str, Any], name: str, convert: Callable[[object], _T], default: _T) -> _T:
+    """``data[name]`` (``default`` when absent) through ``convert``; BatchError naming it."""
+    value = data.get(name, default)
+    try:
+        return convert(value)
+    except (TypeError, ValueError, OverflowError) as exc:
+        raise BatchError(name, f"{exc}, got {brief(value)}") from None
 
 
 def parse_filters(items: list[str] | tuple[str, ...]) -> dict[str, list[str]]:
@@ -202,7 +247,10 @@ def check(spec: BatchSpec, estimate_memory: bool = True) -> tuple[Flop, ...]:
             )
     if estimate_memory:
         biggest = by_size(spec, flops)[0]
-        est = estimate(validate(spec.spot(biggest)))
+        try:  # the tree is counted under its node limits (docs/input-limits.md)
+            est = estimate(validate(spec.spot(biggest)))
+        except SpecError as exc:
+            raise BatchError(exc.field, f"on {biggest.text}: {exc.message}") from None
         refusal = over_memory(est, float(spec.template.max_memory_mb))
         if refusal:
             raise BatchError("max_memory_mb", f"on {biggest.text}: {refusal}")

@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import math
 import os
-import reprlib
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -28,6 +27,7 @@ import numpy as np
 import numpy.typing as npt
 
 from solver.cards import COMBOS, parse_board
+from solver.quoting import brief
 from solver.ranges import parse_range
 from solver.tree.betting import STREETS, BettingConfig, PlayerSizes
 from solver.tree.sizes import SizeError, parse_sizes
@@ -101,11 +101,6 @@ def machine_memory_mb() -> float:
         return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 2**20
     except (AttributeError, ValueError, OSError):
         return math.inf
-
-
-def brief(value: object) -> str:
-    """``value`` as messages quote it: Python's repr, cut short for long text and containers."""
-    return reprlib.repr(value)
 
 
 def _number(

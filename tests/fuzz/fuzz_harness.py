@@ -84,26 +84,37 @@ def ours(exc: BaseException, allowed: tuple[type[BaseException], ...]) -> bool:
     return Path(last.tb_frame.f_code.co_filename).resolve().is_relative_to(SOLVER_DIR)
 
 
-def run(target: Target, value: Any, *, slow_s: float = SLOW_S, memory: bool = True) -> Result:
-    """Run one input and classify it (see the module docstring); counts it on ``target``."""
-    if memory:
-        tracemalloc.start()
-        tracemalloc.reset_peak()
-    started = time.perf_counter()
-    detail = ""
+def _call(target: Target, value: Any) -> tuple[str, str]:
+    """(outcome, detail) of one call: accepted, refused or escaped."""
     try:
         target.call(value)
-        outcome = "accepted"
-    except BaseException as exc:
+    except BaseException as exc:  # sorting every exception is the point
         if isinstance(exc, (KeyboardInterrupt, SystemExit)):
             raise
         detail = f"{type(exc).__name__}: {str(exc)[:300]}"
-        outcome = "refused" if ours(exc, target.allowed) else "escaped"
-    seconds = time.perf_counter() - started
-    peak_mb = 0.0
-    if memory:
-        peak_mb = tracemalloc.get_traced_memory()[1] / 2**20
+        return ("refused" if ours(exc, target.allowed) else "escaped"), detail
+    return "accepted", ""
+
+
+def _peak_mb(target: Target, value: Any) -> float:
+    """Peak Python allocation (MB, numpy's arrays included) of the call, under tracemalloc."""
+    tracemalloc.start()
+    try:
+        _call(target, value)
+        return tracemalloc.get_traced_memory()[1] / 2**20
+    finally:
         tracemalloc.stop()
+
+
+def run(target: Target, value: Any, *, slow_s: float = SLOW_S, memory: bool = True) -> Result:
+    """Run one input and classify it (see the module docstring); counts it on ``target``.
+
+    The time is measured on a plain run; a refusal is then run again under tracemalloc for
+    its memory (tracemalloc slows object-heavy code several times over, so it never times)."""
+    started = time.perf_counter()
+    outcome, detail = _call(target, value)
+    seconds = time.perf_counter() - started
+    peak_mb = _peak_mb(target, value) if memory and outcome == "refused" else 0.0
     if outcome != "escaped" and seconds > slow_s:
         outcome = "slow"
     elif outcome == "refused" and peak_mb > REFUSAL_MEMORY_MB:

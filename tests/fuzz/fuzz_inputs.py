@@ -25,7 +25,7 @@ PRESET_TEXTS = [p.read_text(encoding="utf-8") for p in sorted((ROOT / "presets")
 
 ODD_NUMBERS: list[Any] = [
     0, -1, -0.0, 1, 2, 0.5, 1.5, 1e308, -1e308, 1e-308, 2**31, 2**63, 2**64, 10**30,
-    10**400, math.nan, math.inf, -math.inf, True, False, None, "", "12", " 7 ", "1e308",
+    10**400, 10**5000, math.nan, math.inf, -math.inf, True, False, None, "", "12", " 7 ", "1e308",
     "1e999", "nan", "inf", "-5", "lots", "9" * 400, "1_000", "٣", [], {}, [1, 2], {"a": 1},
     "AA", b"12", 3 + 4j,
 ]  # fmt: skip

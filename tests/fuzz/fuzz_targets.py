@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+from fuzz_batch import batch_spec_text
 from fuzz_calls import command_line, job_kwargs, kuhn, solve_kwargs
 from fuzz_harness import Refusal, Target
 from fuzz_inputs import board_text, holdem_spec, odd_text, preset_text, range_text, size_text
@@ -18,6 +19,8 @@ from fuzz_saves import saved_file
 from hypothesis import strategies as st
 
 from solver import solve
+from solver.batch.spec import BatchError, BatchSpec
+from solver.batch.spec import check as check_batch
 from solver.cards import CardError, parse_board
 from solver.cli import main as cli_main
 from solver.export import ExportError, load_solve
@@ -77,6 +80,11 @@ def run_load(data: bytes) -> None:
     loaded = load_solve(data)
     loaded.engine.iterate(1)  # an accepted file resumes
     assert loaded.engine.iteration >= 1
+
+
+def run_batch_spec(text: str) -> None:
+    """A batch spec file as ``batch --spec`` reads it, checked as before a batch starts."""
+    check_batch(BatchSpec.from_json(text))
 
 
 def run_solve(kwargs: dict[str, Any]) -> None:
@@ -144,7 +152,8 @@ def entries() -> list[Entry]:
             0.02,
         ),
         Entry(t("saved solves", run_load, ExportError), saved_file(), 0.16),
-        Entry(t("api: solve", run_solve), solve_kwargs(), 0.12),
+        Entry(t("batch specs", run_batch_spec, BatchError), batch_spec_text(), 0.04),
+        Entry(t("api: solve", run_solve), solve_kwargs(), 0.10),
         Entry(t("api: SolveJob", run_job), job_kwargs(), 0.02),
-        Entry(t("cli (in-process)", run_cli, Refusal), command_line(), 0.12),
+        Entry(t("cli (in-process)", run_cli, Refusal), command_line(), 0.10),
     ]

@@ -1,6 +1,6 @@
 """Fuzz: saved solves (flipped bytes, truncations, hostile metadata, wrong or pickled arrays,
-zip bombs), the Python API's arguments (every solver option included), ``SolveJob`` and
-command lines (in-process for the bulk, a sample in real subprocesses)."""
+zip bombs), batch spec files, the Python API's arguments (every solver option included),
+``SolveJob`` and command lines (in-process for the bulk, a sample in real subprocesses)."""
 
 from __future__ import annotations
 
@@ -18,6 +18,7 @@ from hypothesis import HealthCheck, given, settings
 ENTRIES = {e.target.name: e for e in entries()}
 CI_EXAMPLES = {
     "saved solves": 70,
+    "batch specs": 40,
     "api: solve": 60,
     "api: SolveJob": 20,
     "cli (in-process)": 50,
