@@ -48,6 +48,10 @@ def poll(at: AppTest, done: Callable[[], bool], timeout: float = 30.0) -> None:
 
 
 def no_threads_left() -> None:
+    """Tear-down: stop whatever solves a test left and wait for their threads. AppTest cannot
+    end a session, so this says nothing about the app ending its own solves (a real server
+    does: ``tests/browser/test_app_sessions.py``, closed tabs' solves end after the grace
+    period)."""
     stop_all("test")
     assert live_jobs() == []
 
