@@ -310,6 +310,24 @@ def test_game_names_and_solve_job_watch() -> None:
         SolveJob(game, rule, watch=999)
 
 
+# ----- 6. threads ---------------------------------------------------------------------------
+
+
+def test_threads_are_bounded_by_the_cores_and_solves_share_one_pool() -> None:
+    import threading
+
+    from solver.cfr.parallel import max_threads
+
+    with pytest.raises(ValueError, match="threads") as info:
+        solve("leduc", "cfr", iterations=1, threads=max_threads() + 1)
+    assert "this machine's" in str(info.value)
+    before = {t for t in threading.enumerate() if t.name.startswith("regret-lab-solver")}
+    for _ in range(6):  # each solve used to start its own pool and leave it idle
+        solve("leduc", "cfr", iterations=2, threads=max_threads())
+    after = {t for t in threading.enumerate() if t.name.startswith("regret-lab-solver")}
+    assert len(after) <= max_threads() and len(after - before) <= max_threads()
+
+
 # ----- 8. look-alike characters ------------------------------------------------------------
 
 
