@@ -20,6 +20,7 @@ Shared by ``tests/fuzz/test_*.py`` (a few hundred examples in CI) and ``benchmar
 
 from __future__ import annotations
 
+import sys
 import time
 import tracemalloc
 from collections.abc import Callable
@@ -84,6 +85,17 @@ def ours(exc: BaseException, allowed: tuple[type[BaseException], ...]) -> bool:
     return Path(last.tb_frame.f_code.co_filename).resolve().is_relative_to(SOLVER_DIR)
 
 
+def shown(value: Any, limit: int = 300) -> str:
+    """``repr(value)`` cut to ``limit`` characters, even for an integer past Python's 4,300
+    printable digits (the inputs hold some)."""
+    old = sys.get_int_max_str_digits()
+    sys.set_int_max_str_digits(0)
+    try:
+        return repr(value)[:limit]
+    finally:
+        sys.set_int_max_str_digits(old)
+
+
 def _call(target: Target, value: Any) -> tuple[str, str]:
     """(outcome, detail) of one call: accepted, refused or escaped."""
     try:
@@ -121,8 +133,8 @@ def run(target: Target, value: Any, *, slow_s: float = SLOW_S, memory: bool = Tr
         outcome = "heavy"
     target.counts[outcome] += 1
     if outcome not in target.worst:
-        target.worst[outcome] = (
-            f"{detail or 'ok'} ({seconds:.2f} s, {peak_mb:.0f} MB) " + (repr(value)[:300])
+        target.worst[outcome] = f"{detail or 'ok'} ({seconds:.2f} s, {peak_mb:.0f} MB) " + shown(
+            value
         )
     return Result(outcome, seconds, peak_mb, detail)
 
@@ -132,5 +144,5 @@ def check(target: Target, value: Any) -> None:
     r = run(target, value, slow_s=HANG_S)
     assert r.outcome in ("accepted", "refused"), (
         f"{target.name}: {r.outcome} ({r.detail}; {r.seconds:.1f} s, {r.peak_mb:.0f} MB) "
-        f"on {value!r:.500}"
+        f"on {shown(value, 500)}"
     )

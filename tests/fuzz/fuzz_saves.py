@@ -8,6 +8,7 @@ import functools
 import io
 import json
 import math
+import warnings
 import zipfile
 from dataclasses import asdict
 from typing import Any
@@ -74,7 +75,8 @@ def _members(data: bytes) -> dict[str, bytes]:
 def _zip(members: dict[str, bytes] | list[tuple[str, bytes]]) -> bytes:
     buf = io.BytesIO()
     items = members.items() if isinstance(members, dict) else members
-    with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as z:
+    with warnings.catch_warnings(), zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as z:
+        warnings.simplefilter("ignore", UserWarning)  # a member twice is one of the inputs
         for name, payload in items:
             z.writestr(name, payload)
     return buf.getvalue()
