@@ -9,7 +9,7 @@ from collections.abc import Mapping
 from typing import Any, TypedDict
 
 from solver.cfr.engine import PRUNING, Engine
-from solver.cfr.locks import LockSet
+from solver.cfr.locks import LockSet, check_locks_type
 from solver.cfr.options import OptionError, check_options, raise_first
 from solver.cfr.protocol import Solver
 from solver.cfr.registry import (
@@ -93,6 +93,7 @@ def make_solver(
     an unknown algorithm name raises :class:`UnknownAlgorithmError`."""
     if isinstance(algorithm, str):
         algorithm_info(algorithm)  # UnknownAlgorithmError (a KeyError) for unknown names
+    check_locks_type(locks)
     raise_first(
         check_options(
             algorithm,

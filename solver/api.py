@@ -25,6 +25,7 @@ from solver.algorithms import (
     make_solver,
 )
 from solver.cfr.bestresponse import expected_values
+from solver.cfr.locks import check_locks_type
 from solver.games import Game, make_game
 from solver.games.model import DECISION
 from solver.quoting import brief
@@ -298,6 +299,9 @@ def solve(
         algorithm = default_algorithm(g.is_holdem)
     opts: dict[str, Any] = dict(options)
     locks = opts.pop("locks", None)
+    check_locks_type(locks)
+    if warm_start is not None and not isinstance(warm_start, SolveResult):
+        raise TypeError(f"warm_start must be a SolveResult, got {type(warm_start).__name__}")
     if warm_start is not None:
         engine: Solver = make_solver(g, algorithm, dict(params or {}), **opts)
         continue_from(engine, warm_start)

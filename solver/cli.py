@@ -358,22 +358,28 @@ def _lockset_spec(result: object) -> dict:
 
 
 def _read_locks(path: str | None) -> dict | None:
-    """The locks file's content (a JSON object), or UsageError naming --locks."""
+    """The locks file's content (a JSON object), or UsageError naming --locks: a file that
+    cannot be read, is larger than :data:`MAX_LOCKS_BYTES`, is not UTF-8 JSON (integers
+    past 4,300 digits and nesting past the parser's depth included) or not an object."""
     if path is None:
         return None
+    shown = path
     try:
-        with open(path, encoding="utf-8") as f:
-            text = f.read(MAX_LOCKS_BYTES + 1)
-    except OSError as exc:
-        raise UsageError(f"--locks: cannot read {path} ({exc.strerror})") from None
-    if len(text) > MAX_LOCKS_BYTES:
-        raise UsageError(f"--locks: {path} is larger than {MAX_LOCKS_BYTES:,} bytes")
+        with open(path, "rb") as f:
+            raw = f.read(MAX_LOCKS_BYTES + 1)
+    except (OSError, ValueError) as exc:  # ValueError: a NUL in the path
+        reason = getattr(exc, "strerror", None) or str(exc)
+        raise UsageError(f"--locks: cannot read {shown} ({reason})") from None
+    if len(raw) > MAX_LOCKS_BYTES:
+        raise UsageError(f"--locks: {shown} is larger than {MAX_LOCKS_BYTES:,} bytes")
     try:
-        data = json.loads(text)
-    except (json.JSONDecodeError, RecursionError) as exc:
-        raise UsageError(f"--locks: {path} is not JSON ({exc})") from None
+        data = json.loads(raw.decode("utf-8"))
+    except UnicodeDecodeError:
+        raise UsageError(f"--locks: {shown} is not UTF-8 text") from None
+    except (ValueError, RecursionError) as exc:  # JSONDecodeError is a ValueError
+        raise UsageError(f"--locks: {shown} is not JSON ({exc})") from None
     if not isinstance(data, dict):
-        raise UsageError(f'--locks: {path} must hold {{"LINE": MIX, ...}}')
+        raise UsageError(f'--locks: {shown} must hold {{"LINE": MIX, ...}}')
     return data
 
 

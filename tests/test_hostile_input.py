@@ -204,6 +204,9 @@ def _meta(data: bytes) -> dict:
         ("iteration", "-5", "iteration must be a whole number ≥ 0, got -5"),
         ("seed", "Infinity", "seed must be a whole number"),
         ("history", '[[1, "a", 2]]', "bad history row"),
+        ("locks", "[1]", "locks must be an object"),
+        ("locks", '{"nope": {"k": 1}}', "bad locks .*'nope': no such line"),
+        ("locks", '{"root": {"k": ' + "9" * 400 + "}}", "bad locks .*not a probability"),
         ("iteration", "9" * 5000, "not JSON"),
         ("params", "[" * 100_000 + "]" * 100_000, "not JSON|nested too deeply"),
     ],
@@ -425,3 +428,48 @@ def test_a_batch_spec_file_names_its_bad_field(edit: dict, field: str) -> None:
         BatchSpec.from_json(json.dumps(data))
     with pytest.raises(BatchError, match="spec: not JSON"):
         BatchSpec.from_json('{"iteration": ' + "9" * 5000 + "}")
+
+
+# ----- node locks (the API's locks= and warm_start=, the CLI's --locks file) ----------------
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "kind", "fragment"),
+    [
+        ({"locks": {"root": {"k": 10**400}}}, ValueError, "lock 'root': k: .* not a probability"),
+        ({"locks": {5: {"k": 1.0}}}, ValueError, "a line is action and card labels"),
+        ({"locks": {"root": {5: {"k": 1.0}}}}, ValueError, "a hand is text"),
+        ({"locks": np.ones(3)}, TypeError, "locks must be"),
+        ({"locks": "k"}, TypeError, "locks must be"),
+        ({"warm_start": 5, "locks": {"root": {"k": 1.0}}}, TypeError, "warm_start must be"),
+    ],
+)
+def test_bad_locks_in_the_api_name_the_argument(
+    kwargs: dict, kind: type[Exception], fragment: str
+) -> None:
+    with pytest.raises(kind, match=fragment):
+        solve("kuhn", "cfr", iterations=2, **kwargs)
+
+
+@pytest.mark.parametrize(
+    ("data", "fragment"),
+    [
+        (b"\xff\xfe{}", "is not UTF-8 text"),
+        (b'{"root": ' + b"9" * 5000 + b"}", "is not JSON"),
+        (b"{" * 100_000, "is not JSON"),
+        (b" " * 1_000_001, "is larger than 1,000,000 bytes"),
+        (b'{"root": {"k": 1e999}}', "inf is not a probability"),
+        (b"[]", 'must hold {"LINE": MIX'),
+    ],
+)
+def test_a_bad_locks_file_is_one_line_naming_the_flag(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], data: bytes, fragment: str
+) -> None:
+    from solver.cli import main
+
+    path = tmp_path / "locks.json"
+    path.write_bytes(data)
+    assert main(["solve", "--game", "kuhn", "--iterations", "2", "--locks", str(path)]) == 2
+    lines = capsys.readouterr().err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: --locks: "), lines
+    assert fragment in lines[0]

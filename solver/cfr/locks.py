@@ -27,6 +27,7 @@ mapped by the suit permutation (a per-hand lock stays symmetric).
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
 from collections.abc import Mapping, Sequence
@@ -38,6 +39,7 @@ import numpy.typing as npt
 
 from solver.games.model import CHANCE, DECISION, Game
 from solver.jit import node_kernel
+from solver.quoting import brief
 
 Array = npt.NDArray[np.float64]
 I8 = npt.NDArray[np.int8]
@@ -52,7 +54,7 @@ class LockError(ValueError):
     """A lock that cannot be applied: ``line`` and (when one is at fault) ``hand`` name it."""
 
     def __init__(self, line: str, message: str, hand: str | None = None) -> None:
-        where = f"lock {line!r}" + (f", hand {hand!r}" if hand else "")
+        where = f"lock {brief(line)}" + (f", hand {brief(hand)}" if hand else "")
         super().__init__(f"{where}: {message}")
         self.line = line
         self.hand = hand
@@ -123,9 +125,16 @@ def parse_line(line: str | Sequence[str]) -> tuple[str, ...]:
     if isinstance(line, str):
         text = line.strip()
         return () if text in ("", "root") else tuple(text.split())
-    if not all(isinstance(x, str) for x in line):
-        raise LockError(str(line), "a line is action and card labels (text)")
+    if not isinstance(line, Sequence) or not all(isinstance(x, str) for x in line):
+        raise LockError(brief(line), "a line is action and card labels (text)")
     return tuple(line)
+
+
+def check_locks_type(locks: object) -> None:
+    """TypeError naming ``locks`` unless it is None, a mapping ``{line: mix}`` or a
+    :class:`LockSet` (the API's argument check; the content is :func:`build_locks`'s)."""
+    if locks is not None and not isinstance(locks, (Mapping, LockSet)):
+        raise TypeError(f"locks must be {{line: mix}} (a mapping), got {type(locks).__name__}")
 
 
 def line_text(labels: Sequence[str]) -> str:
@@ -147,11 +156,15 @@ class LockSet:
 
 
 def _number(line: str, hand: str | None, action: str, value: object) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
-        raise LockError(line, f"{action}: {value!r} is not a probability", hand)
-    if value < 0:
-        raise LockError(line, f"{action}: probability {value:g} is negative", hand)
-    return float(value)
+    number = math.nan
+    if not isinstance(value, bool) and isinstance(value, (int, float)):
+        with contextlib.suppress(OverflowError):  # an integer past 1e308 stays NaN
+            number = float(value)
+    if not math.isfinite(number):
+        raise LockError(line, f"{action}: {brief(value)} is not a probability", hand)
+    if number < 0:
+        raise LockError(line, f"{action}: probability {number:g} is negative", hand)
+    return number
 
 
 def _mix(line: str, hand: str | None, actions: list[str], mix: object) -> Array:
@@ -163,7 +176,7 @@ def _mix(line: str, hand: str | None, actions: list[str], mix: object) -> Array:
     for action, p in mix.items():
         if action not in actions:
             raise LockError(
-                line, f"no action {action!r} here (actions: {', '.join(actions)})", hand
+                line, f"no action {brief(action)} here (actions: {', '.join(actions)})", hand
             )
         out[actions.index(action)] = _number(line, hand, str(action), p)
     total = float(out.sum())
@@ -185,8 +198,49 @@ def board_at(game: Game, node: int) -> list[int] | None:
     return board
 
 
+class _HandTables:
+    """Lookups :func:`build_locks` reuses over a spec's lines, so that a file naming many
+    hands, ranges or classes costs microseconds per entry, not a scan of the range each:
+    each player's hand index by name, and by the cards seen through a card map."""
+
+    def __init__(self, game: Game) -> None:
+        self.game = game
+        self.by_name = [{n: h for h, n in enumerate(names)} for names in game.hand_names]
+        self._images: dict[tuple[int, tuple[int, ...]], npt.NDArray[np.int64]] = {}
+        self._classes: dict[tuple[int, int], Any] = {}
+
+    def images(self, player: int, cmap: list[int]) -> npt.NDArray[np.int64]:
+        """(H,) the index of each of ``player``'s hands seen through ``cmap`` (what
+        :meth:`Game.map_hand` gives one at a time); -1 where the image is not a hand."""
+        key = (player, tuple(cmap))
+        if key not in self._images:
+            nh = int(self.game.num_hands[player])
+            rows = self.game.hands.cards[player, :nh].tolist()
+            hands = [tuple(sorted(int(c) for c in row if c >= 0)) for row in rows]
+            index = {cards: h for h, cards in enumerate(hands)}
+            self._images[key] = np.array(
+                [index.get(tuple(sorted(cmap[c] for c in cards)), -1) for cards in hands],
+                dtype=np.int64,
+            ).reshape(nh)
+        return self._images[key]
+
+    def classes(
+        self, node: int, player: int, board: list[int]
+    ) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.bool_]]:
+        """:func:`solver.handclass.classify_hands` of ``player``'s hands on ``board``
+        (``node``'s), computed once per node."""
+        from solver.handclass import classify_hands
+
+        key = (node, player)
+        if key not in self._classes:
+            nh = int(self.game.num_hands[player])
+            cards = self.game.hands.cards[player, :nh].astype(np.int64)
+            self._classes[key] = classify_hands(board, cards)
+        return self._classes[key]
+
+
 def _hands_of(
-    game: Game,
+    tables: _HandTables,
     node: int,
     player: int,
     key: str,
@@ -196,19 +250,24 @@ def _hands_of(
 ) -> npt.NDArray[np.bool_]:
     """The player's hands (stored frame) that ``key`` names at ``node``: a hand, range text or
     a hand class; LockError when it names none the node can hold."""
+    game = tables.game
     nh = game.num_hands[player]
     valid = game.valid_hands(node, player)
     names = game.hand_names[player]
     picked = np.zeros(nh, dtype=bool)
-    if key in names:
-        h = game.map_hand(player, names.index(key), cmap)
-        picked[h] = True
-    elif game.is_holdem and board is not None:
-        from solver.handclass import DRAWS, MADE, classify_hands
+    images = tables.images(player, cmap)
 
-        cards = game.hands.cards[player, :nh].astype(np.int64)
+    def pick(hands: npt.NDArray[np.int64]) -> None:
+        mapped = images[hands]
+        picked[mapped[mapped >= 0]] = True
+
+    if key in tables.by_name[player]:
+        pick(np.array([tables.by_name[player][key]]))
+    elif game.is_holdem and board is not None:
+        from solver.handclass import DRAWS, MADE
+
         if key in MADE or key in DRAWS:
-            made, draws = classify_hands(board, cards)
+            made, draws = tables.classes(node, player, board)
             picked = made == MADE.index(key) if key in MADE else draws[:, DRAWS.index(key)]
             picked = np.asarray(picked, dtype=bool)
         else:
@@ -219,15 +278,12 @@ def _hands_of(
             except RangeError as exc:
                 raise LockError(line, f"not a hand, range or hand class ({exc})", key) from None
             combos = np.asarray(game.meta["combos"][player])  # type: ignore[index]
-            real = weights[combos] > 0
-            for real_hand in np.flatnonzero(real):
-                picked[game.map_hand(player, int(real_hand), cmap)] = True
+            pick(np.flatnonzero(weights[combos] > 0))
     else:  # toy games: a rank stands for its cards ("K": Ks and Kh in Leduc)
         ranks = [i for i, n in enumerate(names) if n[:-1] == key]
         if not ranks:
             raise LockError(line, f"no such hand (hands: {', '.join(names)})", key)
-        for i in ranks:
-            picked[game.map_hand(player, i, cmap)] = True
+        pick(np.array(ranks))
     picked &= valid
     if not picked.any():
         raise LockError(line, "names no hand that can be at this node", key)
@@ -241,6 +297,7 @@ def build_locks(game: Game, spec: Mapping[Any, Any], average: Array | None = Non
     if not isinstance(spec, Mapping):
         raise LockError("locks", "locks are {line: mix}")
     t = game.tree
+    tables = _HandTables(game)
     node_flag = np.zeros(game.num_nodes, dtype=np.int8)
     hand_flag = np.zeros(max(game.info_size, 1), dtype=np.int8)
     strategy = np.zeros(max(game.action_size, 1))
@@ -281,10 +338,12 @@ def build_locks(game: Game, spec: Mapping[Any, Any], average: Array | None = Non
             board = board_at(game, node)
             rest: object = None
             for key, hand_mix in mix.items():
+                if not isinstance(key, str):
+                    raise LockError(line, f"a hand is text like 'AsKs', got {brief(key)}")
                 if key == EVERY_OTHER_HAND:
                     rest = hand_mix
                     continue
-                picked = _hands_of(game, node, player, str(key), line, cmap, board)
+                picked = _hands_of(tables, node, player, key, line, cmap, board)
                 vec = _mix(line, str(key), actions, hand_mix)
                 table[:, picked] = vec[:, None]
                 locked |= picked

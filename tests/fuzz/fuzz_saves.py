@@ -45,7 +45,7 @@ RIVER = HoldemSpec(board="Td9d6hQc2s", pot=100, stack=200, oop_range="AA,KK", ip
 @functools.cache
 def base_saves() -> tuple[bytes, ...]:
     """Real saved solves: full-width, pruned (Total RBP), 16-bit, chance-sampled, sampled
-    (scalar MCCFR) and a hold'em river spot."""
+    (scalar MCCFR), locked and a hold'em river spot."""
     out = []
     kinds: list[tuple[str, str, dict[str, Any], int]] = [
         ("leduc", "cfr+", {}, 3),
@@ -54,6 +54,7 @@ def base_saves() -> tuple[bytes, ...]:
         ("leduc", "dcfr", {"precision": "compressed"}, 3),
         ("leduc", "mccfr-cs", {"seed": 7}, 10),
         ("kuhn", "mccfr-es", {"seed": 3}, 30),
+        ("kuhn", "cfr", {"locks": {"k": {"k": 1.0}, "b:1": {"f": 1.0}}}, 3),
     ]
     for name, algorithm, options, iterations in kinds:
         g = make_game(name)
@@ -107,10 +108,12 @@ HOSTILE_JSON: list[Any] = [
     "__BIGINT__", "__DEEP__", {"kind": "toy", "name": [1]}, {"kind": "holdem", "spec": []},
     [[1, "a", 2]], [[1, 2]], [[-1, 0.5, 0.1]], [[1, math.inf, 0.1]], {"check_every": 0},
     {"threshold": -1}, {"bit_generator": "PCG64"}, "cfr", "float16", "total", 2**64,
+    {"k": {"k": 1.0}}, {"root": "solved"}, {"nope": {"k": 1}}, {"k": {"k": 10**30}}, "auto",
 ]  # fmt: skip
 META_KEYS = [
     "format", "version", "algorithm", "params", "game", "iteration", "nodes_touched",
     "precision", "pruning", "seed", "history", "rbp", "rng_state", "storage", "action_size",
+    "locks", "storage_choice",
 ]  # fmt: skip
 SPEC_KEYS = ["max_memory_mb", "board", "pot", "stack", "bets", "raise_cap", "sizes", "colour"]
 SPEC_VALUES: list[Any] = [1e12, 1e308, -1, "Td9d6h", "9" * 400 + "%", 50, 10**6, {"river": "x"}]

@@ -6,8 +6,10 @@ from __future__ import annotations
 
 import contextlib
 import io
+import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -15,6 +17,7 @@ from fuzz_batch import batch_spec_text
 from fuzz_calls import command_line, job_kwargs, kuhn, solve_kwargs
 from fuzz_harness import Refusal, Target
 from fuzz_inputs import board_text, holdem_spec, odd_text, preset_text, range_text, size_text
+from fuzz_locks import lock_kwargs, locks_file, run_lock_kwargs
 from fuzz_saves import saved_file
 from hypothesis import strategies as st
 
@@ -111,6 +114,15 @@ def run_cli(argv: list[str]) -> None:
     raise RuntimeError(f"exit {code}: {text[:500]}")
 
 
+def run_locks_file(args: tuple[str, bytes]) -> None:
+    """``solve --game G --iterations 2 --locks FILE`` in-process, FILE holding the bytes."""
+    game, data = args
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "locks.json"
+        path.write_bytes(data)
+        run_cli(["solve", "--game", game, "--iterations", "2", "--locks", str(path)])
+
+
 def warm_up() -> None:
     """Load every kernel and cache the base saves once, so the first input of each entry
     point is not timed with Numba's cache loading (the benchmark calls this first)."""
@@ -120,6 +132,9 @@ def warm_up() -> None:
     for data in base_saves():
         run_load(data)
     solve("kuhn", "cfr", iterations=1)
+    river = build_holdem(RIVER)
+    for algorithm in ("mccfr-es", "mccfr-cs", "cfr"):
+        solve(river, algorithm, iterations=1)
 
 
 @dataclass
@@ -155,5 +170,7 @@ def entries() -> list[Entry]:
         Entry(t("batch specs", run_batch_spec, BatchError), batch_spec_text(), 0.04),
         Entry(t("api: solve", run_solve), solve_kwargs(), 0.10),
         Entry(t("api: SolveJob", run_job), job_kwargs(), 0.02),
+        Entry(t("api: locks", run_lock_kwargs), lock_kwargs(), 0.04),
+        Entry(t("cli: --locks file", run_locks_file, Refusal), locks_file(), 0.03),
         Entry(t("cli (in-process)", run_cli, Refusal), command_line(), 0.10),
     ]

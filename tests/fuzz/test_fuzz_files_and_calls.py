@@ -21,6 +21,8 @@ CI_EXAMPLES = {
     "batch specs": 40,
     "api: solve": 60,
     "api: SolveJob": 20,
+    "api: locks": 40,
+    "cli: --locks file": 25,
     "cli (in-process)": 50,
 }
 ROOT = Path(__file__).resolve().parents[2]
