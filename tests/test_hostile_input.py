@@ -290,6 +290,8 @@ def test_a_loaded_file_never_raises_the_memory_cap(monkeypatch: pytest.MonkeyPat
         ({"params": "alpha=1"}, TypeError, "params"),
         ({"pruning": 3}, ValueError, "pruning"),
         ({"threads": "2"}, ValueError, "threads"),
+        ({"threads": 10**400}, ValueError, "threads"),
+        ({"rbp_check_every": 10**400, "pruning": "total"}, ValueError, "check every"),
     ],
 )
 def test_api_arguments_of_the_wrong_type_name_the_argument(

@@ -27,6 +27,7 @@ from solver.cfr.registry import (
 from solver.cfr.rules import Rule
 from solver.cfr.sampling.rules import SamplingRule
 from solver.games.model import Game
+from solver.quoting import brief
 
 PRECISIONS = ("auto", "float64", "float32", "compressed")
 SAMPLED_PRECISIONS = ("auto", "float64", "float32")
@@ -93,10 +94,13 @@ RBP_LABELS = {"interval": "interval RBP", "total": "Total RBP"}
 
 def shown(value: object) -> str:
     """``value`` as messages quote it: numbers short (``-1``, ``0.5``, ``inf``), anything
-    else as Python writes it (``'2'``, ``None``)."""
+    else as Python writes it, cut short (``'2'``, ``None``)."""
     if _number(value):
-        return f"{value:g}"
-    return repr(value)
+        try:
+            return f"{value:g}"
+        except OverflowError:  # an integer past 1e308
+            return brief(value)
+    return brief(value)
 
 
 def _whole_error(label: str, value: object, lo: int, hi: int, unit: str = "") -> str | None:

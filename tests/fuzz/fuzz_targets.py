@@ -15,10 +15,11 @@ from typing import Any
 import numpy as np
 from fuzz_batch import batch_spec_text
 from fuzz_calls import command_line, job_kwargs, kuhn, solve_kwargs
-from fuzz_harness import Refusal, Target
+from fuzz_harness import Refusal, Target, check
 from fuzz_inputs import board_text, holdem_spec, odd_text, preset_text, range_text, size_text
 from fuzz_locks import lock_kwargs, locks_file, run_lock_kwargs
 from fuzz_saves import saved_file
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from solver import solve
@@ -174,3 +175,22 @@ def entries() -> list[Entry]:
         Entry(t("cli: --locks file", run_locks_file, Refusal), locks_file(), 0.03),
         Entry(t("cli (in-process)", run_cli, Refusal), command_line(), 0.10),
     ]
+
+
+def run_examples(entry: Entry, examples: int) -> dict[str, int]:
+    """The tests' run of one entry point: ``examples`` deterministic inputs, each of which
+    must be refused or accepted (:func:`fuzz_harness.check`); returns the outcome counts."""
+
+    @settings(
+        max_examples=examples,
+        derandomize=True,
+        database=None,
+        deadline=None,
+        suppress_health_check=list(HealthCheck),
+    )
+    @given(entry.strategy)
+    def run(value: object) -> None:
+        check(entry.target, value)
+
+    run()
+    return dict(entry.target.counts)

@@ -10,10 +10,9 @@ import sys
 from pathlib import Path
 
 import pytest
-from fuzz_harness import HANG_S, check
+from fuzz_harness import HANG_S
 from fuzz_saves import UNPICKLED
-from fuzz_targets import entries
-from hypothesis import HealthCheck, given, settings
+from fuzz_targets import entries, run_examples
 
 ENTRIES = {e.target.name: e for e in entries()}
 CI_EXAMPLES = {
@@ -30,21 +29,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 @pytest.mark.parametrize("name", sorted(CI_EXAMPLES))
 def test_only_the_projects_errors_escape(name: str) -> None:
-    entry = ENTRIES[name]
-
-    @settings(
-        max_examples=CI_EXAMPLES[name],
-        derandomize=True,
-        database=None,
-        deadline=None,
-        suppress_health_check=list(HealthCheck),
-    )
-    @given(entry.strategy)
-    def run(value: object) -> None:
-        check(entry.target, value)
-
-    run()
-    counts = entry.target.counts
+    counts = run_examples(ENTRIES[name], CI_EXAMPLES[name])
     assert counts["escaped"] == counts["slow"] == counts["heavy"] == 0
     assert counts["accepted"] > 0 and counts["refused"] > 0, counts
     assert UNPICKLED == []  # no pickled object in any file was ever loaded

@@ -5,9 +5,7 @@ in bounded time and (when refused) bounded memory (``fuzz_harness``)."""
 from __future__ import annotations
 
 import pytest
-from fuzz_harness import check
-from fuzz_targets import entries
-from hypothesis import HealthCheck, given, settings
+from fuzz_targets import entries, run_examples
 
 ENTRIES = {e.target.name: e for e in entries()}
 # examples per entry point in CI (the benchmark runs ≥ 10,000 in all)
@@ -21,27 +19,9 @@ CI_EXAMPLES = {
 }
 
 
-def settings_for(name: str) -> settings:
-    return settings(
-        max_examples=CI_EXAMPLES[name],
-        derandomize=True,
-        database=None,
-        deadline=None,
-        suppress_health_check=list(HealthCheck),
-    )
-
-
 @pytest.mark.parametrize("name", sorted(CI_EXAMPLES))
 def test_only_the_projects_errors_escape(name: str) -> None:
-    entry = ENTRIES[name]
-
-    @settings_for(name)
-    @given(entry.strategy)
-    def run(value: object) -> None:
-        check(entry.target, value)
-
-    run()
-    counts = entry.target.counts
+    counts = run_examples(ENTRIES[name], CI_EXAMPLES[name])
     assert counts["escaped"] == counts["slow"] == counts["heavy"] == 0
     # both sides reached: a suite that only ever refuses (or accepts) proves little
     assert counts["accepted"] > 0 and counts["refused"] > 0, counts
