@@ -84,18 +84,20 @@ def main() -> int:
           f"slow = over {args.slow:g} s; heavy = a refusal allocating over "
           f"{fuzz_harness.REFUSAL_MEMORY_MB:.0f} MB; wall {wall:.0f} s")  # fmt: skip
     print()
-    print("| entry point | tried | refused | accepted | escaped | slow | heavy | seconds |")
-    print("|---|---:|---:|---:|---:|---:|---:|---:|")
+    print("| entry point | tried | refused | accepted | escaped | slow | heavy | slowest input (s) "
+          "| seconds |")  # fmt: skip
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
     totals = dict.fromkeys(fuzz_harness.OUTCOMES, 0)
     for target, seconds in rows:
         c = target.counts
         for k in totals:
             totals[k] += c[k]
         print(f"| {target.name} | {sum(c.values()):,} | {c['refused']:,} | {c['accepted']:,} | "
-              f"{c['escaped']} | {c['slow']} | {c['heavy']} | {seconds:.0f} |")  # fmt: skip
+              f"{c['escaped']} | {c['slow']} | {c['heavy']} | {target.slowest:.2f} | "
+              f"{seconds:.0f} |")  # fmt: skip
     print(f"| **all** | **{sum(totals.values()):,}** | {totals['refused']:,} | "
           f"{totals['accepted']:,} | **{totals['escaped']}** | **{totals['slow']}** | "
-          f"{totals['heavy']} | {wall:.0f} |")  # fmt: skip
+          f"{totals['heavy']} | {max(t.slowest for t, _ in rows):.2f} | {wall:.0f} |")  # fmt: skip
     if args.show:
         for target, _ in rows:
             for outcome, example in target.worst.items():

@@ -66,6 +66,7 @@ class Target:
     allowed: tuple[type[BaseException], ...] = (ValueError, TypeError, KeyError)
     counts: dict[str, int] = field(default_factory=lambda: dict.fromkeys(OUTCOMES, 0))
     worst: dict[str, str] = field(default_factory=dict)  # outcome → one example
+    slowest: float = 0.0  # seconds of the slowest input run so far
 
 
 def ours(exc: BaseException, allowed: tuple[type[BaseException], ...]) -> bool:
@@ -132,6 +133,7 @@ def run(target: Target, value: Any, *, slow_s: float = SLOW_S, memory: bool = Tr
     elif outcome == "refused" and peak_mb > REFUSAL_MEMORY_MB:
         outcome = "heavy"
     target.counts[outcome] += 1
+    target.slowest = max(target.slowest, seconds)
     if outcome not in target.worst:
         target.worst[outcome] = f"{detail or 'ok'} ({seconds:.2f} s, {peak_mb:.0f} MB) " + shown(
             value
