@@ -351,28 +351,6 @@ class APCFRPlus(Rule):
 
 
 @dataclass(frozen=True)
-class PDCFRPlus(Rule):
-    alpha: float = 2.3
-    gamma: float = 5.0
-    PARAMS: ClassVar[dict[str, Param]] = {
-        "alpha": Param(0.0, 100.0, "regrets × (t−1)^α/((t−1)^α+1)"),
-        "gamma": Param(0.0, 100.0, "average weights ∝ t^γ"),
-    }
-    name = "pdcfr+"
-    description = "Predictive Discounted CFR+: discounted RM+ regrets with a prediction."
-    paper = "Xu et al. 2024 (IJCAI), Minimizing Weighted Counterfactual Regret with Optimistic OMD"
-
-    def _fill(self, t: FloatArray, c: FloatArray) -> None:
-        d = _pdcfr_discount(t, self.alpha)
-        c[:, PRE_POS] = d
-        c[:, PRE_NEG] = d
-        c[:, FLOOR] = 1
-        c[:, SCALE] = _pdcfr_discount(t + 1.0, self.alpha)
-        c[:, PRED] = 1
-        c[:, DECAY] = ((t - 1.0) / t) ** self.gamma
-
-
-@dataclass(frozen=True)
 class DCFRPlus(Rule):
     alpha: float = 1.5
     gamma: float = 4.0
@@ -390,6 +368,20 @@ class DCFRPlus(Rule):
         c[:, PRE_NEG] = d
         c[:, FLOOR] = 1
         c[:, DECAY] = ((t - 1.0) / t) ** self.gamma
+
+
+@dataclass(frozen=True)
+class PDCFRPlus(DCFRPlus):
+    alpha: float = 2.3
+    gamma: float = 5.0
+    name = "pdcfr+"
+    description = "Predictive Discounted CFR+: discounted RM+ regrets with a prediction."
+    paper = "Xu et al. 2024 (IJCAI), Minimizing Weighted Counterfactual Regret with Optimistic OMD"
+
+    def _fill(self, t: FloatArray, c: FloatArray) -> None:
+        super()._fill(t, c)  # DCFR+'s discounted RM+ regrets and average
+        c[:, SCALE] = _pdcfr_discount(t + 1.0, self.alpha)
+        c[:, PRED] = 1
 
 
 @dataclass(frozen=True)
