@@ -42,7 +42,7 @@ if str(ROOT) not in sys.path:
 
 from solver.batch.driver import BatchProgress, run_batch  # noqa: E402
 from solver.batch.report import aggregate  # noqa: E402
-from solver.batch.spec import BatchSpec  # noqa: E402
+from solver.batch.spec import BatchError, BatchSpec, check  # noqa: E402
 from solver.batch.store import BatchStore, FlopRow  # noqa: E402
 from solver.flops import SUBSET_SIZES, all_flops, subset  # noqa: E402
 from solver.games.holdem import HoldemSpec  # noqa: E402
@@ -99,6 +99,7 @@ def _run(spec: BatchSpec, workers: int) -> tuple[BatchProgress, float, list[Flop
 def cmd_scaling(args: argparse.Namespace) -> None:
     spec = BatchSpec(SMALL, flops=str(args.flops), target_pct=None,
                      max_iterations=args.iterations, check_every=args.iterations)  # fmt: skip
+    check(spec, estimate_memory=False)  # bad input: a message before the table starts
     _header(f"Batch scaling: {SMALL.name}, {args.flops} flops, {args.iterations} iterations")
     print("| round | workers | flops | solving s | flops/min | start-up s | Σ task s |")
     print("|---:|---:|---:|---:|---:|---:|---:|")
@@ -158,6 +159,7 @@ def cmd_srp(args: argparse.Namespace) -> None:
     target = float(args.target.rstrip("%"))
     spec = BatchSpec(replace(preset, board=""), flops=str(args.flops), target_pct=target,
                      max_iterations=args.iterations, name="srp-flop")  # fmt: skip
+    check(spec, estimate_memory=False)
     db = Path(args.db) if args.db else Path(tempfile.mkdtemp()) / "srp.db"
     _header(f"srp-flop on {args.flops} flops, target {target}% pot, 2 workers")
     t0 = time.perf_counter()
@@ -261,8 +263,18 @@ def main() -> None:
     b.add_argument("--db", required=True)
     b.add_argument("--draws", type=int, default=200)
     args = parser.parse_args()
-    {"scaling": cmd_scaling, "overhead": cmd_overhead, "srp": cmd_srp, "all": cmd_all,
-     "subsets": cmd_subsets}[args.cmd](args)  # fmt: skip
+    if args.cmd == "srp":
+        try:
+            target = float(args.target.rstrip("%"))
+        except ValueError:
+            parser.error(f"--target: a % of the pot such as 5%, got {args.target!r}")
+        if not 0 < target < 1e6:
+            parser.error(f"--target: must be a positive % of the pot, got {args.target!r}")
+    try:
+        {"scaling": cmd_scaling, "overhead": cmd_overhead, "srp": cmd_srp, "all": cmd_all,
+         "subsets": cmd_subsets}[args.cmd](args)  # fmt: skip
+    except BatchError as exc:  # e.g. --flops 12 (not a subset size): a message, no traceback
+        parser.error(f"--{exc.field.replace('_', '-')}: {exc.message}")
 
 
 if __name__ == "__main__":

@@ -30,6 +30,7 @@ import os
 import platform
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -238,6 +239,23 @@ def warm_all(jobs: int = 2, quiet: bool = False) -> float:
     return seconds
 
 
+def exit_with_parent(poll_s: float = 1.0) -> None:
+    """End this process (exit status 1) within ``poll_s`` seconds of its parent's end.
+
+    A group's process is a child of the app's server or of a warm-up driver; when that one
+    is killed (a server stopped with Ctrl-C twice, or SIGKILL) the orphan would otherwise go
+    on compiling for minutes on a machine the user believes idle. A daemon thread watches
+    the parent's pid (an orphan is re-parented, so its parent pid changes)."""
+    parent = os.getppid()
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(poll_s)
+        os._exit(1)
+
+    threading.Thread(target=watch, name="exit-with-parent", daemon=True).start()
+
+
 def main(argv: list[str] | None = None) -> int:
     """``python -m solver.warmup [--check] [--group G] [--jobs N]``: ``--check`` exits 0
     when the cache is warm (1 otherwise) without compiling anything."""
@@ -249,6 +267,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.check:
         return 0 if is_warm() else 1
     if args.group is not None:
+        exit_with_parent()
 
         def announce() -> None:
             print(COMPILING, flush=True)

@@ -3,8 +3,10 @@ the time-per-iteration calibration (hand-cells, the kept cost per hand-cell)."""
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -86,3 +88,38 @@ def test_the_kept_cost_per_hand_cell(tmp_path: Path, monkeypatch: pytest.MonkeyP
     )
     (tmp_path / "regret-lab" / "calibration.json").write_text("not json")
     assert not calibration.load().measured  # a broken file: the default again
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    stat = Path(f"/proc/{pid}/stat")  # a zombie (ended, not yet reaped by init) counts as gone
+    return not (stat.exists() and stat.read_text().split(") ")[-1].startswith("Z"))
+
+
+def test_a_group_process_ends_with_its_parent() -> None:
+    """A warm-up group's process outlives nothing: the server (its parent) killed, it ends
+    within seconds instead of compiling on for minutes."""
+    child = (
+        "import sys, time; from solver.warmup import exit_with_parent; "
+        "exit_with_parent(0.1); print('ready', flush=True); time.sleep(120)"
+    )
+    # the parent: a shell that starts the child in the background, says its pid and waits
+    parent = subprocess.Popen(
+        ["bash", "-c", f'{sys.executable} -c "{child}" & echo $!; wait'],
+        stdout=subprocess.PIPE,
+        text=True,
+        cwd=Path(__file__).resolve().parents[1],
+    )
+    assert parent.stdout is not None
+    pid = int(parent.stdout.readline())
+    assert parent.stdout.readline().strip() == "ready"  # the watch is running
+    assert _alive(pid)
+    parent.kill()  # SIGKILL: the parent cannot pass anything on
+    parent.wait()
+    deadline = time.monotonic() + 30.0
+    while _alive(pid) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not _alive(pid)

@@ -4,7 +4,7 @@ filling fields, reading metrics and the live view's pictures. Waits are generous
 
 from __future__ import annotations
 
-from playwright.sync_api import Page, expect
+from playwright.sync_api import Locator, Page, expect
 
 WAIT = 120_000  # ms
 IDLE = "[data-testid='stApp'][data-test-script-state='notRunning']"
@@ -12,6 +12,21 @@ LIVE_CURVE = "[class*='st-key-live_curve_'] img"  # the curve's picture while so
 LIVE_GRID = ".st-key-live_grid_picture img"
 
 expect.set_options(timeout=WAIT)
+
+
+def chart(page: Page, key: str) -> Locator:
+    """The shown Plotly chart of the element keyed ``key``. While Streamlit replaces a chart
+    it may keep the previous one, hidden, beside the new one: only a shown one counts."""
+    return page.locator(f".st-key-{key} .js-plotly-plot:visible").last
+
+
+def chart_js(key: str) -> str:
+    """A JavaScript expression for the same chart's element (``undefined`` while none)."""
+    return (
+        f"[...document.querySelectorAll('.st-key-{key} .js-plotly-plot')]"
+        ".filter((e) => e.getClientRects().length > 0"
+        " && getComputedStyle(e).visibility !== 'hidden').pop()"
+    )
 
 
 def idle(page: Page) -> None:

@@ -27,6 +27,8 @@ from pw import (  # noqa: E402
     LIVE_CURVE,
     LIVE_GRID,
     WAIT,
+    chart,
+    chart_js,
     fill,
     idle,
     iteration,
@@ -70,12 +72,12 @@ def test_set_up_solve_explore_download(page: Page, server: str) -> None:
     idle(page)
     # drag a box over the bottom row's first four cells (A2o, K2o, Q2o, J2o) on the paint grid
     page.get_by_role("tab", name="Drag over cells").click()
-    chart = page.locator(".st-key-grid_paint .js-plotly-plot")
-    expect(chart).to_be_visible(timeout=WAIT)
-    chart.scroll_into_view_if_needed()  # mouse coordinates are the viewport's
+    paint = chart(page, "grid_paint")
+    expect(paint).to_be_visible(timeout=WAIT)
+    paint.scroll_into_view_if_needed()  # mouse coordinates are the viewport's
     page.wait_for_timeout(500)
     x0, y0, x1, y1 = page.evaluate(
-        "() => { const gd = document.querySelector('.st-key-grid_paint .js-plotly-plot');"
+        "() => { const gd = " + chart_js("grid_paint") + ";"
         " const fl = gd._fullLayout; const r = gd.getBoundingClientRect();"
         " const px = (x) => r.left + fl._size.l + fl.xaxis.d2p(x);"
         " const py = (y) => r.top + fl._size.t + fl.yaxis.d2p(y);"
@@ -113,13 +115,13 @@ def test_set_up_solve_explore_download(page: Page, server: str) -> None:
     time.sleep(2.5)  # two live redraws' time: the count must not move while paused
     assert iteration(page) == paused_at
     # paused: the interactive charts (hover, zoom) replace the live pictures
-    expect(page.locator(".st-key-live_curve .js-plotly-plot")).to_be_visible(timeout=WAIT)
+    expect(chart(page, "live_curve")).to_be_visible(timeout=WAIT)
     SCREENSHOT.parent.mkdir(exist_ok=True)
     page.set_viewport_size({"width": 1400, "height": 1500})  # the app scrolls inside
     page.wait_for_function(  # the charts redraw at the new size before the screenshot
-        "() => ['live_curve', 'live_grid'].every(k => { const d = document.querySelector("
-        "`.st-key-${k} .js-plotly-plot .main-svg`); return d && d.getBoundingClientRect()"
-        ".height > 100; })",
+        "() => [" + chart_js("live_curve") + ", " + chart_js("live_grid") + "].every(e => {"
+        " const d = e && e.querySelector('.main-svg');"
+        " return d && d.getBoundingClientRect().height > 100; })",
         timeout=WAIT,
     )
     page.wait_for_timeout(1500)  # paused: the charts no longer redraw
@@ -219,10 +221,13 @@ def test_two_sessions_solve_at_once_and_health_stays_fast(browser: Browser, serv
         p.context.close()
 
 
+_RACE_CHART = chart_js("race_chart")
+
+
 def _race_points(page: Page) -> list[int]:
     return list(
         page.evaluate(
-            "() => { const d = document.querySelector('.st-key-race_chart .js-plotly-plot');"
+            "() => { const d = " + _RACE_CHART + ";"
             " return d && d.data ? d.data.map(t => t.x.length) : []; }"
         )
     )
@@ -245,17 +250,15 @@ def test_compare_races_two_algorithms_on_leduc(page: Page, server: str) -> None:
     expect(page.locator(".st-key-btn_race_stop button")).to_be_enabled(timeout=WAIT)
     # generous: a cold Numba cache compiles the kernels first
     page.wait_for_function(
-        "() => { const d = document.querySelector('.st-key-race_chart .js-plotly-plot');"
+        "() => { const d = " + _RACE_CHART + ";"
         " return d && d.data && d.data.length === 2 && d.data.every(t => t.x.length >= 3); }",
         timeout=180_000,
     )
-    names = page.evaluate(
-        "() => document.querySelector('.st-key-race_chart .js-plotly-plot').data.map(t => t.name)"
-    )
+    names = page.evaluate("() => " + _RACE_CHART + ".data.map(t => t.name)")
     assert names == ["cfr+", "cfr"]
     before = _race_points(page)
     page.wait_for_function(  # the chart gains points for both algorithms
-        "(n) => { const d = document.querySelector('.st-key-race_chart .js-plotly-plot');"
+        "(n) => { const d = " + _RACE_CHART + ";"
         " return d && d.data && d.data.every((t, i) => t.x.length > n[i]); }",
         arg=before,
         timeout=WAIT,

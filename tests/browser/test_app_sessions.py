@@ -18,6 +18,8 @@ from pw import (
     LIVE_CURVE,
     LIVE_GRID,
     WAIT,
+    chart,
+    chart_js,
     fill,
     idle,
     iteration,
@@ -151,9 +153,9 @@ def test_a_demo_race_shows_its_results_in_view(page: Page, server: str) -> None:
     nav(page, "Compare")
     page.locator(".st-key-btn_demo_3 button").click()  # CFR+ averaging delay, Leduc
     idle(page)
-    expect(page.locator(".st-key-race_chart .js-plotly-plot")).to_be_visible()
+    expect(chart(page, "race_chart")).to_be_visible()
     page.wait_for_function(  # in view: the top of the chart within the window
-        "(h) => { const e = document.querySelector('.st-key-race_chart .js-plotly-plot');"
+        "(h) => { const e = " + chart_js("race_chart") + ";"
         " if (!e) return false; const r = e.getBoundingClientRect();"
         " return r.top >= 0 && r.top + 100 <= h; }",
         arg=VIEW["height"],

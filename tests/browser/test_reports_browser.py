@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from playwright.sync_api import Page, expect
-from pw import WAIT, idle, nav
+from pw import WAIT, chart, chart_js, idle, nav
 
 TINY = b"""name = "tiny flop"
 game = "holdem"
@@ -59,10 +59,7 @@ def test_batch_fills_the_report(page: Page, server: str, tmp_path: Path) -> None
     expect(rows).to_have_count(5, timeout=WAIT)  # header + four flops
     cells = page.locator("[data-testid='stDataFrame']").first.text_content() or ""
     assert all(f in cells for f in ("AsKh7d", "Ks9s5s", "8s8h5d", "Ts9s6h"))
-    charts = page.locator(".st-key-reports_fig_oop .js-plotly-plot")
-    expect(charts).to_be_visible(timeout=WAIT)
-    bars = page.evaluate(
-        "() => document.querySelector('.st-key-reports_fig_oop .js-plotly-plot').data[0].x.length"
-    )
+    expect(chart(page, "reports_fig_oop")).to_be_visible(timeout=WAIT)
+    bars = page.evaluate("() => " + chart_js("reports_fig_oop") + ".data[0].x.length")
     assert bars == 4
     assert (tmp_path / "browser.db").exists()
