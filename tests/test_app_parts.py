@@ -4,9 +4,11 @@ the live pictures (curve and grid), the background warm-up's bookkeeping, same-g
 from __future__ import annotations
 
 import io
+import subprocess
 import sys
 import threading
 from dataclasses import replace
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -200,3 +202,22 @@ def test_same_game_ignores_name_memory_cap_and_number_types() -> None:
     assert not S.same_game(a, c) and S.source_id_for(c) == S.CUSTOM
     assert S.source_id_for({"kind": "toy", "name": "leduc"}) == "preset:leduc"
     assert not S.same_game(a, None)
+
+
+def test_the_server_does_not_hold_the_gil_for_a_solve() -> None:
+    """What Streamlit reads from the repository's config: no full garbage collection after
+    every script run (the live view's fragment runs every second; each collection held the
+    GIL a solve's thread waited for), and the server's GIL switch interval is short."""
+    root = Path(__file__).resolve().parents[1]
+    probe = (
+        "from streamlit import config; config.get_config_options(force_reparse=True); "
+        "print(config.get_option('runner.postScriptGC'))"
+    )
+    read = subprocess.run(
+        [sys.executable, "-c", probe], cwd=root, capture_output=True, text=True, check=True
+    )
+    assert read.stdout.strip() == "False"  # Streamlit's default is True
+    from app import runtime
+
+    assert sys.getswitchinterval() == pytest.approx(runtime.SWITCH_INTERVAL_S)
+    assert runtime.SWITCH_INTERVAL_S < 0.005  # Python's default
