@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import os
 import secrets
-import sys
 from typing import Any, TypeVar
 
 import streamlit as st
@@ -26,12 +25,6 @@ from app import state
 from solver.games.holdem import HoldemSpec
 from solver.jobs import JobRegistry, SolveJob
 from solver.race import RaceJob
-
-SWITCH_INTERVAL_S = 0.001
-"""The server's GIL switch interval (Python's default is 5 ms). A solve's thread needs the GIL
-back after every kernel call (two per iteration on two threads); while a page's script run or
-Streamlit's own threads hold it, a shorter interval makes them hand it over sooner."""
-sys.setswitchinterval(SWITCH_INTERVAL_S)
 
 GRACE_S = float(os.environ.get("REGRET_LAB_GRACE_S", "10"))
 """Seconds a closed tab's jobs keep running (a reload within it takes its solve back);
