@@ -17,10 +17,12 @@ What is refused (:class:`NpzError`, a ValueError saying what and where):
 
 from __future__ import annotations
 
+import contextlib
 import io
 import math
 import struct
 import zipfile
+from collections.abc import Iterator
 from types import TracebackType
 from typing import IO
 
@@ -92,16 +94,8 @@ class NpzReader:
 
     def header(self, name: str) -> tuple[tuple[int, ...], np.dtype]:
         """(shape, dtype) of array ``name`` from its header alone (no data inflated)."""
-        info = self._members.get(name)
-        if info is None:
-            raise NpzError(f"missing array {name!r}")
-        try:
-            with self._zip.open(info) as f:
-                shape, _fortran, dtype = self._header(f, name)
-        except NpzError:
-            raise
-        except Exception as exc:  # as in read()
-            raise NpzError(f"array {name!r}: corrupt data ({type(exc).__name__})") from None
+        with self._member(name) as f:
+            shape, _fortran, dtype = self._header(f, name)
         return shape, dtype
 
     def read(
@@ -116,40 +110,46 @@ class NpzReader:
         """Array ``name``: its header must give ``shape`` and ``dtype`` (or a dtype of
         ``kind``, e.g. ``"U"`` for text) when given, and at most ``max_bytes`` of data;
         only then are those bytes inflated."""
-        info = self._members.get(name)
-        if info is None:
-            raise NpzError(f"missing array {name!r}")
-        try:
-            with self._zip.open(info) as f:
-                head_shape, fortran, head_dtype = self._header(f, name)
-                if head_dtype.hasobject:
-                    raise NpzError(
-                        f"array {name!r} holds Python objects (pickle): refused, never unpickled"
-                    )
-                if shape is not None and head_shape != shape:
-                    raise NpzError(f"array {name!r} has shape {head_shape}, expected {shape}")
-                if dtype is not None and head_dtype != dtype:
-                    raise NpzError(f"array {name!r} is {head_dtype}, expected {dtype}")
-                if kind is not None and head_dtype.kind != kind:
-                    raise NpzError(f"array {name!r} is {head_dtype}, expected kind {kind!r}")
-                nbytes = math.prod(head_shape) * head_dtype.itemsize
-                if nbytes > max_bytes:
-                    raise NpzError(
-                        f"array {name!r} declares {nbytes:,} bytes; at most {max_bytes:,} here"
-                    )
-                buf = f.read(nbytes)
-        except NpzError:
-            raise
-        except Exception as exc:
-            # truncated or corrupt data, a bad CRC (BadZipFile), a compression or encryption
-            # zipfile does not read (NotImplementedError, RuntimeError), and what each
-            # decompressor raises (zlib.error, lzma.LZMAError, OSError, EOFError)
-            raise NpzError(f"array {name!r}: corrupt data ({type(exc).__name__})") from None
+        with self._member(name) as f:
+            head_shape, fortran, head_dtype = self._header(f, name)
+            if head_dtype.hasobject:
+                raise NpzError(
+                    f"array {name!r} holds Python objects (pickle): refused, never unpickled"
+                )
+            if shape is not None and head_shape != shape:
+                raise NpzError(f"array {name!r} has shape {head_shape}, expected {shape}")
+            if dtype is not None and head_dtype != dtype:
+                raise NpzError(f"array {name!r} is {head_dtype}, expected {dtype}")
+            if kind is not None and head_dtype.kind != kind:
+                raise NpzError(f"array {name!r} is {head_dtype}, expected kind {kind!r}")
+            nbytes = math.prod(head_shape) * head_dtype.itemsize
+            if nbytes > max_bytes:
+                raise NpzError(
+                    f"array {name!r} declares {nbytes:,} bytes; at most {max_bytes:,} here"
+                )
+            buf = f.read(nbytes)
         if len(buf) != nbytes:
             raise NpzError(f"array {name!r}: {len(buf):,} bytes of data, expected {nbytes:,}")
         arr = np.frombuffer(buf, dtype=head_dtype)
         out = arr.reshape(head_shape, order="F" if fortran else "C")
         return out.copy(order="C")
+
+    @contextlib.contextmanager
+    def _member(self, name: str) -> Iterator[IO[bytes]]:
+        """Array ``name``'s member opened for reading; what reading it raises becomes
+        :class:`NpzError`: truncated or corrupt data, a bad CRC (BadZipFile), a compression or
+        encryption zipfile does not read (NotImplementedError, RuntimeError), and what each
+        decompressor raises (zlib.error, lzma.LZMAError, OSError, EOFError)."""
+        info = self._members.get(name)
+        if info is None:
+            raise NpzError(f"missing array {name!r}")
+        try:
+            with self._zip.open(info) as f:
+                yield f
+        except NpzError:
+            raise
+        except Exception as exc:
+            raise NpzError(f"array {name!r}: corrupt data ({type(exc).__name__})") from None
 
     @staticmethod
     def _header(f: IO[bytes], name: str) -> tuple[tuple[int, ...], bool, np.dtype]:

@@ -281,16 +281,7 @@ def strategy_grid_figure(
             showlegend=False,
         )
     )
-    for name, c in zip(names, colors, strict=True):
-        traces.append(
-            go.Scatter(
-                x=[None],
-                y=[None],
-                mode="markers",
-                marker={"size": 12, "color": c, "symbol": "square"},
-                name=name,
-            )
-        )
+    traces.extend(legend_swatches(names, colors))
     fig = go.Figure(traces)
     fig.update_layout(
         **layout,
@@ -337,6 +328,21 @@ def _vector_cells(mix: Array, weight: Array, colors: list[str]) -> tuple[list[di
         for i in range(13) for j in range(13)
     ]  # fmt: skip
     return shapes, annotations
+
+
+def legend_swatches(names: Sequence[str], colors: Sequence[str]) -> list[go.Scatter]:
+    """One legend entry per action: an empty trace drawn in the legend as a coloured square
+    (the grids draw their cells as shapes, which have no legend of their own)."""
+    return [
+        go.Scatter(
+            x=[None],
+            y=[None],
+            mode="markers",
+            marker={"size": 12, "color": c, "symbol": "square"},
+            name=name,
+        )
+        for name, c in zip(names, colors, strict=True)
+    ]
 
 
 def _rect(x0: float, y0: float, x1: float, y1: float, color: str, line: bool = False) -> dict:

@@ -10,7 +10,7 @@ import numpy.typing as npt
 import plotly.graph_objects as go
 
 from app.components.colors import CARD_SUIT_COLORS, EMPTY, action_colors
-from app.components.figures import _rect
+from app.components.figures import _rect, legend_swatches
 from solver.ranges import GRID_LABELS
 
 Array = npt.NDArray[np.float64]
@@ -156,16 +156,7 @@ def card_grid_figure(
             showlegend=False,
         )
     ]
-    for name, c in zip(names, colors, strict=True):
-        traces.append(
-            go.Scatter(
-                x=[None],
-                y=[None],
-                mode="markers",
-                name=name,
-                marker={"size": 12, "color": c, "symbol": "square"},
-            )
-        )
+    traces.extend(legend_swatches(names, colors))
     fig = go.Figure(traces)
     fig.update_layout(
         shapes=shapes,

@@ -177,6 +177,16 @@ def grid_values(game: Game, a: NodeAnalysis, what: str) -> tuple[Array, str, str
     return cell_means(actor, values, cell_of_hands(game, a.player)), what, unit
 
 
+def value_columns() -> dict[str, Any]:
+    """Streamlit column formats of the per-hand and summary tables' value columns: EV
+    (chips), equity (%) and EQR."""
+    return {
+        "EV": st.column_config.NumberColumn("EV (chips)", format="%.3f"),
+        "equity %": st.column_config.NumberColumn(format="%.1f"),
+        "EQR": st.column_config.NumberColumn(format="%.2f"),
+    }
+
+
 # ----- the study section ---------------------------------------------------------------------
 def render(game: Game, a: NodeAnalysis) -> None:
     """Range summary, then one study view at a time (hand classes, distribution, runouts)."""
@@ -188,9 +198,7 @@ def render(game: Game, a: NodeAnalysis) -> None:
         key="study_summary",
         column_config={
             "combos": st.column_config.NumberColumn(format="%.2f"),
-            "EV": st.column_config.NumberColumn("EV (chips)", format="%.3f"),
-            "equity %": st.column_config.NumberColumn(format="%.1f"),
-            "EQR": st.column_config.NumberColumn(format="%.2f"),
+            **value_columns(),
         },
     )
     download_row("summary", file_name(game, a.node, "summary"), table=df)

@@ -293,9 +293,7 @@ def _combo_table(game: Game, a: NodeAnalysis) -> None:
         key="explore_table",
         column_config={
             "reach": st.column_config.NumberColumn(format="%.4f"),
-            "EV": st.column_config.NumberColumn("EV (chips)", format="%.3f"),
-            "equity %": st.column_config.NumberColumn(format="%.1f"),
-            "EQR": st.column_config.NumberColumn(format="%.2f"),
+            **study_views.value_columns(),
             **study_views.table_columns(game, a, int(who)),
             **{
                 x: st.column_config.NumberColumn(x + " %", format="%.1f")
