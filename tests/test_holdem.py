@@ -353,6 +353,34 @@ def test_compressed_16bit_storage_halves_float32_and_still_converges() -> None:
     assert q16.memory_bytes - 16 * g.num_nodes <= big / 2 + 64
 
 
+@pytest.mark.parametrize("trav", [0, 1])
+def test_runout_values_are_the_per_hand_dot_products_bit_for_bit(trav: int) -> None:
+    """The walk's all-in runout terminal sums over the opponent's hands outermost (vector
+    lanes over the traverser's hands) from the opponent's matrix −eqᵀ: the same numbers, bit
+    for bit, as each hand's dot product Σ_j eq[h, j]·reach[j] in j order — zeros included."""
+    from solver.cfr.terminal import runout_rows
+
+    g = build_holdem(HoldemSpec(board="Ks7h2d9c", pot=100, stack=150, oop_range=OOP,
+                                ip_range=IP, bets="a", raises=""))  # fmt: skip
+    rows = {int(r) for r in g.tree.runout if r >= 0}
+    assert rows
+    opp = 1 - trav
+    nt, no = int(g.hands.num_hands[trav]), int(g.hands.num_hands[opp])
+    rng = np.random.default_rng(trav)
+    for r in rows:
+        eq = g.boards.runout_eq[r, trav]
+        reach = _random_reach(rng, g, opp)
+        out = np.full((2, reach.shape[0]), np.nan)
+        runout_rows(g.boards.runout_eq[r, opp], 37.5, nt, no, reach[None, :], 0, out, 1)
+        for h in range(nt):
+            acc = 0.0
+            for j in range(no):
+                acc += float(eq[h, j]) * float(reach[j])
+            assert out[1, h] == 37.5 * acc
+            assert not np.signbit(out[1, h]) or out[1, h] != 0.0  # a zero is +0, as before
+        assert np.isnan(out[0]).all()  # only its row is written
+
+
 @pytest.mark.parametrize("board", ["Qs8h3d", "Ks7h2d9c"])
 def test_collapsed_runouts_equal_the_dealt_out_tree(board: str) -> None:
     """An all-in before the river as one terminal with precomputed runout equities gives the

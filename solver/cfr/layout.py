@@ -77,7 +77,9 @@ class Scratch(NamedTuple):
     sd: Array  # (2, 2H + 1) showdown prefix sums; per-hand sums of the update
     strat: Array  # (D + 2, max_actions * H): a node's strategy when derived from regrets
     blk: Array  # (max_actions * H,): a node's new values before 16-bit quantization
-    cq: Array  # (D + 2,) chance sampling: 1 / probability of the child drawn at that depth
+    # (D + 2,) per depth: at a chance node 1 / probability of the child drawn (chance
+    # sampling); at an opponent's decision node 0 until a child's values are in its row
+    cq: Array
     clevel: npt.NDArray[np.int64]  # (D + 2,) chance nodes above the node at that depth
     pi: Array  # (1, H) an infoset's opponent reach (regret-based pruning)
     live: Array  # (D + 2, H) regret-based pruning: 1 for the traverser's hands not pruned above

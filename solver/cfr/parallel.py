@@ -2,7 +2,7 @@
 their children is a task, and threads run the tasks with their own scratch while the kernels
 release the GIL.
 
-A parallel pass is three calls of :func:`~solver.cfr.walk.run_pass`: collect the opponent
+A parallel pass is three steps of :func:`~solver.cfr.walk.run_pass`: collect the opponent
 reach arriving at each cut chance node (the upper tree, nothing updated); run every thread's
 tasks; finish the upper tree with the tasks' values summed in task order, doing its updates.
 The result equals the serial pass bit for bit (same sums in the same order), whatever the
@@ -171,12 +171,15 @@ def parallel_pass(
 
     run_pass(g.tree, g.hands, g.boards, 0, sigma, st, rb, lk, co, u, flags(LEAF_COLLECT), sc, lv)
     tasks = flags(LEAF_TASKS)
+
+    def args(t: int) -> tuple:
+        return (g.tree, g.hands, g.boards, t, sigma, st, rb, lk, co, u, tasks, par.scratches[t], lv)
+
+    # the calling thread runs thread 0's tasks itself: one pool thread fewer to wake per pass
     pool = _pool()
-    futures = []
-    for t in range(par.threads):
-        args = (g.tree, g.hands, g.boards, t, sigma, st, rb, lk, co, u, tasks, par.scratches[t], lv)
-        futures.append(pool.submit(run_pass, *args))
-    touched = sum(int(f.result()) for f in futures)
+    futures = [pool.submit(run_pass, *args(t)) for t in range(1, par.threads)]
+    touched = int(run_pass(*args(0)))
+    touched += sum(int(f.result()) for f in futures)
     touched += int(
         run_pass(g.tree, g.hands, g.boards, 0, sigma, st, rb, lk, co, u, flags(LEAF_USE), sc, lv)
     )

@@ -317,16 +317,29 @@ def showdown_2card(
 
 @node_kernel
 def runout_rows(
-    eq: Array, amount: float, nt: Int, no: Int, reach2: Array, rrow: Int, out2: Array, orow: Int
-) -> None:
+    eq_opp: Array, amount: float, nt: Int, no: Int, reach2: Array, rrow: Int, out2: Array,
+    orow: Int,
+) -> None:  # fmt: skip
     """All-in before the river: out2[orow, h] = amount · Σ_j eq[h, j] · reach2[rrow, j], with
     ``eq`` (H, H) the mean over the cards to come of sign(strength h − strength j) (0 where
-    the hands collide: ``Boards.runout_eq[r, trav]``)."""
+    the hands collide).
+
+    Given the opponent's matrix ``eq_opp`` = ``Boards.runout_eq[r, opp]`` = −eqᵀ: rows by
+    opponent hand, so the sum runs over j outermost and every hand h accumulates side by side
+    (vector lanes; a dot product per h is a chain of dependent adds that no vector can
+    shorten without reordering the sum). Each h still adds its terms in j order, and
+    negation is exact, so the values are those of the per-h dot product bit for bit."""
     for h in range(nt):
-        acc = 0.0
-        for j in range(no):
-            acc += eq[h, j] * reach2[rrow, j]
-        out2[orow, h] = amount * acc
+        out2[orow, h] = 0.0
+    for j in range(no):
+        r = reach2[rrow, j]
+        if r == 0.0:
+            continue  # adds 0 (never a −0: the sums start at +0)
+        for h in range(nt):
+            out2[orow, h] += eq_opp[j, h] * r
+    neg = -amount
+    for h in range(nt):
+        out2[orow, h] = neg * out2[orow, h] + 0.0  # + 0.0: a zero value is +0 as before
 
 
 @inline_kernel

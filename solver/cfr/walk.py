@@ -36,6 +36,7 @@ from __future__ import annotations
 import numpy as np
 import numpy.typing as npt
 
+from solver.cfr.borrow import borrow
 from solver.cfr.chance import add_chance_child, add_chance_rows, chance_child, draw_child
 from solver.cfr.layout import (
     LEAF_COLLECT,
@@ -142,17 +143,24 @@ def _node_values(
                     top = AV[d, a, h]
             VA[d, h] = top
         return
-    for h in range(nt):
-        VA[d, h] = 0.0
+    # the first action's term is stored, the others added (no zeroed row to add to)
     for a in range(na):
         if derive:
             base = a * nt
-            for h in range(nt):
-                VA[d, h] += SG[d, np.uint64(base + h)] * AV[d, a, h]
+            if a == 0:
+                for h in range(nt):
+                    VA[d, h] = SG[d, np.uint64(h)] * AV[d, 0, h]
+            else:
+                for h in range(nt):
+                    VA[d, h] += SG[d, np.uint64(base + h)] * AV[d, a, h]
         else:
             base = off + a * nt
-            for h in range(nt):
-                VA[d, h] += sigma[np.uint64(base + h)] * AV[d, a, h]
+            if a == 0:
+                for h in range(nt):
+                    VA[d, h] = sigma[np.uint64(base + h)] * AV[d, 0, h]
+            else:
+                for h in range(nt):
+                    VA[d, h] += sigma[np.uint64(base + h)] * AV[d, a, h]
 
 
 @node_kernel
@@ -186,8 +194,14 @@ def _action_values_up(AV: Array, VA: Array, d: Int, k: Int, nt: Int) -> None:
 
 
 @node_kernel
-def _values_sum_up(VA: Array, d: Int, nt: Int) -> None:
-    """The opponent's node sums its children's values: VA[d − 1] += VA[d]."""
+def _values_sum_up(VA: Array, d: Int, nt: Int, CQ: Array) -> None:
+    """The opponent's node sums its children's values: VA[d − 1] += VA[d], the first child
+    it walked stored instead (``CQ[d − 1]`` = 0 until then: its row is not zeroed first)."""
+    if CQ[d - 1] == 0.0:
+        CQ[d - 1] = 1.0
+        for h in range(nt):
+            VA[d - 1, h] = VA[d, h]
+        return
     for h in range(nt):
         VA[d - 1, h] += VA[d, h]
 
@@ -269,6 +283,18 @@ def walk(
     ``fl.leaf`` = ``LEAF_TASKS``, ``start`` is a thread
     instead and the walk runs that thread's tasks one after another (see
     :class:`~solver.cfr.layout.Leaves`)."""
+    # every array below is borrowed: no reference counting at the helpers' boundaries
+    tree = borrow(tree)
+    hands = borrow(hands)
+    boards = borrow(boards)
+    sigma = borrow(sigma)
+    st = borrow(st)
+    rb = borrow(rb)
+    lk = borrow(lk)
+    co = borrow(co)
+    u = borrow(u)
+    sc = borrow(sc)
+    lv = borrow(lv)
     trav = fl.trav
     mode = fl.mode
     opp = 1 - trav
@@ -390,7 +416,7 @@ def walk(
                 fold_rows(hcards, hsame, valid, b, trav, no, nt, nc, u0, RE, rrow[d], VA, d, CS)
                 at_leaf = True
             elif kind == RUNOUT:
-                runout_rows(b_runout[t_runout[node], trav], t_payoff[node], nt, no, RE, rrow[d],
+                runout_rows(b_runout[t_runout[node], opp], t_payoff[node], nt, no, RE, rrow[d],
                             VA, d)  # fmt: skip
                 at_leaf = True
             elif kind == CHANCE:  # values zeroed; a sampled pass draws the one child walked
@@ -405,7 +431,7 @@ def walk(
             elif kind == DECISION:  # the opponent's node sums values; RM rules derive σ
                 nxt[d] = 0
                 if t_player[node] != trav:
-                    _zero_row(VA, d, nt)
+                    CQ[d] = 0.0  # no child's values yet: the first is stored, not added
                 if derive and not (reach_only and t_player[node] == trav):
                     off = t_offset[node]
                     na = t_nchild[node]
@@ -479,7 +505,9 @@ def walk(
                 elif record:
                     record_node(hands, boards, tree, rb, node, trav, AV, VA, d, RE, rrow[d], PI,
                                 CS)  # fmt: skip
-            elif kind == DECISION and update:
+            elif kind == DECISION and CQ[d] == 0.0:
+                _zero_row(VA, d, nt)  # the opponent reaches none of its children
+            if kind == DECISION and t_player[node] != trav and update:
                 if lock_here:
                     keep_cells(S, t_offset[node], na * no, KEEP, 1)
                 add_sums(S, sigma, SG, d, derive, SSCALE, quant, co, node, t_offset[node], na,
@@ -510,7 +538,7 @@ def walk(
         elif t_player[parent] == trav:
             _action_values_up(AV, VA, d, k, nt)
         else:
-            _values_sum_up(VA, d, nt)
+            _values_sum_up(VA, d, nt, CQ)
         nxt[d - 1] = k + 1
         d -= 1
 
