@@ -235,6 +235,12 @@ def _collect(
             try:
                 out = fut.result()
             except Exception as exc:  # the task could not run (e.g. killed worker, too often)
+                if fut.status in ("pending", "lost"):
+                    # it had finished, but its worker died before the result was fetched: the
+                    # scheduler computes it again elsewhere, so wait for that run
+                    pending[fut] = flop
+                    ac.add(fut)
+                    continue
                 out = {"flop": flop.text, "error": f"{type(exc).__name__}: {exc}", "seconds": 0}
             fut.release()  # its result is in the database now
             row = _store(store, flop, positions[flop.text], out)
