@@ -87,7 +87,7 @@ class Scratch(NamedTuple):
 
 
 _I32 = np.zeros(1, dtype=np.int32)
-_I32_2 = np.full((1, 1), -1, dtype=np.int32)
+_I64 = np.zeros(1, dtype=np.int64)
 _F2 = np.zeros((1, 1))
 
 
@@ -97,11 +97,12 @@ class Leaves(NamedTuple):
     (:mod:`solver.cfr.parallel`).
 
     ``slot[n]`` is the slot of node ``n`` or -1. With ``PassFlags.leaf`` = ``LEAF_COLLECT``
-    a pass stores the opponent reach arriving at a slotted node in ``reach[slot]`` and goes
-    no deeper; ``LEAF_USE`` takes the node's values from ``value[slot]``; ``LEAF_TASKS``
-    walks the tasks ``assign[t]`` of thread ``t`` one after another (each from the reach
-    stored at its chance node) and leaves each task's values in ``task_value``; ``LEAF_OFF``
-    ignores slots."""
+    a pass stores the opponent reach arriving at a slotted node in ``reach[slot]``, goes no
+    deeper, and sets ``claimed[0]`` to 0; ``LEAF_USE`` takes the node's values from
+    ``value[slot]``; ``LEAF_TASKS`` claims tasks in the order ``order`` one after another,
+    each by an atomic add on ``claimed[0]`` (every thread of the pass does, until none is
+    left), walks each from the reach stored at its chance node and leaves its values in
+    ``task_value``; ``LEAF_OFF`` ignores slots."""
 
     slot: npt.NDArray[np.int32]  # (N,)
     reach: Array  # (L, H)
@@ -109,9 +110,11 @@ class Leaves(NamedTuple):
     task_slot: npt.NDArray[np.int32] = _I32  # (K,): the chance node's slot
     task_node: npt.NDArray[np.int32] = _I32  # (K,): the child
     task_value: Array = _F2  # (K, H)
-    # (threads, M): the tasks each thread runs, -1 padded (balanced by subtree size; the
-    # results do not depend on it: the finish sums children in task order)
-    assign: npt.NDArray[np.int32] = _I32_2
+    # (K,): the order the threads claim tasks in, biggest subtree first (the results do not
+    # depend on which thread runs a task: the finish sums children in task order)
+    order: npt.NDArray[np.int32] = _I32
+    # (1,): how many tasks of ``order`` are claimed (atomic adds: :mod:`solver.cfr.atomic`)
+    claimed: npt.NDArray[np.int64] = _I64
 
 
 class PassFlags(NamedTuple):
@@ -150,7 +153,7 @@ def no_leaves() -> Leaves:
     NamedTuple's defaults)."""
     i1 = np.zeros(1, dtype=np.int32)
     f2 = np.zeros((1, 1))
-    return Leaves(i1, f2, f2, i1, i1, f2, np.full((1, 1), -1, dtype=np.int32))
+    return Leaves(i1, f2, f2, i1, i1, f2, i1, np.zeros(1, dtype=np.int64))
 
 
 def empty_leaves() -> Leaves:

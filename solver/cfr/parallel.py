@@ -3,10 +3,11 @@ their children is a task, and threads run the tasks with their own scratch while
 release the GIL.
 
 A parallel pass is three steps of :func:`~solver.cfr.walk.run_pass`: collect the opponent
-reach arriving at each cut chance node (the upper tree, nothing updated); run every thread's
-tasks; finish the upper tree with the tasks' values summed in task order, doing its updates.
-The result equals the serial pass bit for bit (same sums in the same order), whatever the
-number of threads. Every solve shares one thread pool sized to the machine's cores
+reach arriving at each cut chance node (the upper tree, nothing updated); run the tasks,
+every thread claiming the next one, biggest first, until none is left; finish the upper tree
+with the tasks' values summed in task order, doing its updates. The result equals the serial
+pass bit for bit (same sums in the same order), whatever the number of threads and whichever
+thread ran a task. Every solve shares one thread pool sized to the machine's cores
 (:func:`max_threads`): solves ask for at most that many threads.
 """
 
@@ -91,7 +92,8 @@ def make_parallel(game: Game, threads: int = 1) -> Parallel:
         task_slot,
         task_node,
         np.zeros((max(task_node.size, 1), h)),
-        _assign_tasks(game, task_node, threads),
+        _task_order(game, task_node),
+        np.zeros(1, dtype=np.int64),
     )
     scratches = tuple(make_scratch(game) for _ in range(threads)) if threads > 1 else ()
     return Parallel(threads, leaves, scratches)
@@ -114,25 +116,16 @@ def subtree_costs(tree: Tree, hands: Hands, parents: npt.NDArray[np.int64]) -> A
     return cost
 
 
-def _assign_tasks(
-    game: Game, task_node: npt.NDArray[np.int32], threads: int
-) -> npt.NDArray[np.int32]:
-    """(threads, M) task indices per thread, -1 padded: the biggest subtree first to the
-    least loaded thread (the subtrees below a turn's chance nodes differ several times over
-    in size; every thread taking every other task left one ~15 % behind on T1)."""
-    if task_node.size == 0 or threads == 1:
-        return np.arange(task_node.size, dtype=np.int32).reshape(1, -1)
+def _task_order(game: Game, task_node: npt.NDArray[np.int32]) -> npt.NDArray[np.int32]:
+    """(K,): the order the threads claim the tasks in, the biggest subtree first, so the
+    last tasks claimed are small ones and the threads finish close together (the subtrees
+    below a turn's chance nodes differ several times over in size; a fixed split, the
+    biggest first to the least loaded thread, left one thread 0.1–0.5 ms per T1 pass behind
+    the other, depending on what else the machine ran)."""
+    if task_node.size == 0:
+        return np.zeros(0, dtype=np.int32)
     cost = subtree_costs(game.tree, game.hands, game.parents)[task_node]
-    load = np.zeros(threads)
-    lists: list[list[int]] = [[] for _ in range(threads)]
-    for k in np.argsort(-cost, kind="stable"):
-        t = int(np.argmin(load))
-        lists[t].append(int(k))
-        load[t] += cost[k]
-    out = np.full((threads, max(len(x) for x in lists)), -1, dtype=np.int32)
-    for t, x in enumerate(lists):
-        out[t, : len(x)] = sorted(x)
-    return out
+    return np.argsort(-cost, kind="stable").astype(np.int32)
 
 
 _POOL: ThreadPoolExecutor | None = None
@@ -175,7 +168,8 @@ def parallel_pass(
     def args(t: int) -> tuple:
         return (g.tree, g.hands, g.boards, t, sigma, st, rb, lk, co, u, tasks, par.scratches[t], lv)
 
-    # the calling thread runs thread 0's tasks itself: one pool thread fewer to wake per pass
+    # every thread claims tasks from one list until none is left (:mod:`solver.cfr.atomic`);
+    # the calling thread is one of them: one pool thread fewer to wake per pass
     pool = _pool()
     futures = [pool.submit(run_pass, *args(t)) for t in range(1, par.threads)]
     touched = int(run_pass(*args(0)))

@@ -36,6 +36,7 @@ from __future__ import annotations
 import numpy as np
 import numpy.typing as npt
 
+from solver.cfr.atomic import fetch_add
 from solver.cfr.borrow import borrow
 from solver.cfr.chance import add_chance_child, add_chance_rows, chance_child, draw_child
 from solver.cfr.layout import (
@@ -215,12 +216,13 @@ def _zero_row(VA: Array, d: Int, nt: Int) -> None:
 # ----- parallel tasks ------------------------------------------------------------------------
 @node_kernel
 def _next_task(
-    tree: Tree, hands: Hands, boards: Boards, lv: Leaves, t: Int, i: Int, fl: PassFlags,
-    co: Array, st: Storage, lk: Locks, sc: Scratch,
+    tree: Tree, hands: Hands, boards: Boards, lv: Leaves, fl: PassFlags, co: Array,
+    st: Storage, lk: Locks, sc: Scratch,
 ) -> tuple[int, int]:  # fmt: skip
-    """From position ``i`` of thread ``t``'s task list: the first task the opponent reaches,
-    its reach (chance weight and card removal applied) put in ``sc.reach[0]``; returns (its
-    position or -1, the nodes touched on the way). A task the opponent does not reach is
+    """The next task this thread claims (an atomic add on ``lv.claimed``: every thread of
+    the pass claims from the one list ``lv.order``) that the opponent reaches, its reach
+    (chance weight and card removal applied) put in ``sc.reach[0]``; returns (the task or -1
+    when none is left, the nodes touched on the way). A task the opponent does not reach is
     skipped as the serial walk skips it — values 0, and the zero update when its chance node
     was reached (else the upper walk's covers it)."""
     trav = fl.trav
@@ -231,8 +233,11 @@ def _next_task(
     skip_zero = mode in (MODE_BR, MODE_EVAL) or fl.prune != PRUNE_NONE
     touched = 0
     RE = sc.reach
-    while i < lv.assign.shape[1] and lv.assign[t, i] >= 0:
-        k = lv.assign[t, i]
+    while True:
+        i = fetch_add(lv.claimed, 0)
+        if i >= lv.order.shape[0]:
+            return -1, touched
+        k = lv.order[i]
         node = lv.task_node[k]
         slot = lv.task_slot[k]
         w = tree.chance_weight[node]
@@ -246,14 +251,12 @@ def _next_task(
             RE[0, j] = x
             mass += x
         if not (mass == 0.0 and skip_zero):
-            return int(i), touched
+            return int(k), touched
         if mode == MODE_UPDATE and arrived > 0.0 and not zero_update_is_noop(co):
             touched += zero_update(tree, hands, node, trav, co, st, lk, sc.action_value,
                                    sc.value, 1, sc.blk, sc.sd, sc.tmp, sc.keep)  # fmt: skip
         for h in range(nt):
             lv.task_value[k, h] = 0.0
-        i += 1
-    return -1, touched
 
 
 # ----- the walk ------------------------------------------------------------------------------
@@ -281,7 +284,7 @@ def walk(
     the locked infosets (:mod:`solver.cfr.locks`); ``co`` the rule's coefficient row; ``u``
     (4,) the chance draws of a sampled pass. Returns the number of nodes visited. With
     ``fl.leaf`` = ``LEAF_TASKS``, ``start`` is a thread
-    instead and the walk runs that thread's tasks one after another (see
+    instead and the walk runs the tasks it claims one after another (see
     :class:`~solver.cfr.layout.Leaves`)."""
     # every array below is borrowed: no reference counting at the helpers' boundaries
     tree = borrow(tree)
@@ -374,10 +377,10 @@ def walk(
     # strategy is not computed (recording best-response passes keep everything)
     reach_only = leaf == LEAF_COLLECT and not record
     touched = 0
-    tasks = leaf == LEAF_TASKS  # start is a thread: walk its tasks one by one
+    tasks = leaf == LEAF_TASKS  # start is a thread: walk the tasks it claims one by one
     ti = 0
     if tasks:
-        ti, touched = _next_task(tree, hands, boards, lv, start, 0, fl, co, st, lk, sc)
+        ti, touched = _next_task(tree, hands, boards, lv, fl, co, st, lk, sc)
         if ti < 0:
             return touched
         leaf = LEAF_OFF  # nothing below a task is slotted
@@ -385,7 +388,7 @@ def walk(
         for h in range(nt):
             LIVE[0, h] = 1.0
     d = 0
-    stack[0] = lv.task_node[lv.assign[start, ti]] if tasks else start
+    stack[0] = lv.task_node[ti] if tasks else start
     nxt[0] = -1
     rrow[0] = 0
     CL[0] = 0
@@ -518,14 +521,13 @@ def walk(
         if d == 0:
             if not tasks:
                 return touched
-            k = lv.assign[start, ti]
             for h in range(nt):
-                lv.task_value[k, h] = VA[0, h]
-            ti, z = _next_task(tree, hands, boards, lv, start, ti + 1, fl, co, st, lk, sc)
+                lv.task_value[ti, h] = VA[0, h]
+            ti, z = _next_task(tree, hands, boards, lv, fl, co, st, lk, sc)
             touched += z
             if ti < 0:
                 return touched
-            stack[0] = lv.task_node[lv.assign[start, ti]]
+            stack[0] = lv.task_node[ti]
             nxt[0] = -1
             continue
         parent = stack[d - 1]
@@ -576,14 +578,15 @@ def run_pass(
     ``fl.leaf``: ``LEAF_COLLECT`` stores the reach arriving at each cut chance node (and
     updates nothing: a CFR pass walks the reach only); ``LEAF_USE`` first sums each cut chance
     node's children from their tasks' values, in task order, then walks the upper tree with
-    them; ``LEAF_TASKS`` runs thread ``start``'s tasks (the threads' step of a parallel pass,
-    :mod:`solver.cfr.parallel`). Values at ``start`` end up in ``sc.value[0]``; returns the
-    nodes visited."""
+    them; ``LEAF_TASKS`` runs the tasks thread ``start`` claims (the threads' step of a
+    parallel pass, :mod:`solver.cfr.parallel`). Values at ``start`` end up in
+    ``sc.value[0]``; returns the nodes visited."""
     trav = fl.trav
     if fl.leaf == LEAF_TASKS:
         return walk(tree, hands, boards, start, sigma, st, rb, lk, co, u, fl, sc, lv)
     if fl.leaf == LEAF_COLLECT:
         lv.reach[:, :] = 0.0
+        lv.claimed[0] = 0  # the tasks' step that follows claims from the first
         if fl.mode == MODE_UPDATE:
             fl = PassFlags(trav, MODE_REACH, fl.leaf, fl.prune, fl.sampled, fl.record,
                            fl.nostart, fl.margin)  # fmt: skip
