@@ -185,7 +185,10 @@ def test_suit_isomorphism_solves_the_same_game(rule: str) -> None:
 
 @pytest.mark.parametrize("rule", ["cfr+", "dcfr"])
 def test_derived_strategy_equals_stored_strategy(rule: str) -> None:
-    """Rules whose strategy is plain RM(R) do not store it; forcing storage changes nothing."""
+    """Rules whose strategy is plain RM(R) do not store it; forcing storage changes nothing
+    but rounding (the walk mixes the traverser's action values by RM(R) in one pass, and the
+    opponent's strategy divides once per hand, where the stored strategy is divided per
+    cell first)."""
     from solver import Engine, make_rule
     from solver.cfr.rules import DERIVE
 
@@ -206,6 +209,10 @@ def test_derived_strategy_equals_stored_strategy(rule: str) -> None:
     object.__setattr__(stored.rule, "coefficients", no_derive)
     derived.iterate(30)
     stored.iterate(30)
-    np.testing.assert_array_equal(derived.storage.regrets, stored.storage.regrets)
-    np.testing.assert_array_equal(derived.current_strategy(), stored.current_strategy())
-    np.testing.assert_array_equal(derived.average_strategy(), stored.average_strategy())
+    for a, b in (
+        (derived.storage.regrets, stored.storage.regrets),
+        (derived.current_strategy(), stored.current_strategy()),
+        (derived.average_strategy(), stored.average_strategy()),
+    ):
+        np.testing.assert_allclose(a, b, rtol=1e-9, atol=1e-12)
+    assert not np.allclose(derived.storage.regrets, 0.0)

@@ -134,7 +134,7 @@ def showdown_values(
     if hands.cards[0, 0, 1] >= 0 and hands.cards[1, 0, 1] >= 0 and boards.sd_row[b] >= 0:
         sbuf = np.empty((2, 2 * reach2.shape[1] + 1))
         showdown_2card(hands.cards, boards.valid, boards.order, boards.sd_row, boards.sd_src,
-                        boards.sd_cstart, boards.sd_idx, b, trav, hands.num_hands[trav],
+                        boards.sd_cstart, boards.sd_pack, b, trav, hands.num_hands[trav],
                         hands.num_hands[1 - trav], hands.num_cards, amount, reach2, rrow, out2,
                         orow, cs, sbuf)  # fmt: skip
         return
@@ -264,7 +264,7 @@ def showdown_2card(
     sd_row: npt.NDArray[np.int32],
     sd_src: npt.NDArray[np.uint16],
     sd_cstart: npt.NDArray[np.int32],
-    sd_idx: npt.NDArray[np.uint16],
+    sd_pack: npt.NDArray[np.uint64],
     b: Int,
     trav: Int,
     nt: Int,
@@ -300,18 +300,17 @@ def showdown_2card(
     for c in range(nc):
         cs[c] = sbuf[1, sd_cstart[row, trav, c]] + sbuf[1, sd_cstart[row, trav, c + 1]]
     top = sbuf[0, no]
+    m = np.uint64(0xFFFF)
     for h in range(nt):
-        v = sbuf[0, sd_idx[row, trav, h, 0]] + sbuf[0, sd_idx[row, trav, h, 1]] - top
+        w0 = sd_pack[row, trav, h, 0]
+        w1 = sd_pack[row, trav, h, 1]
+        v = sbuf[0, w0 & m] + sbuf[0, (w0 >> np.uint64(16)) & m] - top
         v -= (
-            sbuf[1, sd_idx[row, trav, h, 2]]
-            + sbuf[1, sd_idx[row, trav, h, 3]]
-            - cs[np.uint32(cards[trav, h, 0])]
+            sbuf[1, (w0 >> np.uint64(32)) & m]
+            + sbuf[1, w0 >> np.uint64(48)]
+            - cs[(w1 >> np.uint64(32)) & m]
         )
-        v -= (
-            sbuf[1, sd_idx[row, trav, h, 4]]
-            + sbuf[1, sd_idx[row, trav, h, 5]]
-            - cs[np.uint32(cards[trav, h, 1])]
-        )
+        v -= sbuf[1, w1 & m] + sbuf[1, (w1 >> np.uint64(16)) & m] - cs[w1 >> np.uint64(48)]
         out2[orow, h] = amount * v * valid[b, trav, h]
 
 

@@ -164,6 +164,37 @@ def regret_matching(
             out2[orow, np.uint64(obase + k)] = (r / t if r > 0.0 else 0.0) if t > 0.0 else u
 
 
+@node_kernel
+def strategy_rows(
+    R: Array, off: Int, na: Int, nh: Int, out2: Array, orow: Int, tot2: Array, trow: Int
+) -> None:
+    """Regret matching of the whole block at ``off`` (``na`` actions × ``nh`` hands, no
+    pruned cells) into out2[orow, a·nh + h], for the walk: one division per hand (its
+    reciprocal), not per cell — the strategy the opponent plays, to within an ulp of
+    :func:`regret_matching`'s. ``tot2[trow]`` (≥ nh,) is scratch."""
+    for a in range(na):
+        base = off + a * nh
+        if a == 0:  # the first action's term stored: no zeroed row to add to
+            for h in range(nh):
+                r = R[np.uint64(base + h)] * 1.0
+                tot2[trow, h] = r if r > 0.0 else 0.0
+        else:
+            for h in range(nh):
+                r = R[np.uint64(base + h)] * 1.0
+                tot2[trow, h] += r if r > 0.0 else 0.0
+    u = 1.0 / na
+    for h in range(nh):
+        t = tot2[trow, h]
+        tot2[trow, h] = 1.0 / t if t > 0.0 else 0.0
+    for a in range(na):
+        base = off + a * nh
+        obase = a * nh
+        for h in range(nh):
+            r = R[np.uint64(base + h)] * 1.0
+            v = tot2[trow, h]
+            out2[orow, np.uint64(obase + h)] = (r * v if r > 0.0 else 0.0) if v > 0.0 else u
+
+
 @kernel
 def normal_hedge(x: Array, na: Int, out: Array) -> None:
     """NormalHedge weights of the non-negative vector ``x[:na]`` into ``out[:na]``.
@@ -377,7 +408,18 @@ def decay_sums(S: Array, sscale: Array, quant: bool, off: Int, n: Int, decay: fl
         quantize(blk, n, S, off, sscale, node, SUM_LEVELS)
     else:
         for i in range(n):
-            S[off + i] = S[off + i] * decay
+            ix = np.uint64(off + i)
+            S[ix] = S[ix] * decay
+
+
+@node_kernel
+def discount_regrets(R: Array, co: Array, off: Int, n: Int) -> None:
+    """:func:`update_node`'s regrets when every value is 0 (instantaneous regret 0), cells
+    ``off ≤ i < off + n`` (float storage): R ← next_regret(R, 0), the rule's discount."""
+    pre_pos, pre_neg, rw, post_pos, post_neg, floor = regret_step(co)
+    for i in range(n):
+        ix = np.uint64(off + i)
+        R[ix] = next_regret(R[ix] * 1.0, 0.0, pre_pos, pre_neg, rw, post_pos, post_neg, floor)
 
 
 @inline_kernel
@@ -409,9 +451,13 @@ def zero_update(
     Returns the decision nodes updated."""
     nt = hands.num_hands[trav]
     no = hands.num_hands[1 - trav]
-    AV[row, :, :nt] = 0.0
-    VA[row, :nt] = 0.0
     quant = st.quantized != 0
+    # what update_node does with every value 0, without reading zeroed rows: the regrets'
+    # discount alone (no 16-bit storage, no adaptive step, a derived strategy)
+    plain = not quant and co[ADAPTIVE] == 0.0 and co[DERIVE] != 0.0
+    if not plain:
+        AV[row, :, :nt] = 0.0
+        VA[row, :nt] = 0.0
     lo = tree.pre_start[root]
     hi = tree.pre_end[root]
     locked = lk.node.shape[0] == tree.kind.shape[0]
@@ -424,9 +470,12 @@ def zero_update(
         if tree.player[node] == trav:
             if lock_here:
                 keep_update(st, off, ioff, na, nt, keep)
-            update_node(st.regrets, st.strategy, st.last_regret, st.step_num, st.step_den,
-                        st.rscale, quant, co, node, off, ioff, na, nt, AV, VA, row, blk, tot2,
-                        tmp)  # fmt: skip
+            if plain:
+                discount_regrets(st.regrets, co, off, na * nt)
+            else:
+                update_node(st.regrets, st.strategy, st.last_regret, st.step_num,
+                            st.step_den, st.rscale, quant, co, node, off, ioff, na, nt, AV, VA,
+                            row, blk, tot2, tmp)  # fmt: skip
             if lock_here:
                 restore_update(st, lk.hand, off, ioff, na, nt, keep)
         else:

@@ -69,6 +69,7 @@ from solver.cfr.update import (
     keep_update,
     regret_matching,
     restore_update,
+    strategy_rows,
     update_node,
     zero_update,
     zero_update_is_noop,
@@ -162,6 +163,38 @@ def _node_values(
             else:
                 for h in range(nt):
                     VA[d, h] += sigma[np.uint64(base + h)] * AV[d, a, h]
+
+
+@node_kernel
+def _mixed_values(
+    d: Int, na: Int, nt: Int, off: Int, R: Array, AV: Array, VA: Array, T: Array,
+) -> None:  # fmt: skip
+    """The traverser's node values under RM(R) without the strategy stored: per hand
+    Σ_a [R(a)]⁺·AV(a) / Σ_a [R(a)]⁺, the mean of the action values where no regret is
+    positive. One pass over the regrets and the action values (``T`` (2, ≥ H) scratch:
+    row 0 the positive sums, row 1 the sums of the action values)."""
+    for a in range(na):
+        base = off + a * nt
+        if a == 0:
+            for h in range(nt):
+                r = R[np.uint64(base + h)] * 1.0
+                p = r if r > 0.0 else 0.0
+                q = AV[d, 0, h]
+                T[0, h] = p
+                T[1, h] = q
+                VA[d, h] = p * q
+        else:
+            for h in range(nt):
+                r = R[np.uint64(base + h)] * 1.0
+                p = r if r > 0.0 else 0.0
+                q = AV[d, a, h]
+                T[0, h] += p
+                T[1, h] += q
+                VA[d, h] += p * q
+    u = 1.0 / na
+    for h in range(nt):
+        t = T[0, h]
+        VA[d, h] = VA[d, h] / t if t > 0.0 else T[1, h] * u
 
 
 @node_kernel
@@ -351,7 +384,7 @@ def walk(
     sd_row = boards.sd_row
     sd_src = boards.sd_src
     sd_cstart = boards.sd_cstart
-    sd_idx = boards.sd_idx
+    sd_pack = boards.sd_pack
     hcards = hands.cards
     hsame = hands.same
     hperm = hands.perm
@@ -435,18 +468,23 @@ def walk(
                 nxt[d] = 0
                 if t_player[node] != trav:
                     CQ[d] = 0.0  # no child's values yet: the first is stored, not added
-                if derive and not (reach_only and t_player[node] == trav):
+                mixed = (derive and t_player[node] == trav and not rbp
+                         and not (locked and LN[node] != 0))  # fmt: skip
+                if derive and not (reach_only and t_player[node] == trav) and not mixed:
                     off = t_offset[node]
                     na = t_nchild[node]
                     nh = nt if t_player[node] == trav else no
                     masked = rbp and has_pruned(PR, off, na * nh)
-                    regret_matching(R, off, na, nh, 0, nh, PR, masked, SG, d, 0, nh, SD, 0)
+                    if masked:
+                        regret_matching(R, off, na, nh, 0, nh, PR, masked, SG, d, 0, nh, SD, 0)
+                    else:
+                        strategy_rows(R, off, na, nh, SG, d, SD, 0)
                     if locked and LN[node] != 0:
                         play_locked(LH, LS, off, t_ioffset[node], na, nh, SG, d)
             else:  # showdown
                 amount = t_payoff[node]
                 if two_card:
-                    showdown_2card(hcards, valid, b_order, sd_row, sd_src, sd_cstart, sd_idx, b,
+                    showdown_2card(hcards, valid, b_order, sd_row, sd_src, sd_cstart, sd_pack, b,
                                    trav, nt, no, nc, amount, RE, rrow[d], VA, d, CS,
                                    SD)  # fmt: skip
                 else:
@@ -491,7 +529,10 @@ def walk(
             # all children done: finish the node
             lock_here = locked and kind == DECISION and LN[node] != 0
             if kind == DECISION and t_player[node] == trav:
-                _node_values(d, na, nt, best, derive, t_offset[node], sigma, SG, AV, VA)
+                if derive and not rbp and not lock_here:
+                    _mixed_values(d, na, nt, t_offset[node], R, AV, VA, SD)
+                else:
+                    _node_values(d, na, nt, best, derive, t_offset[node], sigma, SG, AV, VA)
                 if best and lock_here:  # a best response leaves the locked hands alone
                     locked_values(LH, LS, t_offset[node], t_ioffset[node], na, nt, AV, VA, d)
                 if update:

@@ -110,8 +110,9 @@ class Boards(NamedTuple):
     sd_src: npt.NDArray[np.uint16]  # (S, 2, 2H): opponent hands grouped by card, by strength
     sd_cstart: npt.NDArray[np.int32]  # (S, 2, C + 1): where each card's group starts in sd_src
     # per traverser hand: [# opponent hands weaker, # not stronger, then for each of its two
-    # cards the same two counts as positions in sd_src]
-    sd_idx: npt.NDArray[np.uint16]  # (S, 2, H, 6)
+    # cards the same two counts as positions in sd_src, then its two cards], 16 bits each,
+    # four to a word (build.pack_showdown)
+    sd_pack: npt.NDArray[np.uint64]  # (S, 2, H, 2)
 
 
 @dataclass
