@@ -21,6 +21,7 @@ from solver.cfr.layout import (
 )
 from solver.cfr.walk import run_pass
 from solver.games.holdem import HoldemSpec, build_holdem
+from solver.games.model import RUNOUT
 
 
 @njit(nogil=True)
@@ -90,6 +91,8 @@ def test_one_thread_claiming_every_task_gives_the_serial_numbers() -> None:
     par = split.parallel
     lv = par.leaves
     assert par.threads == 2 and lv.order.size > 1
+    runout = g.tree.kind[lv.task_node] == RUNOUT
+    assert runout.any() and not runout.all()  # the turn's all-in runouts are tasks too
     for it in range(1, 6):
         serial.iterate(1)
         co = split.rule.coefficients(np.array([float(it)]))[0]
@@ -100,6 +103,8 @@ def test_one_thread_claiming_every_task_gives_the_serial_numbers() -> None:
             assert _step(split, LEAF_TASKS, 1, par.scratches[1], fl, co) > 0
             assert _step(split, LEAF_TASKS, 0, par.scratches[0], fl, co) == 0  # none left
             assert lv.claimed[0] == lv.order.size + 2
+            # every slot's tasks counted done, so its values were summed by the tasks' step
+            np.testing.assert_array_equal(lv.slot_done, np.diff(lv.slot_start))
             _step(split, LEAF_USE, 0, split.scratch, fl, co)
         split.iteration += 1
     np.testing.assert_array_equal(serial.storage.regrets, split.storage.regrets)

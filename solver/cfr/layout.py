@@ -96,13 +96,16 @@ class Leaves(NamedTuple):
     and those children as tasks (``K`` of them) for the threads
     (:mod:`solver.cfr.parallel`).
 
-    ``slot[n]`` is the slot of node ``n`` or -1. With ``PassFlags.leaf`` = ``LEAF_COLLECT``
-    a pass stores the opponent reach arriving at a slotted node in ``reach[slot]``, goes no
-    deeper, and sets ``claimed[0]`` to 0; ``LEAF_USE`` takes the node's values from
-    ``value[slot]``; ``LEAF_TASKS`` claims tasks in the order ``order`` one after another,
-    each by an atomic add on ``claimed[0]`` (every thread of the pass does, until none is
-    left), walks each from the reach stored at its chance node and leaves its values in
-    ``task_value``; ``LEAF_OFF`` ignores slots."""
+    ``slot[n]`` is the slot of node ``n`` or -1: the cut chance nodes first, then the all-in
+    runouts above them (a runout is one task, itself). With ``PassFlags.leaf`` =
+    ``LEAF_COLLECT`` a pass stores the opponent reach arriving at a slotted node in
+    ``reach[slot]``, goes no deeper, and sets the counters ``claimed`` and ``slot_done`` to 0;
+    ``LEAF_TASKS`` claims tasks in the order ``order`` one after another, each by an atomic
+    add on ``claimed[0]`` (every thread of the pass does, until none is left), walks each
+    from the reach stored at its slot and leaves its values in ``task_value``; the thread
+    that finishes a slot's last task sums the slot's values into ``value[slot]`` (in task
+    order: the numbers do not depend on the threads); ``LEAF_USE`` takes a slotted node's
+    values from ``value[slot]``; ``LEAF_OFF`` ignores slots."""
 
     slot: npt.NDArray[np.int32]  # (N,)
     reach: Array  # (L, H)
@@ -115,6 +118,11 @@ class Leaves(NamedTuple):
     order: npt.NDArray[np.int32] = _I32
     # (1,): how many tasks of ``order`` are claimed (atomic adds: :mod:`solver.cfr.atomic`)
     claimed: npt.NDArray[np.int64] = _I64
+    # (L + 1,): slot s's tasks are s_start[s] ≤ k < s_start[s + 1] (contiguous, in order)
+    slot_start: npt.NDArray[np.int32] = _I32
+    # (L,): how many of each slot's tasks are done (atomic adds); the thread that finishes a
+    # slot's last task sums its values into ``value[slot]``, in task order
+    slot_done: npt.NDArray[np.int64] = _I64
 
 
 class PassFlags(NamedTuple):
@@ -153,7 +161,8 @@ def no_leaves() -> Leaves:
     NamedTuple's defaults)."""
     i1 = np.zeros(1, dtype=np.int32)
     f2 = np.zeros((1, 1))
-    return Leaves(i1, f2, f2, i1, i1, f2, i1, np.zeros(1, dtype=np.int64))
+    i64 = np.zeros(1, dtype=np.int64)
+    return Leaves(i1, f2, f2, i1, i1, f2, i1, i64, i1, i64)
 
 
 def empty_leaves() -> Leaves:

@@ -3,12 +3,14 @@ their children is a task, and threads run the tasks with their own scratch while
 release the GIL.
 
 A parallel pass is three steps of :func:`~solver.cfr.walk.run_pass`: collect the opponent
-reach arriving at each cut chance node (the upper tree, nothing updated); run the tasks,
-every thread claiming the next one, biggest first, until none is left; finish the upper tree
-with the tasks' values summed in task order, doing its updates. The result equals the serial
-pass bit for bit (same sums in the same order), whatever the number of threads and whichever
-thread ran a task. Every solve shares one thread pool sized to the machine's cores
-(:func:`max_threads`): solves ask for at most that many threads.
+reach arriving at each cut chance node and each all-in runout above them (the upper tree,
+nothing updated); run the tasks — the cut nodes' children, and the runouts — every thread
+claiming the next one, biggest first, until none is left, and the thread that finishes a
+cut node's last task summing its tasks' values in task order; finish the upper tree with
+those values, doing its updates (the only serial work left: a few dozen decision nodes).
+The result equals the serial pass bit for bit (same sums in the same order), whatever the
+number of threads and whichever thread ran a task. Every solve shares one thread pool sized
+to the machine's cores (:func:`max_threads`): solves ask for at most that many threads.
 """
 
 from __future__ import annotations
@@ -34,7 +36,7 @@ from solver.cfr.layout import (
 from solver.cfr.locks import Locks
 from solver.cfr.pruning.state import RBPState
 from solver.cfr.walk import run_pass
-from solver.games.model import CHANCE, DECISION, Game, Hands, Tree
+from solver.games.model import CHANCE, DECISION, RUNOUT, Game, Hands, Tree
 from solver.jit import kernel
 
 Array = npt.NDArray[np.float64]
@@ -70,6 +72,7 @@ def make_parallel(game: Game, threads: int = 1) -> Parallel:
     h = int(max(game.hands.cards.shape[1], 1))
     slot = np.full(game.num_nodes, -1, dtype=np.int32)
     chance: list[int] = []
+    runouts: list[int] = []  # all-in runouts above the cut: each a task of its own
     if threads > 1:
         stack = [0]
         while stack:
@@ -77,23 +80,34 @@ def make_parallel(game: Game, threads: int = 1) -> Parallel:
             if t.kind[n] == CHANCE:
                 chance.append(n)
                 continue
+            if t.kind[n] == RUNOUT:
+                runouts.append(n)
             stack.extend(game.children(n))
+        if not chance:
+            runouts = []  # nothing to split: the serial walk
         chance.sort()
-        for i, n in enumerate(chance):
-            slot[n] = i
-    task_slot = np.array([slot[n] for n in chance for _ in game.children(n)], dtype=np.int32)
-    task_node = np.array([c for n in chance for c in game.children(n)], dtype=np.int32)
+        runouts.sort()
+    cut = chance + runouts
+    for i, n in enumerate(cut):
+        slot[n] = i
+    per_slot = [list(game.children(n)) if t.kind[n] == CHANCE else [n] for n in cut]
+    task_slot = np.array([i for i, ts in enumerate(per_slot) for _ in ts], dtype=np.int32)
+    task_node = np.array([c for ts in per_slot for c in ts], dtype=np.int32)
+    slot_start = np.zeros(len(cut) + 1, dtype=np.int32)
+    slot_start[1:] = np.cumsum([len(ts) for ts in per_slot])
     if task_node.size == 0:
         threads = 1
     leaves = Leaves(
         slot,
-        np.zeros((max(len(chance), 1), h)),
-        np.zeros((max(len(chance), 1), h)),
+        np.zeros((max(len(cut), 1), h)),
+        np.zeros((max(len(cut), 1), h)),
         task_slot,
         task_node,
         np.zeros((max(task_node.size, 1), h)),
         _task_order(game, task_node),
         np.zeros(1, dtype=np.int64),
+        slot_start,
+        np.zeros(max(len(cut), 1), dtype=np.int64),
     )
     scratches = tuple(make_scratch(game) for _ in range(threads)) if threads > 1 else ()
     return Parallel(threads, leaves, scratches)
@@ -125,6 +139,8 @@ def _task_order(game: Game, task_node: npt.NDArray[np.int32]) -> npt.NDArray[np.
     if task_node.size == 0:
         return np.zeros(0, dtype=np.int32)
     cost = subtree_costs(game.tree, game.hands, game.parents)[task_node]
+    runout = game.tree.kind[task_node] == RUNOUT  # one hands × hands product each
+    cost[runout] = float(game.hands.num_hands[0]) * float(game.hands.num_hands[1])
     return np.argsort(-cost, kind="stable").astype(np.int32)
 
 

@@ -133,7 +133,7 @@ def showdown_values(
     :func:`showdown_generic`. ``cs`` holds ≥ C entries."""
     if hands.cards[0, 0, 1] >= 0 and hands.cards[1, 0, 1] >= 0 and boards.sd_row[b] >= 0:
         sbuf = np.empty((2, 2 * reach2.shape[1] + 1))
-        showdown_2card(hands.cards, boards.valid, boards.order, boards.sd_row, boards.sd_src,
+        showdown_2card(boards.valid, boards.order, boards.sd_row, boards.sd_src,
                         boards.sd_cstart, boards.sd_pack, b, trav, hands.num_hands[trav],
                         hands.num_hands[1 - trav], hands.num_cards, amount, reach2, rrow, out2,
                         orow, cs, sbuf)  # fmt: skip
@@ -258,7 +258,6 @@ def prefix_sums(
 
 @inline_kernel
 def showdown_2card(
-    cards: npt.NDArray[np.int32],
     valid: Array,
     order: npt.NDArray[np.int32],
     sd_row: npt.NDArray[np.int32],

@@ -248,16 +248,41 @@ def _zero_row(VA: Array, d: Int, nt: Int) -> None:
 
 # ----- parallel tasks ------------------------------------------------------------------------
 @node_kernel
+def _task_done(tree: Tree, hands: Hands, boards: Boards, lv: Leaves, k: Int, trav: Int,
+               nt: Int) -> None:  # fmt: skip
+    """Task ``k``'s values are in ``lv.task_value[k]``: count it done for its slot (an
+    atomic add, after the values are written); the thread that counts a slot's last task
+    puts the slot's values in ``lv.value[slot]`` — a runout's own, or a chance node's
+    children's summed in task order (:func:`~solver.cfr.chance.add_chance_child`), as the
+    serial walk sums them."""
+    s = lv.task_slot[k]
+    k0 = lv.slot_start[s]
+    k1 = lv.slot_start[s + 1]
+    if fetch_add(lv.slot_done, s) + 1 != k1 - k0:
+        return
+    if tree.kind[lv.task_node[k0]] == RUNOUT:
+        for h in range(nt):
+            lv.value[s, h] = lv.task_value[k0, h]
+        return
+    for h in range(nt):
+        lv.value[s, h] = 0.0
+    for j in range(k0, k1):
+        add_chance_child(tree, hands, boards, lv.task_node[j], trav, nt, lv.task_value[j],
+                         lv.value[s])  # fmt: skip
+
+
+@node_kernel
 def _next_task(
     tree: Tree, hands: Hands, boards: Boards, lv: Leaves, fl: PassFlags, co: Array,
     st: Storage, lk: Locks, sc: Scratch,
 ) -> tuple[int, int]:  # fmt: skip
     """The next task this thread claims (an atomic add on ``lv.claimed``: every thread of
     the pass claims from the one list ``lv.order``) that the opponent reaches, its reach
-    (chance weight and card removal applied) put in ``sc.reach[0]``; returns (the task or -1
-    when none is left, the nodes touched on the way). A task the opponent does not reach is
-    skipped as the serial walk skips it — values 0, and the zero update when its chance node
-    was reached (else the upper walk's covers it)."""
+    put in ``sc.reach[0]`` (a chance child's: chance weight and card removal applied; a
+    runout's as it arrived); returns (the task or -1 when none is left, the nodes touched on
+    the way). A task the opponent does not reach is skipped as the serial walk skips it —
+    values 0, and the zero update when its chance node was reached (else the upper walk's
+    covers it)."""
     trav = fl.trav
     mode = fl.mode
     opp = 1 - trav
@@ -273,6 +298,10 @@ def _next_task(
         k = lv.order[i]
         node = lv.task_node[k]
         slot = lv.task_slot[k]
+        if tree.kind[node] == RUNOUT:  # a runout is walked whatever its reach
+            for j in range(no):
+                RE[0, j] = lv.reach[slot, j]
+            return int(k), touched
         w = tree.chance_weight[node]
         cb = tree.board[node]
         arrived = 0.0
@@ -290,6 +319,7 @@ def _next_task(
                                    sc.value, 1, sc.blk, sc.sd, sc.tmp, sc.keep)  # fmt: skip
         for h in range(nt):
             lv.task_value[k, h] = 0.0
+        _task_done(tree, hands, boards, lv, k, trav, nt)
 
 
 # ----- the walk ------------------------------------------------------------------------------
@@ -430,7 +460,8 @@ def walk(
         kind = t_kind[node]
         at_leaf = False
         if nxt[d] < 0:  # entering the node
-            touched += 1
+            if not (tasks and d == 0 and lv_slot[node] >= 0):
+                touched += 1  # (a runout's task: the upper walk counts the node)
             b = t_board[node]
             if leaf != LEAF_OFF and lv_slot[node] >= 0:  # a cut point of a parallel pass
                 slot = lv_slot[node]
@@ -484,7 +515,7 @@ def walk(
             else:  # showdown
                 amount = t_payoff[node]
                 if two_card:
-                    showdown_2card(hcards, valid, b_order, sd_row, sd_src, sd_cstart, sd_pack, b,
+                    showdown_2card(valid, b_order, sd_row, sd_src, sd_cstart, sd_pack, b,
                                    trav, nt, no, nc, amount, RE, rrow[d], VA, d, CS,
                                    SD)  # fmt: skip
                 else:
@@ -564,6 +595,7 @@ def walk(
                 return touched
             for h in range(nt):
                 lv.task_value[ti, h] = VA[0, h]
+            _task_done(tree, hands, boards, lv, ti, trav, nt)
             ti, z = _next_task(tree, hands, boards, lv, fl, co, st, lk, sc)
             touched += z
             if ti < 0:
@@ -616,11 +648,11 @@ def run_pass(
 
     ``start`` 0 (the root) begins from the deal (:func:`root_reach`); another node from the
     opponent reach the caller put in ``sc.reach[0]`` (chance and card removal included).
-    ``fl.leaf``: ``LEAF_COLLECT`` stores the reach arriving at each cut chance node (and
-    updates nothing: a CFR pass walks the reach only); ``LEAF_USE`` first sums each cut chance
-    node's children from their tasks' values, in task order, then walks the upper tree with
-    them; ``LEAF_TASKS`` runs the tasks thread ``start`` claims (the threads' step of a
-    parallel pass, :mod:`solver.cfr.parallel`). Values at ``start`` end up in
+    ``fl.leaf``: ``LEAF_COLLECT`` stores the reach arriving at each slotted node (and
+    updates nothing: a CFR pass walks the reach only); ``LEAF_TASKS`` runs the tasks thread
+    ``start`` claims, the thread finishing a slot's last task summing the slot's values (the
+    threads' step of a parallel pass, :mod:`solver.cfr.parallel`); ``LEAF_USE`` walks the
+    upper tree with the slots' values. Values at ``start`` end up in
     ``sc.value[0]``; returns the nodes visited."""
     trav = fl.trav
     if fl.leaf == LEAF_TASKS:
@@ -628,16 +660,10 @@ def run_pass(
     if fl.leaf == LEAF_COLLECT:
         lv.reach[:, :] = 0.0
         lv.claimed[0] = 0  # the tasks' step that follows claims from the first
+        lv.slot_done[:] = 0
         if fl.mode == MODE_UPDATE:
             fl = PassFlags(trav, MODE_REACH, fl.leaf, fl.prune, fl.sampled, fl.record,
                            fl.nostart, fl.margin)  # fmt: skip
-    elif fl.leaf != LEAF_OFF:  # LEAF_USE
-        nt = hands.num_hands[trav]
-        lv.value[:, :] = 0.0
-        for k in range(lv.task_node.shape[0]):
-            slot = lv.task_slot[k]
-            add_chance_child(tree, hands, boards, lv.task_node[k], trav, nt, lv.task_value[k],
-                             lv.value[slot])  # fmt: skip
     if start == 0:
         root_reach(hands, 1 - trav, sc.reach[0])
     return walk(tree, hands, boards, start, sigma, st, rb, lk, co, u, fl, sc, lv)
