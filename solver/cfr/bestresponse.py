@@ -16,6 +16,7 @@ from solver.cfr.layout import (
     MODE_EVAL,
     NO_DRAWS,
     Scratch,
+    Storage,
     check_strategy,
     empty_leaves,
     make_scratch,
@@ -27,7 +28,7 @@ from solver.cfr.parallel import Parallel, parallel_pass
 from solver.cfr.pruning.state import no_rbp
 from solver.cfr.reach import chance_factor, path_reach
 from solver.cfr.rules import NUM_COEFFICIENTS
-from solver.cfr.walk import run_pass
+from solver.cfr.walk import AVERAGE, run_pass
 from solver.games.model import Game
 
 Array = npt.NDArray[np.float64]
@@ -49,22 +50,31 @@ def root_player_values(
     scratch: Scratch | None = None,
     parallel: Parallel | None = None,
     locks: Locks | None = None,
+    storage: Storage | None = None,
 ) -> Array:
     """``player``'s counterfactual values (H[player],) at the root, chance of each deal
     included, when both play ``sigma`` (A,) or ``player`` best-responds to the other's part
     of it — in the game with ``locks`` (a best response keeps a locked infoset on its mix;
-    ``sigma`` should hold the locked mixes there). The player's expected value is
+    ``sigma`` should hold the locked mixes there). ``sigma`` = :data:`AVERAGE` with a
+    ``storage``: the average strategy of its sums, normalised node by node in the walk (the
+    locked mixes applied), without building the (A,) array. The player's expected value is
     ``Σ_h weights[player, h] · values[h]``."""
-    sigma = check_strategy(game, sigma)
+    if sigma is AVERAGE:
+        if storage is None:
+            raise ValueError("the average strategy needs the storage it is taken from")
+        st = storage
+    else:
+        sigma = check_strategy(game, sigma)
+        st = _NO_STORAGE
     fl = pass_flags(player, MODE_BR if best_response else MODE_EVAL)
     sc = scratch if scratch is not None else make_scratch(game)
     lk = locks if locks is not None else _NO_LOCKS
     if parallel is not None and parallel.threads > 1:
-        parallel_pass(game, sigma, _NO_STORAGE, _NO_RBP, lk, _NO_RULE, NO_DRAWS, fl, sc, parallel)
+        parallel_pass(game, sigma, st, _NO_RBP, lk, _NO_RULE, NO_DRAWS, fl, sc, parallel)
     else:
         g = game
-        run_pass(g.tree, g.hands, g.boards, 0, sigma, _NO_STORAGE, _NO_RBP, lk, _NO_RULE, NO_DRAWS,
-                 fl, sc, _NO_LEAVES)  # fmt: skip
+        run_pass(g.tree, g.hands, g.boards, 0, sigma, st, _NO_RBP, lk, _NO_RULE, NO_DRAWS, fl,
+                 sc, _NO_LEAVES)  # fmt: skip
     return sc.value[0, : game.num_hands[player]].copy()
 
 
@@ -109,12 +119,13 @@ def best_response_values(
     scratch: Scratch | None = None,
     parallel: Parallel | None = None,
     locks: Locks | None = None,
+    storage: Storage | None = None,
 ) -> tuple[float, float]:
     """(BR₀, BR₁): what each player's best response earns against the other's ``sigma``
-    (in the game with ``locks``)."""
+    (in the game with ``locks``; :data:`AVERAGE` with ``storage``: its average strategy)."""
     out = []
     for p in range(2):
-        v = root_player_values(game, sigma, p, True, scratch, parallel, locks)
+        v = root_player_values(game, sigma, p, True, scratch, parallel, locks, storage)
         out.append(float(np.dot(game.hands.weights[p, : v.shape[0]], v)))
     return out[0], out[1]
 

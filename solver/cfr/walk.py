@@ -84,6 +84,11 @@ I64 = npt.NDArray[np.int64]
 I32 = npt.NDArray[np.int32]
 
 
+# ``sigma`` for a best-response or evaluation pass against the average strategy of
+# ``st.cumulative``, normalised per node as the walk reaches it (:func:`walk`)
+AVERAGE = np.zeros(0)
+
+
 # ----- decision nodes ------------------------------------------------------------------------
 @node_kernel
 def _traverser_child(
@@ -343,7 +348,9 @@ def walk(
 
     Input: the opponent's reach at ``start`` in ``sc.reach[0, :H[opp]]``. Output: the
     traverser's counterfactual values at ``start`` in ``sc.value[0, :H[trav]]``. ``sigma``
-    (A,) is the strategy both play (a CFR pass: the current one, ``st.strategy``); ``lk``
+    (A,) is the strategy both play (a CFR pass: the current one, ``st.strategy``; a
+    best-response or evaluation pass given :data:`AVERAGE`: the average strategy of
+    ``st.cumulative``, each node's normalised as the walk reaches it); ``lk``
     the locked infosets (:mod:`solver.cfr.locks`); ``co`` the rule's coefficient row; ``u``
     (4,) the chance draws of a sampled pass. Returns the number of nodes visited. With
     ``fl.leaf`` = ``LEAF_TASKS``, ``start`` is a thread
@@ -368,7 +375,11 @@ def walk(
     no = hands.num_hands[opp]
     cfr_pass = mode in (MODE_UPDATE, MODE_REACH)
     update = mode == MODE_UPDATE
-    derive = cfr_pass and co[DERIVE] != 0.0
+    derive_rm = cfr_pass and co[DERIVE] != 0.0  # the rule plays RM(R)
+    # a best response or evaluation against the average strategy normalised from the sums as
+    # the walk goes (``sigma`` empty: :data:`AVERAGE`), instead of an (A,) array built first
+    average = mode in (MODE_BR, MODE_EVAL) and sigma.shape[0] == 0
+    derive = derive_rm or average  # σ in SG, per depth, rather than read from ``sigma``
     skip_zero = mode in (MODE_BR, MODE_EVAL) or fl.prune != PRUNE_NONE
     zero_noop = zero_update_is_noop(co)
     rbp = cfr_pass and fl.prune >= PRUNE_INTERVAL
@@ -499,14 +510,17 @@ def walk(
                 nxt[d] = 0
                 if t_player[node] != trav:
                     CQ[d] = 0.0  # no child's values yet: the first is stored, not added
-                mixed = (derive and t_player[node] == trav and not rbp
-                         and not (locked and LN[node] != 0))  # fmt: skip
-                if derive and not (reach_only and t_player[node] == trav) and not mixed:
+                mine = t_player[node] == trav
+                mixed = derive_rm and mine and not rbp and not (locked and LN[node] != 0)
+                # (a best response's own nodes take the max, or a locked hand's mix)
+                if derive and not (mine and (reach_only or mixed or (average and best))):
                     off = t_offset[node]
                     na = t_nchild[node]
-                    nh = nt if t_player[node] == trav else no
+                    nh = nt if mine else no
                     masked = rbp and has_pruned(PR, off, na * nh)
-                    if masked:
+                    if average:
+                        strategy_rows(S, off, na, nh, SG, d, SD, 0)
+                    elif masked:
                         regret_matching(R, off, na, nh, 0, nh, PR, masked, SG, d, 0, nh, SD, 0)
                     else:
                         strategy_rows(R, off, na, nh, SG, d, SD, 0)
@@ -560,7 +574,7 @@ def walk(
             # all children done: finish the node
             lock_here = locked and kind == DECISION and LN[node] != 0
             if kind == DECISION and t_player[node] == trav:
-                if derive and not rbp and not lock_here:
+                if derive_rm and not rbp and not lock_here:
                     _mixed_values(d, na, nt, t_offset[node], R, AV, VA, SD)
                 else:
                     _node_values(d, na, nt, best, derive, t_offset[node], sigma, SG, AV, VA)
