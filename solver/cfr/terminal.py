@@ -42,14 +42,15 @@ def fold_values(
     opp = 1 - trav
     no = hands.num_hands[opp]
     nt = hands.num_hands[trav]
-    fold_rows(hands.cards, hands.same, boards.valid, b, trav, no, nt, hands.num_cards, u,
-               reach2, rrow, out2, orow, cs)  # fmt: skip
+    fold_rows(hands.cards, hands.same, hands.pack, boards.valid, b, trav, no, nt,
+               hands.num_cards, u, reach2, rrow, out2, orow, cs)  # fmt: skip
 
 
 @node_kernel
 def fold_rows(
     cards: npt.NDArray[np.int32],
     same: npt.NDArray[np.int32],
+    pack: npt.NDArray[np.uint64],
     valid: Array,
     b: Int,
     trav: Int,
@@ -75,19 +76,23 @@ def fold_rows(
         cs[c] = 0.0
     total = 0.0
     if cards[0, 0, 1] >= 0 and cards[1, 0, 1] >= 0:
+        m = np.uint64(0xFFFF)
+        s16 = np.uint64(16)
         for j in range(no):
             r = reach2[rrow, j]
             total += r
-            bank = np.uint32((j & 1) * nc)
-            cs[bank + np.uint32(cards[opp, j, 0])] += r
-            cs[bank + np.uint32(cards[opp, j, 1])] += r
+            bank = np.uint64((j & 1) * nc)
+            w = pack[opp, j]
+            cs[bank + (w & m)] += r
+            cs[bank + ((w >> s16) & m)] += r
         for c in range(nc):
             cs[c] += cs[nc + c]
         for h in range(nt):
-            x = total - cs[np.uint32(cards[trav, h, 0])] - cs[np.uint32(cards[trav, h, 1])]
-            sm = same[trav, h]
-            if sm >= 0:
-                x += reach2[rrow, sm]
+            w = pack[trav, h]
+            x = total - cs[w & m] - cs[(w >> s16) & m]
+            sm = w >> np.uint64(32)  # same + 1
+            if sm != 0:
+                x += reach2[rrow, sm - np.uint64(1)]
             out2[orow, h] = u * x * valid[b, trav, h]
         return
     for j in range(no):

@@ -428,6 +428,7 @@ def walk(
     sd_pack = boards.sd_pack
     hcards = hands.cards
     hsame = hands.same
+    hpack = hands.pack
     hperm = hands.perm
     nc = hands.num_cards
     t_board = tree.board
@@ -491,7 +492,8 @@ def walk(
                 at_leaf = True
             elif kind == FIXED:
                 u0 = fixed_payoff(t_payoff[node], trav)
-                fold_rows(hcards, hsame, valid, b, trav, no, nt, nc, u0, RE, rrow[d], VA, d, CS)
+                fold_rows(hcards, hsame, hpack, valid, b, trav, no, nt, nc, u0, RE, rrow[d], VA, d,
+                          CS)  # fmt: skip
                 at_leaf = True
             elif kind == RUNOUT:
                 runout_rows(b_runout[t_runout[node], opp], t_payoff[node], nt, no, RE, rrow[d],

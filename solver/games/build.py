@@ -298,7 +298,15 @@ def make_hands(
                 if image not in keys[p]:
                     raise ValueError("a suit permutation maps a hand out of the range")
                 perm[k, p, h] = keys[p][image]
-    return Hands(nh, arr, w, same, int(num_cards), 1.0 / total, perm)
+    return Hands(nh, arr, w, same, int(num_cards), 1.0 / total, perm, pack_hands(arr, same))
+
+
+def pack_hands(cards: npt.NDArray[np.int32], same: npt.NDArray[np.int32]) -> npt.NDArray[np.uint64]:
+    """(2, H): each hand's two cards and ``same`` + 1 in one word (:class:`Hands`'s ``pack``;
+    a missing card, -1, is stored as 0 — the packed fold only runs on two-card hands)."""
+    c = np.maximum(cards, 0).astype(np.uint64)
+    s = (same.astype(np.int64) + 1).astype(np.uint64)
+    return c[:, :, 0] | (c[:, :, 1] << np.uint64(16)) | (s << np.uint64(32))
 
 
 def make_boards(

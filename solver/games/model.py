@@ -91,6 +91,9 @@ class Hands(NamedTuple):
     num_cards: int  # cards in the deck (size of per-card scratch arrays)
     norm: float  # 1 / sum of w0(h0) * w1(h1) over compatible pairs: chance of each deal
     perm: npt.NDArray[np.int32]  # (P, 2, H): suit permutations as maps of hand indices
+    # (2, H): a two-card hand's cards and ``same`` + 1 as 16-bit fields of one word
+    # (card 0 | card 1 << 16 | (same + 1) << 32), for the fold's sweeps (build.pack_hands)
+    pack: npt.NDArray[np.uint64]
 
 
 class Boards(NamedTuple):
