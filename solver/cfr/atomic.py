@@ -1,4 +1,6 @@
-"""An atomic counter for the threads of a parallel pass: :func:`fetch_add`.
+"""Atomic counters for the threads of a parallel pass: :func:`fetch_add`, and
+:func:`load_acquire` / :func:`store_release` for the threads that run a chunk of iterations
+in one kernel call each and wait on a counter for each other (:mod:`solver.cfr.parallel`).
 
 The threads of a pass (:mod:`solver.cfr.parallel`) take their tasks from one shared list,
 biggest first, each claiming the next with an atomic add on a counter: a thread that runs
@@ -23,27 +25,94 @@ class _FetchAdd(Protocol):
     def __call__(self, counter: npt.NDArray[np.int64], i: int) -> int: ...
 
 
-@intrinsic
-def _fetch_add(typingctx: Any, counter: types.Type, i: types.Type) -> Any:
-    """``fetch_add(counter, i)``: adds 1 to ``counter[i]`` (a 1-D int64 array) atomically
-    and returns the value it had. No bounds check: ``i`` must be a valid index."""
-    if not (
+class _Store(Protocol):
+    def __call__(self, counter: npt.NDArray[np.int64], i: int, value: int) -> None: ...
+
+
+def _counter_args(counter: types.Type, i: types.Type) -> bool:
+    """Whether the intrinsic's arguments are a 1-D int64 array and an integer index."""
+    return (
         isinstance(counter, types.Array)
         and counter.ndim == 1
         and counter.dtype == types.int64
         and isinstance(i, types.Integer)
-    ):
+    )
+
+
+def _pointer(context: Any, builder: Any, sig: Any, args: Any) -> Any:
+    """The address of ``counter[i]`` (no bounds check)."""
+    aty, ity = sig.args[0], sig.args[1]
+    ary = context.make_array(aty)(context, builder, value=args[0])
+    idx = context.cast(builder, args[1], ity, types.intp)
+    return cgutils.get_item_pointer(context, builder, aty, ary, [idx], wraparound=False)
+
+
+@intrinsic
+def _fetch_add(typingctx: Any, counter: types.Type, i: types.Type) -> Any:
+    """``fetch_add(counter, i)``: adds 1 to ``counter[i]`` (a 1-D int64 array) atomically
+    and returns the value it had. No bounds check: ``i`` must be a valid index."""
+    if not _counter_args(counter, i):
         return None
 
     def codegen(context: Any, builder: Any, sig: Any, args: Any) -> Any:
-        aty, ity = sig.args
-        ary = context.make_array(aty)(context, builder, value=args[0])
-        idx = context.cast(builder, args[1], ity, types.intp)
-        ptr = cgutils.get_item_pointer(context, builder, aty, ary, [idx], wraparound=False)
+        ptr = _pointer(context, builder, sig, args)
         return builder.atomic_rmw("add", ptr, ir.Constant(ir.IntType(64), 1), "seq_cst")
 
     return types.int64(counter, i), codegen
 
 
-# what kernels call (typed for checkers; the intrinsic only works inside kernels)
+@intrinsic
+def _load_acquire(typingctx: Any, counter: types.Type, i: types.Type) -> Any:
+    """``load_acquire(counter, i)``: ``counter[i]`` read atomically (acquire: what the
+    thread that stored it wrote before is visible after). The compiler never hoists it out
+    of a loop, so a thread can wait on it."""
+    if not _counter_args(counter, i):
+        return None
+
+    def codegen(context: Any, builder: Any, sig: Any, args: Any) -> Any:
+        return builder.load_atomic(_pointer(context, builder, sig, args), "acquire", 8)
+
+    return types.int64(counter, i), codegen
+
+
+@intrinsic
+def _store_release(typingctx: Any, counter: types.Type, i: types.Type, v: types.Type) -> Any:
+    """``store_release(counter, i, value)``: ``counter[i] = value`` atomically (release:
+    everything this thread wrote before is visible to a thread that loads the value)."""
+    if not (_counter_args(counter, i) and isinstance(v, types.Integer)):
+        return None
+
+    def codegen(context: Any, builder: Any, sig: Any, args: Any) -> Any:
+        value = context.cast(builder, args[2], sig.args[2], types.int64)
+        builder.store_atomic(value, _pointer(context, builder, sig, args), "release", 8)
+        return context.get_dummy_value()
+
+    return types.void(counter, i, v), codegen
+
+
+@intrinsic
+def _claim(typingctx: Any, counter: types.Type, i: types.Type, v: types.Type) -> Any:
+    """``claim(counter, i, value)``: ``counter[i] = value`` if it was 0, atomically (a
+    compare-and-swap); returns whether it was (whether this thread got there first)."""
+    if not (_counter_args(counter, i) and isinstance(v, types.Integer)):
+        return None
+
+    def codegen(context: Any, builder: Any, sig: Any, args: Any) -> Any:
+        value = context.cast(builder, args[2], sig.args[2], types.int64)
+        ptr = _pointer(context, builder, sig, args)
+        zero = ir.Constant(ir.IntType(64), 0)
+        res = builder.cmpxchg(ptr, zero, value, "seq_cst", "seq_cst")
+        return builder.extract_value(res, 1)
+
+    return types.boolean(counter, i, v), codegen
+
+
+class _Claim(Protocol):
+    def __call__(self, counter: npt.NDArray[np.int64], i: int, value: int) -> bool: ...
+
+
+# what kernels call (typed for checkers; the intrinsics only work inside kernels)
 fetch_add = cast(_FetchAdd, _fetch_add)
+load_acquire = cast(_FetchAdd, _load_acquire)
+store_release = cast(_Store, _store_release)
+claim = cast(_Claim, _claim)

@@ -24,7 +24,7 @@ from solver.cfr.layout import (
 )
 from solver.cfr.locks import LockSet, build_locks, locked_cells, no_locks
 from solver.cfr.options import check_options, raise_first
-from solver.cfr.parallel import make_parallel, parallel_pass
+from solver.cfr.parallel import make_parallel, parallel_pass, split_iterations
 from solver.cfr.pruning.manager import RegretPruning
 from solver.cfr.pruning.state import no_rbp
 from solver.cfr.rules import Rule
@@ -217,7 +217,11 @@ class Engine:
             draws = self.draws(k)
             rb = self._no_rbp if self.rbp is None else self.rbp.state
             lk = self._locks
-            if self.parallel.threads > 1:
+            if self.parallel.threads > 1 and self.rbp is None:
+                touched += split_iterations(g, st, rb, lk, coefs, draws, self.flags(0),
+                                            self.scratch, self.parallel)  # fmt: skip
+                ran = k
+            elif self.parallel.threads > 1:  # pruning's flags and catch-ups: pass by pass
                 for co, u in zip(coefs, draws, strict=True):
                     for trav in range(2):
                         touched += parallel_pass(

@@ -11,18 +11,28 @@ those values, doing its updates (the only serial work left: a few dozen decision
 The result equals the serial pass bit for bit (same sums in the same order), whatever the
 number of threads and whichever thread ran a task. Every solve shares one thread pool sized
 to the machine's cores (:func:`max_threads`): solves ask for at most that many threads.
+
+A solve's iterations run in one kernel call per thread per chunk
+(:func:`split_iterations`), not one Python call per step: thread 0 does the upper tree's
+steps and publishes each pass on a counter the other threads wait on, and waits on a second
+counter for every thread to finish the pass's tasks. Handing each step over from Python (a
+pool hand-off and three kernel calls per pass, ~0.1 ms) was a third of what two threads
+lost per T1 pass, and the solve thread needed the GIL eight times per iteration, waiting
+behind whatever a UI was drawing. Best-response passes (two per check) keep
+:func:`parallel_pass`.
 """
 
 from __future__ import annotations
 
 import os
 import threading
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor, wait
 from dataclasses import dataclass
 
 import numpy as np
 import numpy.typing as npt
 
+from solver.cfr.atomic import claim, fetch_add, load_acquire, store_release
 from solver.cfr.layout import (
     LEAF_COLLECT,
     LEAF_TASKS,
@@ -36,8 +46,8 @@ from solver.cfr.layout import (
 from solver.cfr.locks import Locks
 from solver.cfr.pruning.state import RBPState
 from solver.cfr.walk import run_pass
-from solver.games.model import CHANCE, DECISION, RUNOUT, Game, Hands, Tree
-from solver.jit import kernel
+from solver.games.model import CHANCE, DECISION, RUNOUT, Boards, Game, Hands, Tree
+from solver.jit import inline_kernel, kernel
 
 Array = npt.NDArray[np.float64]
 
@@ -57,6 +67,8 @@ class Parallel:
     threads: int
     leaves: Leaves
     scratches: tuple[Scratch, ...]
+    # (SYNC + threads,) int64: the counters of :func:`split_iterations`
+    sync: npt.NDArray[np.int64]
 
     @property
     def task_node(self) -> npt.NDArray[np.int32]:
@@ -110,7 +122,7 @@ def make_parallel(game: Game, threads: int = 1) -> Parallel:
         np.zeros(max(len(cut), 1), dtype=np.int64),
     )
     scratches = tuple(make_scratch(game) for _ in range(threads)) if threads > 1 else ()
-    return Parallel(threads, leaves, scratches)
+    return Parallel(threads, leaves, scratches, np.zeros(SYNC + threads, dtype=np.int64))
 
 
 @kernel
@@ -194,3 +206,130 @@ def parallel_pass(
         run_pass(g.tree, g.hands, g.boards, 0, sigma, st, rb, lk, co, u, flags(LEAF_USE), sc, lv)
     )
     return touched
+
+
+# split_iterations' counters: the passes thread 0 has published, the task steps finished
+# (every thread counts each of its own), a flag that stops every thread (one raised), then
+# per thread t ≥ 1 its start: STARTED when it began, SKIPPED when thread 0 went on without it
+GO, DONE, ABORT, SYNC = 0, 1, 2, 3
+STARTED, SKIPPED = 1, 2
+
+
+@inline_kernel
+def _wait(sync: npt.NDArray[np.int64], i: int, target: int) -> bool:
+    """Spin until ``sync[i]`` ≥ ``target``; False if the abort flag went up meanwhile.
+    The waits are short (thread 0's upper-tree steps, a few dozen nodes; the other threads'
+    last task): sleeping and waking costs more."""
+    while load_acquire(sync, i) < target:
+        if load_acquire(sync, ABORT) != 0:
+            return False
+    return True
+
+
+@kernel
+def run_split_iterations(
+    tid: int,
+    threads: int,
+    tree: Tree,
+    hands: Hands,
+    boards: Boards,
+    st: Storage,
+    rb: RBPState,
+    lk: Locks,
+    coefs: Array,
+    draws: Array,
+    fl: PassFlags,
+    sc: Scratch,
+    tsc: Scratch,
+    lv: Leaves,
+    sync: npt.NDArray[np.int64],
+) -> int:
+    """Thread ``tid``'s part of ``coefs.shape[0]`` iterations split over ``threads``
+    threads (as :func:`~solver.cfr.walk.run_iterations`: alternating, ``coefs[k]`` and
+    ``draws[k]`` the k-th iteration's; ``fl`` player 0's flags). Every pass is
+    :func:`parallel_pass`'s three steps. Thread 0 collects (scratch ``sc``), publishes
+    the pass (``sync[GO]``), runs tasks (scratch ``tsc``), waits until every thread taking
+    part has counted its task step done (``sync[DONE]``), and finishes the upper tree. A
+    thread ``tid`` ≥ 1 takes part only if it starts before thread 0 first waits for it
+    (``sync[SYNC + tid]``: whoever comes first decides), so a thread still queued behind
+    another solve's never holds this one up. Returns the nodes this thread visited; every
+    thread returns early when ``sync[ABORT]`` is set (the caller sets it when a thread
+    raised)."""
+    touched = 0
+    if tid > 0 and not claim(sync, SYNC + tid, STARTED):
+        return touched  # thread 0 went on without this one
+    taking_part = 1
+    p = 0
+    for k in range(coefs.shape[0]):
+        for trav in range(2):
+            p += 1
+            if tid == 0:
+                f = PassFlags(trav, fl.mode, LEAF_COLLECT, fl.prune, fl.sampled, fl.record,
+                              fl.nostart, fl.margin)  # fmt: skip
+                # not counted: the finishing step visits these nodes again, as the serial
+                # walk visits them once
+                run_pass(tree, hands, boards, 0, st.strategy, st, rb, lk, coefs[k], draws[k],
+                         f, sc, lv)  # fmt: skip
+                store_release(sync, GO, p)
+            elif not _wait(sync, GO, p):
+                return touched
+            f = PassFlags(trav, fl.mode, LEAF_TASKS, fl.prune, fl.sampled, fl.record,
+                          fl.nostart, fl.margin)  # fmt: skip
+            touched += run_pass(tree, hands, boards, tid, st.strategy, st, rb, lk, coefs[k],
+                                draws[k], f, tsc, lv)  # fmt: skip
+            fetch_add(sync, DONE)
+            if tid == 0:
+                if p == 1:  # who takes part: the threads that started by now
+                    for t in range(1, threads):
+                        if not claim(sync, SYNC + t, SKIPPED):
+                            taking_part += 1
+                if not _wait(sync, DONE, p * taking_part):
+                    return touched
+                f = PassFlags(trav, fl.mode, LEAF_USE, fl.prune, fl.sampled, fl.record,
+                              fl.nostart, fl.margin)  # fmt: skip
+                touched += run_pass(tree, hands, boards, 0, st.strategy, st, rb, lk,
+                                    coefs[k], draws[k], f, sc, lv)  # fmt: skip
+    return touched
+
+
+def split_iterations(
+    game: Game,
+    st: Storage,
+    rb: RBPState,
+    lk: Locks,
+    coefs: Array,
+    draws: Array,
+    fl: PassFlags,
+    sc: Scratch,
+    par: Parallel,
+) -> int:
+    """Run ``coefs.shape[0]`` CFR iterations with every pass split over ``par.threads``
+    threads, one kernel call per thread (:func:`run_split_iterations`); the numbers equal
+    the serial walk's bit for bit. ``coefs`` (K, C) the rule's rows, ``draws`` (K, 4),
+    ``fl`` player 0's flags, ``sc`` the upper tree's scratch. Returns the nodes visited."""
+    if coefs.ndim != 2 or draws.shape != (coefs.shape[0], 4):
+        raise ValueError(f"coefs (K, C) and draws (K, 4) expected, got {coefs.shape}, "
+                         f"{draws.shape}")  # fmt: skip
+    if par.threads < 2:
+        raise ValueError("split_iterations needs a game split over two threads or more")
+    g = game
+    sync = par.sync
+    sync[:] = 0
+
+    def run(t: int) -> int:
+        try:
+            n = run_split_iterations(t, par.threads, g.tree, g.hands, g.boards, st, rb, lk,
+                                     coefs, draws, fl, sc, par.scratches[t], par.leaves,
+                                     sync)  # fmt: skip
+            return int(n)
+        except BaseException:
+            sync[ABORT] = 1  # the other threads stop waiting for this one
+            raise
+
+    pool = _pool()
+    futures = [pool.submit(run, t) for t in range(1, par.threads)]
+    try:
+        touched = run(0)
+    finally:
+        wait(futures)  # no thread of this chunk outlives the call
+    return touched + sum(f.result() for f in futures)

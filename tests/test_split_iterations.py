@@ -1,0 +1,233 @@
+"""A chunk of iterations split over threads in one kernel call per thread
+(:func:`solver.cfr.parallel.split_iterations`): the serial walk's numbers bit for bit whether
+the other thread takes part or not, a thread that starts late never holds thread 0 up, and a
+thread that raises stops the others instead of leaving them waiting."""
+
+from __future__ import annotations
+
+import threading
+from typing import Any
+
+import numpy as np
+import pytest
+from numba import njit
+
+import solver.cfr.parallel as parallel
+from solver import Engine, make_rule
+from solver.cfr.atomic import claim, load_acquire, store_release
+from solver.cfr.parallel import (
+    ABORT,
+    DONE,
+    GO,
+    SKIPPED,
+    STARTED,
+    SYNC,
+    run_split_iterations,
+    split_iterations,
+)
+from solver.games.holdem import HoldemSpec, build_holdem
+from solver.games.model import Game
+
+# a turn whose tasks are river cards and all-in runouts, small enough to compile and run fast
+SPEC = HoldemSpec(
+    board="Ks7h2d9c", pot=100, stack=300, oop_range="AA,KQs,T8s,76s,QJo",
+    ip_range="QQ-99,AK,J9s",
+)  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def game() -> Game:
+    return build_holdem(SPEC)
+
+
+def _chunk(e: Engine, k: int) -> tuple[np.ndarray, np.ndarray]:
+    """The rule's rows and the (zero) draws of ``e``'s next ``k`` iterations."""
+    t = np.arange(e.iteration + 1, e.iteration + k + 1, dtype=np.float64)
+    return np.ascontiguousarray(e.rule.coefficients(t)), np.zeros((k, 4))
+
+
+def _same(a: Engine, b: Engine) -> None:
+    np.testing.assert_array_equal(a.storage.regrets, b.storage.regrets)
+    np.testing.assert_array_equal(a.storage.cumulative, b.storage.cumulative)
+
+
+def test_atomic_load_store_and_claim() -> None:
+    @njit
+    def run(a: np.ndarray) -> tuple[int, bool, bool, int]:
+        store_release(a, 0, 7)
+        first = claim(a, 1, 2)
+        second = claim(a, 1, 3)  # taken: stays 2
+        return load_acquire(a, 0), first, second, a[1]
+
+    a = np.zeros(2, dtype=np.int64)
+    assert run(a) == (7, True, False, 2)
+
+    @njit
+    def bad(x: np.ndarray) -> int:
+        return load_acquire(x, 0)
+
+    with pytest.raises(Exception, match=r"load_acquire"):
+        bad(np.zeros(2))
+
+
+@pytest.mark.parametrize("rule", ["dcfr-tuned", "pcfr+"])
+def test_a_split_chunk_gives_the_serial_numbers_bit_for_bit(game: Game, rule: str) -> None:
+    serial = Engine(game, make_rule(rule), threads=1)
+    split = Engine(game, make_rule(rule), threads=2)
+    par = split.parallel
+    assert par.threads == 2 and par.sync.shape == (SYNC + 2,)
+    for k in (1, 4, 10):
+        serial.iterate(k)
+        split.iterate(k)
+        _same(serial, split)
+        assert split.nodes_touched == serial.nodes_touched
+        # the worker either took part in every pass or in none; thread 0 counted every pass
+        took_part = int(par.sync[SYNC + 1] == STARTED)
+        assert par.sync[SYNC + 1] in (STARTED, SKIPPED)
+        assert par.sync[GO] == 2 * k
+        assert par.sync[DONE] == 2 * k * (1 + took_part)
+        assert par.sync[ABORT] == 0
+    assert split.best_response_values() == serial.best_response_values()
+
+
+def test_both_threads_taking_part_give_the_serial_numbers_bit_for_bit(
+    game: Game, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Thread 0 starts only once the other has (so it cannot go on alone): every pass
+    waits on both, and the numbers are the serial walk's."""
+    serial = Engine(game, make_rule("dcfr-tuned"), threads=1)
+    split = Engine(game, make_rule("dcfr-tuned"), threads=2)
+    par = split.parallel
+    real = run_split_iterations
+    touched: dict[int, int] = {}
+
+    def after_the_worker(tid: int, *args: Any) -> int:
+        while tid == 0 and par.sync[SYNC + 1] != STARTED:
+            pass
+        touched[tid] = int(real(tid, *args))
+        return touched[tid]
+
+    monkeypatch.setattr(parallel, "run_split_iterations", after_the_worker)
+    for k in (1, 5):
+        coefs, draws = _chunk(split, k)
+
+        def chunk(coefs: np.ndarray = coefs, draws: np.ndarray = draws, k: int = k) -> None:
+            n = split_iterations(game, split.storage, split._no_rbp, split._locks, coefs,
+                                 draws, split.flags(0), split.scratch, par)  # fmt: skip
+            split.nodes_touched += n
+            split.iteration += k
+
+        assert _bounded(chunk) is None
+        assert par.sync[SYNC + 1] == STARTED and par.sync[DONE] == 2 * k * 2
+        serial.iterate(k)
+        _same(serial, split)
+        assert split.nodes_touched == serial.nodes_touched
+        assert set(touched) == {0, 1}
+
+
+def test_thread_zero_goes_on_alone_when_the_other_never_starts(game: Game) -> None:
+    serial = Engine(game, make_rule("dcfr"), threads=1)
+    split = Engine(game, make_rule("dcfr"), threads=2)
+    par = split.parallel
+    g = game
+    coefs, draws = _chunk(split, 3)
+    par.sync[:] = 0
+    args = (g.tree, g.hands, g.boards, split.storage, split._no_rbp, split._locks, coefs, draws,
+            split.flags(0), split.scratch)  # fmt: skip
+    touched = run_split_iterations(0, 2, *args, par.scratches[0], par.leaves, par.sync)
+    assert par.sync[SYNC + 1] == SKIPPED  # thread 0 decided without it, and did every task
+    assert par.sync[DONE] == 6
+    serial.iterate(3)
+    _same(serial, split)
+    assert touched == serial.nodes_touched
+    # the thread arriving after that finds itself skipped and touches nothing
+    before = split.storage.regrets.copy()
+    assert run_split_iterations(1, 2, *args, par.scratches[1], par.leaves, par.sync) == 0
+    np.testing.assert_array_equal(split.storage.regrets, before)
+
+
+def _bounded(fn: Any, seconds: float = 120.0) -> BaseException | None:
+    """Run ``fn`` in a daemon thread; the exception it raised (None if none). Fails if it
+    has not returned after ``seconds`` (a thread left waiting would hang the suite)."""
+    box: list[BaseException | None] = [None]
+
+    def target() -> None:
+        try:
+            fn()
+        except BaseException as exc:  # handed to the test
+            box[0] = exc
+
+    th = threading.Thread(target=target, daemon=True)
+    th.start()
+    th.join(seconds)
+    assert not th.is_alive(), "a thread of the chunk is still waiting"
+    return box[0]
+
+
+def test_thread_zero_raising_stops_the_waiting_thread(
+    game: Game, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    split = Engine(game, make_rule("dcfr"), threads=2)
+    par = split.parallel
+    real = run_split_iterations
+    worker: dict[str, int] = {}
+
+    def fake(tid: int, *args: Any) -> int:
+        if tid == 0:  # let the other thread start and wait for a pass, then fail
+            while par.sync[SYNC + 1] != STARTED:
+                pass
+            raise RuntimeError("thread 0 failed")
+        worker["touched"] = int(real(tid, *args))
+        return worker["touched"]
+
+    monkeypatch.setattr(parallel, "run_split_iterations", fake)
+    coefs, draws = _chunk(split, 2)
+
+    def chunk() -> None:
+        split_iterations(game, split.storage, split._no_rbp, split._locks, coefs, draws,
+                         split.flags(0), split.scratch, par)  # fmt: skip
+
+    err = _bounded(chunk)
+    assert isinstance(err, RuntimeError) and "thread 0 failed" in str(err)
+    assert par.sync[ABORT] == 1
+    assert worker == {"touched": 0}  # it stopped waiting for the first pass
+
+
+def test_a_worker_raising_stops_thread_zero(game: Game, monkeypatch: pytest.MonkeyPatch) -> None:
+    split = Engine(game, make_rule("dcfr"), threads=2)
+    par = split.parallel
+    real = run_split_iterations
+
+    def fake(tid: int, *args: Any) -> int:
+        if tid == 1:  # it counts as started, so thread 0 waits for its tasks; then it fails
+            par.sync[SYNC + 1] = STARTED
+            while par.sync[GO] < 1:
+                pass
+            raise RuntimeError("worker failed")
+        while par.sync[SYNC + 1] != STARTED:  # thread 0 starts once the worker counts as started
+            pass
+        return int(real(tid, *args))
+
+    monkeypatch.setattr(parallel, "run_split_iterations", fake)
+    coefs, draws = _chunk(split, 2)
+
+    def chunk() -> None:
+        split_iterations(game, split.storage, split._no_rbp, split._locks, coefs, draws,
+                         split.flags(0), split.scratch, par)  # fmt: skip
+
+    err = _bounded(chunk)
+    assert isinstance(err, RuntimeError) and "worker failed" in str(err)
+    assert par.sync[ABORT] == 1
+    assert par.sync[GO] == 1  # thread 0 stopped in the first pass instead of waiting on
+
+
+def test_split_iterations_refuses_bad_shapes(game: Game) -> None:
+    split = Engine(game, make_rule("dcfr"), threads=2)
+    coefs, draws = _chunk(split, 2)
+    with pytest.raises(ValueError, match="draws"):
+        split_iterations(game, split.storage, split._no_rbp, split._locks, coefs, draws[:1],
+                         split.flags(0), split.scratch, split.parallel)  # fmt: skip
+    one = Engine(game, make_rule("dcfr"), threads=1)
+    with pytest.raises(ValueError, match="two threads"):
+        split_iterations(game, one.storage, one._no_rbp, one._locks, coefs, draws,
+                         one.flags(0), one.scratch, one.parallel)  # fmt: skip
