@@ -14,7 +14,7 @@ from numba import njit
 
 import solver.cfr.parallel as parallel
 from solver import Engine, make_rule
-from solver.cfr.atomic import claim, load_acquire, store_release
+from solver.cfr.atomic import claim, cpu_pause, load_acquire, sched_yield, store_release
 from solver.cfr.parallel import (
     ABORT,
     DONE,
@@ -61,6 +61,16 @@ def test_atomic_load_store_and_claim() -> None:
 
     a = np.zeros(2, dtype=np.int64)
     assert run(a) == (7, True, False, 2)
+
+    @njit(nogil=True)
+    def wait_a_little(n: int) -> int:  # what a waiting thread calls: the hint, then yields
+        got = 0
+        for _ in range(n):
+            cpu_pause()
+            got += sched_yield()
+        return got
+
+    assert wait_a_little(3) == 0  # sched_yield returns 0 on success
 
     @njit
     def bad(x: np.ndarray) -> int:

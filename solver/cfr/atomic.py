@@ -11,6 +11,7 @@ any number: every task writes only its own values and its own subtree's storage.
 
 from __future__ import annotations
 
+import platform
 from typing import Any, Protocol, cast
 
 import numpy as np
@@ -111,8 +112,38 @@ class _Claim(Protocol):
     def __call__(self, counter: npt.NDArray[np.int64], i: int, value: int) -> bool: ...
 
 
+_X86 = platform.machine().lower() in ("x86_64", "amd64", "i386", "i686")
+
+
+@intrinsic
+def _cpu_pause(typingctx: Any) -> Any:
+    """``cpu_pause()``: the spin-wait hint (x86 ``pause``; nothing elsewhere): a waiting
+    thread leaves the core's other hyperthread (another vCPU of a VM) its execution units
+    and does not flood the memory bus with loads."""
+
+    def codegen(context: Any, builder: Any, sig: Any, args: Any) -> Any:
+        if _X86:
+            fnty = ir.FunctionType(ir.VoidType(), [])
+            fn = cgutils.get_or_insert_function(builder.module, fnty, "llvm.x86.sse2.pause")
+            builder.call(fn, [])
+        return context.get_dummy_value()
+
+    return types.void(), codegen
+
+
+# ``sched_yield()`` from the C library, called by name (so cached kernels stay valid): a
+# thread that has waited long gives its core to whatever else is runnable — the app's server,
+# the browser — and comes straight back when nothing is
+sched_yield = types.ExternalFunction("sched_yield", types.int32())
+
+
+class _Pause(Protocol):
+    def __call__(self) -> None: ...
+
+
 # what kernels call (typed for checkers; the intrinsics only work inside kernels)
 fetch_add = cast(_FetchAdd, _fetch_add)
 load_acquire = cast(_FetchAdd, _load_acquire)
 store_release = cast(_Store, _store_release)
 claim = cast(_Claim, _claim)
+cpu_pause = cast(_Pause, _cpu_pause)

@@ -32,7 +32,14 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from solver.cfr.atomic import claim, fetch_add, load_acquire, store_release
+from solver.cfr.atomic import (
+    claim,
+    cpu_pause,
+    fetch_add,
+    load_acquire,
+    sched_yield,
+    store_release,
+)
 from solver.cfr.layout import (
     LEAF_COLLECT,
     LEAF_TASKS,
@@ -213,16 +220,27 @@ def parallel_pass(
 # per thread t ≥ 1 its start: STARTED when it began, SKIPPED when thread 0 went on without it
 GO, DONE, ABORT, SYNC = 0, 1, 2, 3
 STARTED, SKIPPED = 1, 2
+# checks a waiting thread spins through (pause hints: ~10–50 µs in all) before it yields
+SPINS = 1000
 
 
 @inline_kernel
 def _wait(sync: npt.NDArray[np.int64], i: int, target: int) -> bool:
-    """Spin until ``sync[i]`` ≥ ``target``; False if the abort flag went up meanwhile.
+    """Wait until ``sync[i]`` ≥ ``target``; False if the abort flag went up meanwhile.
     The waits are short (thread 0's upper-tree steps, a few dozen nodes; the other threads'
-    last task): sleeping and waking costs more."""
+    last task), shorter than sleeping and waking: the thread spins, with the CPU's pause
+    hint, and after :data:`SPINS` checks gives its core away (``sched_yield``) between
+    checks, so a longer wait does not hold a core that the app's server, the browser or a
+    noisy neighbour's vCPU needs."""
+    spins = 0
     while load_acquire(sync, i) < target:
         if load_acquire(sync, ABORT) != 0:
             return False
+        if spins < SPINS:
+            spins += 1
+            cpu_pause()
+        else:
+            sched_yield()
     return True
 
 
