@@ -174,6 +174,17 @@ def _bounded(fn: Any, seconds: float = 120.0) -> BaseException | None:
     return box[0]
 
 
+def _next_chunk(game: Game, e: Engine, k: int) -> Any:
+    """A call running ``e``'s next ``k`` iterations through :func:`split_iterations`."""
+    coefs, draws = _chunk(e, k)
+
+    def chunk() -> None:
+        split_iterations(game, e.storage, e._no_rbp, e._locks, coefs, draws, e.flags(0),
+                         e.scratch, e.parallel)  # fmt: skip
+
+    return chunk
+
+
 def test_thread_zero_raising_stops_the_waiting_thread(
     game: Game, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -191,13 +202,7 @@ def test_thread_zero_raising_stops_the_waiting_thread(
         return worker["touched"]
 
     monkeypatch.setattr(parallel, "run_split_iterations", fake)
-    coefs, draws = _chunk(split, 2)
-
-    def chunk() -> None:
-        split_iterations(game, split.storage, split._no_rbp, split._locks, coefs, draws,
-                         split.flags(0), split.scratch, par)  # fmt: skip
-
-    err = _bounded(chunk)
+    err = _bounded(_next_chunk(game, split, 2))
     assert isinstance(err, RuntimeError) and "thread 0 failed" in str(err)
     assert par.sync[ABORT] == 1
     assert worker == {"touched": 0}  # it stopped waiting for the first pass
@@ -219,13 +224,7 @@ def test_a_worker_raising_stops_thread_zero(game: Game, monkeypatch: pytest.Monk
         return int(real(tid, *args))
 
     monkeypatch.setattr(parallel, "run_split_iterations", fake)
-    coefs, draws = _chunk(split, 2)
-
-    def chunk() -> None:
-        split_iterations(game, split.storage, split._no_rbp, split._locks, coefs, draws,
-                         split.flags(0), split.scratch, par)  # fmt: skip
-
-    err = _bounded(chunk)
+    err = _bounded(_next_chunk(game, split, 2))
     assert isinstance(err, RuntimeError) and "worker failed" in str(err)
     assert par.sync[ABORT] == 1
     assert par.sync[GO] == 1  # thread 0 stopped in the first pass instead of waiting on

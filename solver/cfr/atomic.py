@@ -134,11 +134,15 @@ def _cpu_pause(typingctx: Any) -> Any:
 # ``sched_yield()`` from the C library, called by name (so cached kernels stay valid): a
 # thread that has waited long gives its core to whatever else is runnable — the app's server,
 # the browser — and comes straight back when nothing is
-sched_yield = types.ExternalFunction("sched_yield", types.int32())
+_sched_yield = types.ExternalFunction("sched_yield", types.int32())
 
 
 class _Pause(Protocol):
     def __call__(self) -> None: ...
+
+
+class _Yield(Protocol):
+    def __call__(self) -> int: ...
 
 
 # what kernels call (typed for checkers; the intrinsics only work inside kernels)
@@ -147,3 +151,4 @@ load_acquire = cast(_FetchAdd, _load_acquire)
 store_release = cast(_Store, _store_release)
 claim = cast(_Claim, _claim)
 cpu_pause = cast(_Pause, _cpu_pause)
+sched_yield = cast(_Yield, _sched_yield)
