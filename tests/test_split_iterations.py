@@ -19,8 +19,6 @@ from solver.cfr.parallel import (
     ABORT,
     DONE,
     GO,
-    SKIPPED,
-    STARTED,
     SYNC,
     run_split_iterations,
     split_iterations,
@@ -91,11 +89,12 @@ def test_a_split_chunk_gives_the_serial_numbers_bit_for_bit(game: Game, rule: st
         split.iterate(k)
         _same(serial, split)
         assert split.nodes_touched == serial.nodes_touched
-        # the worker either took part in every pass or in none; thread 0 counted every pass
-        took_part = int(par.sync[SYNC + 1] == STARTED)
-        assert par.sync[SYNC + 1] in (STARTED, SKIPPED)
+        # the worker took part from the pass it joined at (> 0) or in none (-2k: thread 0
+        # finished every pass without it); thread 0 counted every pass
+        at = int(par.sync[SYNC + 1])
+        assert 1 <= at <= 2 * k or at == -2 * k
         assert par.sync[GO] == 2 * k
-        assert par.sync[DONE] == 2 * k * (1 + took_part)
+        assert par.sync[DONE] == 2 * k + (2 * k - at + 1 if at > 0 else 0)
         assert par.sync[ABORT] == 0
     assert split.best_response_values() == serial.best_response_values()
 
@@ -112,7 +111,7 @@ def test_both_threads_taking_part_give_the_serial_numbers_bit_for_bit(
     touched: dict[int, int] = {}
 
     def after_the_worker(tid: int, *args: Any) -> int:
-        while tid == 0 and par.sync[SYNC + 1] != STARTED:
+        while tid == 0 and par.sync[SYNC + 1] <= 0:
             pass
         touched[tid] = int(real(tid, *args))
         return touched[tid]
@@ -128,7 +127,7 @@ def test_both_threads_taking_part_give_the_serial_numbers_bit_for_bit(
             split.iteration += k
 
         assert _bounded(chunk) is None
-        assert par.sync[SYNC + 1] == STARTED and par.sync[DONE] == 2 * k * 2
+        assert par.sync[SYNC + 1] == 1 and par.sync[DONE] == 2 * k * 2
         serial.iterate(k)
         _same(serial, split)
         assert split.nodes_touched == serial.nodes_touched
@@ -145,7 +144,7 @@ def test_thread_zero_goes_on_alone_when_the_other_never_starts(game: Game) -> No
     args = (g.tree, g.hands, g.boards, split.storage, split._no_rbp, split._locks, coefs, draws,
             split.flags(0), split.scratch)  # fmt: skip
     touched = run_split_iterations(0, 2, *args, par.scratches[0], par.leaves, par.sync)
-    assert par.sync[SYNC + 1] == SKIPPED  # thread 0 decided without it, and did every task
+    assert par.sync[SYNC + 1] == -6  # thread 0 finished every pass without it
     assert par.sync[DONE] == 6
     serial.iterate(3)
     _same(serial, split)
@@ -195,7 +194,7 @@ def test_thread_zero_raising_stops_the_waiting_thread(
 
     def fake(tid: int, *args: Any) -> int:
         if tid == 0:  # let the other thread start and wait for a pass, then fail
-            while par.sync[SYNC + 1] != STARTED:
+            while par.sync[SYNC + 1] <= 0:
                 pass
             raise RuntimeError("thread 0 failed")
         worker["touched"] = int(real(tid, *args))
@@ -214,12 +213,12 @@ def test_a_worker_raising_stops_thread_zero(game: Game, monkeypatch: pytest.Monk
     real = run_split_iterations
 
     def fake(tid: int, *args: Any) -> int:
-        if tid == 1:  # it counts as started, so thread 0 waits for its tasks; then it fails
-            par.sync[SYNC + 1] = STARTED
+        if tid == 1:  # it joins pass 1, so thread 0 waits for its tasks; then it fails
+            par.sync[SYNC + 1] = 1
             while par.sync[GO] < 1:
                 pass
             raise RuntimeError("worker failed")
-        while par.sync[SYNC + 1] != STARTED:  # thread 0 starts once the worker counts as started
+        while par.sync[SYNC + 1] <= 0:  # thread 0 starts once the worker has joined
             pass
         return int(real(tid, *args))
 

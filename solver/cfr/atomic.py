@@ -26,6 +26,10 @@ class _FetchAdd(Protocol):
     def __call__(self, counter: npt.NDArray[np.int64], i: int) -> int: ...
 
 
+class _FetchAddN(Protocol):
+    def __call__(self, counter: npt.NDArray[np.int64], i: int, n: int) -> int: ...
+
+
 class _Store(Protocol):
     def __call__(self, counter: npt.NDArray[np.int64], i: int, value: int) -> None: ...
 
@@ -63,6 +67,21 @@ def _fetch_add(typingctx: Any, counter: types.Type, i: types.Type) -> Any:
 
 
 @intrinsic
+def _fetch_add_n(typingctx: Any, counter: types.Type, i: types.Type, n: types.Type) -> Any:
+    """``fetch_add_n(counter, i, n)``: adds ``n`` to ``counter[i]`` (a 1-D int64 array)
+    atomically and returns the value it had. No bounds check."""
+    if not (_counter_args(counter, i) and isinstance(n, types.Integer)):
+        return None
+
+    def codegen(context: Any, builder: Any, sig: Any, args: Any) -> Any:
+        ptr = _pointer(context, builder, sig, args)
+        value = context.cast(builder, args[2], sig.args[2], types.int64)
+        return builder.atomic_rmw("add", ptr, value, "seq_cst")
+
+    return types.int64(counter, i, n), codegen
+
+
+@intrinsic
 def _load_acquire(typingctx: Any, counter: types.Type, i: types.Type) -> Any:
     """``load_acquire(counter, i)``: ``counter[i]`` read atomically (acquire: what the
     thread that stored it wrote before is visible after). The compiler never hoists it out
@@ -91,6 +110,14 @@ def _store_release(typingctx: Any, counter: types.Type, i: types.Type, v: types.
     return types.void(counter, i, v), codegen
 
 
+def _cas(context: Any, builder: Any, sig: Any, args: Any, expected: Any, value: Any) -> Any:
+    """``counter[i] = value`` if it holds ``expected`` (a compare-and-swap, sequentially
+    consistent); whether it did."""
+    ptr = _pointer(context, builder, sig, args)
+    res = builder.cmpxchg(ptr, expected, value, "seq_cst", "seq_cst")
+    return builder.extract_value(res, 1)
+
+
 @intrinsic
 def _claim(typingctx: Any, counter: types.Type, i: types.Type, v: types.Type) -> Any:
     """``claim(counter, i, value)``: ``counter[i] = value`` if it was 0, atomically (a
@@ -100,16 +127,35 @@ def _claim(typingctx: Any, counter: types.Type, i: types.Type, v: types.Type) ->
 
     def codegen(context: Any, builder: Any, sig: Any, args: Any) -> Any:
         value = context.cast(builder, args[2], sig.args[2], types.int64)
-        ptr = _pointer(context, builder, sig, args)
-        zero = ir.Constant(ir.IntType(64), 0)
-        res = builder.cmpxchg(ptr, zero, value, "seq_cst", "seq_cst")
-        return builder.extract_value(res, 1)
+        return _cas(context, builder, sig, args, ir.Constant(ir.IntType(64), 0), value)
 
     return types.boolean(counter, i, v), codegen
 
 
+@intrinsic
+def _swap_if(
+    typingctx: Any, counter: types.Type, i: types.Type, old: types.Type, v: types.Type
+) -> Any:
+    """``swap_if(counter, i, old, value)``: ``counter[i] = value`` if it holds ``old``,
+    atomically (a compare-and-swap); returns whether it did."""
+    if not (_counter_args(counter, i) and isinstance(old, types.Integer)
+            and isinstance(v, types.Integer)):  # fmt: skip
+        return None
+
+    def codegen(context: Any, builder: Any, sig: Any, args: Any) -> Any:
+        expected = context.cast(builder, args[2], sig.args[2], types.int64)
+        value = context.cast(builder, args[3], sig.args[3], types.int64)
+        return _cas(context, builder, sig, args, expected, value)
+
+    return types.boolean(counter, i, old, v), codegen
+
+
 class _Claim(Protocol):
     def __call__(self, counter: npt.NDArray[np.int64], i: int, value: int) -> bool: ...
+
+
+class _SwapIf(Protocol):
+    def __call__(self, counter: npt.NDArray[np.int64], i: int, old: int, value: int) -> bool: ...
 
 
 _X86 = platform.machine().lower() in ("x86_64", "amd64", "i386", "i686")
@@ -147,8 +193,10 @@ class _Yield(Protocol):
 
 # what kernels call (typed for checkers; the intrinsics only work inside kernels)
 fetch_add = cast(_FetchAdd, _fetch_add)
+fetch_add_n = cast(_FetchAddN, _fetch_add_n)
 load_acquire = cast(_FetchAdd, _load_acquire)
 store_release = cast(_Store, _store_release)
 claim = cast(_Claim, _claim)
+swap_if = cast(_SwapIf, _swap_if)
 cpu_pause = cast(_Pause, _cpu_pause)
 sched_yield = cast(_Yield, _sched_yield)

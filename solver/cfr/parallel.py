@@ -1,6 +1,7 @@
 """Passes split over threads: the first chance nodes below the root are cut out, each of
 their children is a task, and threads run the tasks with their own scratch while the kernels
-release the GIL.
+release the GIL. A river (no chance node) past :data:`MIN_SPLIT_COST` is cut at decision
+nodes instead, each its own task (:func:`_river_cut`).
 
 A parallel pass is three steps of :func:`~solver.cfr.walk.run_pass`: collect the opponent
 reach arriving at each cut chance node and each all-in runout above them (the upper tree,
@@ -15,11 +16,12 @@ to the machine's cores (:func:`max_threads`): solves ask for at most that many t
 A solve's iterations run in one kernel call per thread per chunk
 (:func:`split_iterations`), not one Python call per step: thread 0 does the upper tree's
 steps and publishes each pass on a counter the other threads wait on, and waits on a second
-counter for every thread to finish the pass's tasks. Handing each step over from Python (a
+counter for every thread to finish the pass's tasks; a thread that starts late joins at the
+next pass thread 0 has not finished without it. Handing each step over from Python (a
 pool hand-off and three kernel calls per pass, ~0.1 ms) was a third of what two threads
 lost per T1 pass, and the solve thread needed the GIL eight times per iteration, waiting
 behind whatever a UI was drawing. Best-response passes (two per check) keep
-:func:`parallel_pass`.
+:func:`parallel_pass` (a river's stay serial: :attr:`Parallel.split_checks`).
 """
 
 from __future__ import annotations
@@ -33,12 +35,12 @@ import numpy as np
 import numpy.typing as npt
 
 from solver.cfr.atomic import (
-    claim,
     cpu_pause,
     fetch_add,
     load_acquire,
     sched_yield,
     store_release,
+    swap_if,
 )
 from solver.cfr.layout import (
     LEAF_COLLECT,
@@ -76,15 +78,22 @@ class Parallel:
     scratches: tuple[Scratch, ...]
     # (SYNC + threads,) int64: the counters of :func:`split_iterations`
     sync: npt.NDArray[np.int64]
+    # whether the cut is at chance nodes (a turn or flop): best-response passes split too;
+    # a river's cut (decision nodes) splits CFR passes only, a check's two passes stay serial
+    # (~30 µs each on R1: a Python-stepped split would cost more than it saves)
+    split_checks: bool = False
 
     @property
     def task_node(self) -> npt.NDArray[np.int32]:
         return self.leaves.task_node
 
 
-def make_parallel(game: Game, threads: int = 1) -> Parallel:
+def make_parallel(game: Game, threads: int = 1, min_cost: float | None = None) -> Parallel:
     """Split ``game``'s passes over ``threads`` threads: the first chance nodes below the
-    root become cut points and each of their children a task."""
+    root become cut points and each of their children a task. A game with no chance node
+    (a river) is cut at its decision nodes instead (:func:`_river_cut`) when a pass is worth
+    splitting: at least ``min_cost`` hand-cells (:func:`subtree_costs`; default
+    :data:`MIN_SPLIT_COST`)."""
     if threads < 1:
         raise ValueError("threads must be ≥ 1")
     t = game.tree
@@ -92,6 +101,7 @@ def make_parallel(game: Game, threads: int = 1) -> Parallel:
     slot = np.full(game.num_nodes, -1, dtype=np.int32)
     chance: list[int] = []
     runouts: list[int] = []  # all-in runouts above the cut: each a task of its own
+    own: list[int] = []  # a river's cut: decision and terminal nodes, each its own task
     if threads > 1:
         stack = [0]
         while stack:
@@ -103,10 +113,11 @@ def make_parallel(game: Game, threads: int = 1) -> Parallel:
                 runouts.append(n)
             stack.extend(game.children(n))
         if not chance:
-            runouts = []  # nothing to split: the serial walk
+            runouts = []
+            own = _river_cut(game, threads, MIN_SPLIT_COST if min_cost is None else min_cost)
         chance.sort()
         runouts.sort()
-    cut = chance + runouts
+    cut = chance + runouts + own
     for i, n in enumerate(cut):
         slot[n] = i
     per_slot = [list(game.children(n)) if t.kind[n] == CHANCE else [n] for n in cut]
@@ -129,7 +140,40 @@ def make_parallel(game: Game, threads: int = 1) -> Parallel:
         np.zeros(max(len(cut), 1), dtype=np.int64),
     )
     scratches = tuple(make_scratch(game) for _ in range(threads)) if threads > 1 else ()
-    return Parallel(threads, leaves, scratches, np.zeros(SYNC + threads, dtype=np.int64))
+    return Parallel(
+        threads, leaves, scratches, np.zeros(SYNC + threads, dtype=np.int64), bool(chance)
+    )
+
+
+# a river's pass is split over threads from this many hand-cells (:func:`subtree_costs`) on.
+# Measured (docs/engine.md, "Threads"): a 73,000-cell river's 10-iteration chunk took 0.7 of
+# its one-thread time on two threads, 38,000–44,000 cells 0.8–0.9; R1 (~27,000, ~0.75 ms a
+# chunk) gained ~10 % only over long chunks and lost it to each chunk's start (the other
+# thread joins a pass or two late) and to the checks that follow, serial, on storage half in
+# the other core's cache
+MIN_SPLIT_COST = 40000.0
+# a river's cut: no task bigger than the pass's work / (this × threads)
+RIVER_GRAIN = 2
+
+
+def _river_cut(game: Game, threads: int, min_cost: float) -> list[int]:
+    """The nodes a game with no chance node (a river) is cut at, each its own task: from
+    the root down, the decision node with the biggest subtree is replaced by its children
+    until no decision node left in the cut holds more than 1 / (:data:`RIVER_GRAIN` ×
+    ``threads``) of the pass's work (R1 on two threads: 6 decision nodes above, ~18 % of the
+    work, and 19 tasks). Sorted; empty when the pass is under ``min_cost`` hand-cells."""
+    cost = subtree_costs(game.tree, game.hands, game.parents)
+    if cost[0] < min_cost or game.tree.kind[0] != DECISION:
+        return []
+    limit = cost[0] / (RIVER_GRAIN * threads)
+    cut = [0]
+    while True:
+        big = [n for n in cut if game.tree.kind[n] == DECISION and cost[n] > limit]
+        if not big:
+            return sorted(cut) if cut != [0] else []
+        n = max(big, key=lambda v: (cost[v], -v))
+        cut.remove(n)
+        cut.extend(game.children(n))
 
 
 @kernel
@@ -201,7 +245,8 @@ def parallel_pass(
     tasks = flags(LEAF_TASKS)
 
     def args(t: int) -> tuple:
-        return (g.tree, g.hands, g.boards, t, sigma, st, rb, lk, co, u, tasks, par.scratches[t], lv)
+        tsc = sc if t == 0 else par.scratches[t]  # (as in :func:`split_iterations`)
+        return (g.tree, g.hands, g.boards, t, sigma, st, rb, lk, co, u, tasks, tsc, lv)
 
     # every thread claims tasks from one list until none is left (:mod:`solver.cfr.atomic`);
     # the calling thread is one of them: one pool thread fewer to wake per pass
@@ -217,9 +262,9 @@ def parallel_pass(
 
 # split_iterations' counters: the passes thread 0 has published, the task steps finished
 # (every thread counts each of its own), a flag that stops every thread (one raised), then
-# per thread t ≥ 1 its start: STARTED when it began, SKIPPED when thread 0 went on without it
+# per thread t ≥ 1 where it stands: p > 0 once it takes part from pass p on, -p while thread
+# 0 has finished passes 1 … p without it (0: none yet)
 GO, DONE, ABORT, SYNC = 0, 1, 2, 3
-STARTED, SKIPPED = 1, 2
 # checks a waiting thread spins through (pause hints: ~10–50 µs in all) before it yields
 SPINS = 1000
 
@@ -242,6 +287,29 @@ def _wait(sync: npt.NDArray[np.int64], i: int, target: int) -> bool:
         else:
             sched_yield()
     return True
+
+
+@inline_kernel
+def _join(sync: npt.NDArray[np.int64], tid: int, passes: int) -> int:
+    """Thread ``tid`` ≥ 1 joins the chunk: the first pass thread 0 has not finished its
+    tasks of without it, recorded in ``sync[SYNC + tid]`` (a compare-and-swap against
+    thread 0's :func:`_taking_part`); ``passes`` + 1 if the chunk is over."""
+    while True:
+        s = load_acquire(sync, SYNC + tid)
+        first = 1 - s  # s = -p: passes 1 … p went on without this thread
+        if first > passes or swap_if(sync, SYNC + tid, s, first):
+            return first
+
+
+@inline_kernel
+def _taking_part(sync: npt.NDArray[np.int64], tid: int, p: int) -> bool:
+    """Thread 0, its tasks of pass ``p`` done: whether thread ``tid`` takes part in the
+    pass (it joined), or else the pass goes on without it (recorded: a compare-and-swap
+    against the thread's :func:`_join`, so exactly one of the two decides)."""
+    s = load_acquire(sync, SYNC + tid)
+    if s > 0:
+        return True
+    return not swap_if(sync, SYNC + tid, s, -p)
 
 
 @kernel
@@ -268,45 +336,48 @@ def run_split_iterations(
     :func:`parallel_pass`'s three steps. Thread 0 collects (scratch ``sc``), publishes
     the pass (``sync[GO]``), runs tasks (scratch ``tsc``), waits until every thread taking
     part has counted its task step done (``sync[DONE]``), and finishes the upper tree. A
-    thread ``tid`` ≥ 1 takes part only if it starts before thread 0 first waits for it
-    (``sync[SYNC + tid]``: whoever comes first decides), so a thread still queued behind
-    another solve's never holds this one up. Returns the nodes this thread visited; every
-    thread returns early when ``sync[ABORT]`` is set (the caller sets it when a thread
-    raised)."""
+    thread ``tid`` ≥ 1 takes part from the pass it starts in on — the first one thread 0
+    has not finished its tasks of (``sync[SYNC + tid]``: whoever comes first decides), so a
+    thread still queued behind another solve's never holds this one up, and one that starts
+    late (a river's chunk lasts about a millisecond) still helps with the rest. Returns the
+    nodes this thread visited; every thread returns early when ``sync[ABORT]`` is set (the
+    caller sets it when a thread raised)."""
     touched = 0
-    if tid > 0 and not claim(sync, SYNC + tid, STARTED):
-        return touched  # thread 0 went on without this one
-    taking_part = 1
-    p = 0
-    for k in range(coefs.shape[0]):
-        for trav in range(2):
-            p += 1
-            if tid == 0:
-                f = PassFlags(trav, fl.mode, LEAF_COLLECT, fl.prune, fl.sampled, fl.record,
-                              fl.nostart, fl.margin)  # fmt: skip
-                # not counted: the finishing step visits these nodes again, as the serial
-                # walk visits them once
-                run_pass(tree, hands, boards, 0, st.strategy, st, rb, lk, coefs[k], draws[k],
-                         f, sc, lv)  # fmt: skip
-                store_release(sync, GO, p)
-            elif not _wait(sync, GO, p):
-                return touched
-            f = PassFlags(trav, fl.mode, LEAF_TASKS, fl.prune, fl.sampled, fl.record,
+    passes = 2 * coefs.shape[0]
+    first = 1 if tid == 0 else _join(sync, tid, passes)
+    joined = 1  # thread 0's count of the threads taking part, itself included
+    done = 0  # the task steps thread 0 waits for, every pass so far
+    for p in range(first, passes + 1):
+        k = (p - 1) // 2
+        trav = (p - 1) % 2
+        if tid == 0:
+            f = PassFlags(trav, fl.mode, LEAF_COLLECT, fl.prune, fl.sampled, fl.record,
                           fl.nostart, fl.margin)  # fmt: skip
-            touched += run_pass(tree, hands, boards, tid, st.strategy, st, rb, lk, coefs[k],
-                                draws[k], f, tsc, lv)  # fmt: skip
-            fetch_add(sync, DONE)
-            if tid == 0:
-                if p == 1:  # who takes part: the threads that started by now
-                    for t in range(1, threads):
-                        if not claim(sync, SYNC + t, SKIPPED):
-                            taking_part += 1
-                if not _wait(sync, DONE, p * taking_part):
-                    return touched
-                f = PassFlags(trav, fl.mode, LEAF_USE, fl.prune, fl.sampled, fl.record,
-                              fl.nostart, fl.margin)  # fmt: skip
-                touched += run_pass(tree, hands, boards, 0, st.strategy, st, rb, lk,
-                                    coefs[k], draws[k], f, sc, lv)  # fmt: skip
+            # not counted: the finishing step visits these nodes again, as the serial
+            # walk visits them once
+            run_pass(tree, hands, boards, 0, st.strategy, st, rb, lk, coefs[k], draws[k],
+                     f, sc, lv)  # fmt: skip
+            store_release(sync, GO, p)
+        elif not _wait(sync, GO, p):
+            return touched
+        f = PassFlags(trav, fl.mode, LEAF_TASKS, fl.prune, fl.sampled, fl.record,
+                      fl.nostart, fl.margin)  # fmt: skip
+        touched += run_pass(tree, hands, boards, tid, st.strategy, st, rb, lk, coefs[k],
+                            draws[k], f, tsc, lv)  # fmt: skip
+        fetch_add(sync, DONE)
+        if tid == 0:
+            if joined < threads:  # who takes part in this pass: the threads that joined
+                joined = 1
+                for t in range(1, threads):
+                    if _taking_part(sync, t, p):
+                        joined += 1
+            done += joined
+            if not _wait(sync, DONE, done):
+                return touched
+            f = PassFlags(trav, fl.mode, LEAF_USE, fl.prune, fl.sampled, fl.record,
+                          fl.nostart, fl.margin)  # fmt: skip
+            touched += run_pass(tree, hands, boards, 0, st.strategy, st, rb, lk,
+                                coefs[k], draws[k], f, sc, lv)  # fmt: skip
     return touched
 
 
@@ -336,9 +407,11 @@ def split_iterations(
 
     def run(t: int) -> int:
         try:
+            # thread 0 runs its tasks in the upper tree's scratch: between that tree's
+            # steps nothing is kept in it, and one scratch fewer stays in its core's cache
+            tsc = sc if t == 0 else par.scratches[t]
             n = run_split_iterations(t, par.threads, g.tree, g.hands, g.boards, st, rb, lk,
-                                     coefs, draws, fl, sc, par.scratches[t], par.leaves,
-                                     sync)  # fmt: skip
+                                     coefs, draws, fl, sc, tsc, par.leaves, sync)  # fmt: skip
             return int(n)
         except BaseException:
             sync[ABORT] = 1  # the other threads stop waiting for this one

@@ -36,7 +36,7 @@ from __future__ import annotations
 import numpy as np
 import numpy.typing as npt
 
-from solver.cfr.atomic import fetch_add
+from solver.cfr.atomic import fetch_add, fetch_add_n
 from solver.cfr.borrow import borrow
 from solver.cfr.chance import add_chance_child, add_chance_rows, chance_child, draw_child
 from solver.cfr.layout import (
@@ -252,6 +252,9 @@ def _zero_row(VA: Array, d: Int, nt: Int) -> None:
 
 
 # ----- parallel tasks ------------------------------------------------------------------------
+BACK = 1 << 32  # a claim from the back of the task list (:func:`_next_task`)
+
+
 @node_kernel
 def _task_done(tree: Tree, hands: Hands, boards: Boards, lv: Leaves, k: Int, trav: Int,
                nt: Int) -> None:  # fmt: skip
@@ -265,7 +268,7 @@ def _task_done(tree: Tree, hands: Hands, boards: Boards, lv: Leaves, k: Int, tra
     k1 = lv.slot_start[s + 1]
     if fetch_add(lv.slot_done, s) + 1 != k1 - k0:
         return
-    if tree.kind[lv.task_node[k0]] == RUNOUT:
+    if lv.slot[lv.task_node[k0]] >= 0:  # a task of its own (a runout, a river's cut node)
         for h in range(nt):
             lv.value[s, h] = lv.task_value[k0, h]
         return
@@ -279,15 +282,17 @@ def _task_done(tree: Tree, hands: Hands, boards: Boards, lv: Leaves, k: Int, tra
 @node_kernel
 def _next_task(
     tree: Tree, hands: Hands, boards: Boards, lv: Leaves, fl: PassFlags, co: Array,
-    st: Storage, lk: Locks, sc: Scratch,
+    st: Storage, lk: Locks, sc: Scratch, tid: Int,
 ) -> tuple[int, int]:  # fmt: skip
-    """The next task this thread claims (an atomic add on ``lv.claimed``: every thread of
-    the pass claims from the one list ``lv.order``) that the opponent reaches, its reach
+    """The next task thread ``tid`` claims (an atomic add on ``lv.claimed``: every thread
+    of the pass claims from the one list ``lv.order``, thread 0 from its front, the biggest
+    first, the others from its back, so each thread runs mostly the same tasks pass after
+    pass, their storage still in its core's cache) that the opponent reaches, its reach
     put in ``sc.reach[0]`` (a chance child's: chance weight and card removal applied; a
-    runout's as it arrived); returns (the task or -1 when none is left, the nodes touched on
-    the way). A task the opponent does not reach is skipped as the serial walk skips it —
-    values 0, and the zero update when its chance node was reached (else the upper walk's
-    covers it)."""
+    runout's or a river's cut node's as it arrived); returns (the task or -1 when none is
+    left, the nodes touched on the way). A task the opponent does not reach is skipped as
+    the serial walk skips it — values 0, and the zero update when its chance node was
+    reached (else, and for a river's cut node, the upper walk's covers it)."""
     trav = fl.trav
     mode = fl.mode
     opp = 1 - trav
@@ -296,17 +301,35 @@ def _next_task(
     skip_zero = mode in (MODE_BR, MODE_EVAL) or fl.prune != PRUNE_NONE
     touched = 0
     RE = sc.reach
+    K = lv.order.shape[0]
     while True:
-        i = fetch_add(lv.claimed, 0)
-        if i >= lv.order.shape[0]:
+        # one counter holds both ends' claims (low half: from the front, high: the back)
+        old = fetch_add_n(lv.claimed, 0, 1 if tid == 0 else BACK)
+        front = old & (BACK - 1)
+        back = old >> 32
+        if front + back >= K:
             return -1, touched
-        k = lv.order[i]
+        k = lv.order[front if tid == 0 else K - 1 - back]
         node = lv.task_node[k]
         slot = lv.task_slot[k]
         if tree.kind[node] == RUNOUT:  # a runout is walked whatever its reach
             for j in range(no):
                 RE[0, j] = lv.reach[slot, j]
             return int(k), touched
+        if lv.slot[node] >= 0:  # a river's cut node: walked as the serial walk would
+            mass = 0.0
+            for j in range(no):
+                x = lv.reach[slot, j]
+                RE[0, j] = x
+                mass += x
+            if not (mass == 0.0 and skip_zero):
+                return int(k), touched
+            # not reached: values 0, and its zero update is the upper walk's (as the
+            # serial walk's parent does it)
+            for h in range(nt):
+                lv.task_value[k, h] = 0.0
+            _task_done(tree, hands, boards, lv, k, trav, nt)
+            continue
         w = tree.chance_weight[node]
         cb = tree.board[node]
         arrived = 0.0
@@ -455,7 +478,7 @@ def walk(
     tasks = leaf == LEAF_TASKS  # start is a thread: walk the tasks it claims one by one
     ti = 0
     if tasks:
-        ti, touched = _next_task(tree, hands, boards, lv, fl, co, st, lk, sc)
+        ti, touched = _next_task(tree, hands, boards, lv, fl, co, st, lk, sc, start)
         if ti < 0:
             return touched
         leaf = LEAF_OFF  # nothing below a task is slotted
@@ -612,7 +635,7 @@ def walk(
             for h in range(nt):
                 lv.task_value[ti, h] = VA[0, h]
             _task_done(tree, hands, boards, lv, ti, trav, nt)
-            ti, z = _next_task(tree, hands, boards, lv, fl, co, st, lk, sc)
+            ti, z = _next_task(tree, hands, boards, lv, fl, co, st, lk, sc, start)
             touched += z
             if ti < 0:
                 return touched
