@@ -26,10 +26,6 @@ class _FetchAdd(Protocol):
     def __call__(self, counter: npt.NDArray[np.int64], i: int) -> int: ...
 
 
-class _FetchAddN(Protocol):
-    def __call__(self, counter: npt.NDArray[np.int64], i: int, n: int) -> int: ...
-
-
 class _Store(Protocol):
     def __call__(self, counter: npt.NDArray[np.int64], i: int, value: int) -> None: ...
 
@@ -64,21 +60,6 @@ def _fetch_add(typingctx: Any, counter: types.Type, i: types.Type) -> Any:
         return builder.atomic_rmw("add", ptr, ir.Constant(ir.IntType(64), 1), "seq_cst")
 
     return types.int64(counter, i), codegen
-
-
-@intrinsic
-def _fetch_add_n(typingctx: Any, counter: types.Type, i: types.Type, n: types.Type) -> Any:
-    """``fetch_add_n(counter, i, n)``: adds ``n`` to ``counter[i]`` (a 1-D int64 array)
-    atomically and returns the value it had. No bounds check."""
-    if not (_counter_args(counter, i) and isinstance(n, types.Integer)):
-        return None
-
-    def codegen(context: Any, builder: Any, sig: Any, args: Any) -> Any:
-        ptr = _pointer(context, builder, sig, args)
-        value = context.cast(builder, args[2], sig.args[2], types.int64)
-        return builder.atomic_rmw("add", ptr, value, "seq_cst")
-
-    return types.int64(counter, i, n), codegen
 
 
 @intrinsic
@@ -193,7 +174,6 @@ class _Yield(Protocol):
 
 # what kernels call (typed for checkers; the intrinsics only work inside kernels)
 fetch_add = cast(_FetchAdd, _fetch_add)
-fetch_add_n = cast(_FetchAddN, _fetch_add_n)
 load_acquire = cast(_FetchAdd, _load_acquire)
 store_release = cast(_Store, _store_release)
 claim = cast(_Claim, _claim)

@@ -146,11 +146,10 @@ def make_parallel(game: Game, threads: int = 1, min_cost: float | None = None) -
 
 
 # a river's pass is split over threads from this many hand-cells (:func:`subtree_costs`) on.
-# Measured (docs/engine.md, "Threads"): a 73,000-cell river's 10-iteration chunk took 0.7 of
-# its one-thread time on two threads, 38,000–44,000 cells 0.8–0.9; R1 (~27,000, ~0.75 ms a
-# chunk) gained ~10 % only over long chunks and lost it to each chunk's start (the other
-# thread joins a pass or two late) and to the checks that follow, serial, on storage half in
-# the other core's cache
+# Measured (docs/engine.md, "A river has no chance node"): with 10-iteration chunks, two
+# threads took 0.74–1.12 of one thread's time on a 73,000-cell river and 0.77–0.91 on
+# 38,000–44,000 cells, but 0.92–1.31 on R1 (~27,000, ~0.75 ms a chunk): the other thread
+# joins a chunk a pass or two late, and the upper tree's steps cost ~4 µs a pass
 MIN_SPLIT_COST = 40000.0
 # a river's cut: no task bigger than the pass's work / (this × threads)
 RIVER_GRAIN = 2
@@ -160,8 +159,9 @@ def _river_cut(game: Game, threads: int, min_cost: float) -> list[int]:
     """The nodes a game with no chance node (a river) is cut at, each its own task: from
     the root down, the decision node with the biggest subtree is replaced by its children
     until no decision node left in the cut holds more than 1 / (:data:`RIVER_GRAIN` ×
-    ``threads``) of the pass's work (R1 on two threads: 6 decision nodes above, ~18 % of the
-    work, and 19 tasks). Sorted; empty when the pass is under ``min_cost`` hand-cells."""
+    ``threads``) of the pass's work (R1's tree on two threads: 2 decision nodes above, ~6 %
+    of the work, and 7 tasks). Sorted; empty when the pass is under ``min_cost``
+    hand-cells."""
     cost = subtree_costs(game.tree, game.hands, game.parents)
     if cost[0] < min_cost or game.tree.kind[0] != DECISION:
         return []

@@ -36,7 +36,7 @@ from __future__ import annotations
 import numpy as np
 import numpy.typing as npt
 
-from solver.cfr.atomic import fetch_add, fetch_add_n
+from solver.cfr.atomic import fetch_add
 from solver.cfr.borrow import borrow
 from solver.cfr.chance import add_chance_child, add_chance_rows, chance_child, draw_child
 from solver.cfr.layout import (
@@ -252,9 +252,6 @@ def _zero_row(VA: Array, d: Int, nt: Int) -> None:
 
 
 # ----- parallel tasks ------------------------------------------------------------------------
-BACK = 1 << 32  # a claim from the back of the task list (:func:`_next_task`)
-
-
 @node_kernel
 def _task_done(tree: Tree, hands: Hands, boards: Boards, lv: Leaves, k: Int, trav: Int,
                nt: Int) -> None:  # fmt: skip
@@ -282,12 +279,10 @@ def _task_done(tree: Tree, hands: Hands, boards: Boards, lv: Leaves, k: Int, tra
 @node_kernel
 def _next_task(
     tree: Tree, hands: Hands, boards: Boards, lv: Leaves, fl: PassFlags, co: Array,
-    st: Storage, lk: Locks, sc: Scratch, tid: Int,
+    st: Storage, lk: Locks, sc: Scratch,
 ) -> tuple[int, int]:  # fmt: skip
-    """The next task thread ``tid`` claims (an atomic add on ``lv.claimed``: every thread
-    of the pass claims from the one list ``lv.order``, thread 0 from its front, the biggest
-    first, the others from its back, so each thread runs mostly the same tasks pass after
-    pass, their storage still in its core's cache) that the opponent reaches, its reach
+    """The next task this thread claims (an atomic add on ``lv.claimed``: every thread of
+    the pass claims from the one list ``lv.order``) that the opponent reaches, its reach
     put in ``sc.reach[0]`` (a chance child's: chance weight and card removal applied; a
     runout's or a river's cut node's as it arrived); returns (the task or -1 when none is
     left, the nodes touched on the way). A task the opponent does not reach is skipped as
@@ -301,15 +296,11 @@ def _next_task(
     skip_zero = mode in (MODE_BR, MODE_EVAL) or fl.prune != PRUNE_NONE
     touched = 0
     RE = sc.reach
-    K = lv.order.shape[0]
     while True:
-        # one counter holds both ends' claims (low half: from the front, high: the back)
-        old = fetch_add_n(lv.claimed, 0, 1 if tid == 0 else BACK)
-        front = old & (BACK - 1)
-        back = old >> 32
-        if front + back >= K:
+        i = fetch_add(lv.claimed, 0)
+        if i >= lv.order.shape[0]:
             return -1, touched
-        k = lv.order[front if tid == 0 else K - 1 - back]
+        k = lv.order[i]
         node = lv.task_node[k]
         slot = lv.task_slot[k]
         if tree.kind[node] == RUNOUT:  # a runout is walked whatever its reach
@@ -478,7 +469,7 @@ def walk(
     tasks = leaf == LEAF_TASKS  # start is a thread: walk the tasks it claims one by one
     ti = 0
     if tasks:
-        ti, touched = _next_task(tree, hands, boards, lv, fl, co, st, lk, sc, start)
+        ti, touched = _next_task(tree, hands, boards, lv, fl, co, st, lk, sc)
         if ti < 0:
             return touched
         leaf = LEAF_OFF  # nothing below a task is slotted
@@ -635,7 +626,7 @@ def walk(
             for h in range(nt):
                 lv.task_value[ti, h] = VA[0, h]
             _task_done(tree, hands, boards, lv, ti, trav, nt)
-            ti, z = _next_task(tree, hands, boards, lv, fl, co, st, lk, sc, start)
+            ti, z = _next_task(tree, hands, boards, lv, fl, co, st, lk, sc)
             touched += z
             if ti < 0:
                 return touched
