@@ -51,7 +51,8 @@ class SolverOptions(TypedDict, total=False):
     :class:`solver.jobs.SolveJob` take these as keyword arguments and pass them on.
 
     ``threads``: solver threads (full-width rules; > 1 splits passes below the first chance
-    nodes; at most this machine's cores). ``precision``: storage — "auto", "float64",
+    nodes, or a river past :data:`~solver.cfr.parallel.MIN_SPLIT_COST` at its decision nodes;
+    at most this machine's cores). ``precision``: storage — "auto", "float64",
     "float32" or "compressed" (16-bit). ``pruning``: None (the algorithm's default), "none",
     "partial", "interval" (rules like ``cfr``) or "total" (rules like ``cfr``, ``cfr+``).
     ``seed``: the sampling algorithms' draws. ``rbp_check_every`` and ``rbp_threshold``:

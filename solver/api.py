@@ -276,8 +276,9 @@ def solve(
     to :func:`solver.algorithms.make_solver` (checked by its one validator); see
     :class:`solver.algorithms.SolverOptions`.
     ``threads`` > 1 splits each pass below the first chance nodes (hold'em turn and flop
-    spots; same numbers as one thread); the default pruning, "partial", skips what the
-    opponent cannot reach (same numbers, less work). ``locks`` fixes the strategy of some
+    spots), or a big river's at its decision nodes (same numbers as one thread); the
+    default pruning, "partial", skips what the opponent cannot reach (same numbers, less
+    work). ``locks`` fixes the strategy of some
     infosets: ``{line: mix}`` with ``line`` a node's actions as :meth:`SolveResult.strategy`
     takes them and ``mix`` ``{action: probability}`` for every hand there, ``{hand:
     {action: probability}}`` for some, or ``"solved"`` (see :mod:`solver.cfr.locks`);
