@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import functools
 import sys
+import threading
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
 
@@ -45,3 +47,21 @@ def _keep_main() -> Iterator[None]:
     main = sys.modules["__main__"]
     yield
     sys.modules["__main__"] = main
+
+
+def bounded(fn: Any, seconds: float = 120.0) -> BaseException | None:
+    """Run ``fn`` in a daemon thread; the exception it raised (None if none). Fails if it
+    has not returned after ``seconds`` (a thread left waiting would hang the suite)."""
+    box: list[BaseException | None] = [None]
+
+    def target() -> None:
+        try:
+            fn()
+        except BaseException as exc:  # handed to the test
+            box[0] = exc
+
+    th = threading.Thread(target=target, daemon=True)
+    th.start()
+    th.join(seconds)
+    assert not th.is_alive(), "a thread of the chunk is still waiting"
+    return box[0]

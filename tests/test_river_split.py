@@ -5,12 +5,12 @@ thread that joins a chunk late takes part in the rest of it."""
 
 from __future__ import annotations
 
-import threading
 from dataclasses import replace
 from typing import Any
 
 import numpy as np
 import pytest
+from conftest import bounded
 
 import solver.cfr.parallel as parallel
 from solver import Engine, make_rule
@@ -147,22 +147,6 @@ def test_kuhn_split_at_its_decision_nodes_matches_the_serial_walk(low_bar: None)
         assert split.best_response_values() == serial.best_response_values()
 
 
-def _bounded(fn: Any, seconds: float = 120.0) -> BaseException | None:
-    box: list[BaseException | None] = [None]
-
-    def target() -> None:
-        try:
-            fn()
-        except BaseException as exc:  # handed to the test
-            box[0] = exc
-
-    th = threading.Thread(target=target, daemon=True)
-    th.start()
-    th.join(seconds)
-    assert not th.is_alive(), "a thread of the chunk is still waiting"
-    return box[0]
-
-
 def test_a_thread_joining_late_takes_part_in_the_rest_of_the_chunk(
     river: Game, monkeypatch: pytest.MonkeyPatch, low_bar: None
 ) -> None:
@@ -192,7 +176,7 @@ def test_a_thread_joining_late_takes_part_in_the_rest_of_the_chunk(
         split.nodes_touched += n
         split.iteration += k
 
-    assert _bounded(chunk) is None
+    assert bounded(chunk) is None
     at = int(par.sync[SYNC + 1])
     passes = 2 * k
     assert 3 <= at <= passes or at == -passes  # (-passes: it came after the last pass)

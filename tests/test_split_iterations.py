@@ -5,11 +5,11 @@ thread that raises stops the others instead of leaving them waiting."""
 
 from __future__ import annotations
 
-import threading
 from typing import Any
 
 import numpy as np
 import pytest
+from conftest import bounded
 from numba import njit
 
 import solver.cfr.parallel as parallel
@@ -126,7 +126,7 @@ def test_both_threads_taking_part_give_the_serial_numbers_bit_for_bit(
             split.nodes_touched += n
             split.iteration += k
 
-        assert _bounded(chunk) is None
+        assert bounded(chunk) is None
         assert par.sync[SYNC + 1] == 1 and par.sync[DONE] == 2 * k * 2
         serial.iterate(k)
         _same(serial, split)
@@ -153,24 +153,6 @@ def test_thread_zero_goes_on_alone_when_the_other_never_starts(game: Game) -> No
     before = split.storage.regrets.copy()
     assert run_split_iterations(1, 2, *args, par.scratches[1], par.leaves, par.sync) == 0
     np.testing.assert_array_equal(split.storage.regrets, before)
-
-
-def _bounded(fn: Any, seconds: float = 120.0) -> BaseException | None:
-    """Run ``fn`` in a daemon thread; the exception it raised (None if none). Fails if it
-    has not returned after ``seconds`` (a thread left waiting would hang the suite)."""
-    box: list[BaseException | None] = [None]
-
-    def target() -> None:
-        try:
-            fn()
-        except BaseException as exc:  # handed to the test
-            box[0] = exc
-
-    th = threading.Thread(target=target, daemon=True)
-    th.start()
-    th.join(seconds)
-    assert not th.is_alive(), "a thread of the chunk is still waiting"
-    return box[0]
 
 
 def _next_chunk(game: Game, e: Engine, k: int) -> Any:
@@ -201,7 +183,7 @@ def test_thread_zero_raising_stops_the_waiting_thread(
         return worker["touched"]
 
     monkeypatch.setattr(parallel, "run_split_iterations", fake)
-    err = _bounded(_next_chunk(game, split, 2))
+    err = bounded(_next_chunk(game, split, 2))
     assert isinstance(err, RuntimeError) and "thread 0 failed" in str(err)
     assert par.sync[ABORT] == 1
     assert worker == {"touched": 0}  # it stopped waiting for the first pass
@@ -223,7 +205,7 @@ def test_a_worker_raising_stops_thread_zero(game: Game, monkeypatch: pytest.Monk
         return int(real(tid, *args))
 
     monkeypatch.setattr(parallel, "run_split_iterations", fake)
-    err = _bounded(_next_chunk(game, split, 2))
+    err = bounded(_next_chunk(game, split, 2))
     assert isinstance(err, RuntimeError) and "worker failed" in str(err)
     assert par.sync[ABORT] == 1
     assert par.sync[GO] == 1  # thread 0 stopped in the first pass instead of waiting on

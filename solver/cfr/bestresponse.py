@@ -46,6 +46,16 @@ _NO_LOCKS = no_locks()
 _BR_FLAGS = (pass_flags(0, MODE_BR), pass_flags(1, MODE_BR))
 
 
+def _profile(game: Game, sigma: Array, storage: Storage | None) -> tuple[Array, Storage]:
+    """(σ, storage) a pass reads: :data:`AVERAGE` with the ``storage`` its sums are in, or a
+    checked (A,) ``sigma`` with no storage."""
+    if sigma is AVERAGE:
+        if storage is None:
+            raise ValueError("the average strategy needs the storage it is taken from")
+        return sigma, storage
+    return check_strategy(game, sigma), _NO_STORAGE
+
+
 def root_player_values(
     game: Game,
     sigma: Array,
@@ -63,13 +73,7 @@ def root_player_values(
     ``storage``: the average strategy of its sums, normalised node by node in the walk (the
     locked mixes applied), without building the (A,) array. The player's expected value is
     ``Σ_h weights[player, h] · values[h]``."""
-    if sigma is AVERAGE:
-        if storage is None:
-            raise ValueError("the average strategy needs the storage it is taken from")
-        st = storage
-    else:
-        sigma = check_strategy(game, sigma)
-        st = _NO_STORAGE
+    sigma, st = _profile(game, sigma, storage)
     fl = pass_flags(player, MODE_BR if best_response else MODE_EVAL)
     sc = scratch if scratch is not None else make_scratch(game)
     lk = locks if locks is not None else _NO_LOCKS
@@ -164,13 +168,7 @@ def best_response_values(
             for p in range(2)
         ]
     else:
-        if sigma is AVERAGE:
-            if storage is None:
-                raise ValueError("the average strategy needs the storage it is taken from")
-            st = storage
-        else:
-            sigma = check_strategy(g, sigma)
-            st = _NO_STORAGE
+        sigma, st = _profile(g, sigma, storage)
         sc = scratch if scratch is not None else make_scratch(g)
         lk = locks if locks is not None else _NO_LOCKS
         out = np.empty((2, max(g.num_hands[0], g.num_hands[1])))
