@@ -322,6 +322,10 @@ def _load(npz: NpzReader, max_memory_mb: float) -> LoadedSolve:
     params = meta.get("params") or {}
     if not isinstance(params, dict):
         raise ExportError(f"metadata: params must be an object, got {brief(params)}")
+    if "gamma" in params and "average_every" not in params and "beta" in params:
+        # a DCFR solve saved before ``average_every`` existed averaged every iteration:
+        # it resumes on the schedule it ran (dcfr-tuned's default is now 2)
+        params = {**params, "average_every": 1.0}
     rbp_meta = meta.get("rbp") or {}
     if not isinstance(rbp_meta, dict):
         raise ExportError(f"metadata: rbp must be an object, got {brief(rbp_meta)}")

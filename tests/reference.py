@@ -63,11 +63,11 @@ RULE_DEFAULTS: dict[str, dict[str, float]] = {
     "cfr": {},
     "cfr+": {"delay": 0.0},
     "lcfr": {},
-    "dcfr": {"alpha": 1.5, "beta": 0.0, "gamma": 2.0},
-    "dcfr-tuned": {"alpha": 1.5, "beta": 0.25, "gamma": 3.0},
+    "dcfr": {"alpha": 1.5, "beta": 0.0, "gamma": 2.0, "average_every": 1.0},
+    "dcfr-tuned": {"alpha": 1.5, "beta": 0.1, "gamma": 4.0, "average_every": 2.0},
     "lcfr+": {},
     "olcfr": {},
-    "dcfr-nh": {"alpha": 1.5, "beta": 0.0, "gamma": 2.0},
+    "dcfr-nh": {"alpha": 1.5, "beta": 0.0, "gamma": 2.0, "average_every": 1.0},
     "pcfr+": {},
     "sapcfr+": {"alpha": 2.0},
     "apcfr+": {"alpha_max": 5.0},
@@ -694,6 +694,9 @@ class ReferenceSolver:
         self.rule = rule
         self.params: dict[str, float] = {**RULE_DEFAULTS[rule], **params}
         self.t = 0
+        # per owner: the decay and weight of iterations the average skipped (average_every)
+        self.pending_decay = [1.0, 1.0]
+        self.pending_weight = [0.0, 0.0]
         self.num_actions = infosets(game)
         self.current: dict[Key, FloatArray] = {}
         self.regrets: dict[Key, FloatArray] = {}
@@ -844,8 +847,21 @@ class ReferenceSolver:
         )
         # Average strategy of the opponent, with its own reach and its current sigma.
         decay, weight = self._decay(t), self._weight(t)
-        for key, reach in opp_reach.items():
-            self.cumulative[key] = self.cumulative[key] * decay + weight * reach * self.current[key]
+        # DCFR's average_every = k: the opponent's sums take only iterations k, 2k, ...;
+        # an iteration skipped carries its decay and weight over to the next one taken
+        k = int(self.params.get("average_every", 1.0))
+        opp = 1 - player
+        self.pending_decay[opp] *= decay
+        self.pending_weight[opp] = self.pending_weight[opp] * decay + weight
+        if t % k == 0:
+            decay, weight = self.pending_decay[opp], self.pending_weight[opp]
+            self.pending_decay[opp], self.pending_weight[opp] = 1.0, 0.0
+            for key, reach in opp_reach.items():
+                S = self.cumulative[key]
+                self.cumulative[key] = S * decay + weight * reach * self.current[key]
+        self._regret_pass(values)
+
+    def _regret_pass(self, values: dict[Key, FloatArray]) -> None:
         # Regrets and new current strategy of the updated player.
         for key, action_values in values.items():
             node_value = float(self.current[key] @ action_values)

@@ -36,10 +36,10 @@ def test_opens_on_a_preset_with_solve_enabled() -> None:
     assert "SRP river" in at.markdown[0].value
     assert not at.button(key="btn_solve").disabled
     assert at.button(key="btn_pause").disabled and at.button(key="btn_stop").disabled
-    # hold'em preset: the hold'em default, DCFR(1.5, 0.25, 3)
+    # hold'em preset: the hold'em default, DCFR(1.5, 0.1, 4) averaging every 2nd iteration
     assert at.selectbox(key=state.ALGORITHM).value == "dcfr-tuned"
-    assert [n.label for n in at.text_input][:3] == ["alpha", "beta", "gamma"]
-    assert [n.value for n in at.text_input][:3] == ["1.5", "0.25", "3"]
+    assert [n.label for n in at.text_input][:4] == ["alpha", "beta", "gamma", "average_every"]
+    assert [n.value for n in at.text_input][:4] == ["1.5", "0.1", "4", "2"]
     assert at.text_input(key=state.TARGET).value == "0.3"
     assert at.radio(key=state.TARGET_UNIT).value == "% pot"
     assert "per iteration" in at.markdown[0].value  # the estimate before solving

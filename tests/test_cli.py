@@ -279,7 +279,7 @@ def test_holdem_spot_json_lines_units_and_targets() -> None:
     final = lines[-1]
     assert final["final"] is True and final["iteration"] == 40
     assert final["algorithm"] == "dcfr-tuned"  # the hold'em default when none is named
-    assert final["params"] == {"alpha": 1.5, "beta": 0.25, "gamma": 3.0}
+    assert final["params"] == {"alpha": 1.5, "beta": 0.1, "gamma": 4.0, "average_every": 2.0}
     assert sum(final["ev"]) == pytest.approx(200.0)  # pot shares: the EVs sum to the pot
     uniform = _lines(run("solve", *RIVER, "--iterations", "0", "--json"))[-1]
     assert uniform["iteration"] == 0 and uniform["exploitability"] > final["exploitability"]

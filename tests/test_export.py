@@ -180,3 +180,24 @@ def test_saved_file_is_a_plain_zip_of_npy_arrays() -> None:
     with zipfile.ZipFile(io.BytesIO(data)) as z:
         names = set(z.namelist())
     assert "meta.npy" in names and "storage_cumulative.npy" in names
+
+
+def test_a_dcfr_solve_saved_before_average_every_resumes_on_its_schedule() -> None:
+    """Files from before DCFR's ``average_every`` have no such parameter: they ran with the
+    average taking every iteration and resume that way, whatever the rule's default now."""
+    g = game("leduc")
+    old = make_rule("dcfr-tuned", beta=0.25, gamma=3.0, average_every=1.0)
+    e = Engine(g, old)
+    e.iterate(7)
+    with np.load(io.BytesIO(save_solve(e, game_source(g)))) as f:
+        arrays = {k: f[k] for k in f.files}
+    meta = json.loads(str(arrays["meta"]))
+    del meta["params"]["average_every"]
+    arrays["meta"] = np.array(json.dumps(meta))
+    loaded = load_solve(_npz(**arrays)).engine
+    assert loaded.rule == old
+    assert load_solve(save_solve(Engine(g, make_rule("dcfr-tuned")), game_source(g))).engine.rule \
+        == make_rule("dcfr-tuned")  # fmt: skip
+    loaded.iterate(6)
+    e.iterate(6)
+    np.testing.assert_array_equal(loaded.average_strategy(), e.average_strategy())

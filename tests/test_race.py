@@ -73,7 +73,7 @@ def test_entries_parse_case_insensitive_and_normalised() -> None:
     assert e.params == (("beta", 0.5), ("gamma", 3.0))  # alpha=1.5 is the default
     assert e.text == "dcfr:beta=0.5;gamma=3"
     assert e.label == "dcfr (beta=0.5, gamma=3)"
-    assert e.all_params() == {"alpha": 1.5, "beta": 0.5, "gamma": 3.0}
+    assert e.all_params() == {"alpha": 1.5, "beta": 0.5, "gamma": 3.0, "average_every": 1.0}
     assert e.rule() == parse_entry("dcfr:gamma=3;beta=0.5").rule()
     assert parse_entry(e.text) == e
     assert parse_entry("cfr+:delay=0") == parse_entry("cfr+") == Entry.of("CFR+", {"delay": 0})
@@ -95,7 +95,10 @@ def test_entries_parse_case_insensitive_and_normalised() -> None:
         ("dcfr:", "nothing after ':'"),
         ("dcfr:alpha", "'alpha' is not param=value"),
         ("dcfr:=2", "'=2' is not param=value"),
-        ("dcfr:zeta=1", "dcfr has no parameter 'zeta' (parameters: alpha, beta, gamma, pruning)"),
+        (
+            "dcfr:zeta=1",
+            "dcfr has no parameter 'zeta' (parameters: alpha, beta, gamma, average_every, pruning)",
+        ),
         ("cfr:delay=1", "cfr has no parameter 'delay' (parameters: pruning)"),
         ("dcfr:alpha=x", "alpha: 'x' is not a number"),
         ("dcfr:alpha=nan", "alpha: 'nan' is not a number"),
@@ -398,7 +401,7 @@ def test_table_markdown_and_csv() -> None:
     assert md[3].startswith("| cfr+ | 20 | 0.400 | 40 | 0.800 | — | — | 40 | 0.800 |")
     table = list(csv.DictReader(io.StringIO(race_csv(p).decode("utf-8"))))
     assert [r["entry"] for r in table] == ["cfr", "cfr+", "dcfr"]
-    assert table[2]["params"] == "alpha=1.5;beta=0;gamma=2"
+    assert table[2]["params"] == "alpha=1.5;beta=0;gamma=2;average_every=1"
     assert table[1]["CPU s to 0.01"] == "0.8" and table[0]["CPU s to 0.01"] == ""
     assert float(table[1]["exploitability (chips)"]) == 0.009
     pts = list(csv.DictReader(io.StringIO(points_csv(p).decode("utf-8"))))

@@ -39,8 +39,23 @@ def test_engine_matches_reference_iteration_by_iteration(name: str, rule: str) -
     views = _engine_views(name)
     assert len(views) == g.num_infosets
     assert len(set(views.values())) < len(views) or name == "kuhn"  # Leduc: mirrored boards
-    ref = reference.ReferenceSolver(name, rule)
-    eng = Engine(g, make_rule(rule))
+    _match(name, rule, {})
+
+
+@pytest.mark.parametrize("name", ["kuhn", "leduc"])
+@pytest.mark.parametrize(("rule", "every"), [("dcfr", 2.0), ("dcfr-tuned", 3.0), ("dcfr-nh", 2.0)])
+def test_average_every_kth_iteration_matches_reference(name: str, rule: str, every: float) -> None:
+    """``average_every``: the engine's sums skip the iterations the average does not take
+    (:func:`solver.cfr.rules.every_kth_average`), the reference carries their decay and
+    weight over to the next one taken — the same average at every iteration."""
+    _match(name, rule, {"average_every": every})
+
+
+def _match(name: str, rule: str, params: dict[str, float]) -> None:
+    g = game(name)
+    views = _engine_views(name)
+    ref = reference.ReferenceSolver(name, rule, **params)
+    eng = Engine(g, make_rule(rule, **params))
     for t in range(1, ITERATIONS[name] + 1):
         ref.iterate()
         eng.iterate(1)

@@ -98,7 +98,7 @@ def test_default_algorithm_depends_on_the_game() -> None:
     assert solve(game("kuhn"), iterations=2).rule.name == "dcfr"
     turn = solve(small_turn("AA, T9s", "QQ, AKs"), iterations=2)
     assert turn.rule.name == "dcfr-tuned"
-    assert turn.rule.params() == {"alpha": 1.5, "beta": 0.25, "gamma": 3.0}
+    assert turn.rule.params() == {"alpha": 1.5, "beta": 0.1, "gamma": 4.0, "average_every": 2.0}
 
 
 def test_callback_can_stop_and_history_is_recorded() -> None:

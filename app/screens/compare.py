@@ -573,7 +573,7 @@ def _row(i: int, rows: int, running: bool) -> None:
     info = ALGORITHMS[algo]
     defaults = algorithm_defaults(algo)
     if defaults:
-        cols = c[1].columns(len(defaults))
+        cols = c[1].columns([max(5, len(name)) for name in defaults])  # names on one line
         for col, (name, value) in zip(cols, defaults.items(), strict=True):
             key = _param_key(i, algo, name)
             if state.get(key) is None:

@@ -150,7 +150,8 @@ def _algorithm_row(cfg: Settings, running: bool) -> None:
     state.put(state.ALGORITHM, cfg.algorithm)
     info = ALGORITHMS[cfg.algorithm]
     defaults = algorithm_defaults(cfg.algorithm)
-    widths = [1.4] + [0.7] * len(defaults) + [1.3, 1.5]
+    # a parameter's column fits its name on one line (average_every: 13 characters)
+    widths = [1.4] + [max(0.7, 0.08 * len(name)) for name in defaults] + [1.3, 1.5]
     c = st.columns(widths, vertical_alignment="bottom")
     c[0].selectbox(
         "Algorithm",

@@ -373,9 +373,13 @@ def add_sums(
     """At an opponent's decision node of a CFR pass: the owner's average-strategy sums
     ``S ← S·decay + w_avg·π·σ`` with π its reach ``RE[r0]`` (no,) and σ the strategy it
     played — ``SG[srow]`` (na·no,) when derived from the regrets, else ``sigma`` at ``off``.
-    16-bit storage computes in chips in ``blk`` and quantizes the block."""
+    16-bit storage computes in chips in ``blk`` and quantizes the block. An iteration the
+    average does not take (decay 1, weight 0: :func:`~solver.cfr.rules.every_kth_average`)
+    leaves the sums alone without reading them: they are most of a pass's memory traffic."""
     decay = co[DECAY]
     w = co[AVG_WEIGHT]
+    if decay == 1.0 and w == 0.0:
+        return
     unit = sscale[node] if quant else 1.0
     for a in range(na):
         base = off + a * no
@@ -400,7 +404,10 @@ def add_sums(
 @inline_kernel
 def decay_sums(S: Array, sscale: Array, quant: bool, off: Int, n: Int, decay: float,
                node: Int, blk: Array) -> None:  # fmt: skip
-    """A decision node's strategy sums when its owner's reach is zero: S·decay."""
+    """A decision node's strategy sums when its owner's reach is zero: S·decay (nothing to
+    do for decay 1)."""
+    if decay == 1.0:
+        return
     if quant:
         unit = sscale[node]
         for i in range(n):
