@@ -39,6 +39,17 @@ def small_turn(oop_range: str, ip_range: str) -> Game:
     return build_holdem(spec)
 
 
+@functools.cache
+def task_turn() -> Game:
+    """A turn whose split tasks are river cards and all-in runouts (board Ks7h2d9c, pot 100,
+    stack 300, default sizes), small enough to compile and run fast; built once."""
+    from solver.games.holdem import HoldemSpec, build_holdem
+
+    return build_holdem(HoldemSpec(board="Ks7h2d9c", pot=100, stack=300,
+                                   oop_range="AA,KQs,T8s,76s,QJo",
+                                   ip_range="QQ-99,AK,J9s"))  # fmt: skip
+
+
 @pytest.fixture(autouse=True)
 def _keep_main() -> Iterator[None]:
     """Streamlit's AppTest leaves its page script as ``__main__``; a process spawned later

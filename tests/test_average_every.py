@@ -8,22 +8,17 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from conftest import task_turn
 
 from solver import Engine, make_rule
 from solver.cfr.rules import AVG_WEIGHT, DECAY, every_kth_average
-from solver.games.holdem import HoldemSpec, build_holdem
 from solver.games.model import Game
-
-# a turn with river tasks and all-in runouts (the walk's zero updates and the split walk)
-SPEC = HoldemSpec(
-    board="Ks7h2d9c", pot=100, stack=300, oop_range="AA,KQs,T8s,76s,QJo",
-    ip_range="QQ-99,AK,J9s",
-)  # fmt: skip
 
 
 @pytest.fixture(scope="module")
 def game() -> Game:
-    return build_holdem(SPEC)
+    """A turn with river tasks and all-in runouts (the walk's zero updates, the split)."""
+    return task_turn()
 
 
 def test_every_first_iteration_is_the_dense_average_bit_for_bit() -> None:

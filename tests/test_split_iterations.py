@@ -9,7 +9,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-from conftest import bounded
+from conftest import bounded, task_turn
 from numba import njit
 
 import solver.cfr.parallel as parallel
@@ -23,19 +23,12 @@ from solver.cfr.parallel import (
     run_split_iterations,
     split_iterations,
 )
-from solver.games.holdem import HoldemSpec, build_holdem
 from solver.games.model import Game
-
-# a turn whose tasks are river cards and all-in runouts, small enough to compile and run fast
-SPEC = HoldemSpec(
-    board="Ks7h2d9c", pot=100, stack=300, oop_range="AA,KQs,T8s,76s,QJo",
-    ip_range="QQ-99,AK,J9s",
-)  # fmt: skip
 
 
 @pytest.fixture(scope="module")
 def game() -> Game:
-    return build_holdem(SPEC)
+    return task_turn()
 
 
 def _chunk(e: Engine, k: int) -> tuple[np.ndarray, np.ndarray]:
