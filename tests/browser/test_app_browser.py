@@ -109,8 +109,10 @@ def test_set_up_solve_explore_download(page: Page, server: str) -> None:
     picture_changes(page, LIVE_GRID)
     # --- Pause, Resume, Stop
     page.locator(".st-key-btn_pause button").click()
-    idle(page)
     expect(page.locator(".st-key-btn_resume button")).to_be_visible(timeout=WAIT)
+    # the page draws its buttons before the live view: Resume shows while the run that
+    # brings the paused count is still drawing the metrics below it
+    idle(page)
     paused_at = iteration(page)
     time.sleep(2.5)  # two live redraws' time: the count must not move while paused
     assert iteration(page) == paused_at
