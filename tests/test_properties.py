@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
-from solver import best_response_values, expected_values
+from solver import Engine, best_response_values, expected_values
 from solver.cfr.layout import Storage
 from solver.cfr.rules import DERIVE, FLOOR, RULES, make_rule
 from solver.cfr.update import update_block
@@ -89,3 +89,30 @@ def test_best_response_dominates_and_evs_are_zero_sum(name: str, seed: int, powe
     exploit = 0.5 * (br[0] + br[1])
     assert exploit >= -1e-12
     assert exploit > 1e-6  # random profiles are not equilibria of Kuhn or Leduc
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    rule_name=st.sampled_from(sorted(RULES)),
+    chunks=st.lists(st.integers(1, 700), min_size=1, max_size=8),
+    back=st.integers(0, 300),
+)
+def test_the_engine_serves_the_rules_rows_in_chunks(
+    rule_name: str, chunks: list[int], back: int
+) -> None:
+    """Engine.coefficients computes the rows a block ahead and slices them: every chunk
+    equals the rule's own rows for its iterations, across block ends, after a jump back (a
+    loaded save) and after the rule is swapped."""
+    eng = Engine(game("kuhn"), make_rule(rule_name))
+    start = 0
+    for k in chunks:
+        got = eng.coefficients(start, k)
+        want = eng.rule.coefficients(np.arange(start + 1, start + k + 1, dtype=np.float64))
+        assert got.flags.c_contiguous and got.shape == want.shape
+        np.testing.assert_array_equal(got, want)
+        start += k
+    start = max(start - back, 0)
+    eng.rule = make_rule("cfr+" if rule_name != "cfr+" else "dcfr")
+    for s in (start, start + 3):
+        want = eng.rule.coefficients(np.arange(s + 1, s + 6, dtype=np.float64))
+        np.testing.assert_array_equal(eng.coefficients(s, 5), want)
