@@ -57,10 +57,13 @@ def src(page: Page, selector: str) -> str:
     )
 
 
-def picture_changes(page: Page, selector: str, timeout: float = WAIT) -> None:
-    """Wait until the live picture ``selector`` is drawn anew (the solve moved on)."""
+def picture_changes(
+    page: Page, selector: str, timeout: float = WAIT, since: str | None = None
+) -> None:
+    """Wait until the live picture ``selector`` is drawn anew (the solve moved on): another
+    than ``since`` (a ``src`` read earlier) or, by default, than the one shown now."""
     page.wait_for_selector(selector, timeout=timeout)
-    old = src(page, selector)
+    old = src(page, selector) if since is None else since
     page.wait_for_function(
         "([s, old]) => { const e = document.querySelector(s); return e && e.src !== old; }",
         arg=[selector, old],
