@@ -231,13 +231,18 @@ def test_two_sessions_solve_at_once_and_health_stays_fast(browser: Browser, serv
 _RACE_CHART = chart_js("race_chart")
 
 
-def _race_points(page: Page) -> list[int]:
-    return list(
-        page.evaluate(
-            "() => { const d = " + _RACE_CHART + ";"
-            " return d && d.data ? d.data.map(t => t.x.length) : []; }"
-        )
-    )
+def _race_traces(page: Page, timeout: float) -> tuple[list[str], list[int]]:
+    """The race chart's trace names and point counts, once it shows two traces of at least 3
+    points — read in the same call as the wait: a live redraw replaces the chart, so a second
+    call may find none."""
+    got = page.wait_for_function(
+        "() => { const d = " + _RACE_CHART + ";"
+        " if (!(d && d.data && d.data.length === 2 && d.data.every(t => t.x.length >= 3)))"
+        " return null;"
+        " return [d.data.map(t => t.name), d.data.map(t => t.x.length)]; }",
+        timeout=timeout,
+    ).json_value()
+    return list(got[0]), [int(n) for n in got[1]]
 
 
 def test_compare_races_two_algorithms_on_leduc(page: Page, server: str) -> None:
@@ -256,14 +261,8 @@ def test_compare_races_two_algorithms_on_leduc(page: Page, server: str) -> None:
     page.locator(".st-key-btn_race_start button").click()
     expect(page.locator(".st-key-btn_race_stop button")).to_be_enabled(timeout=WAIT)
     # generous: a cold Numba cache compiles the kernels first
-    page.wait_for_function(
-        "() => { const d = " + _RACE_CHART + ";"
-        " return d && d.data && d.data.length === 2 && d.data.every(t => t.x.length >= 3); }",
-        timeout=180_000,
-    )
-    names = page.evaluate("() => " + _RACE_CHART + ".data.map(t => t.name)")
+    names, before = _race_traces(page, timeout=180_000)
     assert names == ["cfr+", "cfr"]
-    before = _race_points(page)
     page.wait_for_function(  # the chart gains points for both algorithms
         "(n) => { const d = " + _RACE_CHART + ";"
         " return d && d.data && d.data.every((t, i) => t.x.length > n[i]); }",
