@@ -171,8 +171,12 @@ class SolveResult:
 
 def continue_from(engine: Solver, warm: SolveResult | Solver) -> None:
     """Give ``engine`` what ``warm``'s solver (a result or a solver) learnt: its regrets (and
-    a stored strategy, adaptive statistics), not its strategy sums or iteration count
-    (ValueError when the two differ) — what ``solve(warm_start=...)`` starts from."""
+    a stored strategy, adaptive statistics), and go on with the rule's schedule where it
+    stopped (``Engine.schedule_start``); not its strategy sums, so the average and the
+    iteration count start again (ValueError when the two differ) — what
+    ``solve(warm_start=...)`` starts from. Restarting the schedule as well let a discounting
+    rule scale the carried regrets down within a few iterations and lose them
+    (docs/locking.md, "Re-solving warm or fresh")."""
     from solver.cfr.engine import Engine
 
     old = warm.engine if isinstance(warm, SolveResult) else warm
@@ -194,6 +198,7 @@ def continue_from(engine: Solver, warm: SolveResult | Solver) -> None:
     learnt = ("regrets", "strategy", "last_regret", "step_num", "step_den", "rscale")
     copies = {k: np.array(getattr(old.storage, k), copy=True) for k in learnt}
     engine.storage = engine.storage._replace(**copies)  # type: ignore[arg-type]
+    engine.schedule_start = old.schedule_start + old.iteration
 
 
 def _resolve_game(game: Game | str) -> Game:
@@ -286,10 +291,11 @@ def solve(
 
     ``warm_start``: start from another result's regrets (same game, algorithm and storage;
     full-width algorithms without regret-based pruning) instead of from scratch — e.g. a
-    re-solve after locking a node. What the solve learnt carries over; the average strategy
-    and the rule's schedule start again (carrying the old average over made re-solves slower
-    than fresh ones: the old game's average dominated for thousands of iterations;
-    docs/locking.md). "solved" locks take the warm start's average strategy.
+    re-solve after locking a node. What the solve learnt carries over and the rule's
+    schedule goes on where it stopped; the average strategy and the iteration count start
+    again (carrying the old average over made re-solves slower than fresh ones: the old
+    game's average dominated for thousands of iterations; docs/locking.md). "solved" locks
+    take the warm start's average strategy.
     """
     g = _resolve_game(game)
     _check_arguments(iterations, target_exploitability, check_every, callback, params)

@@ -236,6 +236,7 @@ def save_solve(
         "algorithm": engine.rule.name,
         "params": engine.rule.params(),
         "iteration": engine.iteration,
+        "schedule_start": int(getattr(engine, "schedule_start", 0)),
         "nodes_touched": engine.nodes_touched,
         "action_size": engine.game.action_size,
         "precision": str(getattr(engine, "precision", "float64")),
@@ -360,6 +361,8 @@ def _load(npz: NpzReader, max_memory_mb: float) -> LoadedSolve:
             _restore_rbp(engine, npz, rbp_meta)
         _restore_locks(engine, meta.get("locks"))
     engine.iteration = _count(meta, "iteration")
+    if isinstance(engine, Engine):  # files before it: 0, a schedule from the first iteration
+        engine.schedule_start = _count(meta, "schedule_start")
     engine.nodes_touched = _count(meta, "nodes_touched")
     history = meta.get("history") or []
     if not isinstance(history, list):

@@ -40,11 +40,11 @@ def relock(
 ) -> Solver:
     """A new solver of ``old``'s game with its algorithm and options (threads, storage,
     pruning, seed) and ``locks``. ``warm``: it starts from what ``old`` learnt (its regrets:
-    :func:`solver.api.continue_from`; the average strategy and the schedule start again),
-    else from scratch. "solved" locks take ``average`` (A,), by default ``old``'s average
-    strategy. Raises :class:`~solver.cfr.locks.LockError` (naming the line and hand) for a bad
-    lock, ValueError/OptionError when the algorithm or its options take no locks or no warm
-    start."""
+    :func:`solver.api.continue_from`, the rule's schedule going on; the average strategy
+    starts again), else from scratch. "solved" locks take ``average`` (A,), by default
+    ``old``'s average strategy. Raises :class:`~solver.cfr.locks.LockError` (naming the line
+    and hand) for a bad lock, ValueError/OptionError when the algorithm or its options take
+    no locks or no warm start."""
     avg = old.average_strategy() if average is None else average
     opts: dict[str, Any] = {}
     for name in ("threads", "seed"):

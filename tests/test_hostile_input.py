@@ -202,6 +202,8 @@ def _meta(data: bytes) -> dict:
         ("algorithm", "[]", "unknown algorithm"),
         ("iteration", "Infinity", "iteration must be a whole number"),
         ("iteration", "-5", "iteration must be a whole number ≥ 0, got -5"),
+        ("schedule_start", "-1", "schedule_start must be a whole number ≥ 0, got -1"),
+        ("schedule_start", "1.5", "schedule_start must be a whole number"),
         ("seed", "Infinity", "seed must be a whole number"),
         ("history", '[[1, "a", 2]]', "bad history row"),
         ("locks", "[1]", "locks must be an object"),

@@ -126,6 +126,9 @@ class Engine:
         self._eval_scratch = make_scratch(game)
         self._leaves = empty_leaves()
         self.iteration = 0
+        # iterations of the rule's schedule run before this solve's first: a warm start goes
+        # on where the solve it continues stopped (solver.api.continue_from)
+        self.schedule_start = 0
         self._coef_block: tuple[Rule, int, Array] | None = None  # (rule, first iteration − 1, rows)
         self.nodes_touched = 0
         self._done = np.zeros(1, dtype=np.int64)
@@ -216,7 +219,7 @@ class Engine:
             k = remaining if self.rbp is None else self.rbp.chunk(self.iteration, remaining)
             if self._promotes() and self.iteration < PROMOTE_AT:
                 k = min(k, PROMOTE_AT - self.iteration)
-            coefs = self.coefficients(self.iteration, k)
+            coefs = self.coefficients(self.schedule_start + self.iteration, k)
             draws = self.draws(k)
             rb = self._no_rbp if self.rbp is None else self.rbp.state
             lk = self._locks
