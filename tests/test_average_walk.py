@@ -41,16 +41,17 @@ def test_average_in_the_walk_equals_the_average_array(
         e.lock({line: {g.action_labels(node)[0]: 1.0}})
         e.iterate(5)
     sigma = e.average_strategy()
-    want = best_response_values(g, sigma, None, e.parallel, e._locks)
+    par = e.check_parallel  # the float64 split the solve's checks run on
+    want = best_response_values(g, sigma, None, par, e._locks)
     got = e.best_response_values()
     assert got == pytest.approx(want, rel=1e-9, abs=1e-9)
     # and a plain evaluation (both play the average), per hand
     for p in range(2):
-        v_arr = root_player_values(g, sigma, p, False, None, e.parallel, e._locks)
-        v_avg = root_player_values(g, AVERAGE, p, False, None, e.parallel, e._locks, e.storage)
+        v_arr = root_player_values(g, sigma, p, False, None, par, e._locks)
+        v_avg = root_player_values(g, AVERAGE, p, False, None, par, e._locks, e.storage)
         np.testing.assert_allclose(v_avg, v_arr, rtol=1e-9, atol=1e-9)
     # another strategy's values differ: the comparison can fail
-    other = best_response_values(g, e.current_strategy(), None, e.parallel, e._locks)
+    other = best_response_values(g, e.current_strategy(), None, par, e._locks)
     assert other != pytest.approx(want, rel=1e-9, abs=1e-9)
 
 

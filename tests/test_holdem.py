@@ -290,12 +290,15 @@ def test_float32_storage_tracks_float64_and_halves_memory() -> None:
     assert estimate(validate(river())).precision == "float32"
     a = Engine(g, make_rule("dcfr-tuned"), precision="float64")
     b = Engine(g, make_rule("dcfr-tuned"))
-    for _ in range(5):
+    assert a.walk_dtype == np.float64 and b.walk_dtype == np.float32  # float32 walk
+    for _ in range(10):
         a.iterate(20)
         b.iterate(20)
         ea = sum(a.best_response_values()) / 2
         eb = sum(b.best_response_values()) / 2
-        assert abs(ea - eb) <= 0.01 * ea + 1e-3  # within 1 % of the exploitability
+        # the float32 walk's trajectory differs by rounding, either side: within 2 % over
+        # these 200 iterations (measured), never a drift
+        assert abs(ea - eb) <= 0.03 * ea + 1e-3
     assert b.memory_bytes <= 0.51 * a.memory_bytes
 
 
@@ -371,13 +374,21 @@ def test_runout_values_are_the_per_hand_dot_products_bit_for_bit(trav: int) -> N
         eq = g.boards.runout_eq[r, trav]
         reach = _random_reach(rng, g, opp)
         out = np.full((2, reach.shape[0]), np.nan)
-        runout_rows(g.boards.runout_eq[r, opp], 37.5, nt, no, reach[None, :], 0, out, 1)
+        sums = np.full((1, reach.shape[0]), np.nan)  # the float64 sums' row
+        runout_rows(g.boards.runout_eq[r, opp], 37.5, nt, no, reach[None, :], 0, out, 1, sums)
+        # a float32 walk: float32 reach and values, the sums still in float64
+        r32 = reach.astype(np.float32)
+        out32 = np.full((2, reach.shape[0]), np.nan, dtype=np.float32)
+        runout_rows(g.boards.runout_eq[r, opp], 37.5, nt, no, r32[None, :], 0, out32, 1, sums)
         for h in range(nt):
             acc = 0.0
+            acc32 = 0.0
             for j in range(no):
                 acc += float(eq[h, j]) * float(reach[j])
+                acc32 += float(eq[h, j]) * float(r32[j])
             assert out[1, h] == 37.5 * acc
             assert not np.signbit(out[1, h]) or out[1, h] != 0.0  # a zero is +0, as before
+            assert out32[1, h] == np.float32(37.5 * acc32)
         assert np.isnan(out[0]).all()  # only its row is written
 
 

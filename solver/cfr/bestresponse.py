@@ -40,7 +40,7 @@ Array = npt.NDArray[np.float64]
 # a few tens of microseconds, and allocating these per pass cost a third of it).
 _NO_STORAGE = placeholder_storage()
 _NO_RBP = no_rbp()
-_NO_LEAVES = empty_leaves()
+_NO_LEAVES = {np.dtype(np.float64): empty_leaves(), np.dtype(np.float32): empty_leaves(np.float32)}
 _NO_RULE = np.zeros(NUM_COEFFICIENTS)
 _NO_LOCKS = no_locks()
 _BR_FLAGS = (pass_flags(0, MODE_BR), pass_flags(1, MODE_BR))
@@ -82,7 +82,7 @@ def root_player_values(
     else:
         g = game
         run_pass(g.tree, g.hands, g.boards, 0, sigma, st, _NO_RBP, lk, _NO_RULE, NO_DRAWS, fl,
-                 sc, _NO_LEAVES)  # fmt: skip
+                 sc, _NO_LEAVES[sc.value.dtype])  # fmt: skip
     return sc.value[0, : game.num_hands[player]].copy()
 
 
@@ -108,7 +108,7 @@ def node_values(
     g = game
     lk = locks if locks is not None else _NO_LOCKS
     run_pass(g.tree, g.hands, g.boards, int(node), sigma, _NO_STORAGE, _NO_RBP, lk, _NO_RULE,
-             NO_DRAWS, fl, sc, _NO_LEAVES)  # fmt: skip
+             NO_DRAWS, fl, sc, _NO_LEAVES[sc.value.dtype])  # fmt: skip
     return sc.value[0, : game.num_hands[player]].copy()
 
 
@@ -175,7 +175,7 @@ def best_response_values(
         lk = locks if locks is not None else _NO_LOCKS
         out = np.empty((2, max(g.num_hands[0], g.num_hands[1])))
         best_response_passes(g.tree, g.hands, g.boards, sigma, st, lk, _BR_FLAGS[0],
-                             _BR_FLAGS[1], sc, _NO_LEAVES, out)  # fmt: skip
+                             _BR_FLAGS[1], sc, _NO_LEAVES[sc.value.dtype], out)  # fmt: skip
         values = [out[p, : g.num_hands[p]] for p in range(2)]
     w = g.hands.weights
     return (

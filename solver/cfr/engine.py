@@ -21,6 +21,7 @@ from solver.cfr.layout import (
     make_scratch,
     make_storage,
     pass_flags,
+    walk_dtype,
 )
 from solver.cfr.locks import LockSet, build_locks, locked_cells, no_locks
 from solver.cfr.options import check_options, raise_first
@@ -66,8 +67,10 @@ class Engine:
         rbp_free_opponent: bool = False,
         locks: Mapping[Any, Any] | LockSet | None = None,
     ) -> None:
-        """``precision``: "float64", "float32" (storage only; every sum is still done in
-        float64 inside the kernels), "compressed" (16-bit regrets and strategy sums with a
+        """``precision``: "float64", "float32" (regrets and sums stored in float32, and the
+        CFR passes compute in float32 — reach, values, strategies, regret updates — with
+        terminal sums and every exploitability check in float64:
+        :mod:`solver.cfr.floats`), "compressed" (16-bit regrets and strategy sums with a
         scale per decision node, as native solvers offer: half of float32's memory) or
         "auto" (float32 for hold'em subgames, float64 for the toy games: see
         :func:`~solver.games.model.auto_precision`). An "auto" float32 solve switches its
@@ -117,14 +120,14 @@ class Engine:
         self.game = game
         self.rule = rule
         self.threads = threads
-        self.parallel = make_parallel(game, threads)
         self.precision = auto_precision(game.is_holdem) if precision == "auto" else precision
         self.storage_choice = precision  # what was asked for ("auto" may promote)
         self.storage = make_storage(game, rule, self.precision)
         self.precision_note = ""  # why an "auto" solve kept float32, when it did
-        self.scratch = make_scratch(game)
-        self._eval_scratch = make_scratch(game)
-        self._leaves = empty_leaves()
+        # the walk's precision: float32 over float32 storage (regret-based pruning's bounds
+        # and records stay float64)
+        dtype = np.float64 if pruning in ("interval", "total") else walk_dtype(self.storage)
+        self._walk_buffers(dtype)
         self.iteration = 0
         # iterations of the rule's schedule run before this solve's first: a warm start goes
         # on where the solve it continues stopped (solver.api.continue_from)
@@ -150,6 +153,20 @@ class Engine:
         self._locked_cells = np.zeros(0, dtype=bool)
         if locks:
             self.lock(locks)
+
+    def _walk_buffers(self, dtype: type[np.floating]) -> None:
+        """The CFR passes' scratch and thread split in ``dtype``; the checks' (best
+        responses, evaluations) in float64 whatever the storage, so the exploitability and
+        values a solve reports are its float64 numbers (a float32 check is off by ~1e-7 of
+        the pot, and can come out just below 0)."""
+        self.walk_dtype = dtype
+        self.parallel = make_parallel(self.game, self.threads, dtype=dtype)
+        self.check_parallel = (
+            self.parallel if dtype == np.float64 else make_parallel(self.game, self.threads)
+        )
+        self.scratch = make_scratch(self.game, dtype)
+        self._eval_scratch = make_scratch(self.game)
+        self._leaves = empty_leaves(dtype)
 
     def lock(
         self, locks: Mapping[Any, Any] | LockSet | None, average: Array | None = None
@@ -296,6 +313,7 @@ class Engine:
             return False
         self.storage = st._replace(**{k: getattr(st, k).astype(np.float64) for k in wide})
         self.precision = "float64"
+        self._walk_buffers(np.float64)  # and the walk computes in float64 from here on
         return True
 
     @property
@@ -324,11 +342,11 @@ class Engine:
         check; the values equal those against :meth:`average_strategy` to rounding."""
         if sigma is None:
             return best_response_values(
-                self.game, AVERAGE, self._eval_scratch, self.parallel, self._locks,
+                self.game, AVERAGE, self._eval_scratch, self.check_parallel, self._locks,
                 self.storage,
             )  # fmt: skip
         return best_response_values(
-            self.game, sigma, self._eval_scratch, self.parallel, self._locks
+            self.game, sigma, self._eval_scratch, self.check_parallel, self._locks
         )
 
     @property

@@ -63,7 +63,11 @@ class Storage(NamedTuple):
 
 
 class Scratch(NamedTuple):
-    """Work buffers of one walk, one row per tree depth so it never allocates."""
+    """Work buffers of one walk, one row per tree depth so it never allocates. The reach,
+    values, strategies and per-hand sums (``reach``, ``value``, ``action_value``, ``strat``,
+    ``sd``, ``pi``, ``live``) are in the walk's precision — float32 over float32 storage,
+    else float64 (:func:`make_scratch`); terminal sums (``sd64``, ``card_sum*``) always run
+    in float64."""
 
     reach: Array  # (D + 2, H) opponent reach entering the node at each depth
     value: Array  # (D + 2, H) the traverser's counterfactual values of that node
@@ -74,7 +78,7 @@ class Scratch(NamedTuple):
     stack: npt.NDArray[np.int64]  # (D + 2,) node at each depth of the walk
     next_child: npt.NDArray[np.int64]  # (D + 2,) next child to visit, -1 on entry
     reach_row: npt.NDArray[np.int64]  # (D + 2,) which reach row holds the node's reach
-    sd: Array  # (2, 2H + 1) showdown prefix sums; per-hand sums of the update
+    sd: Array  # (2, 2H + 1) per-hand sums of the update and of regret matching
     strat: Array  # (D + 2, max_actions * H): a node's strategy when derived from regrets
     blk: Array  # (max_actions * H,): a node's new values before 16-bit quantization
     # (D + 2,) per depth: at a chance node 1 / probability of the child drawn (chance
@@ -84,6 +88,7 @@ class Scratch(NamedTuple):
     pi: Array  # (1, H) an infoset's opponent reach (regret-based pruning)
     live: Array  # (D + 2, H) regret-based pruning: 1 for the traverser's hands not pruned above
     keep: Array  # (4, max(max_actions, 2) * H) a locked node's cells kept across its update
+    sd64: Array  # (2, 2H + 1) float64: showdown prefix sums, all-in runout sums
 
 
 _I32 = np.zeros(1, dtype=np.int32)
@@ -165,18 +170,21 @@ def no_leaves() -> Leaves:
     return Leaves(i1, f2, f2, i1, i1, f2, i1, i64, i1, i64)
 
 
-def empty_leaves() -> Leaves:
-    """Leaves with nothing cut out, for serial passes (``LEAF_OFF`` reads no slot)."""
-    return Leaves(np.full(1, -1, dtype=np.int32), _F2.copy(), _F2.copy())
+def empty_leaves(dtype: type[np.floating] = np.float64) -> Leaves:
+    """Leaves with nothing cut out, for serial passes (``LEAF_OFF`` reads no slot); their
+    value arrays in the walk's precision (the same kernel types as a split pass's)."""
+    f2 = np.zeros((1, 1), dtype=dtype)
+    return Leaves(np.full(1, -1, dtype=np.int32), f2, f2.copy(), task_value=f2.copy())
 
 
 NO_DRAWS = np.zeros(4)  # the chance draws of a pass that samples nothing
 
 
 def make_storage(game: Game, rule: Rule, precision: str) -> Storage:
-    """Zeroed storage for ``rule`` on ``game`` in ``precision`` ("float64", "float32" —
-    storage only, every sum is done in float64 in the kernels — or "compressed": 16-bit
-    regrets and sums with a scale per decision node); "auto" picks per game
+    """Zeroed storage for ``rule`` on ``game`` in ``precision`` ("float64", "float32" — the
+    CFR passes over it work in float32 too, terminal sums and checks in float64
+    (:func:`walk_dtype`) — or "compressed": 16-bit regrets and sums with a scale per
+    decision node, walked in float64); "auto" picks per game
     (:func:`~solver.games.model.auto_precision`)."""
     if precision == "auto":
         precision = auto_precision(game.is_holdem)
@@ -208,29 +216,39 @@ def placeholder_storage() -> Storage:
     return Storage(one, one, one, one, one, one, np.ones(1), np.ones(1), 0)
 
 
-def make_scratch(game: Game) -> Scratch:
-    """Work buffers sized for ``game``'s depth, widest node and hand counts."""
+def walk_dtype(storage: Storage) -> type[np.floating]:
+    """The precision a walk over ``storage`` works in: float32 over float32 storage (the
+    vector steps run twice as wide; sums that accumulate stay float64), else float64."""
+    if storage.regrets.dtype == np.float32 and not storage.quantized:
+        return np.float32
+    return np.float64
+
+
+def make_scratch(game: Game, dtype: type[np.floating] = np.float64) -> Scratch:
+    """Work buffers sized for ``game``'s depth, widest node and hand counts, the walk's
+    working arrays in ``dtype`` (:func:`walk_dtype`)."""
     depth = game.max_depth + 2
     h = int(max(game.hands.cards.shape[1], 1))
     a = max(game.max_actions, 1)
     return Scratch(
-        reach=np.zeros((depth, h)),
-        value=np.zeros((depth, h)),
-        action_value=np.zeros((depth, a, h)),
+        reach=np.zeros((depth, h), dtype=dtype),
+        value=np.zeros((depth, h), dtype=dtype),
+        action_value=np.zeros((depth, a, h), dtype=dtype),
         card_sum=np.zeros(2 * max(game.hands.num_cards, 1)),
         card_sum2=np.zeros(max(game.hands.num_cards, 1)),
         tmp=np.zeros(a),
         stack=np.zeros(depth, dtype=np.int64),
         next_child=np.zeros(depth, dtype=np.int64),
         reach_row=np.zeros(depth, dtype=np.int64),
-        sd=np.zeros((2, 2 * h + 1)),
-        strat=np.zeros((depth, a * h)),
+        sd=np.zeros((2, 2 * h + 1), dtype=dtype),
+        strat=np.zeros((depth, a * h), dtype=dtype),
         blk=np.zeros(a * h),
         cq=np.ones(depth),
         clevel=np.zeros(depth, dtype=np.int64),
-        pi=np.zeros((1, h)),
-        live=np.ones((depth, h)),
+        pi=np.zeros((1, h), dtype=dtype),
+        live=np.ones((depth, h), dtype=dtype),
         keep=np.zeros((4, max(a, 2) * h)),
+        sd64=np.zeros((2, 2 * h + 1)),
     )
 
 

@@ -88,12 +88,18 @@ class Parallel:
         return self.leaves.task_node
 
 
-def make_parallel(game: Game, threads: int = 1, min_cost: float | None = None) -> Parallel:
+def make_parallel(
+    game: Game,
+    threads: int = 1,
+    min_cost: float | None = None,
+    dtype: type[np.floating] = np.float64,
+) -> Parallel:
     """Split ``game``'s passes over ``threads`` threads: the first chance nodes below the
     root become cut points and each of their children a task. A game with no chance node
     (a river) is cut at its decision nodes instead (:func:`_river_cut`) when a pass is worth
     splitting: at least ``min_cost`` hand-cells (:func:`subtree_costs`; default
-    :data:`MIN_SPLIT_COST`)."""
+    :data:`MIN_SPLIT_COST`). The threads' scratch and the slots' reach and values are in
+    the walk's precision ``dtype`` (as the serial walk's, so the numbers are the same)."""
     if threads < 1:
         raise ValueError("threads must be ≥ 1")
     t = game.tree
@@ -129,17 +135,17 @@ def make_parallel(game: Game, threads: int = 1, min_cost: float | None = None) -
         threads = 1
     leaves = Leaves(
         slot,
-        np.zeros((max(len(cut), 1), h)),
-        np.zeros((max(len(cut), 1), h)),
+        np.zeros((max(len(cut), 1), h), dtype=dtype),
+        np.zeros((max(len(cut), 1), h), dtype=dtype),
         task_slot,
         task_node,
-        np.zeros((max(task_node.size, 1), h)),
+        np.zeros((max(task_node.size, 1), h), dtype=dtype),
         _task_order(game, task_node),
         np.zeros(1, dtype=np.int64),
         slot_start,
         np.zeros(max(len(cut), 1), dtype=np.int64),
     )
-    scratches = tuple(make_scratch(game) for _ in range(threads)) if threads > 1 else ()
+    scratches = tuple(make_scratch(game, dtype) for _ in range(threads)) if threads > 1 else ()
     return Parallel(
         threads, leaves, scratches, np.zeros(SYNC + threads, dtype=np.int64), bool(chance)
     )

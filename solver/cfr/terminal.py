@@ -14,6 +14,7 @@ from __future__ import annotations
 import numpy as np
 import numpy.typing as npt
 
+from solver.cfr.floats import Floats
 from solver.games.model import Boards, Hands
 from solver.jit import inline_kernel, node_kernel
 
@@ -320,8 +321,8 @@ def showdown_2card(
 
 @node_kernel
 def runout_rows(
-    eq_opp: Array, amount: float, nt: Int, no: Int, reach2: Array, rrow: Int, out2: Array,
-    orow: Int,
+    eq_opp: Array, amount: float, nt: Int, no: Int, reach2: Floats, rrow: Int, out2: Floats,
+    orow: Int, acc2: Array,
 ) -> None:  # fmt: skip
     """All-in before the river: out2[orow, h] = amount · Σ_j eq[h, j] · reach2[rrow, j], with
     ``eq`` (H, H) the mean over the cards to come of sign(strength h − strength j) (0 where
@@ -331,18 +332,19 @@ def runout_rows(
     opponent hand, so the sum runs over j outermost and every hand h accumulates side by side
     (vector lanes; a dot product per h is a chain of dependent adds that no vector can
     shorten without reordering the sum). Each h still adds its terms in j order, and
-    negation is exact, so the values are those of the per-h dot product bit for bit."""
+    negation is exact, so the values are those of the per-h dot product bit for bit. The
+    sums run in float64 in ``acc2[0]`` (≥ nt,), whatever ``out2``'s precision."""
     for h in range(nt):
-        out2[orow, h] = 0.0
+        acc2[0, h] = 0.0
     for j in range(no):
-        r = reach2[rrow, j]
+        r = reach2[rrow, j] * 1.0
         if r == 0.0:
             continue  # adds 0 (never a −0: the sums start at +0)
         for h in range(nt):
-            out2[orow, h] += eq_opp[j, h] * r
+            acc2[0, h] += eq_opp[j, h] * r
     neg = -amount
     for h in range(nt):
-        out2[orow, h] = neg * out2[orow, h] + 0.0  # + 0.0: a zero value is +0 as before
+        out2[orow, h] = neg * acc2[0, h] + 0.0  # + 0.0: a zero value is +0 as before
 
 
 @inline_kernel

@@ -25,6 +25,7 @@ import math
 import numpy as np
 import numpy.typing as npt
 
+from solver.cfr.floats import Floats, like, pick
 from solver.cfr.layout import Storage
 from solver.cfr.locks import Locks, keep_cells, restore_locked
 from solver.cfr.rules import (
@@ -49,7 +50,8 @@ from solver.jit import inline_kernel, kernel, node_kernel
 Array = npt.NDArray[np.float64]
 Int = int | np.int64
 
-NOISE = 1e-13  # relative size of rounding noise in an instantaneous regret
+NOISE = 1e-13  # relative size of rounding noise in an instantaneous regret (float64)
+NOISE32 = 2.0**-17  # the same in float32 (~128 units in the last place, as 1e-13 is ~450)
 REGRET_LEVELS = 32767.0  # 16-bit storage: int16 regrets
 SUM_LEVELS = 65535.0  # 16-bit storage: uint16 strategy sums
 
@@ -60,10 +62,11 @@ def regret(q: float, v: float) -> float:
 
     When an action's value equals the node's value in exact arithmetic, q − v comes out as a
     few ulps of either sign, and regret matching would turn that noise into a pure strategy.
-    Differences below NOISE × (|q| + |v|) are set to 0 (the reference does the same)."""
+    Differences below NOISE × (|q| + |v|) are set to 0 (the reference does the same);
+    float32 values (a float32 walk) take NOISE32."""
     r = q - v
-    if abs(r) <= NOISE * (abs(q) + abs(v)):
-        return 0.0
+    if abs(r) <= pick(r, NOISE, NOISE32) * (abs(q) + abs(v)):
+        return like(r, 0.0)
     return r
 
 
@@ -90,11 +93,12 @@ def next_regret(
 ) -> float:
     """The rule's regret update of one cell: ``old`` discounted by sign (``pre_*``), plus the
     weighted instantaneous regret ``rw · r``, discounted by sign again (``post_*``), floored
-    at 0 for RM+ rules."""
-    x = old * (pre_pos if old > 0.0 else pre_neg) + rw * r
-    x = x * (post_pos if x > 0.0 else post_neg)
-    if floor and x < 0.0:
-        x = 0.0
+    at 0 for RM+ rules (in ``old``'s precision when the scalars are given in it)."""
+    z = like(old, 0.0)
+    x = old * (pre_pos if old > z else pre_neg) + rw * r
+    x = x * (post_pos if x > z else post_neg)
+    if floor and x < z:
+        x = z
     return x
 
 
@@ -166,33 +170,35 @@ def regret_matching(
 
 @node_kernel
 def strategy_rows(
-    R: Array, off: Int, na: Int, nh: Int, out2: Array, orow: Int, tot2: Array, trow: Int
+    R: Floats, off: Int, na: Int, nh: Int, out2: Floats, orow: Int, tot2: Floats, trow: Int
 ) -> None:
     """Regret matching of the whole block at ``off`` (``na`` actions × ``nh`` hands, no
     pruned cells) into out2[orow, a·nh + h], for the walk: one division per hand (its
     reciprocal), not per cell — the strategy the opponent plays, to within an ulp of
-    :func:`regret_matching`'s. ``tot2[trow]`` (≥ nh,) is scratch."""
+    :func:`regret_matching`'s. ``tot2[trow]`` (≥ nh,) is scratch. In ``out2``'s precision."""
+    z = like(out2, 0.0)
     for a in range(na):
         base = off + a * nh
         if a == 0:  # the first action's term stored: no zeroed row to add to
             for h in range(nh):
-                r = R[np.uint64(base + h)] * 1.0
-                tot2[trow, h] = r if r > 0.0 else 0.0
+                r = like(out2, R[np.uint64(base + h)])
+                tot2[trow, h] = r if r > z else z
         else:
             for h in range(nh):
-                r = R[np.uint64(base + h)] * 1.0
-                tot2[trow, h] += r if r > 0.0 else 0.0
-    u = 1.0 / na
+                r = like(out2, R[np.uint64(base + h)])
+                tot2[trow, h] += r if r > z else z
+    u = like(out2, 1.0 / na)
+    one = like(out2, 1.0)
     for h in range(nh):
         t = tot2[trow, h]
-        tot2[trow, h] = 1.0 / t if t > 0.0 else 0.0
+        tot2[trow, h] = one / t if t > z else z
     for a in range(na):
         base = off + a * nh
         obase = a * nh
         for h in range(nh):
-            r = R[np.uint64(base + h)] * 1.0
+            r = like(out2, R[np.uint64(base + h)])
             v = tot2[trow, h]
-            out2[orow, np.uint64(obase + h)] = (r * v if r > 0.0 else 0.0) if v > 0.0 else u
+            out2[orow, np.uint64(obase + h)] = (r * v if r > z else z) if v > z else u
 
 
 @kernel
@@ -266,11 +272,11 @@ def update_node(
     ioff: Int,
     na: Int,
     nt: Int,
-    AV: Array,
-    VA: Array,
+    AV: Floats,
+    VA: Floats,
     row: Int,
     blk: Array,
-    tot2: Array,
+    tot2: Floats,
     tmp: Array,
 ) -> None:
     """The rule's update at one of the traverser's decision nodes (module docstring): the
@@ -289,14 +295,19 @@ def update_node(
         # the common case in a loop of its own: with the 16-bit and adaptive branches in
         # it, the loop's stores compile to masked stores (one to ``blk``, one to ``R``,
         # each under the branch's mask), which AMD's cores run many times slower than
-        # plain ones — this loop was a fifth of a T1 walk on a Zen 3 core
+        # plain ones — this loop was a fifth of a T1 walk on a Zen 3 core. In the walk's
+        # precision (the scratch's: float32 over float32 storage)
+        pp = like(VA, pre_pos)
+        pn = like(VA, pre_neg)
+        w = like(VA, rw)
+        qp = like(VA, post_pos)
+        qn = like(VA, post_neg)
         for a in range(na):
             base = off + a * nt
             for h in range(nt):
                 i = np.uint64(base + h)
                 r = regret(AV[row, a, h], VA[row, h])
-                R[i] = next_regret(R[i] * 1.0, r, pre_pos, pre_neg, rw, post_pos, post_neg,
-                                   floor)  # fmt: skip
+                R[i] = next_regret(like(VA, R[i]), r, pp, pn, w, qp, qn, floor)
     else:
         if adaptive:
             for h in range(nt):
@@ -389,10 +400,10 @@ def add_sums(
     16-bit storage computes in chips in ``blk`` and quantizes the block. An iteration the
     average does not take (decay 1, weight 0: :func:`~solver.cfr.rules.every_kth_average`)
     leaves the sums alone without reading them: they are most of a pass's memory traffic."""
-    decay = co[DECAY]
-    w = co[AVG_WEIGHT]
-    if decay == 1.0 and w == 0.0:
+    if co[DECAY] == 1.0 and co[AVG_WEIGHT] == 0.0:
         return
+    decay = like(RE, co[DECAY])  # the walk's precision (the products; S's sums are S's)
+    w = like(RE, co[AVG_WEIGHT])
     unit = sscale[node] if quant else 1.0
     for a in range(na):
         base = off + a * no
@@ -416,9 +427,10 @@ def add_sums(
 
 @inline_kernel
 def decay_sums(S: Array, sscale: Array, quant: bool, off: Int, n: Int, decay: float,
-               node: Int, blk: Array) -> None:  # fmt: skip
+               node: Int, blk: Array, ref: Array) -> None:  # fmt: skip
     """A decision node's strategy sums when its owner's reach is zero: S·decay (nothing to
-    do for decay 1)."""
+    do for decay 1), the decay in the walk's precision (``ref``'s) as :func:`add_sums`
+    takes it."""
     if decay == 1.0:
         return
     if quant:
@@ -427,19 +439,27 @@ def decay_sums(S: Array, sscale: Array, quant: bool, off: Int, n: Int, decay: fl
             blk[i] = S[off + i] * unit * decay
         quantize(blk, n, S, off, sscale, node, SUM_LEVELS)
     else:
+        dk = like(ref, decay)
         for i in range(n):
             ix = np.uint64(off + i)
-            S[ix] = S[ix] * decay
+            S[ix] = S[ix] * dk
 
 
 @node_kernel
-def discount_regrets(R: Array, co: Array, off: Int, n: Int) -> None:
+def discount_regrets(R: Array, co: Array, off: Int, n: Int, ref: Array) -> None:
     """:func:`update_node`'s regrets when every value is 0 (instantaneous regret 0), cells
-    ``off ≤ i < off + n`` (float storage): R ← next_regret(R, 0), the rule's discount."""
+    ``off ≤ i < off + n`` (float storage): R ← next_regret(R, 0), the rule's discount — in
+    the walk's precision (``ref``'s, as the update computes it)."""
     pre_pos, pre_neg, rw, post_pos, post_neg, floor = regret_step(co)
+    pp = like(ref, pre_pos)
+    pn = like(ref, pre_neg)
+    w = like(ref, rw)
+    qp = like(ref, post_pos)
+    qn = like(ref, post_neg)
+    z = like(ref, 0.0)
     for i in range(n):
         ix = np.uint64(off + i)
-        R[ix] = next_regret(R[ix] * 1.0, 0.0, pre_pos, pre_neg, rw, post_pos, post_neg, floor)
+        R[ix] = next_regret(like(ref, R[ix]), z, pp, pn, w, qp, qn, floor)
 
 
 @inline_kernel
@@ -491,7 +511,7 @@ def zero_update(
             if lock_here:
                 keep_update(st, off, ioff, na, nt, keep)
             if plain:
-                discount_regrets(st.regrets, co, off, na * nt)
+                discount_regrets(st.regrets, co, off, na * nt, VA)
             else:
                 update_node(st.regrets, st.strategy, st.last_regret, st.step_num,
                             st.step_den, st.rscale, quant, co, node, off, ioff, na, nt, AV, VA,
@@ -501,7 +521,7 @@ def zero_update(
         else:
             if lock_here:
                 keep_cells(st.cumulative, off, na * no, keep, 1)
-            decay_sums(st.cumulative, st.sscale, quant, off, na * no, co[DECAY], node, blk)
+            decay_sums(st.cumulative, st.sscale, quant, off, na * no, co[DECAY], node, blk, VA)
             if lock_here:
                 restore_locked(st.cumulative, lk.hand, off, ioff, na, no, keep, 1)
     return hi - lo
@@ -568,8 +588,8 @@ def average_strategy(tree: Tree, hands: Hands, cumulative: Array, out: Array) ->
 
 @kernel
 def update_block(
-    st: Storage, co: Array, node: int, off: int, ioff: int, na: int, nh: int, av: Array,
-    values: Array,
+    st: Storage, co: Array, node: int, off: int, ioff: int, na: int, nh: int, av: Floats,
+    values: Floats,
 ) -> None:  # fmt: skip
     """:func:`update_node` of one block with action values ``av`` (na, nh) and node values
     ``values`` (nh,) (for tests and analysis; the walk inlines the helper)."""

@@ -39,6 +39,7 @@ import numpy.typing as npt
 from solver.cfr.atomic import fetch_add
 from solver.cfr.borrow import borrow
 from solver.cfr.chance import add_chance_child, add_chance_rows, chance_child, draw_child
+from solver.cfr.floats import like
 from solver.cfr.layout import (
     LEAF_COLLECT,
     LEAF_OFF,
@@ -177,29 +178,30 @@ def _mixed_values(
     """The traverser's node values under RM(R) without the strategy stored: per hand
     Σ_a [R(a)]⁺·AV(a) / Σ_a [R(a)]⁺, the mean of the action values where no regret is
     positive. One pass over the regrets and the action values (``T`` (2, ≥ H) scratch:
-    row 0 the positive sums, row 1 the sums of the action values)."""
+    row 0 the positive sums, row 1 the sums of the action values). In ``VA``'s precision."""
+    z = like(VA, 0.0)
     for a in range(na):
         base = off + a * nt
         if a == 0:
             for h in range(nt):
-                r = R[np.uint64(base + h)] * 1.0
-                p = r if r > 0.0 else 0.0
+                r = like(VA, R[np.uint64(base + h)])
+                p = r if r > z else z
                 q = AV[d, 0, h]
                 T[0, h] = p
                 T[1, h] = q
                 VA[d, h] = p * q
         else:
             for h in range(nt):
-                r = R[np.uint64(base + h)] * 1.0
-                p = r if r > 0.0 else 0.0
+                r = like(VA, R[np.uint64(base + h)])
+                p = r if r > z else z
                 q = AV[d, a, h]
                 T[0, h] += p
                 T[1, h] += q
                 VA[d, h] += p * q
-    u = 1.0 / na
+    u = like(VA, 1.0 / na)
     for h in range(nt):
         t = T[0, h]
-        VA[d, h] = VA[d, h] / t if t > 0.0 else T[1, h] * u
+        VA[d, h] = VA[d, h] / t if t > z else T[1, h] * u
 
 
 @node_kernel
@@ -409,6 +411,7 @@ def walk(
     AV = sc.action_value
     SG = sc.strat
     SD = sc.sd
+    SD64 = sc.sd64  # float64 whatever the walk's precision: terminal sums
     CS = sc.card_sum
     CS2 = sc.card_sum2
     CQ = sc.cq
@@ -511,7 +514,7 @@ def walk(
                 at_leaf = True
             elif kind == RUNOUT:
                 runout_rows(b_runout[t_runout[node], opp], t_payoff[node], nt, no, RE, rrow[d],
-                            VA, d)  # fmt: skip
+                            VA, d, SD64)  # fmt: skip
                 at_leaf = True
             elif kind == CHANCE:  # values zeroed; a sampled pass draws the one child walked
                 nxt[d] = 0
@@ -547,7 +550,7 @@ def walk(
                 if two_card:
                     showdown_2card(valid, b_order, sd_row, sd_src, sd_cstart, sd_pack, b,
                                    trav, nt, no, nc, amount, RE, rrow[d], VA, d, CS,
-                                   SD)  # fmt: skip
+                                   SD64)  # fmt: skip
                 else:
                     showdown_generic(hcards, b_order, b_rank, b, trav, nt, no, valid, amount, RE,
                                      rrow[d], VA, d, CS, CS2)  # fmt: skip
