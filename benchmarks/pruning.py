@@ -214,7 +214,7 @@ def _release_run(g: Game, c: float, iterations: list[int], full_checks: bool) ->
         average_strategy(g.tree, g.hands, kept(), out)
         return out
 
-    pruning_module.release_sums = release  # type: ignore[assignment]
+    pruning_module.release_sums = release
     if full_checks:
         pruning_module.RegretPruning.average = full_average  # type: ignore[method-assign]
     cells = []

@@ -1,13 +1,32 @@
 #!/usr/bin/env bash
-# Set everything up, then run every check: ruff (lint + format), mypy and the whole test suite.
+# Set everything up, then run every check: ruff (lint + format), mypy and the whole test suite,
+# which must compile no kernel the warm-up did not (--fail-on-compile).
+#
+#   bash scripts/test.sh            # everything (what .ci/run runs)
+#   bash scripts/test.sh --quick    # after an edit: lint and the engine's tests (no browser,
+#                                   # app, CLI, batch or fuzz tests; ~2 min on a warm cache)
+# Extra arguments go to pytest.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+QUICK=0
+if [ "${1:-}" = "--quick" ]; then
+  QUICK=1
+  shift
+fi
+export NUMBA_THREADING_LAYER=threadsafe
+if [ "$QUICK" = 1 ]; then
+  [ -x .venv/bin/pytest ] || bash scripts/setup.sh test
+  .venv/bin/ruff check .
+  exec .venv/bin/python -m pytest -x -m "not slow" --ignore=tests/browser --ignore=tests/fuzz \
+    --ignore-glob="tests/test_app_*" --ignore-glob="tests/test_batch*" \
+    --ignore=tests/test_cli.py --ignore=tests/test_hostile_input.py \
+    --ignore=tests/test_kernel_cache.py "$@"
+fi
 bash scripts/setup.sh test
 if [ -f scripts/ensure_chromium.sh ]; then
   bash scripts/ensure_chromium.sh  # browser tests drive Debian's chromium
 fi
-export NUMBA_THREADING_LAYER=threadsafe
 .venv/bin/ruff check .
 .venv/bin/ruff format --check .
 .venv/bin/mypy
-.venv/bin/python -m pytest "$@"
+.venv/bin/python -m pytest --fail-on-compile --durations=15 "$@"

@@ -24,7 +24,6 @@ from solver.algorithms import (
     default_algorithm,
     make_solver,
 )
-from solver.cfr.bestresponse import expected_values
 from solver.cfr.locks import check_locks_type
 from solver.games import Game, make_game
 from solver.games.model import DECISION
@@ -101,7 +100,7 @@ class SolveResult:
 
         Toy games: zero-sum. Hold'em subgames: pot share at the end minus chips put in after
         the start, so the two sum to the starting pot (see ``Game.ev_offset``)."""
-        ev = expected_values(self.game, self.average_strategy())
+        ev = self.engine.expected_values()
         off = self.game.ev_offset
         return ev[0] + off, ev[1] + off
 

@@ -9,16 +9,18 @@ it measured slower (T1: LCFR 43 against 36 ms per iteration; Leduc mixed) and co
 longer. ``fastmath`` flags without ``nnan``/``ninf`` (reassociation, contraction) gave
 nothing either (same times within 3 %), so the options stay the same for every kernel.
 
-**The cache is keyed on the source.** Numba keys a cached kernel on its own file: a kernel
-that calls a kernel of another module (or reads a constant from one) keeps the old machine
-code when only that other module changes (Numba's documentation, "Cache invalidation"; numba
-issue 1833). So the cache directory is named by a hash of every source file a kernel can
-depend on — the modules that define kernels and, transitively, the ``solver`` modules they
-import (:func:`kernel_sources`) — and any edit there starts a fresh directory
-(:func:`cache_dir`). It is set here, before the first kernel is decorated, unless the user
-set ``NUMBA_CACHE_DIR`` (then that directory is used as it is, and keeping it fresh is the
-user's business). Older directories of the same checkout are removed once they have been
-unused for a while (:func:`_clean_old`).
+**The cache is keyed on the source, module by module.** Numba keys a cached kernel on its
+own file: a kernel that calls a kernel of another module (or reads a constant from one) keeps
+the old machine code when only that other module changes (Numba's documentation, "Cache
+invalidation"; numba issue 1833). So each module's kernels are cached in a directory named
+by a hash of the module's *import closure* — its own source and, transitively, the
+``solver`` modules it imports (:func:`closure`), this one included — and an edit starts a
+fresh directory for exactly the modules that depend on the edited file: an edit to the
+hand evaluator leaves the walk's compiled code alone, an edit to the regret update
+recompiles the walk and its driver (:func:`module_cache_dir`, a cache locator Numba asks
+first). Unless the user set ``NUMBA_CACHE_DIR``: then that directory is used as it is, and
+keeping it fresh is the user's business. A module's older directories are removed once they
+have been unused for a while (:func:`_clean_old`).
 """
 
 from __future__ import annotations
@@ -29,7 +31,9 @@ import os
 import shutil
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any, TypeVar, cast
 
 PACKAGE_ROOT = Path(__file__).resolve().parent
 CACHE_PREFIX = "numba-"
@@ -47,7 +51,7 @@ def _module_of(path: Path, root: Path) -> str:
     return ".".join(parts)
 
 
-def _imports(path: Path, module: str, package: str) -> set[str]:
+def _imports(path: Path, module: str, package: str, modules: set[str] | None = None) -> set[str]:
     """The ``package`` modules ``path`` (module ``module``) imports, anywhere in the file."""
     tree = ast.parse(path.read_bytes(), filename=str(path))
     out: set[str] = set()
@@ -66,41 +70,81 @@ def _imports(path: Path, module: str, package: str) -> set[str]:
                 name = node.module or ""
             if name.split(".")[0] != package:
                 continue
-            out.add(name)
-            out.update(f"{name}.{a.name}" for a in node.names)  # `from pkg import module`
+            subs = {f"{name}.{a.name}" for a in node.names}  # `from pkg import module`
+            out.update(subs)
+            # a package's __init__ only when a name comes from it, not for its modules
+            if modules is None or not subs <= modules:
+                out.add(name)
     return out
 
 
-def kernel_sources(root: Path = PACKAGE_ROOT) -> list[Path]:
-    """The source files whose contents compiled kernels can depend on: every module under
-    ``root`` that imports this module (it defines kernels), the modules those import from the
-    same package, transitively, and this module itself. Sorted. (A kernel sees only the
-    globals of its own module, which its imports fill: a parent package's ``__init__`` or a
-    module that merely imports kernels cannot change what they compile to.)"""
+def _graph(root: Path) -> tuple[dict[str, Path], dict[str, set[str]]]:
+    """Every module under ``root`` (name → file) and the package modules each imports."""
     package = root.name
     files = {_module_of(p, root): p for p in root.rglob("*.py")}
-    deps = {m: _imports(p, m, package) for m, p in files.items()}
-    me = f"{package}.jit"
-    todo = [m for m, d in deps.items() if me in d]
-    seen: set[str] = {me} if me in files else set()
+    names = set(files)
+    return files, {m: _imports(p, m, package, names) for m, p in files.items()}
+
+
+def _closure_of(start: list[str], files: dict[str, Path], deps: dict[str, set[str]]) -> set[str]:
+    seen: set[str] = set()
+    todo = list(start)
     while todo:
         m = todo.pop()
         if m in seen or m not in files:
             continue
         seen.add(m)
         todo.extend(deps[m])
-    return sorted(files[m] for m in seen)
+    return seen
 
 
-def source_hash(root: Path = PACKAGE_ROOT) -> str:
-    """A hash of :func:`kernel_sources` (their paths relative to ``root`` and contents)."""
+def closure(
+    module: str,
+    root: Path = PACKAGE_ROOT,
+    graph: tuple[dict[str, Path], dict[str, set[str]]] | None = None,
+) -> list[Path]:
+    """The source files a kernel of ``module`` (``solver.cfr.walk``) can depend on: its own,
+    the package modules it imports, transitively, and this module. Sorted. (A kernel sees
+    only the globals of its own module, which its imports fill: a parent package's
+    ``__init__`` or a module that merely imports kernels cannot change what they compile
+    to.)"""
+    files, deps = graph or _graph(root)
+    me = f"{root.name}.jit"
+    return sorted(files[m] for m in _closure_of([module, me], files, deps))
+
+
+def kernel_sources(root: Path = PACKAGE_ROOT) -> list[Path]:
+    """The union of :func:`closure` over every module that defines kernels (imports this
+    one): every source whose contents compiled kernels can depend on. Sorted."""
+    files, deps = _graph(root)
+    me = f"{root.name}.jit"
+    users = [m for m, d in deps.items() if me in d]
+    return sorted(files[m] for m in _closure_of([*users, me], files, deps))
+
+
+def _hash_files(paths: list[Path], root: Path) -> str:
     h = hashlib.sha256()
-    for p in kernel_sources(root):
+    for p in paths:
         h.update(p.relative_to(root).as_posix().encode())
         h.update(b"\0")
         h.update(p.read_bytes())
         h.update(b"\0")
     return h.hexdigest()[:16]
+
+
+def source_hash(root: Path = PACKAGE_ROOT) -> str:
+    """A hash of :func:`kernel_sources` (their paths relative to ``root`` and contents)."""
+    return _hash_files(kernel_sources(root), root)
+
+
+def module_hash(
+    module: str,
+    root: Path = PACKAGE_ROOT,
+    graph: tuple[dict[str, Path], dict[str, set[str]]] | None = None,
+) -> str:
+    """A hash of ``module``'s :func:`closure` (``graph``: :func:`_graph` of ``root``, if
+    already read)."""
+    return _hash_files(closure(module, root, graph), root)
 
 
 def _writable_base(root: Path) -> Path:
@@ -117,9 +161,25 @@ def _writable_base(root: Path) -> Path:
         return home / "regret-lab" / f"{root.name}-{tag}"
 
 
+def cache_root(root: Path = PACKAGE_ROOT) -> Path:
+    """Where this checkout's kernel cache lives: one directory per module and closure hash
+    below it (:func:`module_cache_dir`)."""
+    return _writable_base(root) / "kernels"
+
+
+def module_cache_dir(
+    module: str,
+    root: Path = PACKAGE_ROOT,
+    graph: tuple[dict[str, Path], dict[str, set[str]]] | None = None,
+) -> Path:
+    """The cache directory of ``module``'s kernels for the current sources:
+    ``<cache root>/<module>-<closure hash>``."""
+    return cache_root(root) / f"{module}-{module_hash(module, root, graph)}"
+
+
 def cache_dir(root: Path = PACKAGE_ROOT) -> Path:
-    """The cache directory for the current sources: ``<base>/numba-<source hash>``."""
-    return _writable_base(root) / f"{CACHE_PREFIX}{source_hash(root)}"
+    """Where the cache's bookkeeping lives (the warm-up's stamp): :func:`cache_root`."""
+    return cache_root(root)
 
 
 def _last_used(path: Path) -> float:
@@ -129,14 +189,15 @@ def _last_used(path: Path) -> float:
     return newest
 
 
-def _clean_old(current: Path, now: float | None = None) -> list[Path]:
-    """Remove this checkout's cache directories other than ``current`` that have been unused
-    for :data:`STALE_AFTER_S`, keeping the :data:`KEEP_OLD` most recent. Returns those
-    removed; never raises (another process may be cleaning too)."""
+def _clean_old(current: Path, now: float | None = None, prefix: str = CACHE_PREFIX) -> list[Path]:
+    """Remove the directories beside ``current`` whose names start with ``prefix`` (a
+    module's older closure hashes) that have been unused for :data:`STALE_AFTER_S`,
+    keeping the :data:`KEEP_OLD` most recent. Returns those removed; never raises (another
+    process may be cleaning too)."""
     now = time.time() if now is None else now
     removed: list[Path] = []
     try:
-        old = [p for p in current.parent.glob(f"{CACHE_PREFIX}*") if p != current and p.is_dir()]
+        old = [p for p in current.parent.glob(f"{prefix}*") if p != current and p.is_dir()]
         dated = sorted(((_last_used(p), p) for p in old), reverse=True)
     except OSError:
         return removed
@@ -148,16 +209,68 @@ def _clean_old(current: Path, now: float | None = None) -> list[Path]:
     return removed
 
 
+_MODULE_DIRS: dict[str, Path] = {}
+_GRAPH: list[tuple[dict[str, Path], dict[str, set[str]]]] = []  # the package's, read once
+
+
+def _module_dir(py_file: str) -> Path | None:
+    """The cache directory for the kernels of ``py_file`` if it is one of the package's
+    modules (made, and its module's stale older directories cleaned, on first use)."""
+    try:
+        path = Path(py_file).resolve()
+        path.relative_to(PACKAGE_ROOT)
+    except (OSError, ValueError):
+        return None
+    module = _module_of(path, PACKAGE_ROOT)
+    found = _MODULE_DIRS.get(module)
+    if found is None:
+        if not _GRAPH:
+            _GRAPH.append(_graph(PACKAGE_ROOT))
+        found = module_cache_dir(module, PACKAGE_ROOT, _GRAPH[0])
+        found.mkdir(parents=True, exist_ok=True)
+        _clean_old(found, prefix=f"{module}-")
+        _MODULE_DIRS[module] = found
+    return found
+
+
+def _install_locator() -> None:
+    """Put a cache locator in front of Numba's own that files each package module's kernels
+    under :func:`module_cache_dir`."""
+    from numba.core import caching
+
+    class ClosureKeyedLocator(caching.UserProvidedCacheLocator):
+        def __init__(self, py_func: object, py_file: str) -> None:
+            self._py_file = py_file
+            self._lineno = py_func.__code__.co_firstlineno  # type: ignore[attr-defined]
+            found = _module_dir(py_file)
+            assert found is not None
+            self._cache_path = str(found)
+
+        @classmethod
+        def from_function(cls, py_func: object, py_file: str) -> object:
+            if _module_dir(py_file) is None:
+                return None
+            return super(caching.UserProvidedCacheLocator, cls).from_function(py_func, py_file)
+
+    classes = caching.CacheImpl._locator_classes
+    if not any(c.__name__ == ClosureKeyedLocator.__name__ for c in classes):
+        classes.insert(0, ClosureKeyedLocator)
+
+
 def _configure_cache() -> str:
-    """Point Numba at the source-keyed cache (unless the user chose a directory)."""
+    """Point Numba at the closure-keyed cache (unless the user chose a directory); returns
+    the directory that holds the cache's bookkeeping."""
     user = os.environ.get("NUMBA_CACHE_DIR")
     if user:
         return user
-    path = cache_dir()
-    path.mkdir(parents=True, exist_ok=True)
-    _clean_old(path)
-    os.environ["NUMBA_CACHE_DIR"] = str(path)
-    return str(path)
+    root = cache_root()
+    root.mkdir(parents=True, exist_ok=True)
+    # the directories of the earlier layout (one hash over every kernel source)
+    for old in root.parent.glob(f"{CACHE_PREFIX}*"):
+        if time.time() - _last_used(old) > STALE_AFTER_S:
+            shutil.rmtree(old, ignore_errors=True)
+    _install_locator()
+    return str(root)
 
 
 CACHE_DIR = _configure_cache()
@@ -166,17 +279,40 @@ CACHE_DIR = _configure_cache()
 # with Numba's default "workqueue" layer; "threadsafe" picks OpenMP or TBB (PLATFORM.md).
 os.environ.setdefault("NUMBA_THREADING_LAYER", "threadsafe")
 
-from numba import njit  # noqa: E402
-from numba.core import config as _numba_config  # noqa: E402
+from numba import njit, types  # noqa: E402
 
-# numba may have been imported before this module (reading the environment then): set it
-# on its configuration too, before any kernel below is decorated
-_numba_config.CACHE_DIR = CACHE_DIR  # type: ignore[attr-defined]
+F = TypeVar("F", bound=Callable[..., Any])
 
-kernel = njit(cache=True, nogil=True, fastmath=False)
-inline_kernel = njit(cache=True, nogil=True, fastmath=False)
-# The helpers the walk calls at every node, inlined into it at Numba's IR level: a call
-# boundary costs an atomic reference-count increment and decrement for every array argument
-# (and for every array in a NamedTuple argument), which on Leduc's six hands cost more than
-# the node's arithmetic.
-node_kernel = njit(cache=True, nogil=True, fastmath=False, inline="always")
+
+def _typed_by_kind(options: dict[str, Any]) -> Callable[[F], F]:
+    """``njit(**options)`` whose kernels compile for the kinds of their arguments, never for
+    a constant's value: a call from another kernel with a literal (``f(x, 0)``) would
+    otherwise compile a second signature (``Literal[int](0)`` beside ``int64``) of the
+    callee and of everything it calls with it."""
+    decorate = njit(**options)
+
+    def wrap(fn: F) -> F:
+        disp = decorate(fn)
+        resolve = disp.get_call_template
+
+        def get_call_template(args: tuple, kws: dict) -> Any:
+            args = tuple(types.unliteral(a) for a in args)
+            return resolve(args, {k: types.unliteral(v) for k, v in kws.items()})
+
+        disp.get_call_template = get_call_template
+        return cast(F, disp)
+
+    return wrap
+
+
+_OPTIONS: dict[str, Any] = {"cache": True, "nogil": True, "fastmath": False}
+kernel = _typed_by_kind(_OPTIONS)
+inline_kernel = kernel
+# The helpers the walk calls at every node: kernels of their own, typed once per signature,
+# that LLVM always inlines into the walk (``forceinline``). Inlining them at Numba's IR level
+# instead ran the walk's type inference over every copy (~3x the walk's compile time), and
+# leaving the inlining to LLVM's judgement measured 8-15 % slower per T1 iteration.
+node_kernel = _typed_by_kind({**_OPTIONS, "forceinline": True})
+# Inlined at Numba's IR level: the walk into its one caller (solver.cfr.drive), which would
+# otherwise compile it twice, once on its own and once again linked into the caller.
+ir_inline = _typed_by_kind({**_OPTIONS, "inline": "always"})

@@ -1,18 +1,21 @@
 """Compile (or load from the on-disk cache) every kernel variant the app, CLI and tests use.
 
 A fresh checkout has an empty Numba cache, and a first solve compiles the traversal for its
-storage types: ~40 s for Leduc, ~30 s more for a hold'em river, ~50 s more for parallel turn
-passes (2-core machine). ``python -m solver.warmup`` (or ``python -m solver warmup``) does
+kind of storage and scratch (BENCHMARKS.md, "Compile time", has the seconds of each kernel).
+``python -m solver.warmup`` (or ``python -m solver warmup``) does
 that once, up front: each group below runs in its own process (Numba's cache re-reads its
 index before every save, so processes add their own signatures without losing each other's).
 
 Groups, in the order a new user needs them: ``opening`` (what the app's opening preset's first
-solve runs: ``srp-river`` with the Solve page's defaults — dcfr-tuned, float32, partial
-pruning, one thread — and its exploitability checks), ``toy`` (float64 storage: Kuhn, Leduc;
+solve runs: ``srp-river`` with the Solve page's defaults — dcfr-tuned, automatic storage
+(float64 on a spot this small), partial pruning, one thread — its exploitability checks, EVs
+and Explore's first view), ``toy`` (float64 storage: Kuhn, Leduc;
 every rule family, sampling, pruning, best response, analysis), ``river`` (float32, float64
-and 16-bit storage on a small river spot, samplers, analysis with equities) and ``turn``
-(parallel passes on a small turn spot). ``opening`` runs first and alone; the others
-``jobs`` at a time.
+and 16-bit storage on a small river spot, samplers, analysis with equities), ``turn``
+(parallel passes on a small turn spot) and ``parts`` (kernels the tests call on their own, and
+pruning steps only a longer solve reaches). ``opening`` runs first and alone; the others
+``jobs`` at a time. The test command fails a run that compiles a kernel signature none of
+them did (``--fail-on-compile``, tests/conftest.py).
 
 **Is it warm?** A successful warm-up writes a stamp (a hash of the solver's sources, Numba's
 and Python's versions) in Numba's cache directory, which :mod:`solver.jit` names by a hash of
@@ -34,8 +37,12 @@ import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-GROUPS = ("opening", "toy", "river", "turn")
+if TYPE_CHECKING:
+    from solver.games.model import Game
+
+GROUPS = ("opening", "toy", "river", "turn", "parts")
 SOLVER = Path(__file__).resolve().parent
 COMPILING = "compiling"  # the line a group prints (stdout) when Numba starts compiling
 
@@ -141,16 +148,21 @@ def _toy() -> None:
 
 
 def _opening() -> None:
-    """The app's opening preset solved as the Solve page starts it (and checked)."""
+    """The app's opening preset solved as the Solve page starts it, checked, its EVs, and
+    Explore's first view of it (the root's analysis)."""
     from solver.algorithms import make_solver
+    from solver.analysis import analyze, compatible
     from solver.presets import load_preset
 
     eng = make_solver(load_preset("srp-river").build(), "dcfr-tuned", precision="auto")
     eng.iterate(2)
     eng.best_response_values()
+    eng.expected_values()
+    g = eng.game
+    analyze(g, eng.average_strategy(), int(g.decision_nodes()[0]), compat=compatible(g))
 
 
-def spot(board: str) -> object:
+def spot(board: str) -> Game:
     from solver.games.holdem import HoldemSpec, build_holdem
 
     return build_holdem(
@@ -187,11 +199,62 @@ def _turn() -> None:
     _exercise(game, runs)
 
 
+def _parts() -> None:
+    """Kernels the tests call on their own beside the walk's driver (a hand-strength batch,
+    fold and showdown values, one block's update and regret matching in both precisions,
+    the samplers' draws) and the pruning steps a longer solve reaches (interval RBP's
+    catch-ups, Total RBP's release of strategy sums): their signatures, on tiny inputs."""
+    import numpy as np
+
+    from solver.cfr.engine import Engine
+    from solver.cfr.layout import make_scratch
+    from solver.cfr.rules import make_rule
+    from solver.cfr.sampling.draws import deal_table, sample_deals, uniforms
+    from solver.cfr.sampling.walk import make_work
+    from solver.cfr.terminal import fold_values, showdown_values
+    from solver.cfr.update import strategy_rows, update_block
+    from solver.games import make_game
+    from solver.handeval import rank_batch
+
+    rank_batch(np.array([[0, 5, 10, 15, 20, 25, 30]]))
+    g = spot("Td9d6hQc2s")
+    sc = make_scratch(g)
+    reach = np.ones((1, sc.reach.shape[1]))
+    out = np.zeros((1, sc.reach.shape[1]))
+    fold_values(g.hands, g.boards, 0, 0, 1.0, reach, 0, out, 0, sc.card_sum)
+    showdown_values(g.hands, g.boards, 0, 0, 1.0, reach, 0, out, 0, sc.card_sum, sc.card_sum2)
+    pairs: list[tuple[type[np.floating], type[np.floating]]] = [
+        (np.float32, np.float32), (np.float32, np.float64), (np.float64, np.float64)
+    ]  # fmt: skip
+    for rtype, dtype in pairs:
+        r = np.ones(4, dtype=rtype)
+        strategy_rows(r, 0, 2, 2, np.zeros((1, 4), dtype=dtype), 0,
+                      np.zeros((1, 2), dtype=dtype), 0)  # fmt: skip
+    for precision in ("float32", "float64"):
+        e = Engine(g, make_rule("dcfr-tuned"), precision=precision)
+        co = e.coefficients(0, 1)[0]
+        dts = (np.float32, np.float64) if precision == "float32" else (np.float64,)
+        for dt in dts:
+            av = np.ones((2, 3), dtype=dt)
+            update_block(e.storage, co, 0, 0, 0, 2, 3, av, av[0].copy())
+    leduc = make_game("leduc")
+    for pruning in ("interval", "total"):
+        e = Engine(leduc, make_rule("cfr"), pruning=pruning)
+        e.iterate(300)
+        if e.rbp is not None and pruning == "total":
+            e.rbp.threshold = 0.3
+            e.rbp.check(e.iteration, e.storage)
+    state = np.array([1], dtype=np.uint64)
+    uniforms(state, 4)
+    sample_deals(g.hands, deal_table(g), state, make_work(g).buf, 4)
+
+
 RUNNERS: dict[str, Callable[[], None]] = {
     "opening": _opening,
     "toy": _toy,
     "river": _river,
     "turn": _turn,
+    "parts": _parts,
 }
 
 

@@ -12,6 +12,46 @@ import pytest
 
 from solver import Game, make_game
 
+# ----- kernels compiled during the run ----------------------------------------------------------
+# The warm-up (python -m solver.warmup) must cover every kernel signature the suite uses: with
+# ``--fail-on-compile`` (scripts/test.sh passes it after warming the cache) a run in which Numba
+# compiled one of the solver's kernels in this process fails, naming them.
+COMPILED: list[str] = []
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption(
+        "--fail-on-compile",
+        action="store_true",
+        help="fail the run if Numba compiles a solver kernel (the warm-up should have)",
+    )
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    from numba.core import event
+
+    class Listener(event.Listener):
+        def on_start(self, ev: event.Event) -> None:
+            disp = ev.data["dispatcher"]
+            name = f"{disp.py_func.__module__}.{disp.py_func.__qualname__}"
+            if name.startswith("solver."):
+                COMPILED.append(f"{name}({', '.join(str(a) for a in ev.data['args'])})")
+
+        def on_end(self, ev: event.Event) -> None:
+            pass
+
+    event.register("numba:compile", Listener())
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    if COMPILED and session.config.getoption("--fail-on-compile"):
+        lines = "\n".join(f"  {c[:300]}" for c in COMPILED)
+        sys.stderr.write(
+            f"\n{len(COMPILED)} kernel signature(s) compiled during the run: the warm-up "
+            f"(solver/warmup.py) does not cover them:\n{lines}\n"
+        )
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
 
 @functools.cache
 def game(name: str) -> Game:

@@ -11,6 +11,7 @@ from numba import njit
 
 from solver import Engine, make_rule
 from solver.cfr.atomic import fetch_add
+from solver.cfr.drive import run_pass
 from solver.cfr.layout import (
     LEAF_COLLECT,
     LEAF_TASKS,
@@ -19,7 +20,6 @@ from solver.cfr.layout import (
     PassFlags,
     Scratch,
 )
-from solver.cfr.walk import run_pass
 from solver.games.holdem import HoldemSpec, build_holdem
 from solver.games.model import RUNOUT
 

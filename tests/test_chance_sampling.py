@@ -11,12 +11,12 @@ import pytest
 from conftest import game, small_turn
 
 from solver.algorithms import make_solver
+from solver.cfr.drive import run_pass
 from solver.cfr.engine import Engine
 from solver.cfr.layout import empty_leaves
 from solver.cfr.locks import no_locks
 from solver.cfr.pruning.state import no_rbp
 from solver.cfr.rules import make_rule
-from solver.cfr.walk import run_pass
 from solver.games import Game
 from solver.games.model import CHANCE
 

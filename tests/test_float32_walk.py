@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 from solver import Engine, make_rule
 from solver.cfr.engine import PROMOTE_AT
 from solver.cfr.update import regret, strategy_rows, update_block
+from solver.games import model
 from solver.games.holdem import HoldemSpec, build_holdem
 from solver.games.model import Game
 
@@ -82,8 +83,16 @@ def test_checks_run_in_float64(river: Game) -> None:
     assert a.best_response_values() == b.best_response_values()
 
 
-def test_promote_switches_the_walk_to_float64(river: Game) -> None:
-    e = Engine(river, make_rule("dcfr-tuned"))  # auto: float32 storage, float32 walk
+def test_auto_keeps_small_spots_in_float64(river: Game, monkeypatch: pytest.MonkeyPatch) -> None:
+    assert river.action_size <= model.AUTO_FLOAT64_CELLS
+    assert Engine(river, make_rule("dcfr-tuned")).precision == "float64"
+    monkeypatch.setattr(model, "AUTO_FLOAT64_CELLS", river.action_size - 1)
+    assert Engine(river, make_rule("dcfr-tuned")).precision == "float32"
+
+
+def test_promote_switches_the_walk_to_float64(river: Game, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(model, "AUTO_FLOAT64_CELLS", 0)  # auto: float32 storage from here on
+    e = Engine(river, make_rule("dcfr-tuned"))  # float32 storage, float32 walk
     assert e.walk_dtype == np.float32
     e.iterate(PROMOTE_AT + 1)
     assert e.precision == "float64" and e.walk_dtype == np.float64
@@ -96,6 +105,17 @@ def test_float64_and_16_bit_storage_walk_in_float64(river: Game) -> None:
         assert e.walk_dtype == np.float64 and e.scratch.reach.dtype == np.float64
     e = Engine(river, make_rule("cfr+"), precision="float32", pruning="total")
     assert e.walk_dtype == np.float64  # regret-based pruning's bounds stay float64
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_regret_matching_of_a_subnormal_sum_stays_finite(dtype: type[np.floating]) -> None:
+    """A hand whose only positive regret is subnormal plays that action: the reciprocal of
+    its sum is infinite, the strategy must not be (hypothesis found 9.8e-45 in float32)."""
+    tiny = float(np.finfo(dtype).smallest_subnormal) * 7
+    r: np.ndarray = np.array([0.0, 0.0, 0.0, 0.0, 0.0, tiny], dtype=dtype)
+    out: np.ndarray = np.zeros((1, 6), dtype=dtype)
+    strategy_rows(r, 0, 2, 3, out, 0, np.zeros((1, 3), dtype=dtype), 0)
+    np.testing.assert_array_equal(out[0], [0.5, 0.5, 0.0, 0.5, 0.5, 1.0])
 
 
 @settings(max_examples=60, deadline=None)

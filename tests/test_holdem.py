@@ -14,7 +14,15 @@ from solver.cfr.layout import make_scratch
 from solver.cfr.terminal import fold_values, showdown_values
 from solver.games import make_game
 from solver.games.holdem import HoldemSpec, SpecError, build_holdem, estimate, validate
-from solver.games.model import CHANCE, DECISION, FIXED, RUNOUT, Game
+from solver.games.model import (
+    AUTO_FLOAT64_CELLS,
+    CHANCE,
+    DECISION,
+    FIXED,
+    RUNOUT,
+    Game,
+    auto_precision,
+)
 from solver.handeval import rank_hands
 
 OOP = "66+,A8s+,A5s-A4s,AJo+,K9s+,KQo,QTs+,JTs,96s+,85s+,75s+,65s,54s"
@@ -285,11 +293,14 @@ def test_float32_storage_tracks_float64_and_halves_memory() -> None:
     from solver import Engine, make_rule
 
     g = build_holdem(river())
-    assert Engine(g, make_rule("dcfr-tuned")).precision == "float32"  # auto, for hold'em
-    assert Engine(make_game("kuhn"), make_rule("dcfr")).precision == "float64"  # toy games
-    assert estimate(validate(river())).precision == "float32"
+    # auto: float64 for a spot this small, float32 for a big hold'em spot
+    assert Engine(g, make_rule("dcfr-tuned")).precision == "float64"
+    assert estimate(validate(river())).precision == "float64"
+    assert auto_precision(True, AUTO_FLOAT64_CELLS + 1) == "float32"
+    assert auto_precision(False, AUTO_FLOAT64_CELLS + 1) == "float64"  # toy games
+    assert Engine(make_game("kuhn"), make_rule("dcfr")).precision == "float64"
     a = Engine(g, make_rule("dcfr-tuned"), precision="float64")
-    b = Engine(g, make_rule("dcfr-tuned"))
+    b = Engine(g, make_rule("dcfr-tuned"), precision="float32")
     assert a.walk_dtype == np.float64 and b.walk_dtype == np.float32  # float32 walk
     for _ in range(10):
         a.iterate(20)

@@ -1,5 +1,6 @@
-"""The kernel cache is keyed on the source: an edit to a kernel in one file reaches a cached
-kernel in another file that calls it (Numba alone keys a cache on the caller's file)."""
+"""The kernel cache is keyed on the source, module by module: an edit to a kernel in one file
+reaches a cached kernel in another file that calls it (Numba alone keys a cache on the
+caller's file), and leaves the modules that do not depend on it alone."""
 
 from __future__ import annotations
 
@@ -21,7 +22,7 @@ PROBE = (
     "from solver.games import make_game\n"
     "from solver.cfr.pruning.bounds import max_opponent_reach\n"
     "from solver import jit\n"
-    "print(jit.CACHE_DIR)\n"
+    "print(jit.module_cache_dir('solver.cfr.pruning.bounds'))\n"
     "print(float(max_opponent_reach(make_game('leduc')).sum()))\n"
 )
 CALLEE = "fold_rows"
@@ -63,7 +64,7 @@ def test_callee_edit_reaches_cached_caller(tmp_path: Path) -> None:
     shutil.copytree(jit.PACKAGE_ROOT, pkg, ignore=shutil.ignore_patterns("__pycache__"))
     first_dir, first = _run(tmp_path)
     assert first == pytest.approx(21.0)
-    assert first_dir.parent == pkg / "__pycache__"
+    assert first_dir.parent == pkg / "__pycache__" / "kernels"
     assert any(first_dir.rglob("*.nbi")), "the first run saved nothing to the cache"
     callee = _double_fold_values(pkg)
     assert callee.name != "bounds.py"  # the caller's own file is unchanged
@@ -88,6 +89,36 @@ def test_kernel_sources_follow_imports(tmp_path: Path) -> None:
     assert jit.source_hash(pkg) == before
     (pkg / "consts.py").write_text("C = 6\n")
     assert jit.source_hash(pkg) != before
+
+
+def test_module_closures_are_keyed_apart(tmp_path: Path) -> None:
+    pkg = tmp_path / "pkg"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("")
+    (pkg / "jit.py").write_text("X = 1\n")
+    (pkg / "consts.py").write_text("C = 3\n")
+    (pkg / "low.py").write_text("from pkg.jit import X\nfrom pkg.consts import C\n")
+    (pkg / "high.py").write_text("from pkg.jit import X\nfrom pkg import low\n")
+    (pkg / "apart.py").write_text("from pkg.jit import X\n")
+    assert {p.name for p in jit.closure("pkg.high", pkg)} == {
+        "jit.py", "high.py", "low.py", "consts.py"
+    }  # fmt: skip
+    before = {m: jit.module_hash(m, pkg) for m in ("pkg.high", "pkg.low", "pkg.apart")}
+    (pkg / "consts.py").write_text("C = 4\n")  # below low and high, not apart
+    after = {m: jit.module_hash(m, pkg) for m in before}
+    assert after["pkg.high"] != before["pkg.high"] and after["pkg.low"] != before["pkg.low"]
+    assert after["pkg.apart"] == before["pkg.apart"]
+    (pkg / "high.py").write_text("from pkg.jit import X\nfrom pkg import low\nY = 2\n")
+    assert jit.module_hash("pkg.low", pkg) == after["pkg.low"]  # a caller's edit: not below
+    (pkg / "jit.py").write_text("X = 2\n")  # the Numba options: everything
+    assert jit.module_hash("pkg.apart", pkg) != after["pkg.apart"]
+
+
+def test_real_closures_are_narrower_than_the_whole() -> None:
+    walk = {p.name for p in jit.closure("solver.cfr.walk")}
+    assert {"walk.py", "update.py", "terminal.py", "jit.py"} <= walk
+    assert "drive.py" not in walk and "parallel.py" not in walk and "api.py" not in walk
+    assert "walk.py" in {p.name for p in jit.closure("solver.cfr.drive")}
 
 
 def test_real_sources_cover_kernel_dependencies() -> None:

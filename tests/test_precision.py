@@ -15,6 +15,7 @@ from solver import Engine, make_rule
 from solver.api import solve
 from solver.cfr.engine import PROMOTE_AT
 from solver.export import game_source, load_solve, save_solve
+from solver.games import model
 from solver.games.holdem import HoldemSpec, build_holdem
 from solver.games.model import Game
 
@@ -42,7 +43,13 @@ def _curve(game: Game, precision: str, marks: list[int]) -> list[float]:
     return out
 
 
-def test_auto_storage_keeps_falling_in_a_long_solve(river: Game) -> None:
+@pytest.fixture
+def auto_float32(monkeypatch: pytest.MonkeyPatch) -> None:
+    """ "auto" storage float32 on the (small) test river too, as on a big spot."""
+    monkeypatch.setattr(model, "AUTO_FLOAT64_CELLS", 0)
+
+
+def test_auto_storage_keeps_falling_in_a_long_solve(river: Game, auto_float32: None) -> None:
     """The river spot's exploitability at 100,000 iterations is below its value at 40,000
     with "auto" storage (float32 until the switch, float64 after). With float32 kept all the
     way it has stopped falling by then, an order of magnitude and more above — float32 sums
@@ -57,7 +64,9 @@ def test_auto_storage_keeps_falling_in_a_long_solve(river: Game) -> None:
     assert f32[1] > 0.5 * f32[0]  # and no longer falling (2.4e-6 → 2.9e-6 of the pot)
 
 
-def test_switch_happens_at_promote_at_with_values_unchanged(river: Game) -> None:
+def test_switch_happens_at_promote_at_with_values_unchanged(
+    river: Game, auto_float32: None
+) -> None:
     e = Engine(river, make_rule("dcfr-tuned"))
     assert e.precision == "float32" and e.storage_choice == "auto"
     e.iterate(PROMOTE_AT - 5)
@@ -82,7 +91,7 @@ def test_explicit_precisions_never_switch(river: Game) -> None:
         assert e.precision == precision
 
 
-def test_memory_cap_keeps_float32_and_says_why() -> None:
+def test_memory_cap_keeps_float32_and_says_why(auto_float32: None) -> None:
     spec = HoldemSpec(board="Td9d6hQc2s", pot=100, stack=200, oop_range="AA,KK,AK",
                       ip_range="QQ,JJ,AQ", bets="50%", raises="a")  # fmt: skip
     game = build_holdem(spec)

@@ -13,7 +13,7 @@ import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
-from app import nav, state
+from app import kernels, nav, state
 from app.components import locking, study_views
 from app.components.colors import action_colors
 from app.components.figures import range_grid_figure
@@ -78,7 +78,11 @@ def analysis_for(solved: Solved, node: int) -> NodeAnalysis:
     cached = state.get(ANALYSIS_CACHE)
     if cached is not None and cached[0] == key:
         return cached[1]
-    with st.spinner("Analysing the node…"):
+    w = kernels.warmup()
+    label = "Analysing the node…"
+    if not w.ready():  # a first start: the analysis may have to compile its kernels
+        label = f"Analysing the node… {w.summary()} (a first start only: docs/app.md)"
+    with st.spinner(label):
         a = analyze(game, solved.average, node, compat=_compat(game))
     state.put(ANALYSIS_CACHE, (key, a))
     return a

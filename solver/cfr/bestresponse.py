@@ -11,12 +11,11 @@ from __future__ import annotations
 import numpy as np
 import numpy.typing as npt
 
+from solver.cfr.drive import best_response_passes, run_pass
 from solver.cfr.layout import (
     MODE_BR,
     MODE_EVAL,
     NO_DRAWS,
-    Leaves,
-    PassFlags,
     Scratch,
     Storage,
     check_strategy,
@@ -27,12 +26,11 @@ from solver.cfr.layout import (
 )
 from solver.cfr.locks import Locks, no_locks
 from solver.cfr.parallel import Parallel, parallel_pass
-from solver.cfr.pruning.state import RBPState, no_rbp
+from solver.cfr.pruning.state import no_rbp
 from solver.cfr.reach import chance_factor, path_reach
 from solver.cfr.rules import NUM_COEFFICIENTS
-from solver.cfr.walk import AVERAGE, run_pass
-from solver.games.model import Boards, Game, Hands, Tree
-from solver.jit import inline_kernel, kernel
+from solver.cfr.walk import AVERAGE
+from solver.games.model import Game
 
 Array = npt.NDArray[np.float64]
 
@@ -121,37 +119,6 @@ def expected_values(game: Game, sigma: Array) -> tuple[float, float]:
     return out[0], out[1]
 
 
-@inline_kernel
-def _unread_pass_state() -> tuple[RBPState, Array, Array]:
-    """What a best-response pass is handed but never reads: pruning state, a rule's row
-    and chance draws (length-1 placeholders, as :func:`~solver.cfr.pruning.state.no_rbp`)."""
-    f1 = np.zeros(1)
-    rb = RBPState(
-        np.zeros(1, dtype=np.int8), f1, f1.copy(), f1.copy(), f1.copy(),
-        np.zeros(1, dtype=np.int32), np.zeros((1, 1)), np.zeros(1, dtype=np.int32),
-        np.zeros(1, dtype=np.int64), f1.copy(), f1.copy(), f1.copy(),
-    )  # fmt: skip
-    return rb, np.zeros(NUM_COEFFICIENTS), np.zeros(4)
-
-
-@kernel
-def best_response_passes(
-    tree: Tree, hands: Hands, boards: Boards, sigma: Array, st: Storage, lk: Locks,
-    fl0: PassFlags, fl1: PassFlags, sc: Scratch, lv: Leaves, out: Array,
-) -> None:  # fmt: skip
-    """Both players' best-response passes from the root in one call (``fl0``, ``fl1``
-    their flags; ``lv`` leaves with nothing cut): ``out[p, :H[p]]`` ← player p's root
-    values, as :func:`root_player_values` gives them one call each. A check on a small game
-    is a few dozen microseconds of walk; each call from Python adds ~15 µs."""
-    rb, co, u = _unread_pass_state()
-    run_pass(tree, hands, boards, 0, sigma, st, rb, lk, co, u, fl0, sc, lv)
-    for h in range(hands.num_hands[0]):
-        out[0, h] = sc.value[0, h]
-    run_pass(tree, hands, boards, 0, sigma, st, rb, lk, co, u, fl1, sc, lv)
-    for h in range(hands.num_hands[1]):
-        out[1, h] = sc.value[0, h]
-
-
 def best_response_values(
     game: Game,
     sigma: Array,
@@ -174,8 +141,9 @@ def best_response_values(
         sc = scratch if scratch is not None else make_scratch(g)
         lk = locks if locks is not None else _NO_LOCKS
         out = np.empty((2, max(g.num_hands[0], g.num_hands[1])))
-        best_response_passes(g.tree, g.hands, g.boards, sigma, st, lk, _BR_FLAGS[0],
-                             _BR_FLAGS[1], sc, _NO_LEAVES[sc.value.dtype], out)  # fmt: skip
+        best_response_passes(g.tree, g.hands, g.boards, sigma, st, _NO_RBP, lk, _NO_RULE,
+                             NO_DRAWS, _BR_FLAGS[0], sc, _NO_LEAVES[sc.value.dtype],
+                             out)  # fmt: skip
         values = [out[p, : g.num_hands[p]] for p in range(2)]
     w = g.hands.weights
     return (

@@ -11,7 +11,8 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from solver.cfr.bestresponse import best_response_values
+from solver.cfr.bestresponse import best_response_values, root_player_values
+from solver.cfr.drive import run_iterations
 from solver.cfr.layout import (
     MODE_UPDATE,
     PRUNE_CODES,
@@ -30,7 +31,7 @@ from solver.cfr.pruning.manager import RegretPruning
 from solver.cfr.pruning.state import no_rbp
 from solver.cfr.rules import Rule
 from solver.cfr.update import average_strategy, regret_matching_all
-from solver.cfr.walk import AVERAGE, run_iterations
+from solver.cfr.walk import AVERAGE
 from solver.games.model import Game, auto_precision
 
 Array = npt.NDArray[np.float64]
@@ -120,7 +121,9 @@ class Engine:
         self.game = game
         self.rule = rule
         self.threads = threads
-        self.precision = auto_precision(game.is_holdem) if precision == "auto" else precision
+        self.precision = (
+            auto_precision(game.is_holdem, game.action_size) if precision == "auto" else precision
+        )
         self.storage_choice = precision  # what was asked for ("auto" may promote)
         self.storage = make_storage(game, rule, self.precision)
         self.precision_note = ""  # why an "auto" solve kept float32, when it did
@@ -348,6 +351,18 @@ class Engine:
         return best_response_values(
             self.game, sigma, self._eval_scratch, self.check_parallel, self._locks
         )
+
+    def expected_values(self) -> tuple[float, float]:
+        """Each player's expected payoff (chips) when both play the average strategy (the
+        locked infosets on their mixes), normalised node by node in the walk as the checks
+        do: the checks' kernel, no second one compiled for an (A,) profile."""
+        g = self.game
+        out = []
+        for p in range(2):
+            v = root_player_values(g, AVERAGE, p, False, self._eval_scratch, None, self._locks,
+                                   self.storage)  # fmt: skip
+            out.append(float(np.dot(g.hands.weights[p, : v.shape[0]], v)))
+        return out[0], out[1]
 
     @property
     def rng_state(self) -> dict:

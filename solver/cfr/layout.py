@@ -16,7 +16,6 @@ import numpy.typing as npt
 
 from solver.cfr.rules import Rule
 from solver.games.model import DECISION, Game, auto_precision
-from solver.jit import inline_kernel
 
 Array = npt.NDArray[np.float64]
 
@@ -160,16 +159,6 @@ def pass_flags(
     )  # fmt: skip
 
 
-@inline_kernel
-def no_leaves() -> Leaves:
-    """Leaves with nothing cut out, for walks started inside a kernel (Numba does not fill a
-    NamedTuple's defaults)."""
-    i1 = np.zeros(1, dtype=np.int32)
-    f2 = np.zeros((1, 1))
-    i64 = np.zeros(1, dtype=np.int64)
-    return Leaves(i1, f2, f2, i1, i1, f2, i1, i64, i1, i64)
-
-
 def empty_leaves(dtype: type[np.floating] = np.float64) -> Leaves:
     """Leaves with nothing cut out, for serial passes (``LEAF_OFF`` reads no slot); their
     value arrays in the walk's precision (the same kernel types as a split pass's)."""
@@ -187,7 +176,7 @@ def make_storage(game: Game, rule: Rule, precision: str) -> Storage:
     decision node, walked in float64); "auto" picks per game
     (:func:`~solver.games.model.auto_precision`)."""
     if precision == "auto":
-        precision = auto_precision(game.is_holdem)
+        precision = auto_precision(game.is_holdem, game.action_size)
     dtype = np.float64 if precision == "float64" else np.float32
     quantized = precision == "compressed"
     size = game.action_size

@@ -34,14 +34,8 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from solver.cfr.atomic import (
-    cpu_pause,
-    fetch_add,
-    load_acquire,
-    sched_yield,
-    store_release,
-    swap_if,
-)
+from solver.cfr import drive as _drive
+from solver.cfr.drive import run_pass
 from solver.cfr.layout import (
     LEAF_COLLECT,
     LEAF_TASKS,
@@ -54,9 +48,9 @@ from solver.cfr.layout import (
 )
 from solver.cfr.locks import Locks
 from solver.cfr.pruning.state import RBPState
-from solver.cfr.walk import run_pass
-from solver.games.model import CHANCE, DECISION, RUNOUT, Boards, Game, Hands, Tree
-from solver.jit import inline_kernel, kernel
+from solver.cfr.sync import ABORT, DONE, GO, SYNC  # noqa: F401  (re-exported)
+from solver.games.model import CHANCE, DECISION, RUNOUT, Game, Hands, Tree
+from solver.jit import kernel
 
 Array = npt.NDArray[np.float64]
 
@@ -266,125 +260,8 @@ def parallel_pass(
     return touched
 
 
-# split_iterations' counters: the passes thread 0 has published, the task steps finished
-# (every thread counts each of its own), a flag that stops every thread (one raised), then
-# per thread t ≥ 1 where it stands: p > 0 once it takes part from pass p on, -p while thread
-# 0 has finished passes 1 … p without it (0: none yet)
-GO, DONE, ABORT, SYNC = 0, 1, 2, 3
-# checks a waiting thread spins through (pause hints: ~10–50 µs in all) before it yields
-SPINS = 1000
-
-
-@inline_kernel
-def _wait(sync: npt.NDArray[np.int64], i: int, target: int) -> bool:
-    """Wait until ``sync[i]`` ≥ ``target``; False if the abort flag went up meanwhile.
-    The waits are short (thread 0's upper-tree steps, a few dozen nodes; the other threads'
-    last task), shorter than sleeping and waking: the thread spins, with the CPU's pause
-    hint, and after :data:`SPINS` checks gives its core away (``sched_yield``) between
-    checks, so a longer wait does not hold a core that the app's server, the browser or a
-    noisy neighbour's vCPU needs."""
-    spins = 0
-    while load_acquire(sync, i) < target:
-        if load_acquire(sync, ABORT) != 0:
-            return False
-        if spins < SPINS:
-            spins += 1
-            cpu_pause()
-        else:
-            sched_yield()
-    return True
-
-
-@inline_kernel
-def _join(sync: npt.NDArray[np.int64], tid: int, passes: int) -> int:
-    """Thread ``tid`` ≥ 1 joins the chunk: the first pass thread 0 has not finished its
-    tasks of without it, recorded in ``sync[SYNC + tid]`` (a compare-and-swap against
-    thread 0's :func:`_taking_part`); ``passes`` + 1 if the chunk is over."""
-    while True:
-        s = load_acquire(sync, SYNC + tid)
-        first = 1 - s  # s = -p: passes 1 … p went on without this thread
-        if first > passes or swap_if(sync, SYNC + tid, s, first):
-            return first
-
-
-@inline_kernel
-def _taking_part(sync: npt.NDArray[np.int64], tid: int, p: int) -> bool:
-    """Thread 0, its tasks of pass ``p`` done: whether thread ``tid`` takes part in the
-    pass (it joined), or else the pass goes on without it (recorded: a compare-and-swap
-    against the thread's :func:`_join`, so exactly one of the two decides)."""
-    s = load_acquire(sync, SYNC + tid)
-    if s > 0:
-        return True
-    return not swap_if(sync, SYNC + tid, s, -p)
-
-
-@kernel
-def run_split_iterations(
-    tid: int,
-    threads: int,
-    tree: Tree,
-    hands: Hands,
-    boards: Boards,
-    st: Storage,
-    rb: RBPState,
-    lk: Locks,
-    coefs: Array,
-    draws: Array,
-    fl: PassFlags,
-    sc: Scratch,
-    tsc: Scratch,
-    lv: Leaves,
-    sync: npt.NDArray[np.int64],
-) -> int:
-    """Thread ``tid``'s part of ``coefs.shape[0]`` iterations split over ``threads``
-    threads (as :func:`~solver.cfr.walk.run_iterations`: alternating, ``coefs[k]`` and
-    ``draws[k]`` the k-th iteration's; ``fl`` player 0's flags). Every pass is
-    :func:`parallel_pass`'s three steps. Thread 0 collects (scratch ``sc``), publishes
-    the pass (``sync[GO]``), runs tasks (scratch ``tsc``), waits until every thread taking
-    part has counted its task step done (``sync[DONE]``), and finishes the upper tree. A
-    thread ``tid`` ≥ 1 takes part from the pass it starts in on — the first one thread 0
-    has not finished its tasks of (``sync[SYNC + tid]``: whoever comes first decides), so a
-    thread still queued behind another solve's never holds this one up, and one that starts
-    late (a river's chunk lasts about a millisecond) still helps with the rest. Returns the
-    nodes this thread visited; every thread returns early when ``sync[ABORT]`` is set (the
-    caller sets it when a thread raised)."""
-    touched = 0
-    passes = 2 * coefs.shape[0]
-    first = 1 if tid == 0 else _join(sync, tid, passes)
-    joined = 1  # thread 0's count of the threads taking part, itself included
-    done = 0  # the task steps thread 0 waits for, every pass so far
-    for p in range(first, passes + 1):
-        k = (p - 1) // 2
-        trav = (p - 1) % 2
-        if tid == 0:
-            f = PassFlags(trav, fl.mode, LEAF_COLLECT, fl.prune, fl.sampled, fl.record,
-                          fl.nostart, fl.margin)  # fmt: skip
-            # not counted: the finishing step visits these nodes again, as the serial
-            # walk visits them once
-            run_pass(tree, hands, boards, 0, st.strategy, st, rb, lk, coefs[k], draws[k],
-                     f, sc, lv)  # fmt: skip
-            store_release(sync, GO, p)
-        elif not _wait(sync, GO, p):
-            return touched
-        f = PassFlags(trav, fl.mode, LEAF_TASKS, fl.prune, fl.sampled, fl.record,
-                      fl.nostart, fl.margin)  # fmt: skip
-        touched += run_pass(tree, hands, boards, tid, st.strategy, st, rb, lk, coefs[k],
-                            draws[k], f, tsc, lv)  # fmt: skip
-        fetch_add(sync, DONE)
-        if tid == 0:
-            if joined < threads:  # who takes part in this pass: the threads that joined
-                joined = 1
-                for t in range(1, threads):
-                    if _taking_part(sync, t, p):
-                        joined += 1
-            done += joined
-            if not _wait(sync, DONE, done):
-                return touched
-            f = PassFlags(trav, fl.mode, LEAF_USE, fl.prune, fl.sampled, fl.record,
-                          fl.nostart, fl.margin)  # fmt: skip
-            touched += run_pass(tree, hands, boards, 0, st.strategy, st, rb, lk,
-                                coefs[k], draws[k], f, sc, lv)  # fmt: skip
-    return touched
+# a split chunk's counters (:mod:`solver.cfr.sync`); the kernel is drive's OP_SPLIT
+run_split_iterations = _drive.run_split_iterations
 
 
 def split_iterations(

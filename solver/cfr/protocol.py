@@ -61,3 +61,7 @@ class Solver(Protocol):
     def best_response_values(self, sigma: Array | None = None) -> tuple[float, float]:
         """(BR₀, BR₁) in chips against ``sigma``, by default the current average strategy."""
         ...
+
+    def expected_values(self) -> tuple[float, float]:
+        """Each player's expected payoff (chips) when both play the average strategy."""
+        ...

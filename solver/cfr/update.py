@@ -168,6 +168,9 @@ def regret_matching(
             out2[orow, np.uint64(obase + k)] = (r / t if r > 0.0 else 0.0) if t > 0.0 else u
 
 
+RESCALE = 2.0**64  # strategy_rows' scale for a subnormal sum of regrets
+
+
 @node_kernel
 def strategy_rows(
     R: Floats, off: Int, na: Int, nh: Int, out2: Floats, orow: Int, tot2: Floats, trow: Int
@@ -189,16 +192,26 @@ def strategy_rows(
                 tot2[trow, h] += r if r > z else z
     u = like(out2, 1.0 / na)
     one = like(out2, 1.0)
+    big = like(out2, RESCALE)
+    huge = like(out2, 3.0e38)
     for h in range(nh):
         t = tot2[trow, h]
-        tot2[trow, h] = one / t if t > z else z
+        v = one / t if t > z else z
+        # a subnormal sum has no finite reciprocal: keep that of the sum times 2⁶⁴, negated
+        # to say so (a power of two: the same numbers wherever the plain one is finite)
+        tot2[trow, h] = -(one / (t * big)) if v > huge else v
     for a in range(na):
         base = off + a * nh
         obase = a * nh
         for h in range(nh):
             r = like(out2, R[np.uint64(base + h)])
             v = tot2[trow, h]
-            out2[orow, np.uint64(obase + h)] = (r * v if r > z else z) if v > z else u
+            if v > z:
+                out2[orow, np.uint64(obase + h)] = r * v if r > z else z
+            elif v < z:
+                out2[orow, np.uint64(obase + h)] = (r * big) * -v if r > z else z
+            else:
+                out2[orow, np.uint64(obase + h)] = u
 
 
 @kernel
@@ -527,7 +540,7 @@ def zero_update(
     return hi - lo
 
 
-@node_kernel
+@kernel  # (a call, not inlined: off the common path)
 def keep_update(st: Storage, off: Int, ioff: Int, na: Int, nt: Int, keep: Array) -> None:
     """Before the update of a node with locked hands: its regrets (row 0), stored strategy
     (row 1), last regrets (row 2) and per-infoset step statistics (row 3) into ``keep``."""
@@ -542,7 +555,7 @@ def keep_update(st: Storage, off: Int, ioff: Int, na: Int, nt: Int, keep: Array)
             keep[3, nt + h] = st.step_den[ioff + h]
 
 
-@node_kernel
+@kernel  # (a call, not inlined: off the common path)
 def restore_update(
     st: Storage, LH: npt.NDArray[np.int8], off: Int, ioff: Int, na: Int, nt: Int, keep: Array
 ) -> None:

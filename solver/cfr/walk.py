@@ -76,7 +76,7 @@ from solver.cfr.update import (
     zero_update_is_noop,
 )
 from solver.games.model import CHANCE, DECISION, FIXED, RUNOUT, Boards, Hands, Tree
-from solver.jit import kernel, node_kernel
+from solver.jit import ir_inline, kernel, node_kernel
 
 Array = npt.NDArray[np.float64]
 Int = int | np.int64
@@ -254,7 +254,7 @@ def _zero_row(VA: Array, d: Int, nt: Int) -> None:
 
 
 # ----- parallel tasks ------------------------------------------------------------------------
-@node_kernel
+@kernel  # (a call, not inlined: off the common path)
 def _task_done(tree: Tree, hands: Hands, boards: Boards, lv: Leaves, k: Int, trav: Int,
                nt: Int) -> None:  # fmt: skip
     """Task ``k``'s values are in ``lv.task_value[k]``: count it done for its slot (an
@@ -278,7 +278,7 @@ def _task_done(tree: Tree, hands: Hands, boards: Boards, lv: Leaves, k: Int, tra
                          lv.value[s])  # fmt: skip
 
 
-@node_kernel
+@kernel  # (a call, not inlined: off the common path)
 def _next_task(
     tree: Tree, hands: Hands, boards: Boards, lv: Leaves, fl: PassFlags, co: Array,
     st: Storage, lk: Locks, sc: Scratch,
@@ -336,15 +336,18 @@ def _next_task(
         if not (mass == 0.0 and skip_zero):
             return int(k), touched
         if mode == MODE_UPDATE and arrived > 0.0 and not zero_update_is_noop(co):
-            touched += zero_update(tree, hands, node, trav, co, st, lk, sc.action_value,
-                                   sc.value, 1, sc.blk, sc.sd, sc.tmp, sc.keep)  # fmt: skip
+            # (int64 node and row: the walk's own call's types, one compilation for both)
+            touched += zero_update(tree, hands, np.int64(node), trav, co, st, lk,
+                                   sc.action_value, sc.value, np.int64(1), sc.blk, sc.sd,
+                                   sc.tmp, sc.keep)  # fmt: skip
         for h in range(nt):
             lv.task_value[k, h] = 0.0
         _task_done(tree, hands, boards, lv, k, trav, nt)
 
 
 # ----- the walk ------------------------------------------------------------------------------
-@kernel
+# (inlined into its one caller, solver.cfr.drive: compiled once per signature, not twice)
+@ir_inline
 def walk(
     tree: Tree,
     hands: Hands,
@@ -659,78 +662,3 @@ def root_reach(hands: Hands, player: int, out: Array) -> None:
     n = hands.num_hands[player]
     for j in range(n):
         out[j] = hands.norm * hands.weights[player, j]
-
-
-@kernel
-def run_pass(
-    tree: Tree,
-    hands: Hands,
-    boards: Boards,
-    start: int,
-    sigma: Array,
-    st: Storage,
-    rb: RBPState,
-    lk: Locks,
-    co: Array,
-    u: Array,
-    fl: PassFlags,
-    sc: Scratch,
-    lv: Leaves,
-) -> int:
-    """A pass for ``fl.trav`` from node ``start``, the one entry point of the walk.
-
-    ``start`` 0 (the root) begins from the deal (:func:`root_reach`); another node from the
-    opponent reach the caller put in ``sc.reach[0]`` (chance and card removal included).
-    ``fl.leaf``: ``LEAF_COLLECT`` stores the reach arriving at each slotted node (and
-    updates nothing: a CFR pass walks the reach only); ``LEAF_TASKS`` runs the tasks thread
-    ``start`` claims, the thread finishing a slot's last task summing the slot's values (the
-    threads' step of a parallel pass, :mod:`solver.cfr.parallel`); ``LEAF_USE`` walks the
-    upper tree with the slots' values. Values at ``start`` end up in
-    ``sc.value[0]``; returns the nodes visited."""
-    trav = fl.trav
-    if fl.leaf == LEAF_TASKS:
-        return walk(tree, hands, boards, start, sigma, st, rb, lk, co, u, fl, sc, lv)
-    if fl.leaf == LEAF_COLLECT:
-        lv.reach[:, :] = 0.0
-        lv.claimed[0] = 0  # the tasks' step that follows claims from the first
-        lv.slot_done[:] = 0
-        if fl.mode == MODE_UPDATE:
-            fl = PassFlags(trav, MODE_REACH, fl.leaf, fl.prune, fl.sampled, fl.record,
-                           fl.nostart, fl.margin)  # fmt: skip
-    if start == 0:
-        root_reach(hands, 1 - trav, sc.reach[0])
-    return walk(tree, hands, boards, start, sigma, st, rb, lk, co, u, fl, sc, lv)
-
-
-@kernel
-def run_iterations(
-    tree: Tree,
-    hands: Hands,
-    boards: Boards,
-    st: Storage,
-    rb: RBPState,
-    lk: Locks,
-    coefs: Array,
-    draws: Array,
-    fl: PassFlags,
-    sc: Scratch,
-    lv: Leaves,
-    done: I64,
-) -> int:
-    """Run up to ``coefs.shape[0]`` CFR iterations serially (alternating: player 0 then
-    player 1), ``coefs[k]`` the rule's row and ``draws[k]`` (4,) the chance draws of the
-    chunk's k-th iteration; ``fl`` the flags of player 0's passes. Updates ``st`` in place;
-    returns the nodes visited; ``done[0]`` says how many iterations ran (fewer when
-    regret-based pruning asks for a catch-up, see ``RBPState.ctl``)."""
-    touched = 0
-    done[0] = 0
-    for k in range(coefs.shape[0]):
-        for trav in range(2):
-            f = PassFlags(trav, fl.mode, fl.leaf, fl.prune, fl.sampled, fl.record, fl.nostart,
-                          fl.margin)  # fmt: skip
-            touched += run_pass(tree, hands, boards, 0, st.strategy, st, rb, lk, coefs[k],
-                                draws[k], f, sc, lv)  # fmt: skip
-        done[0] = k + 1
-        if fl.prune >= PRUNE_INTERVAL and rb.ctl[0] > 0:
-            break  # a pruned action must be caught up before the next iteration
-    return touched

@@ -191,7 +191,7 @@ def estimate(setup: HoldemSetup, tree: ActionNode | None = None, arrays: int = 2
     hmax = max(hands)
     board_bytes = boards * 2 * hmax * (8 + 4 + 8)
     runout_bytes = counts["runout_boards"] * 2 * hmax * hmax * 8
-    precision = auto_precision(True)
+    precision = auto_precision(True, int(entries))
     cells = arrays * entries * BYTES_PER_ENTRY[precision]
     memory = cells + board_bytes + runout_bytes + counts["nodes"] * 48
     return Estimate(

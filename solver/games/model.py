@@ -35,13 +35,20 @@ SHOWDOWN = 3
 RUNOUT = 4  # terminal: all-in before the river, the remaining cards dealt with no betting
 
 
-def auto_precision(is_holdem: bool) -> str:
-    """The storage ``precision="auto"`` picks: float32 for hold'em subgames (half of
-    float64's memory and, with the kernels summing in float64, as fast or faster per
-    iteration and the same iterations to each target under the hold'em default rule —
-    BENCHMARKS.md, "Which rule first (hold'em)"), float64 for the toy games (tiny, and the
+# "auto" keeps float64 for storage up to this size: a small spot solves in well under a
+# second either way, and it then runs in the one kernel signature its checks, its EVs and
+# Explore's views use (one compilation on a cold cache instead of two)
+AUTO_FLOAT64_CELLS = 1 << 18
+
+
+def auto_precision(is_holdem: bool, cells: int = AUTO_FLOAT64_CELLS + 1) -> str:
+    """The storage ``precision="auto"`` picks for a game of ``cells`` regret entries:
+    float32 for hold'em subgames past :data:`AUTO_FLOAT64_CELLS` (half of float64's memory
+    and, with the kernels summing in float64, as fast or faster per iteration and the same
+    iterations to each target under the hold'em default rule — BENCHMARKS.md, "Which rule
+    first (hold'em)"), float64 for smaller ones and for the toy games (tiny, and the
     reference tests match them to 1e-10)."""
-    return "float32" if is_holdem else "float64"
+    return "float32" if is_holdem and cells > AUTO_FLOAT64_CELLS else "float64"
 
 
 KIND_NAMES = {

@@ -10,20 +10,9 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from solver.cfr.layout import (
-    LEAF_OFF,
-    MODE_BR,
-    NO_DRAWS,
-    PRUNE_NONE,
-    PassFlags,
-    Scratch,
-    Storage,
-    no_leaves,
-)
-from solver.cfr.locks import Locks
+from solver.cfr.layout import Scratch, Storage
 from solver.cfr.pruning.state import RBPState
 from solver.cfr.reach import own_reach
-from solver.cfr.walk import walk
 from solver.games.model import DECISION, Boards, Hands, Tree
 from solver.jit import kernel
 
@@ -282,71 +271,80 @@ def held_entries(
 
 
 @kernel
-def total_rebuild(
+def rebuild_start(
     tree: Tree,
     hands: Hands,
     boards: Boards,
     parents: npt.NDArray[np.int64],
-    st: Storage,
     rb: RBPState,
-    lk: Locks,
     sc: Scratch,
-    co: Array,
     avg: Array,
     cf: Array,
-    children: npt.NDArray[np.int64],
-    masks: Array,
+    child: int,
+    row: Array,
+    mask: Array,
+) -> bool:
+    """Total RBP's catch-up of ``child`` (:meth:`~solver.cfr.pruning.manager.RBPManager`),
+    before its RECORD pass: ``mask[h]`` ← 1 for the hands of ``row`` still pruned there;
+    if any, the opponent's reach at the parent under ``avg`` (chance ``cf`` included) in
+    ``sc.reach[0]`` and the subtree's recorded values zeroed (the walk writes what it
+    visits; the rest stays 0). Whether any hand is caught up."""
+    node = parents[child]
+    p = tree.player[node]
+    nh = hands.num_hands[p]
+    k = child - tree.first_child[node]
+    base = tree.offset[node] + k * nh
+    any_on = False
+    for h in range(nh):
+        on = row[h] != 0.0 and rb.pruned[base + h] != 0
+        mask[h] = 1.0 if on else 0.0
+        any_on |= on
+    if not any_on:
+        return False
+    opp = 1 - p
+    own_reach(tree, hands, boards, parents, avg, node, opp, sc.reach[0])
+    for j in range(hands.num_hands[opp]):
+        sc.reach[0, j] *= cf[node]
+    for r in range(tree.pre_start[child], tree.pre_end[child]):
+        nd = tree.pre_order[r]
+        o = tree.offset[nd]
+        ns = hands.num_hands[tree.player[nd]]
+        rb.cbv[o : o + tree.num_children[nd] * ns] = 0.0
+        io = tree.ioffset[nd]
+        rb.cbv_node[io : io + ns] = 0.0
+    return True
+
+
+@kernel
+def rebuild_finish(
+    tree: Tree,
+    hands: Hands,
+    parents: npt.NDArray[np.int64],
+    st: Storage,
+    rb: RBPState,
+    sc: Scratch,
+    avg: Array,
+    child: int,
+    mask: Array,
     T: float,
     floor: bool,
     sums_freed: I8,
-) -> int:
-    """Total RBP's catch-up, eqs. (7)–(8), for each requested child (parents first: an
-    enclosing catch-up releases nested ones) and the hands of its row of ``masks`` still
-    pruned there: a counterfactual best response against the average ``avg`` inside the
-    child's subtree (a RECORD best-response pass; ``co`` zeros), whose values
-    rebuild every regret below; the action's own regret becomes T·CBV(I, a) − Σ_t v^t(I)
-    (RM+: 0, where its floor held it while pruned). Releases the cells and forgets their
-    released-sums marks. Returns the nodes touched."""
-    hmax = sc.reach.shape[1]
-    mask = np.zeros(hmax)
-    touched = 0
-    for q in range(children.shape[0]):
-        child = children[q]
-        node = parents[child]
-        p = tree.player[node]
-        opp = 1 - p
-        nh = hands.num_hands[p]
-        k = child - tree.first_child[node]
-        base = tree.offset[node] + k * nh
-        any_on = False
-        for h in range(nh):
-            on = masks[q, h] != 0.0 and rb.pruned[base + h] != 0
-            mask[h] = 1.0 if on else 0.0
-            any_on |= on
-        if not any_on:
+) -> None:
+    """After ``child``'s RECORD pass (values in ``sc.value[0]``): eqs. (7)–(8) below it
+    (:func:`total_reset`), and the action's own regret becomes T·CBV(I, a) − Σ_t v^t(I)
+    (RM+: 0, where its floor held it while pruned); the cells are released and their
+    released-sums marks forgotten."""
+    node = parents[child]
+    p = tree.player[node]
+    nh = hands.num_hands[p]
+    k = child - tree.first_child[node]
+    base = tree.offset[node] + k * nh
+    total_reset(tree, hands, st, rb, child, p, T, floor, mask, avg, 0.0)
+    ioff = tree.ioffset[node]
+    for h in range(nh):
+        if mask[h] == 0.0:
             continue
-        own_reach(tree, hands, boards, parents, avg, node, opp, sc.reach[0])
-        for j in range(hands.num_hands[opp]):
-            sc.reach[0, j] *= cf[node]
-        lo = tree.pre_start[child]
-        hi = tree.pre_end[child]
-        for r in range(lo, hi):  # the walk writes what it visits; the rest of the subtree is 0
-            nd = tree.pre_order[r]
-            o = tree.offset[nd]
-            ns = hands.num_hands[tree.player[nd]]
-            rb.cbv[o : o + tree.num_children[nd] * ns] = 0.0
-            io = tree.ioffset[nd]
-            rb.cbv_node[io : io + ns] = 0.0
-        fl = PassFlags(p, MODE_BR, LEAF_OFF, PRUNE_NONE, False, True, False, 0.0)
-        touched += walk(tree, hands, boards, child, avg, st, rb, lk, co, NO_DRAWS, fl, sc,
-                        no_leaves())  # fmt: skip
-        total_reset(tree, hands, st, rb, child, p, T, floor, mask, avg, 0.0)
-        ioff = tree.ioffset[node]
-        for h in range(nh):
-            if mask[h] == 0.0:
-                continue
-            st.regrets[base + h] = 0.0 if floor else T * sc.value[0, h] - rb.vsum[ioff + h]
-            rb.pruned[base + h] = 0
-            sums_freed[base + h] = 0
-            _clear_below(tree, sums_freed, child, p, nh, h)  # the released-sums marks below
-    return touched
+        st.regrets[base + h] = 0.0 if floor else T * sc.value[0, h] - rb.vsum[ioff + h]
+        rb.pruned[base + h] = 0
+        sums_freed[base + h] = 0
+        _clear_below(tree, sums_freed, child, p, nh, h)  # the released-sums marks below

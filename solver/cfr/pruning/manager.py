@@ -14,6 +14,7 @@ import math
 import numpy as np
 import numpy.typing as npt
 
+from solver.cfr.drive import run_pass
 from solver.cfr.layout import (
     MODE_BR,
     MODE_UPDATE,
@@ -25,6 +26,7 @@ from solver.cfr.layout import (
     empty_leaves,
     make_scratch,
     pass_flags,
+    placeholder_storage,
 )
 from solver.cfr.locks import no_locks
 from solver.cfr.pruning.bounds import (
@@ -37,8 +39,9 @@ from solver.cfr.pruning.kernels import (
     blocked_nodes,
     dead_hands,
     held_entries,
+    rebuild_finish,
+    rebuild_start,
     release_sums,
-    total_rebuild,
     total_reset,
     total_starts,
 )
@@ -46,11 +49,11 @@ from solver.cfr.pruning.state import RBPState
 from solver.cfr.reach import chance_factors, own_reach
 from solver.cfr.rules import AVG_WEIGHT, NUM_COEFFICIENTS, REGRET_WEIGHT, Rule
 from solver.cfr.update import average_strategy
-from solver.cfr.walk import run_pass
 from solver.games.model import Game
 
 Array = npt.NDArray[np.float64]
 MODES = ("interval", "total")
+_NO_STORAGE = placeholder_storage()  # what a pass against a given profile is handed
 _NO_LOCKS = no_locks()  # regret-based pruning does not combine with locks (check_options)
 
 
@@ -243,8 +246,10 @@ class RegretPruning:
         sc.reach[0, : opp_reach.shape[0]] = opp_reach
         fl = pass_flags(player, MODE_BR, record=True)
         co = np.zeros(NUM_COEFFICIENTS)
-        n = run_pass(g.tree, g.hands, g.boards, node, sigma, st, rb, _NO_LOCKS, co, NO_DRAWS,
-                     fl, sc, empty_leaves())  # fmt: skip
+        # (a pass against a given profile reads no storage: the placeholder keeps one type)
+        store = st if sigma.shape[0] == 0 else _NO_STORAGE  # (empty: the average of st)
+        n = run_pass(g.tree, g.hands, g.boards, node, sigma, store, rb, _NO_LOCKS, co,
+                     NO_DRAWS, fl, sc, empty_leaves())  # fmt: skip
         return int(n)
 
     def average(self, st: Storage) -> Array:
@@ -306,10 +311,24 @@ class RegretPruning:
                 masks[q, :] = 1.0
             else:
                 masks[q, sorted(hands)] = 1.0
-        n = total_rebuild(g.tree, g.hands, g.boards, g.parents, st, self.state, _NO_LOCKS,
-                          self.scratch, np.zeros(NUM_COEFFICIENTS), avg, self._cf, children,
-                          masks, T, self.floor, self.sums_freed)  # fmt: skip
-        return int(n)
+        # per child: a RECORD best-response pass against ``avg`` inside its subtree between
+        # two kernels (the pass reads no storage: the placeholder keeps the walk's types)
+        sc = self.scratch
+        mask = np.zeros(masks.shape[1])
+        co = np.zeros(NUM_COEFFICIENTS)
+        leaves = empty_leaves()
+        touched = 0
+        for q, child in enumerate(children.tolist()):
+            if not rebuild_start(g.tree, g.hands, g.boards, g.parents, self.state, sc, avg,
+                                 self._cf, child, masks[q], mask):  # fmt: skip
+                continue
+            p = int(g.tree.player[g.parents[child]])
+            fl = pass_flags(p, MODE_BR, record=True)
+            touched += run_pass(g.tree, g.hands, g.boards, child, avg, _NO_STORAGE, self.state,
+                                _NO_LOCKS, co, NO_DRAWS, fl, sc, leaves)  # fmt: skip
+            rebuild_finish(g.tree, g.hands, g.parents, st, self.state, sc, avg, child, mask, T,
+                           self.floor, self.sums_freed)  # fmt: skip
+        return touched
 
     def sync_blocked(self) -> npt.NDArray[np.int8]:
         """Recompute the nodes each player never reaches (:func:`blocked_nodes`, from the

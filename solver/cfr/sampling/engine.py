@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import numpy.typing as npt
 
-from solver.cfr.bestresponse import best_response_values
+from solver.cfr.bestresponse import best_response_values, expected_values
 from solver.cfr.layout import make_scratch
 from solver.cfr.options import check_options, raise_first
 from solver.cfr.sampling.draws import DealTable, Draws, deal_table, random_draws
@@ -140,6 +140,10 @@ class SampledEngine:
         if sigma is None:
             sigma = self.average_strategy()
         return best_response_values(self.game, sigma, self._eval_scratch)
+
+    def expected_values(self) -> tuple[float, float]:
+        """Each player's expected payoff (chips) when both play the average strategy."""
+        return expected_values(self.game, self.average_strategy())
 
 
 def sampled_pass(

@@ -1,0 +1,277 @@
+"""The walk's one entry point: every kernel call that runs passes goes through :func:`drive`.
+
+Numba compiles a callee once per signature and then again inside every kernel that calls
+it (it links the callee's IR into the caller and optimises the whole again), so the walk —
+the biggest kernel by far — cost a compilation per signature *and per caller*. Here a single
+kernel calls it, with the work named by ``op`` (a value, not a type):
+
+* :data:`OP_PASS`: one pass for ``fl.trav`` from node ``start`` (:func:`run_pass`);
+* :data:`OP_ITERATIONS`: a chunk of alternating CFR iterations (:func:`run_iterations`);
+* :data:`OP_SPLIT`: thread ``tid``'s part of a chunk split over ``threads`` threads
+  (:func:`run_split_iterations`, :mod:`solver.cfr.parallel`);
+* :data:`OP_BEST_RESPONSE`: both players' best-response passes (:func:`best_response_passes`).
+
+The Python wrappers give the kernel uniform types — contiguous, writable arrays, int64
+scalars, leaves in the scratch's precision, an empty ``sigma`` for the average strategy in the
+storage's own precision — so the walk compiles once per kind of storage and scratch
+(``benchmarks/compile.py`` counts them).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import numpy.typing as npt
+
+from solver.cfr.atomic import fetch_add, store_release
+from solver.cfr.layout import (
+    LEAF_COLLECT,
+    LEAF_TASKS,
+    LEAF_USE,
+    MODE_REACH,
+    MODE_UPDATE,
+    PRUNE_INTERVAL,
+    Leaves,
+    PassFlags,
+    Scratch,
+    Storage,
+    pass_flags,
+)
+from solver.cfr.locks import Locks
+from solver.cfr.pruning.state import RBPState
+from solver.cfr.sync import DONE, GO, taking_part, thread_joins, wait_for
+from solver.cfr.walk import root_reach, walk
+from solver.games.model import Boards, Hands, Tree
+from solver.jit import kernel
+
+Array = npt.NDArray[np.float64]
+I64 = npt.NDArray[np.int64]
+
+OP_PASS, OP_ITERATIONS, OP_SPLIT, OP_BEST_RESPONSE = 0, 1, 2, 3
+
+_NO_SYNC = np.zeros(1, dtype=np.int64)
+_NO_OUT = np.zeros((1, 1))
+
+
+@kernel
+def drive(
+    op: int,
+    tree: Tree,
+    hands: Hands,
+    boards: Boards,
+    start: int,
+    sigma: Array,
+    st: Storage,
+    rb: RBPState,
+    lk: Locks,
+    coefs: Array,
+    draws: Array,
+    fl: PassFlags,
+    sc: Scratch,
+    tsc: Scratch,
+    lv: Leaves,
+    sync: I64,
+    tid: int,
+    threads: int,
+    out: Array,
+    done: I64,
+) -> int:
+    """Run ``op`` (module docstring); returns the nodes visited. ``coefs`` (K, C) the rule's
+    rows and ``draws`` (K, 4) the chance draws, one per iteration (``OP_PASS`` and
+    ``OP_BEST_RESPONSE`` read row 0); ``fl`` the flags (player 0's for iterations); ``sc``
+    the scratch (``tsc`` a split thread's own for its tasks); ``sync`` a split chunk's
+    counters (:mod:`solver.cfr.sync`); ``out`` (2, ≥ H) the best-response values;
+    ``done[0]`` the iterations ``OP_ITERATIONS`` ran.
+
+    Every op is a list of steps, each one pass, and the walk is called at one place only
+    (it is inlined here: a second call site would be a second copy to compile)."""
+    touched = 0
+    per = 1  # steps per pass (a split chunk's thread 0: collect, tasks, finish)
+    first = 1
+    if op == OP_PASS:
+        steps = 1
+    elif op == OP_BEST_RESPONSE:
+        steps = 2
+    elif op == OP_ITERATIONS:
+        done[0] = 0
+        steps = 2 * coefs.shape[0]
+    else:  # OP_SPLIT: thread tid's part of the chunk (see run_split_iterations)
+        passes = 2 * coefs.shape[0]
+        first = 1 if tid == 0 else thread_joins(sync, tid, passes)
+        per = 3 if tid == 0 else 1
+        steps = max(passes - first + 1, 0) * per
+    joined = 1  # thread 0's count of the threads taking part, itself included
+    waited = 0  # the task steps thread 0 waits for, every pass so far
+    for s in range(steps):
+        k = 0
+        trav = fl.trav
+        leaf = fl.leaf
+        node = start
+        scr = sc
+        sub = 0  # a split pass's step: 0 collect, 1 tasks, 2 finish
+        p = 0
+        if op == OP_BEST_RESPONSE:
+            trav = s
+        elif op == OP_ITERATIONS:
+            k = s // 2
+            trav = s % 2
+        elif op == OP_SPLIT:
+            p = first + s // per
+            k = (p - 1) // 2
+            trav = (p - 1) % 2
+            sub = s % per if tid == 0 else 1
+            if sub == 0:
+                leaf = LEAF_COLLECT
+            elif sub == 1:
+                leaf = LEAF_TASKS
+                node = tid
+                scr = tsc
+                if tid != 0 and not wait_for(sync, GO, p):
+                    return touched
+            else:
+                if joined < threads:  # who takes part in this pass: the threads that joined
+                    joined = 1
+                    for t in range(1, threads):
+                        if taking_part(sync, t, p):
+                            joined += 1
+                waited += joined
+                if not wait_for(sync, DONE, waited):
+                    return touched
+                leaf = LEAF_USE
+        mode = fl.mode
+        if leaf == LEAF_COLLECT:
+            lv.reach[:, :] = 0.0
+            lv.claimed[0] = 0  # the tasks' step that follows claims from the first
+            lv.slot_done[:] = 0
+            if mode == MODE_UPDATE:
+                mode = MODE_REACH  # (the collecting walk updates nothing)
+        if leaf != LEAF_TASKS and node == 0:
+            root_reach(hands, 1 - trav, scr.reach[0])
+        f = PassFlags(trav, mode, leaf, fl.prune, fl.sampled, fl.record, fl.nostart,
+                      fl.margin)  # fmt: skip
+        n = walk(tree, hands, boards, node, sigma, st, rb, lk, coefs[k], draws[k], f, scr, lv)
+        if op == OP_SPLIT:
+            if sub == 0:
+                # not counted: the finishing step visits these nodes again, as the serial
+                # walk visits them once
+                store_release(sync, GO, p)
+                continue
+            if sub == 1:
+                fetch_add(sync, DONE)
+        touched += n
+        if op == OP_BEST_RESPONSE:
+            for h in range(hands.num_hands[trav]):
+                out[trav, h] = scr.value[0, h]
+        elif op == OP_ITERATIONS and trav == 1:
+            done[0] = k + 1
+            if fl.prune >= PRUNE_INTERVAL and rb.ctl[0] > 0:
+                break  # a pruned action must be caught up before the next iteration
+    return touched
+
+
+# ----- the wrappers: uniform types ------------------------------------------------------------
+def _arr(a: npt.NDArray, dtype: type | np.dtype | None = None) -> npt.NDArray:
+    """``a`` C-contiguous and writable (a read-only or strided array is another kernel type:
+    another compilation), in ``dtype`` if given; the same object when it already is."""
+    return np.require(a, dtype=dtype, requirements=("C", "W"))
+
+
+def _rows(a: Array) -> Array:
+    """A rule's row or chance draws as a (K, C) writable C array."""
+    a = _arr(a, np.float64)
+    return a.reshape(1, -1) if a.ndim == 1 else a
+
+
+def _sigma(sigma: Array, st: Storage) -> Array:
+    """The profile a pass plays: an empty ``sigma`` (the average strategy of ``st``'s sums)
+    in the storage's float type, else ``sigma`` as it is given (made C and writable)."""
+    if sigma.shape[0] == 0:
+        return np.empty(0, dtype=st.strategy.dtype)
+    return _arr(sigma)
+
+
+def _leaves(lv: Leaves, sc: Scratch) -> Leaves:
+    """Leaves whose value arrays are in the scratch's precision (an unsplit pass's leaves
+    are never read: placeholders of the right type)."""
+    if lv.value.dtype == sc.value.dtype:
+        return lv
+    f2 = np.zeros((1, 1), dtype=sc.value.dtype)
+    return Leaves(lv.slot, f2, f2.copy(), lv.task_slot, lv.task_node, f2.copy(), lv.order,
+                  lv.claimed, lv.slot_start, lv.slot_done)  # fmt: skip
+
+
+def _fl(fl: PassFlags) -> PassFlags:
+    return pass_flags(*fl)
+
+
+def run_pass(
+    tree: Tree, hands: Hands, boards: Boards, start: int, sigma: Array, st: Storage,
+    rb: RBPState, lk: Locks, co: Array, u: Array, fl: PassFlags, sc: Scratch, lv: Leaves,
+) -> int:  # fmt: skip
+    """A pass for ``fl.trav`` from node ``start``.
+
+    ``start`` 0 (the root) begins from the deal (:func:`~solver.cfr.walk.root_reach`);
+    another node from the opponent reach the caller put in ``sc.reach[0]`` (chance and card
+    removal included). ``fl.leaf``: ``LEAF_COLLECT`` stores the reach arriving at each
+    slotted node (and updates nothing: a CFR pass walks the reach only); ``LEAF_TASKS`` runs
+    the tasks thread ``start`` claims, the thread finishing a slot's last task summing the
+    slot's values (the threads' step of a parallel pass, :mod:`solver.cfr.parallel`);
+    ``LEAF_USE`` walks the upper tree with the slots' values. ``sigma`` (A,) the profile
+    both play, or empty: the average of ``st``'s sums. Values at ``start`` end up in
+    ``sc.value[0]``; returns the nodes visited."""
+    n = drive(OP_PASS, tree, hands, boards, int(start), _sigma(sigma, st), st, rb, lk,
+        _rows(co), _rows(u), _fl(fl), sc, sc, _leaves(lv, sc), _NO_SYNC, 0, 1, _NO_OUT,
+        _NO_SYNC)  # fmt: skip
+    return int(n)
+
+
+def run_iterations(
+    tree: Tree, hands: Hands, boards: Boards, st: Storage, rb: RBPState, lk: Locks,
+    coefs: Array, draws: Array, fl: PassFlags, sc: Scratch, lv: Leaves, done: I64,
+) -> int:  # fmt: skip
+    """Run up to ``coefs.shape[0]`` CFR iterations serially (alternating: player 0 then
+    player 1), ``coefs[k]`` the rule's row and ``draws[k]`` (4,) the chance draws of the
+    chunk's k-th iteration; ``fl`` the flags of player 0's passes. Updates ``st`` in place;
+    returns the nodes visited; ``done[0]`` says how many iterations ran (fewer when
+    regret-based pruning asks for a catch-up, see ``RBPState.ctl``)."""
+    n = drive(OP_ITERATIONS, tree, hands, boards, 0, st.strategy, st, rb, lk, _rows(coefs),
+        _rows(draws), _fl(fl), sc, sc, _leaves(lv, sc), _NO_SYNC, 0, 1, _NO_OUT,
+        done)  # fmt: skip
+    return int(n)
+
+
+def run_split_iterations(
+    tid: int, threads: int, tree: Tree, hands: Hands, boards: Boards, st: Storage,
+    rb: RBPState, lk: Locks, coefs: Array, draws: Array, fl: PassFlags, sc: Scratch,
+    tsc: Scratch, lv: Leaves, sync: I64,
+) -> int:  # fmt: skip
+    """Thread ``tid``'s part of ``coefs.shape[0]`` iterations split over ``threads``
+    threads (as :func:`run_iterations`: alternating, ``coefs[k]`` and ``draws[k]`` the
+    k-th iteration's; ``fl`` player 0's flags). Every pass is
+    :func:`~solver.cfr.parallel.parallel_pass`'s three steps. Thread 0 collects (scratch
+    ``sc``), publishes the pass (``sync[GO]``), runs tasks (scratch ``tsc``), waits until
+    every thread taking part has counted its task step done (``sync[DONE]``), and finishes
+    the upper tree. A thread ``tid`` ≥ 1 takes part from the pass it starts in on — the
+    first one thread 0 has not finished its tasks of (``sync[SYNC + tid]``: whoever comes
+    first decides), so a thread still queued behind another solve's never holds this one
+    up, and one that starts late still helps with the rest. Returns the nodes this thread
+    visited; every thread returns early when ``sync[ABORT]`` is set (the caller sets it when
+    a thread raised)."""
+    n = drive(OP_SPLIT, tree, hands, boards, 0, st.strategy, st, rb, lk, _rows(coefs),
+        _rows(draws), _fl(fl), sc, tsc, _leaves(lv, sc), sync, int(tid), int(threads),
+        _NO_OUT, _NO_SYNC)  # fmt: skip
+    return int(n)
+
+
+def best_response_passes(
+    tree: Tree, hands: Hands, boards: Boards, sigma: Array, st: Storage, rb: RBPState,
+    lk: Locks, co: Array, u: Array, fl: PassFlags, sc: Scratch, lv: Leaves, out: Array,
+) -> int:  # fmt: skip
+    """Both players' passes with flags ``fl`` (its ``trav`` ignored) from the root in one
+    call: ``out[p, :H[p]]`` ← player p's root values, as
+    :func:`~solver.cfr.bestresponse.root_player_values` gives them one call each (a check on
+    a small game is a few dozen microseconds of walk; each call from Python adds more).
+    Returns the nodes visited."""
+    n = drive(OP_BEST_RESPONSE, tree, hands, boards, 0, _sigma(sigma, st), st, rb, lk,
+        _rows(co), _rows(u), _fl(fl), sc, sc, _leaves(lv, sc), _NO_SYNC, 0, 1, out,
+        _NO_SYNC)  # fmt: skip
+    return int(n)
