@@ -168,9 +168,6 @@ def regret_matching(
             out2[orow, np.uint64(obase + k)] = (r / t if r > 0.0 else 0.0) if t > 0.0 else u
 
 
-RESCALE = 2.0**64  # strategy_rows' scale for a subnormal sum of regrets
-
-
 @node_kernel
 def strategy_rows(
     R: Floats, off: Int, na: Int, nh: Int, out2: Floats, orow: Int, tot2: Floats, trow: Int
@@ -192,26 +189,31 @@ def strategy_rows(
                 tot2[trow, h] += r if r > z else z
     u = like(out2, 1.0 / na)
     one = like(out2, 1.0)
-    big = like(out2, RESCALE)
-    huge = like(out2, 3.0e38)
+    subnormal = False
     for h in range(nh):
         t = tot2[trow, h]
         v = one / t if t > z else z
-        # a subnormal sum has no finite reciprocal: keep that of the sum times 2⁶⁴, negated
-        # to say so (a power of two: the same numbers wherever the plain one is finite)
-        tot2[trow, h] = -(one / (t * big)) if v > huge else v
+        tot2[trow, h] = v
+        subnormal |= v - v != z  # infinite (inf − inf is NaN): the sum is subnormal
     for a in range(na):
         base = off + a * nh
         obase = a * nh
         for h in range(nh):
             r = like(out2, R[np.uint64(base + h)])
             v = tot2[trow, h]
-            if v > z:
-                out2[orow, np.uint64(obase + h)] = r * v if r > z else z
-            elif v < z:
-                out2[orow, np.uint64(obase + h)] = (r * big) * -v if r > z else z
-            else:
-                out2[orow, np.uint64(obase + h)] = u
+            out2[orow, np.uint64(obase + h)] = (r * v if r > z else z) if v > z else u
+    if subnormal:  # a subnormal sum has no finite reciprocal: divide by the sum itself
+        for h in range(nh):
+            v = tot2[trow, h]
+            if v - v == z:
+                continue
+            t = z
+            for a in range(na):
+                r = like(out2, R[np.uint64(off + a * nh + h)])
+                t += r if r > z else z
+            for a in range(na):
+                r = like(out2, R[np.uint64(off + a * nh + h)])
+                out2[orow, np.uint64(a * nh + h)] = r / t if r > z else z
 
 
 @kernel
