@@ -74,7 +74,7 @@ def _kernel_status() -> None:
     st.info(
         w.summary()
         + (
-            ". First run after an install: a few minutes on 2 cores; solves "
+            ". First run after an install only (docs/app.md, 'First start'); solves "
             "start as soon as their own kernels are ready."
             if w.compiling()
             else ""

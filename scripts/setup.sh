@@ -2,7 +2,8 @@
 # Create .venv (if missing) and install Regret Lab into it: `app` (the default for
 # scripts/app.sh) installs what the app needs; `test` (scripts/test.sh) adds the test tools
 # and compiles the solver's kernels into Numba's on-disk cache when they are not there yet
-# (a few minutes on a fresh 2-core machine; nothing after that). The app compiles them in the
+# (BENCHMARKS.md, "Compile time", says how long on a fresh 2-core machine; nothing after
+# that but what an edit changes). The app compiles them in the
 # background instead, while it is already served. Idempotent.
 set -euo pipefail
 cd "$(dirname "$0")/.."

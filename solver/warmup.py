@@ -336,7 +336,7 @@ def main(argv: list[str] | None = None) -> int:
             print(COMPILING, flush=True)
             print(
                 f"warmup: compiling the solver's kernels ({args.group}; first run after an "
-                "install or update: a few minutes on 2 cores)",
+                "install or an edit of them: BENCHMARKS.md, 'Compile time', says how long)",
                 file=sys.stderr,
                 flush=True,
             )
