@@ -127,8 +127,14 @@ def test_closed_tabs_solves_end_after_the_grace_period_and_memory_comes_back(
     watcher.goto(url)
     idle(watcher)
     assert _running_caption(watcher) == "2 solves running on this server"
+    # the test can see memory held: the solves' arrays count once their pages are touched,
+    # which a busy machine's first iterations may not have done yet
     peak = short_grace.rss_mb()
-    assert peak - before > 400, (before, peak)  # the test can see memory held
+    grow_until = time.monotonic() + 90.0
+    while peak - before <= 400 and time.monotonic() < grow_until:
+        time.sleep(1.0)
+        peak = max(peak, short_grace.rss_mb())
+    assert peak - before > 400, (before, peak)
     for tab in tabs:
         tab.context.close()
     # within the grace period plus 30 s: both solves ended, their memory given back
