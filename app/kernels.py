@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 import streamlit as st
 
 from solver import calibration
+from solver.games.model import AUTO_FLOAT64_CELLS, auto_precision
 from solver.warmup import COMPILING, GROUPS, group_command, is_warm, mark_warm
 
 WAITING, LOADING, COMPILING_NOW, READY, FAILED = (
@@ -37,9 +38,9 @@ WAITING, LOADING, COMPILING_NOW, READY, FAILED = (
 )
 GROUP_NAMES = {
     "opening": "the opening spot",
-    "toy": "Kuhn and Leduc",
-    "river": "hold'em rivers",
-    "turn": "two-thread turns and flops",
+    "float32": "big hold'em spots",
+    "float64": "Kuhn, Leduc and small spots",
+    "compressed": "16-bit storage",
     "parts": "the test suite's own",
 }
 
@@ -164,13 +165,18 @@ def warmup() -> Warmup:
     return w
 
 
-def group_for(holdem: bool, algorithm: str, threads: int, precision: str, pruning: str) -> str:
-    """The warm-up group whose kernels a solve with these settings runs first."""
-    if not holdem:
-        return "toy"
-    if threads > 1:
-        return "turn"
-    # the opening spot's: "auto" storage is float64 on a spot that small
-    if algorithm == "dcfr-tuned" and pruning == "partial" and precision in ("auto", "float64"):
-        return "opening"
-    return "river"
+def group_for(
+    holdem: bool,
+    algorithm: str,
+    threads: int,
+    precision: str,
+    pruning: str,
+    cells: int = AUTO_FLOAT64_CELLS + 1,
+) -> str:
+    """The warm-up group whose kernels a solve with these settings runs first (``cells``:
+    the game's regret entries, which decide what "auto" storage is)."""
+    kind = auto_precision(holdem, cells) if precision == "auto" else precision
+    if kind == "float64":
+        opening = holdem and threads == 1 and algorithm == "dcfr-tuned" and pruning == "partial"
+        return "opening" if opening else "float64"
+    return kind if kind in GROUPS else "float64"

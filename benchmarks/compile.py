@@ -120,8 +120,13 @@ def main(argv: list[str] | None = None) -> int:
                 out = tmp / f"{g}.json"
                 cmd = [sys.executable, __file__, "--record", g, str(out)]
                 running.append((g, out, subprocess.Popen(cmd, env=env, cwd=ROOT)))
-            g, out, proc = running.pop(0)
-            if proc.wait() != 0:
+            finished = [r for r in running if r[2].poll() is not None]
+            if not finished:  # the first to finish frees its slot, as the warm-up does
+                time.sleep(0.05)
+                continue
+            g, out, proc = finished[0]
+            running.remove(finished[0])
+            if proc.returncode != 0:
                 print(f"group {g} failed (exit {proc.returncode})", file=sys.stderr)
                 return 1
             results.append(json.loads(out.read_text()))

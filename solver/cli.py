@@ -71,6 +71,7 @@ from solver.race import (
     winner_lines,
     winners,
 )
+from solver.warmup import GROUPS as WARMUP_GROUPS
 
 EXIT_USAGE = 2
 EXIT_INTERNAL = 70  # EX_SOFTWARE: an error the program did not expect
@@ -239,7 +240,7 @@ def _build_parser() -> _Parser:
         "warmup", help="compile every kernel variant once (fills Numba's on-disk cache)"
     )
     w.add_argument("--jobs", default="2", help="processes compiling at once (default 2)")
-    w.add_argument("--group", choices=("toy", "river", "turn"), help=argparse.SUPPRESS)
+    w.add_argument("--group", choices=WARMUP_GROUPS, help=argparse.SUPPRESS)
     batch_cli.add_commands(sub, _add_game_args)
     return parser
 

@@ -9,10 +9,11 @@ index before every save, so processes add their own signatures without losing ea
 Groups, in the order a new user needs them: ``opening`` (what the app's opening preset's first
 solve runs: ``srp-river`` with the Solve page's defaults — dcfr-tuned, automatic storage
 (float64 on a spot this small), partial pruning, one thread — its exploitability checks, EVs
-and Explore's first view), ``toy`` (float64 storage: Kuhn, Leduc;
-every rule family, sampling, pruning, best response, analysis), ``river`` (float32, float64
-and 16-bit storage on a small river spot, samplers, analysis with equities), ``turn``
-(parallel passes on a small turn spot) and ``parts`` (kernels the tests call on their own, and
+and Explore's first view), then one group per kind of storage, so that no two processes
+compile the same signature of the walk's driver: ``float32`` (big hold'em spots: the float32
+walk and its float64 checks, serial and split over two threads), ``float64`` (Kuhn, Leduc,
+rivers and split turns: every rule family, pruning, the samplers, analysis with equities)
+and ``compressed`` (16-bit storage), and ``parts`` (kernels the tests call on their own, and
 pruning steps only a longer solve reaches). ``opening`` runs first and alone; the others
 ``jobs`` at a time. The test command fails a run that compiles a kernel signature none of
 them did (``--fail-on-compile``, tests/conftest.py).
@@ -42,7 +43,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from solver.games.model import Game
 
-GROUPS = ("opening", "toy", "river", "turn", "parts")
+GROUPS = ("opening", "float32", "float64", "compressed", "parts")
 SOLVER = Path(__file__).resolve().parent
 COMPILING = "compiling"  # the line a group prints (stdout) when Numba starts compiling
 
@@ -171,32 +172,47 @@ def spot(board: str) -> Game:
     )  # fmt: skip
 
 
-def _river() -> None:
-    game = spot("Td9d6hQc2s")
-    runs: list[tuple[str, dict]] = []
-    for precision in ("float32", "float64", "compressed"):
-        runs += [(r, {"precision": precision}) for r in ("cfr", "cfr+", "dcfr", "pcfr+")]
-    for precision in ("float64", "float32"):
-        runs += [(r, {"precision": precision}) for r in ("apcfr+", "dcfr-nh", "lcfr")]
-        runs += [(r, {"pruning": "total", "precision": precision}) for r in ("cfr", "cfr+")]
-        runs += [("cfr", {"pruning": "interval", "precision": precision})]
-        runs += [
-            (r, {"pruning": "total", "precision": precision, "rbp_free_opponent": True})
-            for r in ("cfr", "cfr+")
-        ]
-    runs += [(r, {}) for r in ("mccfr-es", "mccfr-os", "dmccfr")]
-    _exercise(game, runs)
+def _storage_runs(precision: str) -> list[tuple[str, dict]]:
+    """Every rule family and pruning on a river spot with ``precision`` storage."""
+    kw = {"precision": precision}
+    runs: list[tuple[str, dict]] = [
+        (r, kw) for r in ("cfr", "cfr+", "dcfr", "dcfr-tuned", "pcfr+", "apcfr+", "dcfr-nh", "lcfr")
+    ]  # fmt: skip
+    runs += [(r, {"pruning": "total", **kw}) for r in ("cfr", "cfr+")]
+    runs += [("cfr", {"pruning": "interval", **kw})]
+    runs += [(r, {"pruning": "total", "rbp_free_opponent": True, **kw}) for r in ("cfr", "cfr+")]
+    return runs
 
 
-def _turn() -> None:
-    game = spot("Td9d6hQc")
-    runs: list[tuple[str, dict]] = []
-    for threads in (1, 2):
-        for precision in ("float64", "float32"):
-            kw = {"threads": threads, "precision": precision}
-            runs += [(r, kw) for r in ("cfr", "cfr+", "dcfr", "pcfr+", "lcfr")]
-    runs += [("dcfr", {"threads": 2, "precision": "compressed"}), ("mccfr-cs", {})]
-    _exercise(game, runs)
+def _turn_runs(precision: str) -> list[tuple[str, dict]]:
+    """Passes split over two threads (and one) on a turn spot with ``precision`` storage."""
+    rules = ("cfr", "cfr+", "dcfr", "dcfr-tuned", "pcfr+", "lcfr")
+    return [(r, {"threads": t, "precision": precision}) for t in (1, 2) for r in rules]
+
+
+def _float32() -> None:
+    """Float32 storage (big hold'em spots under "auto"): the float32 walk's CFR passes and
+    their float64 checks, serial and split."""
+    _exercise(spot("Td9d6hQc2s"), _storage_runs("float32"))
+    _exercise(spot("Td9d6hQc"), _turn_runs("float32"))
+
+
+def _float64() -> None:
+    """Float64 storage beyond the opening's: every rule on Kuhn and Leduc, pruning, the
+    samplers, hold'em rivers and split turns, analysis with equities."""
+    _toy()
+    samplers: list[tuple[str, dict]] = [(r, {}) for r in ("mccfr-es", "mccfr-os", "dmccfr")]
+    _exercise(spot("Td9d6hQc2s"), _storage_runs("float64") + samplers)
+    _exercise(spot("Td9d6hQc"), [*_turn_runs("float64"), ("mccfr-cs", {})])
+
+
+def _compressed() -> None:
+    """16-bit storage, walked in float64, serial and split."""
+    runs = [
+        (r, {"precision": "compressed"}) for r in ("cfr", "cfr+", "dcfr", "dcfr-tuned", "pcfr+")
+    ]
+    _exercise(spot("Td9d6hQc2s"), runs)
+    _exercise(spot("Td9d6hQc"), _turn_runs("compressed"))
 
 
 def _parts() -> None:
@@ -251,9 +267,9 @@ def _parts() -> None:
 
 RUNNERS: dict[str, Callable[[], None]] = {
     "opening": _opening,
-    "toy": _toy,
-    "river": _river,
-    "turn": _turn,
+    "float32": _float32,
+    "float64": _float64,
+    "compressed": _compressed,
     "parts": _parts,
 }
 
@@ -287,7 +303,12 @@ def warm_all(jobs: int = 2, quiet: bool = False) -> float:
                 g = pending.pop(0)
                 proc = subprocess.Popen(group_command(g), stdout=subprocess.PIPE, text=True)
                 running.append((g, proc))
-            g, proc = running.pop(0)
+            done = [r for r in running if r[1].poll() is not None]
+            if not done:  # the first to finish frees its slot (not the first started)
+                time.sleep(0.05)
+                continue
+            g, proc = done[0]
+            running.remove(done[0])
             out, _ = proc.communicate()
             if COMPILING in out:
                 compiled = True

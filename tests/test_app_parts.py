@@ -162,12 +162,7 @@ def test_warmup_runs_the_opening_group_first_and_reports_compiling(
     assert (
         ran[0] == "opening"
         and ran[-1] == "stamp"
-        and sorted(ran[1:4])
-        == [
-            "river",
-            "toy",
-            "turn",
-        ]
+        and sorted(ran[1:-1]) == sorted(["float32", "float64", "compressed", "parts"])
     )
     assert w.ready() and w.summary() == ""
     assert all(e.is_set() for e in w.events.values())
@@ -185,10 +180,13 @@ def test_a_failed_group_releases_its_waiters_without_a_stamp(
 
 
 def test_solves_wait_for_the_group_that_compiles_their_kernels() -> None:
-    assert kernels.group_for(False, "cfr", 1, "auto", "partial") == "toy"
-    assert kernels.group_for(True, "dcfr-tuned", 1, "auto", "partial") == "opening"
-    assert kernels.group_for(True, "dcfr-tuned", 2, "auto", "partial") == "turn"
-    assert kernels.group_for(True, "cfr+", 1, "float64", "total") == "river"
+    small = load_preset("srp-river").build().action_size  # "auto": float64 storage
+    assert kernels.group_for(False, "cfr", 1, "auto", "partial") == "float64"
+    assert kernels.group_for(True, "dcfr-tuned", 1, "auto", "partial", small) == "opening"
+    assert kernels.group_for(True, "dcfr-tuned", 2, "auto", "partial", small) == "float64"
+    assert kernels.group_for(True, "dcfr-tuned", 2, "auto", "partial") == "float32"  # a big spot
+    assert kernels.group_for(True, "cfr+", 1, "float64", "total") == "float64"
+    assert kernels.group_for(True, "dcfr", 1, "compressed", "partial") == "compressed"
 
 
 # ----- games --------------------------------------------------------------------------------

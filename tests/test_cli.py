@@ -340,7 +340,7 @@ def test_bad_spot_flags_name_the_flag(command: str, change: tuple[str, str], nee
 def test_warmup_group_runs() -> None:
     """``warmup`` (run by scripts/setup.sh) exercises a group's kernels; with the cache warm it
     only loads them."""
-    out = run("warmup", "--group", "toy")
+    out = run("warmup", "--group", "parts")
     assert out.returncode == 0, out.stderr
     out = run("warmup", "--group", "nonsense")
     assert out.returncode == 2

@@ -374,8 +374,9 @@ def _start(req: Request) -> None:
         node = first_decision(game)
         state.put(state.EXPLORE_NODE, node)
     group = kernels.group_for(
-        game.is_holdem, cfg.algorithm, cfg.threads, cfg.precision, cfg.pruning
-    )
+        game.is_holdem, cfg.algorithm, cfg.threads, cfg.precision, cfg.pruning,
+        game.action_size,
+    )  # fmt: skip
     try:
         job = SolveJob(
             game,
