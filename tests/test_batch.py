@@ -243,3 +243,74 @@ def test_biggest_flops_first() -> None:
     trips = [i for i, f in enumerate(order) if f.pairing == "trips"]
     paired = [i for i, f in enumerate(order) if f.pairing == "paired" and f.suits == "rainbow"]
     assert max(paired) < min(trips)  # within a suit class: unpaired, paired, then trips
+
+
+# ----- the Reports page's trust boundary: solve files named by a database ---------------------
+def _db_with_solve(tmp_path: Path) -> tuple[Path, str]:
+    db = tmp_path / "b" / "x.db"
+    db.parent.mkdir()
+    solves = db.with_name("x.db.solves")
+    solves.mkdir()
+    (solves / "Td9d6h.npz").write_bytes(b"saved solve")
+    return db, "x.db.solves/Td9d6h.npz"
+
+
+def test_solve_files_are_read_only_inside_the_databases_solves_folder(tmp_path: Path) -> None:
+    from solver.batch.store import read_solve_file
+
+    db, good = _db_with_solve(tmp_path)
+    assert read_solve_file(db, good) == b"saved solve"
+    outside = tmp_path / "secret.npz"
+    outside.write_bytes(b"not yours")
+    (db.parent / "beside.npz").write_bytes(b"beside the database, not in its folder")
+    (db.with_name("x.db.solves") / "link.npz").symlink_to(outside)
+    for name in [
+        str(outside),  # an absolute path overrides the folder in `parent / name`
+        "../secret.npz",
+        "x.db.solves/../../secret.npz",
+        "beside.npz",
+        "x.db.solves/link.npz",  # a symlink out of the folder
+        "x.db.solves",  # the folder itself
+        "x.db.solves/missing.npz",
+        "",
+        "/dev/zero",
+    ]:
+        with pytest.raises(BatchError) as err:
+            read_solve_file(db, name)
+        assert err.value.field == "solve_file"
+        assert "not yours" not in str(err.value)
+    # the same message for an outside path that exists and one that does not
+    with pytest.raises(BatchError) as a:
+        read_solve_file(db, "../secret.npz")
+    with pytest.raises(BatchError) as b:
+        read_solve_file(db, "../nothing-here.npz")
+    assert str(a.value).split(":", 2)[-1] != "" and "exist" not in str(a.value)
+    assert str(b.value).replace("nothing-here", "secret") == str(a.value)
+
+
+def test_a_solve_file_over_the_cap_is_refused_before_it_is_read(tmp_path: Path) -> None:
+    from solver.batch.store import read_solve_file
+
+    db, good = _db_with_solve(tmp_path)
+    with pytest.raises(BatchError, match="larger than 5 bytes"):
+        read_solve_file(db, good, max_bytes=5)
+
+
+def test_reports_open_in_explore_refuses_a_crafted_path(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The page's own callback: a database row naming a file outside its .solves folder
+    leaves an error naming the flop and loads nothing."""
+    from app import state
+    from app.screens import reports
+
+    store: dict[str, object] = {}
+    monkeypatch.setattr(state, "get", lambda key, default=None: store.get(key, default))
+    monkeypatch.setattr(state, "put", lambda key, value: store.__setitem__(key, value))
+    db, _ = _db_with_solve(tmp_path)
+    outside = tmp_path / "elsewhere.npz"
+    outside.write_bytes(b"x")
+    store[reports.OPEN_FLOP] = "Td9d6h"
+    reports._explore(db, {"Td9d6h": str(outside)})
+    assert "Cannot open Td9d6h's solve: solve_file:" in str(store[reports.ERROR])
+    assert state.LOADED not in store

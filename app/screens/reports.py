@@ -43,7 +43,7 @@ from solver.batch.report import (
     to_csv,
 )
 from solver.batch.spec import BatchError, BatchSpec, check
-from solver.batch.store import BatchStore, FlopRow
+from solver.batch.store import BatchStore, FlopRow, read_solve_file
 from solver.export import ExportError, load_solve
 from solver.flops import CONNECTS, HIGH_CARDS, PAIRINGS, SUBSET_SIZES, SUIT_CLASSES
 
@@ -460,10 +460,9 @@ def _open_in_explore(rows: list[FlopRow], path: Path, picked: str | None) -> Non
 
 def _explore(path: Path, files: dict[str, str]) -> None:
     flop = str(state.get(OPEN_FLOP))
-    target = path.parent / files.get(flop, "")
-    try:
-        loaded = load_solve(target.read_bytes())
-    except (OSError, ExportError) as exc:
+    try:  # only from the database's own .solves folder, size checked before reading
+        loaded = load_solve(read_solve_file(path, files.get(flop, "")))
+    except (BatchError, ExportError) as exc:
         state.put(ERROR, f"Cannot open {flop}'s solve: {exc}")
         return
     old = state.job()
