@@ -166,7 +166,8 @@ def _build_parser() -> _Parser:
     s.add_argument(
         "--precision",
         default="auto",
-        help="storage: auto (float32 for hold'em spots, float64 for kuhn, leduc, leduc5), "
+        help="storage: auto (float32 for big hold'em spots, float64 for small ones and "
+        "kuhn, leduc, leduc5), "
         "float64, float32, compressed (16-bit)",
     )
     s.add_argument("--param", action="append", default=[], help="rule parameter NAME=VALUE")

@@ -26,7 +26,7 @@ from solver.games.model import DECISION, Game
 from solver.jobs import FINISHED, PAUSED, RUNNING, SolveJob
 
 PRECISIONS = {
-    "auto": "auto (float32 for hold'em, float64 on long solves and toy games)",
+    "auto": "auto (float32 for big hold'em spots, float64 for small ones, long solves, toys)",
     "float64": "float64",
     "float32": "float32 (half the memory)",
     "compressed": "16-bit compressed (quarter)",

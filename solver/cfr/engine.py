@@ -73,7 +73,8 @@ class Engine:
         terminal sums and every exploitability check in float64:
         :mod:`solver.cfr.floats`), "compressed" (16-bit regrets and strategy sums with a
         scale per decision node, as native solvers offer: half of float32's memory) or
-        "auto" (float32 for hold'em subgames, float64 for the toy games: see
+        "auto" (float32 for hold'em subgames past a size, float64 for smaller ones and the
+        toy games: see
         :func:`~solver.games.model.auto_precision`). An "auto" float32 solve switches its
         storage to float64 after :data:`PROMOTE_AT` iterations (:meth:`promote`): float32
         strategy sums stop resolving the average's last digits in long solves, and its

@@ -167,7 +167,7 @@ def estimate(setup: HoldemSetup, tree: ActionNode | None = None, arrays: int = 2
     ``arrays``: per-action arrays the rule keeps — 2 (regrets and strategy sums) for the
     regret-matching rules such as the default DCFR, 3 for predictive and NormalHedge rules,
     which also store the current strategy. Cells are counted at the precision
-    ``precision="auto"`` picks (float32 for hold'em).
+    ``precision="auto"`` picks for this many cells (float32 past a size).
 
     Counting stops with :class:`SpecError` (field ``max_memory_mb``) once the public tree
     passes :func:`node_limit` of the spec's memory cap, and the card-free tree is built under
