@@ -73,15 +73,22 @@ def test_callee_edit_reaches_cached_caller(tmp_path: Path) -> None:
     assert second == pytest.approx(42.0)
 
 
-def test_kernel_sources_follow_imports(tmp_path: Path) -> None:
+def _package(tmp_path: Path, files: dict[str, str]) -> Path:
+    """A package ``pkg`` with these modules (name → source) and a ``jit.py``."""
     pkg = tmp_path / "pkg"
     pkg.mkdir()
-    (pkg / "__init__.py").write_text("from pkg import api\n")
-    (pkg / "jit.py").write_text("X = 1\n")
-    (pkg / "consts.py").write_text("C = 3\n")
-    (pkg / "other.py").write_text("D = 4\n")
-    (pkg / "kern.py").write_text("from pkg.jit import X\nfrom .consts import C\n")
-    (pkg / "api.py").write_text("from pkg import kern, other\n")
+    for name, text in {"jit": "X = 1\n", "consts": "C = 3\n", **files}.items():
+        (pkg / f"{name}.py").write_text(text)
+    return pkg
+
+
+def test_kernel_sources_follow_imports(tmp_path: Path) -> None:
+    pkg = _package(tmp_path, {
+        "__init__": "from pkg import api\n",
+        "other": "D = 4\n",
+        "kern": "from pkg.jit import X\nfrom .consts import C\n",
+        "api": "from pkg import kern, other\n",
+    })  # fmt: skip
     names = {p.name for p in jit.kernel_sources(pkg)}
     assert names == {"jit.py", "kern.py", "consts.py"}
     before = jit.source_hash(pkg)
@@ -92,14 +99,12 @@ def test_kernel_sources_follow_imports(tmp_path: Path) -> None:
 
 
 def test_module_closures_are_keyed_apart(tmp_path: Path) -> None:
-    pkg = tmp_path / "pkg"
-    pkg.mkdir()
-    (pkg / "__init__.py").write_text("")
-    (pkg / "jit.py").write_text("X = 1\n")
-    (pkg / "consts.py").write_text("C = 3\n")
-    (pkg / "low.py").write_text("from pkg.jit import X\nfrom pkg.consts import C\n")
-    (pkg / "high.py").write_text("from pkg.jit import X\nfrom pkg import low\n")
-    (pkg / "apart.py").write_text("from pkg.jit import X\n")
+    pkg = _package(tmp_path, {
+        "__init__": "",
+        "low": "from pkg.jit import X\nfrom pkg.consts import C\n",
+        "high": "from pkg.jit import X\nfrom pkg import low\n",
+        "apart": "from pkg.jit import X\n",
+    })  # fmt: skip
     assert {p.name for p in jit.closure("pkg.high", pkg)} == {
         "jit.py", "high.py", "low.py", "consts.py"
     }  # fmt: skip
