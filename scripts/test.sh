@@ -5,7 +5,8 @@
 #   bash scripts/test.sh            # everything (what .ci/run runs)
 #   bash scripts/test.sh --quick    # after an edit: lint and the engine's tests (no browser,
 #                                   # app, CLI, batch or fuzz tests; ~2 min on a warm cache)
-# Extra arguments go to pytest.
+# Tests run in one process per core (pytest-xdist, ``-n auto``); extra arguments go to pytest
+# (``-n 0`` runs them in this one process).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 QUICK=0
@@ -17,7 +18,7 @@ export NUMBA_THREADING_LAYER=threadsafe
 if [ "$QUICK" = 1 ]; then
   [ -x .venv/bin/pytest ] || bash scripts/setup.sh test
   .venv/bin/ruff check .
-  exec .venv/bin/python -m pytest -x -m "not slow" --ignore=tests/browser --ignore=tests/fuzz \
+  exec .venv/bin/python -m pytest -n auto -x -m "not slow" --ignore=tests/browser --ignore=tests/fuzz \
     --ignore-glob="tests/test_app_*" --ignore-glob="tests/test_batch*" \
     --ignore=tests/test_cli.py --ignore=tests/test_hostile_input.py \
     --ignore=tests/test_kernel_cache.py "$@"
@@ -29,4 +30,4 @@ fi
 .venv/bin/ruff check .
 .venv/bin/ruff format --check .
 .venv/bin/mypy
-.venv/bin/python -m pytest --fail-on-compile --durations=15 "$@"
+.venv/bin/python -m pytest -n auto --fail-on-compile --durations=15 "$@"

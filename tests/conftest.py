@@ -43,13 +43,29 @@ def pytest_configure(config: pytest.Config) -> None:
     event.register("numba:compile", Listener())
 
 
+def _uncovered(compiled: list[str]) -> str:
+    lines = "\n".join(f"  {c[:300]}" for c in compiled)
+    return (
+        f"{len(compiled)} kernel signature(s) compiled: the warm-up (solver/warmup.py) "
+        f"does not cover them:\n{lines}"
+    )
+
+
+@pytest.fixture(autouse=True)
+def _compiles_nothing(request: pytest.FixtureRequest) -> Iterator[None]:
+    """With ``--fail-on-compile``, a test during which a solver kernel compiled fails (in
+    its teardown), naming the kernels: each test reports for itself, so the check holds
+    with the suite split over processes (pytest-xdist) too."""
+    before = len(COMPILED)
+    yield
+    if request.config.getoption("--fail-on-compile") and len(COMPILED) > before:
+        pytest.fail(_uncovered(COMPILED[before:]), pytrace=False)
+
+
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    # (what compiled outside any test: at collection, in a module's set-up)
     if COMPILED and session.config.getoption("--fail-on-compile"):
-        lines = "\n".join(f"  {c[:300]}" for c in COMPILED)
-        sys.stderr.write(
-            f"\n{len(COMPILED)} kernel signature(s) compiled during the run: the warm-up "
-            f"(solver/warmup.py) does not cover them:\n{lines}\n"
-        )
+        sys.stderr.write(f"\n{_uncovered(COMPILED)}\n")
         session.exitstatus = pytest.ExitCode.TESTS_FAILED
 
 

@@ -123,3 +123,29 @@ def test_a_group_process_ends_with_its_parent() -> None:
     while _alive(pid) and time.monotonic() < deadline:
         time.sleep(0.1)
     assert not _alive(pid)
+
+
+def test_a_test_that_compiles_a_kernel_fails_under_fail_on_compile(tmp_path: Path) -> None:
+    """The suite's own check (tests/conftest.py, ``--fail-on-compile``): a test during which
+    a solver kernel compiled fails, naming the kernel, and the tests beside it do not — with
+    the run split over two processes as scripts/test.sh runs it."""
+    probe = tmp_path / "test_probe.py"
+    probe.write_text(
+        "import numpy as np\n"
+        "from solver.cfr.update import regret\n\n"
+        "def test_compiles():\n"
+        "    regret(np.float32(1.0), np.float32(0.5))\n\n"
+        "def test_quiet():\n"
+        "    pass\n"
+    )
+    root = Path(__file__).resolve().parents[1]
+    # an empty cache of its own: the probe's signature compiles there, every run
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path / "cache")}
+    cmd = [sys.executable, "-m", "pytest", "-p", "tests.conftest", "-p", "no:cacheprovider",
+           "--fail-on-compile", "-n", "2", "-q", "-rA", str(probe)]  # fmt: skip
+    r = subprocess.run(cmd, cwd=root, env=env, capture_output=True, text=True, timeout=300)
+    out = r.stdout + r.stderr
+    assert r.returncode == 1, out
+    assert "ERROR " in out and "test_probe.py::test_compiles" in out, out
+    assert "solver.cfr.update.regret(float32, float32)" in out, out
+    assert "PASSED " in out and "test_probe.py::test_quiet" in out, out

@@ -121,6 +121,8 @@ class BatchJob(ThreadOwner[BatchProgress]):
             self._wait()
             for r in readers:
                 r.join(5.0)
+            # gone before the job says it finished: a caller that sees "done" sees no spec file
+            spec_file.unlink(missing_ok=True)
             self._finish()
         except Exception as exc:  # the page shows it
             self._update(state="failed", error=f"{type(exc).__name__}: {exc}", message="")
