@@ -26,12 +26,14 @@ have been unused for a while (:func:`_clean_old`).
 from __future__ import annotations
 
 import ast
+import contextlib
 import hashlib
+import itertools
 import os
 import shutil
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, TypeVar, cast
 
@@ -257,9 +259,54 @@ def _install_locator() -> None:
         classes.insert(0, ClosureKeyedLocator)
 
 
+@contextlib.contextmanager
+def _exclusive(path: str) -> Iterator[None]:
+    """An exclusive lock on ``path`` (made if missing) across processes, for the block."""
+    try:
+        import fcntl
+    except ImportError:  # (not a POSIX system: no lock)
+        yield
+        return
+    with open(path, "a+b") as f:
+        fcntl.flock(f, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(f, fcntl.LOCK_UN)
+
+
+def _lock_cache_saves() -> None:
+    """Make Numba's saving of a cached kernel safe against other processes saving the same
+    kernel at once (the warm-up's parallel groups, the app's warm-up beside a solve, Dask's
+    workers). Numba reads the kernel's index, adds its signature and writes the index back
+    with no lock: of two processes saving two signatures together, one's is lost (and both
+    may pick the same data file name). Here the read-modify-write holds a lock beside the
+    index, and the data file is written before the index names it."""
+    from numba.core import caching
+
+    cls = caching.IndexDataCacheFile
+    if getattr(cls.save, "locked", False):
+        return
+
+    def save(self: Any, key: object, data: object) -> None:
+        with _exclusive(self._index_path + ".lock"):
+            overloads = self._load_index()
+            name = overloads.get(key)
+            if name is None:
+                taken = set(overloads.values())
+                name = next(n for i in itertools.count(1) if (n := self._data_name(i)) not in taken)
+            self._save_data(name, data)
+            overloads[key] = name
+            self._save_index(overloads)
+
+    save.locked = True  # type: ignore[attr-defined]
+    cls.save = save  # type: ignore[method-assign]
+
+
 def _configure_cache() -> str:
     """Point Numba at the closure-keyed cache (unless the user chose a directory); returns
     the directory that holds the cache's bookkeeping."""
+    _lock_cache_saves()
     user = os.environ.get("NUMBA_CACHE_DIR")
     if user:
         return user

@@ -155,3 +155,41 @@ def test_old_cache_dirs_removed_when_unused(tmp_path: Path) -> None:
     assert set(removed) == set(dirs[1:])
     assert current.exists() and fresh.exists() and dirs[0].exists() and other.exists()
     assert not any(d.exists() for d in dirs[1:])
+
+
+def test_two_processes_saving_one_kernel_keep_both_signatures(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Two saves of one kernel's cache at once (two warm-up groups compiling two signatures
+    of it) keep both: Numba alone reads the index, adds its entry and writes it back, so the
+    slower of two saves dropped the other's signature (and both picked one data file). The
+    window is widened here by a slow index read; two threads stand in for two processes
+    (each opens the lock file itself, so the lock applies between them as between
+    processes)."""
+    import threading
+
+    from numba.core import caching
+
+    slow_read = caching.IndexDataCacheFile._load_index
+
+    def load_index(self: caching.IndexDataCacheFile) -> dict:
+        found = slow_read(self)
+        time.sleep(0.2)
+        return found
+
+    monkeypatch.setattr(caching.IndexDataCacheFile, "_load_index", load_index)
+
+    def cache_file() -> caching.IndexDataCacheFile:
+        return caching.IndexDataCacheFile(str(tmp_path), "probe.kernel-1", ("stamp", 1))
+
+    def save(key: str) -> None:
+        cache_file().save(key, f"code for {key}")
+
+    threads = [threading.Thread(target=save, args=(k,)) for k in ("sig-a", "sig-b")]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(30)
+    assert cache_file().load("sig-a") == "code for sig-a"
+    assert cache_file().load("sig-b") == "code for sig-b"
+    assert len(list(tmp_path.glob("*.nbc"))) == 2
