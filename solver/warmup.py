@@ -156,17 +156,24 @@ def _toy() -> None:
 
 def _opening() -> None:
     """The app's opening preset solved as the Solve page starts it, checked, its EVs, and
-    Explore's first view of it (the root's analysis)."""
+    Explore's first view of it (the root's analysis, each action's EVs, the hands ranked by
+    strength), given the average as a job hands it over: read-only."""
     from solver.algorithms import make_solver
     from solver.analysis import analyze, compatible
     from solver.presets import load_preset
+    from solver.study import action_evs, strength_order
 
     eng = make_solver(load_preset("srp-river").build(), "dcfr-tuned", precision="auto")
     eng.iterate(2)
     eng.best_response_values()
     eng.expected_values()
     g = eng.game
-    analyze(g, eng.average_strategy(), int(g.decision_nodes()[0]), compat=compatible(g))
+    sigma = eng.average_strategy().copy()
+    sigma.flags.writeable = False
+    root = int(g.decision_nodes()[0])
+    analyze(g, sigma, root, compat=compatible(g))
+    action_evs(g, sigma, root)
+    strength_order(g, root, 0)
 
 
 def spot(board: str) -> Game:

@@ -81,7 +81,8 @@ def path_reach(game: Game, sigma: Array, node: int) -> tuple[Array, Array]:
     """Each player's reach vector at ``node`` (shapes (H[0],), (H[1],)) under ``sigma`` (A,):
     :func:`own_reach` of both players (chance probabilities not included)."""
     h = int(max(game.hands.cards.shape[1], 1))
-    sigma = np.ascontiguousarray(sigma, dtype=np.float64)
+    # (a job's frozen, read-only average would be another kernel type: another compilation)
+    sigma = np.require(sigma, dtype=np.float64, requirements=("C", "W"))
     out = []
     for p in range(2):
         buf = np.zeros(h)
