@@ -18,7 +18,7 @@ if str(ROOT) not in sys.path:  # `streamlit run app/main.py` puts app/ on the pa
 
 import streamlit as st  # noqa: E402
 
-from app import kernels, nav, runtime, state  # noqa: E402
+from app import files, kernels, nav, runtime, state  # noqa: E402
 from app import settings as cfgmod  # noqa: E402
 from app import spec as S  # noqa: E402
 from app.errors import shown  # noqa: E402
@@ -49,6 +49,14 @@ def main() -> None:
     job = state.job()
     busy = job is not None and not job.progress.finished
     cfgmod.follow_game(source, S.toy_name(source) is None, busy)
+    if files.exposed():
+        st.sidebar.warning(
+            "This server answers other machines, with no sign-in: anyone who reaches it can "
+            "use every page, start solves and batches, and read the batch folder's "
+            "databases. docs/app.md, 'Serving it to others', says how to put a sign-in in "
+            "front.",
+            icon=":material/public:",
+        )
     running = len(runtime.registry().running())
     if running:
         st.sidebar.caption(

@@ -4,7 +4,8 @@
 # in the background (the sidebar says how far; a solve waits for its own kernels only).
 # Installs Debian's chromium where it can (PNG/SVG exports render with it; without it the
 # Export page says what is missing). Binds to 127.0.0.1 unless REGRET_LAB_ADDRESS says
-# otherwise; port from REGRET_LAB_PORT (default 8501). Extra arguments go to `streamlit run`.
+# otherwise (docs/app.md, "Serving it to others"); port from REGRET_LAB_PORT (default 8501);
+# batch databases in batches/ or REGRET_LAB_BATCHES. Extra arguments go to `streamlit run`.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh app

@@ -15,7 +15,7 @@ from app_helpers import no_threads_left, page, poll
 from batch_helpers import TEMPLATE, tiny_spec
 from streamlit.testing.v1 import AppTest
 
-from app import state
+from app import files, state
 from app.screens import reports as R
 from solver.batch.store import BatchStore
 from solver.flops import parse_flop
@@ -40,13 +40,15 @@ SPOT = {
 
 
 @pytest.fixture(autouse=True)
-def _teardown():
+def _teardown(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    # the page's batch folder: each test's own
+    monkeypatch.setenv(files.BATCHES_ENV, str(tmp_path))
     yield
     no_threads_left()
 
 
 def _page(tmp_path: Path, **extra: object) -> AppTest:
-    at = page("reports", **SPOT, **{R.DB_PATH: str(tmp_path / "r.db")}, **extra)
+    at = page("reports", **SPOT, **{R.DB_PATH: "r.db"}, **extra)
     at.run()
     assert not at.exception
     return at
@@ -137,10 +139,10 @@ def test_open_a_database_and_refuse_junk(tmp_path: Path) -> None:
     junk = tmp_path / "junk.db"
     junk.write_text("junk")
     at = _page(tmp_path)
-    at.text_input(key=R.OPEN_PATH).set_value(str(junk)).run()
+    at.text_input(key=R.OPEN_PATH).set_value("junk.db").run()
     at.button(key="reports_open").click().run()
     assert "not a batch database" in at.error[0].value
-    at.text_input(key=R.OPEN_PATH).set_value(str(db)).run()
+    at.text_input(key=R.OPEN_PATH).set_value("old.db").run()
     at.button(key="reports_open").click().run()
     assert not at.exception and not at.error
     assert list(at.dataframe[0].value["flop"]) == ["Ks9s5s"]
@@ -214,3 +216,44 @@ def test_export_data(tmp_path: Path) -> None:
     heat = BF.heatmap(recs, "oop_bet", "t")
     assert [list(r) for r in heat.data[0].z] == [[50.0, 50.0]]  # K-high: rainbow, monotone
     assert list(heat.data[0].x) == ["rainbow", "monotone"]
+
+
+def test_paths_outside_the_batch_folder_are_refused_alike(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Open and Start read a name inside the batch folder only: an absolute path, ``..``, a
+    symbolic link out, or a file of another kind is refused with one message — the same
+    whether anything exists there — and nothing outside is read, created or named."""
+    folder = tmp_path / "batches"
+    folder.mkdir()
+    monkeypatch.setenv(files.BATCHES_ENV, str(folder))
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    real = outside / "real.db"
+    with BatchStore.create_or_open(real, tiny_spec()):
+        pass
+    (folder / "link.db").symlink_to(real)
+    at = _page(tmp_path)
+    refusals = {}
+    for name in (str(real), str(outside / "absent.db"), "../outside/real.db",
+                 "../outside/absent.db", "link.db", "~/x.db", "/etc/passwd"):  # fmt: skip
+        at.text_input(key=R.OPEN_PATH).set_value(name).run()
+        at.button(key="reports_open").click().run()
+        assert not at.exception
+        refusals[name] = at.error[0].value
+    first = next(iter(refusals.values()))
+    assert len(set(refusals.values())) == 1, refusals
+    assert "inside the batch folder" in first and str(tmp_path) not in first
+    assert R.DB not in at.session_state  # no report opened
+    at.text_input(key=R.OPEN_PATH).set_value("notes.txt").run()
+    at.button(key="reports_open").click().run()
+    assert "ends in .db or .sqlite" in at.error[0].value
+    at.text_input(key=R.OPEN_PATH).set_value("missing.db").run()
+    at.button(key="reports_open").click().run()
+    assert "no database 'missing.db' in the batch folder" in at.error[0].value
+    # a new batch's database: the same rule, and nothing is created outside
+    at.text_input(key=R.DB_PATH).set_value(str(outside / "new.db")).run()
+    at.button(key="reports_start").click().run()
+    assert not at.exception
+    assert at.error[0].value.startswith("Cannot start: Database file: name a database inside")
+    assert not (outside / "new.db").exists() and R.JOB not in at.session_state

@@ -286,6 +286,13 @@ def test_solve_files_are_read_only_inside_the_databases_solves_folder(tmp_path: 
         read_solve_file(db, "../nothing-here.npz")
     assert str(a.value).split(":", 2)[-1] != "" and "exist" not in str(a.value)
     assert str(b.value).replace("nothing-here", "secret") == str(a.value)
+    # through a symbolic link inside the folder: alike whether its target exists
+    (db.with_name("x.db.solves") / "dangling.npz").symlink_to(tmp_path / "nothing-here.npz")
+    with pytest.raises(BatchError) as c:
+        read_solve_file(db, "x.db.solves/dangling.npz")
+    with pytest.raises(BatchError) as d:
+        read_solve_file(db, "x.db.solves/link.npz")
+    assert str(c.value).replace("dangling", "link") == str(d.value)
 
 
 def test_a_solve_file_over_the_cap_is_refused_before_it_is_read(tmp_path: Path) -> None:

@@ -359,6 +359,44 @@ def test_error_details_show_the_type_not_the_stack() -> None:
     assert text.startswith("FileNotFoundError: no file …") and str(APP_ROOT) not in text
 
 
+def test_a_fragments_error_is_shown_as_itself_not_streamlits_wrapper() -> None:
+    from streamlit.errors import FragmentHandledException
+
+    from app.errors import shown
+
+    assert shown(FragmentHandledException(ValueError("bad pot"))) == "ValueError: bad pot"
+    assert shown(FragmentHandledException("no cause")).startswith("FragmentHandledException")
+
+
+def test_loopback_addresses_and_the_rest() -> None:
+    from app.files import is_loopback
+
+    for address in ("127.0.0.1", "127.0.0.2", "::1", "[::1]", "localhost"):
+        assert is_loopback(address), address
+    assert not is_loopback(None)  # Streamlit's default: every interface
+    for other in ("0.0.0.0", "::", "", "192.168.1.7", "10.0.0.5", "example.org"):
+        assert not is_loopback(other), other
+
+
+@pytest.mark.parametrize(("address", "warned"), [("127.0.0.1", False), ("0.0.0.0", True)])
+def test_the_sidebar_warns_when_the_server_answers_other_machines(
+    address: str, warned: bool
+) -> None:
+    import streamlit as st
+    from app_helpers import app
+
+    old = st.get_option("server.address")
+    st.config.set_option("server.address", address)
+    try:
+        at = app()
+        at.run()
+    finally:
+        st.config.set_option("server.address", old)
+    assert not at.exception
+    texts = [w.value for w in at.sidebar.warning]
+    assert any("answers other machines" in t for t in texts) == warned, texts
+
+
 def test_the_bets_field_refuses_a_huge_size_and_keeps_the_text() -> None:
     from app_helpers import page
 

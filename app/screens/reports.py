@@ -23,7 +23,7 @@ import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
-from app import nav, runtime, state
+from app import files, nav, runtime, state
 from app.components import batch_figures as BF
 from app.components.controls import live_view
 from app.components.fields import PERSIST, Number, number_field, read
@@ -72,7 +72,6 @@ GROUP_BY = P + "group_by"
 OPEN_FLOP = P + "open_flop"
 CLASS_NODE = P + "class_node"
 
-BATCH_DIR = Path("batches")
 FLOP_SETS = [*(str(n) for n in SUBSET_SIZES), "all", "list"]
 FILTER_VALUES = {
     "suits": SUIT_CLASSES,
@@ -171,8 +170,10 @@ def _setup(job: BatchJob | None, working: bool) -> None:
         help="an existing Dask cluster, e.g. tcp://10.0.0.5:8786",
     )  # fmt: skip
     w[3].text_input(
-        "Database file", key=DB_PATH, placeholder="batches/<spot>-<settings>.db",
-        persist_state=PERSIST, help="created, or resumed when it holds the same batch",
+        "Database file", key=DB_PATH, placeholder="<spot>-<settings>.db",
+        persist_state=PERSIST,
+        help=f"a name in {files.folder_label()}: created, or resumed when it holds the same "
+        "batch (docs/batch.md, 'In the app')",
     )  # fmt: skip
     b = st.columns(4)
     b[0].button(
@@ -254,12 +255,11 @@ def _start(template: Any, label: str) -> None:
             scheduler = check_scheduler(scheduler)
         else:
             check_workers(workers, spec.threads)
-        path = str(state.get(DB_PATH) or "").strip()
-        if not path:
-            BATCH_DIR.mkdir(exist_ok=True)
-            path = str(BATCH_DIR / f"{_slug(label)}-{spec.flops[:12]}-{spec.fingerprint()}.db")
-            path = re.sub(r"[, ]+", "-", path)
-        path = str(Path(path).resolve())
+        name = str(state.get(DB_PATH) or "").strip()
+        if not name:
+            name = f"{_slug(label)}-{spec.flops[:12]}-{spec.fingerprint()}.db"
+            name = re.sub(r"[, ]+", "-", name)
+        path = str(files.in_batch_folder(name))
         if Path(path).exists():
             BatchStore.create_or_open(path, spec).close()  # another spec's file: refused now
     except BatchError as exc:
@@ -287,23 +287,32 @@ def _stop() -> None:
 def _open() -> None:
     c = st.columns([3, 1])
     c[0].text_input(
-        "Database file on this machine", key=OPEN_PATH, placeholder="batches/….db",
-        persist_state=PERSIST,
+        "Database file", key=OPEN_PATH, placeholder="my-spot.db", persist_state=PERSIST,
+        help=f"a name in {files.folder_label()} (docs/batch.md, 'In the app')",
     )  # fmt: skip
     c[1].button("Open", key="reports_open", on_click=_open_path, width="stretch")
     st.file_uploader("or upload one", type=["db", "sqlite"], key=UPLOAD, on_change=_on_upload)
 
 
 def _open_path() -> None:
-    _open_db(str(state.get(OPEN_PATH) or "").strip())
+    state.put(ERROR, None)
+    try:
+        path = files.in_batch_folder(str(state.get(OPEN_PATH) or ""))
+    except BatchError as exc:
+        state.put(ERROR, f"Cannot open: {exc.field}: {exc.message}")
+        return
+    if not path.is_file():
+        state.put(ERROR, f"Cannot open: no database {files.relative_name(path)!r} in "
+                  f"{files.folder_label()}.")  # fmt: skip
+        return
+    _open_db(str(path))
 
 
 def _on_upload() -> None:
     up = state.get(UPLOAD)
     if up is None:
         return
-    BATCH_DIR.mkdir(exist_ok=True)
-    path = BATCH_DIR / f"uploaded-{_slug(Path(up.name).stem)}.db"
+    path = files.batch_folder() / f"uploaded-{_slug(Path(up.name).stem)}.db"
     path.write_bytes(up.getvalue())
     _open_db(str(path))
 
@@ -313,7 +322,7 @@ def _open_db(path: str) -> None:
     try:
         BatchStore.open(path).close()
     except BatchError as exc:
-        state.put(ERROR, f"Cannot open: {exc.message}")
+        state.put(ERROR, f"Cannot open {files.relative_name(path)!r}: {exc.message}")
         return
     job = batch_job()
     if job is not None and job.alive and str(job.db) != path:

@@ -261,13 +261,15 @@ def read_solve_file(db: Path, solve_file: str, max_bytes: int = MAX_SOLVE_FILE_B
     if not name or "\0" in name or rel.is_absolute() or ".." in rel.parts:
         raise BatchError("solve_file", f"{name[:80]!r} is not a file in the batch's .solves folder")
     root = solve_dir_of(db)
-    try:
-        base = root.resolve(strict=True)
-        target = (db.parent / rel).resolve(strict=True)
+    try:  # where it leads first, existence after: nothing said about outside the folder
+        base = root.resolve()
+        target = (db.parent / rel).resolve()
     except (OSError, RuntimeError):
         raise BatchError("solve_file", f"{name[:80]!r}: no such saved solve") from None
     if base not in target.parents:
         raise BatchError("solve_file", f"{name[:80]!r} is not a file in the batch's .solves folder")
+    if not target.exists():
+        raise BatchError("solve_file", f"{name[:80]!r}: no such saved solve")
     try:
         fd = os.open(target, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
     except OSError:

@@ -4,10 +4,15 @@ progress bar and the per-flop table fill, see the charts."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 
+import pytest
 from playwright.sync_api import Page, expect
 from pw import WAIT, chart, chart_js, idle, nav
+
+from app.files import BATCHES_ENV
+from app.serve import running_app
 
 TINY = b"""name = "tiny flop"
 game = "holdem"
@@ -30,7 +35,19 @@ def _fill(page: Page, key: str, value: str) -> None:
     idle(page)
 
 
-def test_batch_fills_the_report(page: Page, server: str, tmp_path: Path) -> None:
+@pytest.fixture(scope="module")
+def batches(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tmp_path_factory.mktemp("batches")
+
+
+@pytest.fixture(scope="module")
+def server(batches: Path) -> Iterator[str]:
+    """The app with a batch folder of this module's own."""
+    with running_app(120.0, **{BATCHES_ENV: str(batches)}) as url:
+        yield url
+
+
+def test_batch_fills_the_report(page: Page, server: str, batches: Path) -> None:
     page.goto(server)
     idle(page)
     nav(page, "Set up")
@@ -44,7 +61,7 @@ def test_batch_fills_the_report(page: Page, server: str, tmp_path: Path) -> None
     page.get_by_role("option", name="list", exact=True).click()
     idle(page)
     _fill(page, "rep_flop_list", "AhKd7c, Ks9s5s, 8s8h5d, Td9d6h")
-    _fill(page, "rep_db_path", str(tmp_path / "browser.db"))
+    _fill(page, "rep_db_path", "browser.db")  # a name in the server's batch folder
     page.locator(".st-key-reports_start button").click()
     bar = page.locator("[data-testid='stProgress']").first
     expect(bar).to_be_visible(timeout=WAIT)
@@ -62,4 +79,4 @@ def test_batch_fills_the_report(page: Page, server: str, tmp_path: Path) -> None
     expect(chart(page, "reports_fig_oop")).to_be_visible(timeout=WAIT)
     bars = page.evaluate("() => " + chart_js("reports_fig_oop") + ".data[0].x.length")
     assert bars == 4
-    assert (tmp_path / "browser.db").exists()
+    assert (batches / "browser.db").exists()
