@@ -453,7 +453,7 @@ def select(
         text = flops.strip().lower()
         if text == "all":
             base = all_flops()
-        elif text.isdigit():
+        elif text.isascii() and text.isdigit():  # ('²'.isdigit() is True)
             base = subset(int(text))
         else:
             base = parse_flop_list(flops)

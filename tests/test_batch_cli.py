@@ -94,6 +94,10 @@ def test_batch_json_lines_resume_and_report(
         (["--scheduler", "tcp://127.0.0.1:9", "--connect-timeout", "1"], "--scheduler: no Dask"),
         (["--board", "AhKd7c"], "--board: a batch takes its boards from --flops"),
         (["--oop-range", "AA, AsKs"], "--oop-range: is not suit-symmetric"),
+        (["--flops", "²"], "--flops: '²': expected whole flops"),  # ('²'.isdigit() is True)
+        (["--algorithm", "nope"], "--algorithm: unknown algorithm 'nope'"),
+        (["--connect-timeout", "inf"], "--connect-timeout: must be seconds from 0 to 3,600"),
+        (["--connect-timeout", "nan"], "--connect-timeout: must be seconds"),
     ],
 )
 def test_bad_batch_input(
@@ -121,3 +125,49 @@ def test_bad_report_and_foreign_database(
     assert junk.read_bytes() == b"not a database at all"
     assert main(["batch", "--preset", "leduc", "--db", str(tmp_path / "x.db")]) == 2
     assert "--preset" in capsys.readouterr().err
+
+
+def test_an_algorithm_name_in_capitals_is_the_same_batch(tmp_path: Path) -> None:
+    """``--algorithm DCFR`` is ``dcfr`` (as ``solve --algorithm`` takes it), one spec."""
+    import argparse
+
+    from solver.batch.cli import spec_from_args
+    from solver.batch.spec import check
+
+    args = argparse.Namespace(
+        spec=None, game=None, board=None, preset="srp-flop", pot=None, oop_range=None,
+        flops="25", filter=[], target="1%", iterations="10", every="10",
+        threads_per_solve="1", save_solves=False, algorithm=" DCFR",
+    )  # fmt: skip
+    spec = spec_from_args(args, None)  # type: ignore[arg-type]
+    assert spec.algorithm == "dcfr"
+    check(spec, estimate_memory=False)
+
+
+@pytest.mark.parametrize(
+    ("content", "words"),
+    [
+        (b'{"template": {}}', "template: missing field(s) pot, stack, oop_range, ip_range"),
+        (b'{"template": {"pot": 1}, "flops": "49"}', "missing field(s) stack"),
+        (b"\xff\xfe not utf-8", "not a batch spec"),
+        (b"[" * 100_000, "not a batch spec"),
+        (b" " * 1_000_001, "larger than 1,000,000 bytes"),
+    ],
+)
+def test_a_hostile_spec_file_is_one_line(
+    content: bytes, words: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    spec = tmp_path / "spec.json"
+    spec.write_bytes(content)
+    assert main(["batch", "--spec", str(spec), "--db", str(tmp_path / "b.db")]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: --spec: ") and words in err and "Traceback" not in err, err
+    assert not (tmp_path / "b.db").exists()
+
+
+def test_an_endless_spec_file_is_refused_after_the_cap(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """/dev/zero as a spec: read up to the cap, then refused (it grew without end before)."""
+    assert main(["batch", "--spec", "/dev/zero", "--db", str(tmp_path / "b.db")]) == 2
+    assert "/dev/zero: larger than 1,000,000 bytes" in capsys.readouterr().err

@@ -33,6 +33,8 @@ from solver.batch.spec import DEFAULT_MAX_ITERATIONS, BatchError, BatchSpec, par
 from solver.games.holdem import HoldemSpec
 
 EXIT_USAGE = 2
+MAX_SPEC_BYTES = 1_000_000  # a spec file (as presets: a spec is a few hundred bytes)
+MAX_CONNECT_TIMEOUT_S = 3600
 
 
 def add_commands(sub: Any, add_game_args: Callable[[argparse.ArgumentParser], None]) -> None:
@@ -144,10 +146,14 @@ def spec_from_args(args: argparse.Namespace, spot: SpotFlags) -> BatchSpec:
         if args.preset is not None or args.pot is not None or args.oop_range is not None:
             raise BatchError("--spec", "give either --spec or --preset/spot flags, not both")
         try:
-            text = Path(args.spec).read_text(encoding="utf-8")
-            return BatchSpec.from_json(text)
+            with open(args.spec, "rb") as f:  # (at most the cap: /dev/zero ends here too)
+                raw = f.read(MAX_SPEC_BYTES + 1)
         except OSError as exc:
             raise BatchError("--spec", f"cannot read {args.spec} ({exc.strerror})") from None
+        if len(raw) > MAX_SPEC_BYTES:
+            raise BatchError("--spec", f"{args.spec}: larger than {MAX_SPEC_BYTES:,} bytes")
+        try:
+            return BatchSpec.from_json(raw.decode("utf-8"))
         except (ValueError, BatchError) as exc:
             raise BatchError("--spec", f"{args.spec}: not a batch spec ({exc})") from None
     if args.game is not None:
@@ -179,7 +185,7 @@ def spec_from_args(args: argparse.Namespace, spot: SpotFlags) -> BatchSpec:
         template=replace(template, board=""),
         flops=str(args.flops),
         filters=parse_filters(args.filter),
-        algorithm=args.algorithm,
+        algorithm=None if args.algorithm is None else str(args.algorithm).strip().lower(),
         target_pct=_target_pct(args.target, pot) if pot > 0 else None,
         max_iterations=_positive_int("--iterations", args.iterations),
         check_every=_positive_int("--every", args.every),
@@ -220,8 +226,12 @@ def cmd_batch(args: argparse.Namespace, spot: SpotFlags) -> int:
         spec = spec_from_args(args, spot)
         workers = _positive_int("--workers", args.workers)
         timeout = float(args.connect_timeout)
-        if not timeout > 0:
-            raise BatchError("--connect-timeout", "must be positive")
+        if not (math.isfinite(timeout) and 0 < timeout <= MAX_CONNECT_TIMEOUT_S):
+            raise BatchError(
+                "--connect-timeout",
+                f"must be seconds from 0 to {MAX_CONNECT_TIMEOUT_S:,}, "
+                f"got {args.connect_timeout!r}",
+            )
     except BatchError as exc:
         return _usage(_flag_of(exc.field, from_preset, spot), exc.message)
     except ValueError:

@@ -18,12 +18,12 @@ import contextlib
 import hashlib
 import json
 from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass, field, fields, replace
+from dataclasses import MISSING, asdict, dataclass, field, fields, replace
 from typing import Any, TypeVar
 
 import numpy as np
 
-from solver.algorithms import ALGORITHMS, default_algorithm
+from solver.algorithms import algorithm_info, default_algorithm
 from solver.cards import COMBO_INDEX, COMBOS
 from solver.cfr.options import check_options
 from solver.flops import Flop, FlopError, parse_filter, select
@@ -113,11 +113,15 @@ class BatchSpec:
             raise BatchError("spec", f"not JSON ({exc})") from None
         if not isinstance(data, dict) or not isinstance(data.get("template"), dict):
             raise BatchError("spec", "not a batch spec (an object with a template object)")
-        template = data["template"]
+        template = {"board": "", **data["template"]}  # (each flop replaces the board)
         known = {f.name for f in fields(HoldemSpec)}
         unknown = sorted(str(k) for k in template if k not in known)
         if unknown:
             raise BatchError("template", f"unknown field(s) {brief(', '.join(unknown))}")
+        missing = [f.name for f in fields(HoldemSpec) if f.name not in template and
+                   f.default is MISSING and f.default_factory is MISSING]  # fmt: skip
+        if missing:
+            raise BatchError("template", f"missing field(s) {', '.join(missing)}")
         filters = data.get("filters") or {}
         if not isinstance(filters, dict) or not all(
             isinstance(vs, list) for vs in filters.values()
@@ -219,7 +223,7 @@ def check(spec: BatchSpec, estimate_memory: bool = True) -> tuple[Flop, ...]:
     errors = check_options(spec.algorithm_name, threads=1)
     for name, message in errors.items():
         raise BatchError(name, message)
-    if ALGORITHMS[spec.algorithm_name].sampling and spec.threads > 1:
+    if algorithm_info(spec.algorithm_name).sampling and spec.threads > 1:
         raise BatchError("threads", f"{spec.algorithm_name} runs on one thread")
     if spec.target_pct is not None and not (0 < spec.target_pct < 1e6):
         raise BatchError("target", f"must be a positive % of the pot, got {spec.target_pct!r}")
