@@ -24,7 +24,9 @@ import numpy.typing as npt
 from solver.algorithms import ALGORITHMS, MCCFR_CS, Solver, make_solver
 from solver.analysis import NodeAnalysis, analyze, compatible
 from solver.cfr.engine import Engine
+from solver.cfr.layout import Storage
 from solver.cfr.locks import LockError
+from solver.cfr.sampling.walk import SampledStorage
 from solver.games import GAMES, Game, make_game
 from solver.games.holdem import HoldemSpec, SpecError, build_holdem, estimate, validate
 from solver.games.model import DECISION, KIND_NAMES
@@ -330,9 +332,9 @@ def _load(npz: NpzReader, max_memory_mb: float) -> LoadedSolve:
     rbp_meta = meta.get("rbp") or {}
     if not isinstance(rbp_meta, dict):
         raise ExportError(f"metadata: rbp must be an object, got {brief(rbp_meta)}")
-    shape, _ = npz.header("storage_cumulative")
-    cells = shape[0] if len(shape) == 1 else -1
     info = ALGORITHMS[name]
+    shape = _storage_headers(npz, SampledStorage._fields if info.sampling else Storage._fields)
+    cells = shape[0] if len(shape) == 1 else -1
     full = info.sampling and info.name != MCCFR_CS  # the sampled engines play every card
     game, holdem = build_from_source(meta.get("game"), max_memory_mb, cells, full)
     precision = meta.get("precision", "float64")  # checked by make_solver
@@ -369,6 +371,19 @@ def _load(npz: NpzReader, max_memory_mb: float) -> LoadedSolve:
         raise ExportError(f"metadata: history must be a list, got {brief(history)}")
     points = tuple(_point(row) for row in history)
     return LoadedSolve(engine.game, holdem, engine, points, meta)
+
+
+def _storage_headers(npz: NpzReader, names: tuple[str, ...]) -> tuple[int, ...]:
+    """The shape of the file's strategy sums, once every storage array the solver will read
+    is there and can hold what its header declares — checked before the game is built, so a
+    small file naming a big game is refused in milliseconds. (Shapes and dtypes against
+    the fresh solver's come after: :func:`_restored`.)"""
+    for field in names:
+        if f"storage_{field}" not in npz.names:
+            raise ExportError(f"missing array {field!r}")
+        npz.header(f"storage_{field}")
+    shape, _ = npz.header("storage_cumulative")
+    return shape
 
 
 def _read_meta(npz: NpzReader) -> dict[str, Any]:

@@ -75,6 +75,23 @@ def _toml(text: str, source: str) -> dict[str, Any]:
         raise PresetError(f"{source}: not valid TOML ({str(exc)[:200]})") from None
 
 
+def parse_preset_bytes(
+    data: bytes,
+    key: str = "preset",
+    source: str = "preset",
+    max_memory_mb: float | None = None,
+) -> Preset:
+    """:func:`parse_preset` of a file's bytes (an upload): its size is checked before they
+    are decoded (decoding 300 MB took 600 MB more), then it must be UTF-8."""
+    if len(data) > MAX_PRESET_BYTES:
+        raise PresetError(f"{source}: larger than {MAX_PRESET_BYTES:,} bytes")
+    try:
+        text = bytes(data).decode("utf-8")
+    except UnicodeDecodeError:
+        raise PresetError(f"{source}: not a UTF-8 text file") from None
+    return parse_preset(text, key=key, source=source, max_memory_mb=max_memory_mb)
+
+
 def parse_preset(
     text: str,
     key: str = "preset",

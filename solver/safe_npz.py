@@ -4,8 +4,12 @@ reader allocate more than the caller allows.
 
 What is refused (:class:`NpzError`, a ValueError saying what and where):
 
-* not a zip; a zip whose central directory lists more than :data:`MAX_MEMBERS` members
-  (read from the end record before :mod:`zipfile` builds an object per member);
+* not a zip; a zip whose central directory lists more than :data:`MAX_MEMBERS` members or
+  takes more than :data:`MAX_DIRECTORY_BYTES` (both read from the end record before
+  :mod:`zipfile` builds an object per entry), or a Zip64 directory;
+* a member compressed otherwise than stored or deflated, or whose header declares more data
+  than the member can inflate to (:meth:`NpzReader.header`: checked before a caller builds
+  anything for it);
 * a member that is not a ``.npy`` array, has a corrupt header, or holds Python objects
   (``dtype=object`` is pickle: refused from its header, never unpickled);
 * a member whose shape or dtype differs from what the caller expects, or whose data would
@@ -34,6 +38,10 @@ MAX_MEMBERS = 256
 """Most members a file may list (a saved solve has about 20)."""
 MAX_HEADER = 10_000
 """Longest ``.npy`` header read (bytes), numpy's own default."""
+MAX_DIRECTORY_BYTES = MAX_MEMBERS * 1024
+"""Largest zip central directory read (bytes): :data:`MAX_MEMBERS` entries of up to 1 KB."""
+DEFLATE_RATIO = 1032
+"""Most bytes one byte of deflated data inflates to (deflate's limit)."""
 _END_RECORD = b"PK\x05\x06"
 
 
@@ -43,12 +51,22 @@ class NpzError(ValueError):
 
 def _member_count(data: bytes | bytearray | memoryview) -> int:
     """Members the zip's end-of-central-directory record lists (the record is within the
-    last 65,557 bytes: 22 bytes and a comment of at most 65,535)."""
+    last 65,557 bytes: 22 bytes and a comment of at most 65,535), once the record's
+    directory size is checked too: :mod:`zipfile` reads entries for as many bytes as the
+    record says the directory holds, whatever count it gives."""
     tail = bytes(data[-65_557:])
     at = tail.rfind(_END_RECORD)
     if at < 0 or at + 22 > len(tail):
         raise NpzError("corrupt .npz file (no zip end record)")
-    total = struct.unpack("<H", tail[at + 10 : at + 12])[0]
+    total, size = struct.unpack("<HI", tail[at + 10 : at + 16])
+    if total > MAX_MEMBERS:
+        raise NpzError(f"the file lists {total:,} members; a saved solve has at most "
+                       f"{MAX_MEMBERS}")  # fmt: skip
+    if size == 0xFFFFFFFF:  # (a file under 2 GiB never needs Zip64's)
+        raise NpzError("the zip's directory is a Zip64 one; a saved solve never needs it")
+    if size > MAX_DIRECTORY_BYTES:
+        raise NpzError(f"the zip's directory takes {size:,} bytes; a saved solve's takes at "
+                       f"most {MAX_DIRECTORY_BYTES:,}")  # fmt: skip
     return int(total)
 
 
@@ -58,10 +76,7 @@ class NpzReader:
     Use as a context manager; :meth:`read` returns a new C-contiguous array."""
 
     def __init__(self, data: bytes | bytearray | memoryview) -> None:
-        count = _member_count(data)
-        if count > MAX_MEMBERS:
-            raise NpzError(f"the file lists {count:,} members; a saved solve has at most "
-                           f"{MAX_MEMBERS}")  # fmt: skip
+        _member_count(data)
         try:
             self._zip = zipfile.ZipFile(io.BytesIO(data))
             infos = self._zip.infolist()
@@ -93,10 +108,29 @@ class NpzReader:
         return frozenset(self._members)
 
     def header(self, name: str) -> tuple[tuple[int, ...], np.dtype]:
-        """(shape, dtype) of array ``name`` from its header alone (no data inflated)."""
+        """(shape, dtype) of array ``name`` from its header alone (no data inflated); the
+        member must be able to hold the data the header declares."""
         with self._member(name) as f:
             shape, _fortran, dtype = self._header(f, name)
+        self._holds(name, math.prod(shape) * dtype.itemsize)
         return shape, dtype
+
+    def _holds(self, name: str, nbytes: int) -> None:
+        """:class:`NpzError` unless member ``name`` can inflate to ``nbytes`` of data: its
+        declared size, and what its compressed bytes can give (stored: as many; deflated:
+        :data:`DEFLATE_RATIO` times as many). A header claiming an array its file cannot
+        hold is refused before anything is built for it."""
+        info = self._members[name]
+        if info.compress_type == zipfile.ZIP_STORED:
+            most = info.compress_size
+        elif info.compress_type == zipfile.ZIP_DEFLATED:
+            most = info.compress_size * DEFLATE_RATIO
+        else:
+            raise NpzError(f"array {name!r}: compression method {info.compress_type}; a "
+                           "saved solve's members are stored or deflated")  # fmt: skip
+        if nbytes > min(most, info.file_size):
+            raise NpzError(f"array {name!r} declares {nbytes:,} bytes of data; its member "
+                           f"holds at most {min(most, info.file_size):,}")  # fmt: skip
 
     def read(
         self,
@@ -127,6 +161,7 @@ class NpzReader:
                 raise NpzError(
                     f"array {name!r} declares {nbytes:,} bytes; at most {max_bytes:,} here"
                 )
+            self._holds(name, nbytes)
             buf = f.read(nbytes)
         if len(buf) != nbytes:
             raise NpzError(f"array {name!r}: {len(buf):,} bytes of data, expected {nbytes:,}")

@@ -152,6 +152,25 @@ def test_a_preset_name_never_reads_a_file_outside_presets(tmp_path: Path) -> Non
     assert (PRESET_DIR / "srp-river.toml").is_file()
 
 
+def test_an_uploaded_preset_is_measured_before_it_is_decoded() -> None:
+    """The upload path's bytes: refused by size before decoding (decoding 300 MB took 600 MB
+    more), and bytes that are not UTF-8 are one message."""
+    from solver.presets import parse_preset_bytes
+
+    big = b"#" * 20_000_000
+    tracemalloc.start()
+    try:
+        with pytest.raises(PresetError, match=r"big\.toml: larger than 1,000,000 bytes"):
+            parse_preset_bytes(big, source="big.toml")
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert peak < 2_000_000, peak
+    with pytest.raises(PresetError, match=r"x\.toml: not a UTF-8 text file"):
+        parse_preset_bytes(b"name = \xff", source="x.toml")
+    assert parse_preset_bytes(GOOD.encode(), source="ok.toml").holdem is not None
+
+
 def test_an_uploaded_preset_cannot_raise_the_memory_cap() -> None:
     text = GOOD.replace("[holdem]\n", "[holdem]\nmax_memory_mb = 20000\n")
     assert parse_preset(text).holdem.max_memory_mb == 20000  # type: ignore[union-attr]
@@ -274,6 +293,70 @@ def test_a_loaded_file_never_raises_the_memory_cap(monkeypatch: pytest.MonkeyPat
     monkeypatch.setattr("solver.export.build_holdem", lambda spec: pytest.fail("built"))
     with pytest.raises(ExportError, match="saved from another game"):
         load_solve(save_solve(e, {"kind": "holdem", "spec": big}))
+
+
+def test_a_zip_directory_longer_than_its_count_is_refused_before_zipfile_reads_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """An end record claiming one member over a central directory of thousands: zipfile
+    would build an object per entry (a 1,000,000-entry directory took +600 MB)."""
+    import struct
+
+    from solver import safe_npz
+
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w", zipfile.ZIP_STORED) as z:
+        for i in range(6_000):
+            z.writestr(f"a{i:05d}.npy", b"")
+    data = bytearray(buf.getvalue())
+    at = bytes(data).rfind(b"PK\x05\x06")
+    data[at + 8 : at + 12] = struct.pack("<HH", 1, 1)  # entries on this disk, in all: 1
+    monkeypatch.setattr(safe_npz.zipfile, "ZipFile", None)  # reached: a TypeError below
+    with pytest.raises(ExportError, match=r"the zip's directory takes [0-9,]+ bytes"):
+        load_solve(bytes(data))
+
+
+def _header_only(shape: tuple[int, ...]) -> bytes:
+    """A .npy member whose header declares ``shape`` float64 and which holds no data."""
+    buf = io.BytesIO()
+    np.lib.format.write_array_header_1_0(
+        buf, {"descr": "<f8", "fortran_order": False, "shape": shape}
+    )
+    return buf.getvalue()
+
+
+@pytest.mark.parametrize("how", ["declared", "missing"])
+def test_a_small_save_naming_a_big_game_is_refused_before_the_game_is_built(
+    how: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A kilobyte file naming the srp-flop spot (1.29 M nodes), its strategy sums' header
+    matching the game's count: refused from the headers — data its members cannot hold, or
+    a storage array missing — before the game is built (10 s and +600 MB before)."""
+    from solver import export
+
+    spec = load_preset("srp-flop").holdem
+    assert spec is not None
+    cells = estimate(validate(spec)).storage_entries
+    members = _members(_leduc_save())
+    meta = json.loads(str(np.load(io.BytesIO(members["meta.npy"]))))
+    meta["game"] = {"kind": "holdem", "spec": asdict(spec)}
+    for name in [n for n in members if n.startswith("storage_")]:
+        members[name] = _header_only((cells,))
+    if how == "missing":
+        del members["storage_regrets.npy"]
+    mbuf = io.BytesIO()
+    np.lib.format.write_array(mbuf, np.array(json.dumps(meta)))
+    members["meta.npy"] = mbuf.getvalue()
+    data = _zip(members)
+    assert len(data) < 20_000
+
+    def built(*args: object) -> None:
+        raise AssertionError("the game was built")
+
+    monkeypatch.setattr(export, "build_holdem", built)
+    words = "declares [0-9,]+ bytes of data" if how == "declared" else "missing array 'regrets'"
+    with pytest.raises(ExportError, match=words):
+        load_solve(data)
 
 
 # ----- 5, 9. API argument types ------------------------------------------------------------

@@ -20,7 +20,7 @@ from solver import calibration
 from solver.cards import RANKS, SUITS, card_str, parse_cards
 from solver.games.holdem import Estimate, HoldemSpec
 from solver.games.spec import DEFAULT_MAX_MEMORY_MB
-from solver.presets import PresetError, parse_preset
+from solver.presets import PresetError, parse_preset_bytes
 from solver.ranges import (
     GRID_LABELS,
     RangeError,
@@ -173,15 +173,12 @@ def _on_upload() -> None:
     if up is None:
         return
     try:
-        preset = parse_preset(
-            up.getvalue().decode("utf-8"),
+        preset = parse_preset_bytes(
+            up.getvalue(),
             key="upload",
             source=up.name,
             max_memory_mb=DEFAULT_MAX_MEMORY_MB,  # a file never raises the memory cap
         )
-    except UnicodeDecodeError:
-        state.put(UPLOAD_MESSAGE, f"{up.name}: not a UTF-8 text file")
-        return
     except PresetError as exc:
         state.put(UPLOAD_MESSAGE, str(exc))
         return

@@ -168,3 +168,31 @@ def test_a_demo_race_shows_its_results_in_view(page: Page, server: str) -> None:
         arg=VIEW["height"],
     )
     expect(page.locator(".st-key-btn_race_start button")).to_be_enabled()  # 5,000 iterations
+
+
+def test_a_client_that_stops_answering_is_dropped_within_15_s(server: str) -> None:
+    """A browser frozen without closing its socket (its pongs stop): the server closes the
+    connection after one unanswered ping (.streamlit/config.toml, websocketPingInterval),
+    so its solve ends as a closed tab's does — Streamlit's default kept it ~67 s. A raw
+    websocket that never answers stands in for the frozen browser."""
+    import base64
+    import os
+    import socket
+
+    host, port = server.split("//")[1].rstrip("/").split(":")
+    with socket.create_connection((host, int(port)), timeout=120) as s:
+        key = base64.b64encode(os.urandom(16)).decode()
+        s.sendall(
+            f"GET /_stcore/stream HTTP/1.1\r\nHost: {host}:{port}\r\nUpgrade: websocket\r\n"
+            f"Connection: Upgrade\r\nSec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\n"
+            "Sec-WebSocket-Protocol: streamlit\r\n\r\n".encode()
+        )
+        opened = time.monotonic()
+        assert s.recv(4096).startswith(b"HTTP/1.1 101")
+        kinds = []
+        while chunk := s.recv(4096):
+            kinds.append(chunk[0] & 0x0F)  # 9: a ping, 8: the server's close
+        closed_after = time.monotonic() - opened
+    assert 9 in kinds and kinds[-1] == 8, kinds
+    # 6 s to the ping and 6 more for its pong; the bound leaves a busy machine its margin
+    assert closed_after <= 15.0 + 10.0, closed_after
