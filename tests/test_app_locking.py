@@ -39,10 +39,30 @@ def _table(at: AppTest, column: str) -> pd.DataFrame | None:
     return next((d.value for d in at.dataframe if column in d.value.columns), None)
 
 
-def _mix(at: AppTest, node: int, values: list[float]) -> None:
+def _mix(at: AppTest, node: int, values: list[float | str]) -> None:
     for i, v in enumerate(values):
-        at.number_input(key=f"lockui_mix_{node}_{i}").set_value(v)
+        at.text_input(key=f"lockui_mix_{node}_{i}").set_value(str(v))
     at.run()
+
+
+def test_a_bad_percentage_is_named_and_nothing_is_locked() -> None:
+    """A typed value that is not a percentage is shown with a message naming its field, and
+    Lock records nothing until every field holds one (it silently locked the old values)."""
+    game, _, at = _explore()
+    n = len(game.action_labels(0))
+    names = [f.label for f in at.text_input if f.key and f.key.startswith("lockui_mix_0_")]
+    _mix(at, 0, ["-50", "1e9", *["0"] * (n - 2)])
+    assert not at.exception
+    errors = [e.value for e in at.error]
+    assert f"{names[0]}: must be from 0 to 100, got -50." in errors, errors
+    assert f"{names[1]}: must be from 0 to 100, got 1e9." in errors, errors
+    assert at.text_input(key="lockui_mix_0_0").value == "-50"  # what was typed stays
+    assert at.button(key="lockui_add").disabled
+    assert at.session_state[state.LOCKS][1] == {}
+    _mix(at, 0, ["100", *["0"] * (n - 1)])
+    assert not at.button(key="lockui_add").disabled
+    at.button(key="lockui_add").click().run()
+    assert at.session_state[state.LOCKS][1] == {"root": {"k": 1.0}}
 
 
 def test_lock_resolve_and_see_the_effect() -> None:

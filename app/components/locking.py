@@ -18,6 +18,7 @@ import streamlit as st
 
 from app import nav, state
 from app.components.controls import live_view
+from app.components.fields import Number, number_field, read
 from app.components.figures import curve_figure, range_paint_figure
 from app.components.study_views import action_labels, player_name
 from app.runtime import start_solve
@@ -152,6 +153,7 @@ def _form(game: Game, a: NodeAnalysis, line: str, locks: dict[str, Any]) -> None
         "Lock", ["Whole range", "Picked hands", "As solved"], key=K + "mode", horizontal=True
     )
     names = action_labels(game, node, a.pot)
+    bad = False
     if mode != "As solved":
         if mode == "Picked hands":
             _pick(game, a)
@@ -162,14 +164,17 @@ def _form(game: Game, a: NodeAnalysis, line: str, locks: dict[str, Any]) -> None
             key = f"{K}mix_{node}_{i}"
             if key not in st.session_state:
                 st.session_state[key] = max(freqs[i], 0.0)
-            col.number_input(f"{name} %", min_value=0.0, max_value=100.0, step=5.0, key=key)
+            # (a text field: what is typed is what is checked, never a stale value behind it)
+            bad |= bool(number_field(_percent(name), key, container=col)[1])
     c = st.columns(3)
     c[0].button(
         "Lock as solved" if mode == "As solved" else "Lock",
         key=K + "add",
         type="primary",
         on_click=_add,
-        args=(game, node, str(mode)),
+        args=(game, node, str(mode), names),
+        disabled=bad,
+        help="fix the fields above first" if bad else None,
     )
     if line in locks:
         c[1].button("Unlock this node", key=K + "unlock", on_click=_remove, args=(game, line))
@@ -232,19 +237,34 @@ def _paint() -> None:
     state.put(K + "pick", picked)
 
 
-def _mix_from_fields(game: Game, node: int) -> dict[str, float]:
+def _percent(name: str) -> Number:
+    return Number(f"{name} %", 0.0, 100.0)
+
+
+def _mix_from_fields(game: Game, node: int, names: list[str]) -> tuple[dict[str, float], str]:
+    """The mix the fields at ``node`` give (action label → probability), or ({}, the first
+    field's message) when one does not hold a percentage."""
     out = {}
-    for i, label in enumerate(game.action_labels(node)):
-        value = float(state.get(f"{K}mix_{node}_{i}") or 0.0)
+    for i, (label, name) in enumerate(zip(game.action_labels(node), names, strict=True)):
+        value, error = read(_percent(name), f"{K}mix_{node}_{i}")
+        if error or value is None:
+            return {}, error
         if value > 0:
             out[label] = value / 100.0
-    return out
+    return out, ""
 
 
-def _add(game: Game, node: int, mode: str) -> None:
+def _add(game: Game, node: int, mode: str, names: list[str]) -> None:
     """Add (or change) the lock at ``node``; checked against the game with every other lock,
-    so a bad one is refused with the solver's message."""
+    so a bad one is refused with the solver's message. Nothing is recorded while a field
+    does not hold a percentage."""
     state.put(state.LOCK_ERROR, None)
+    mix: dict[str, float] = {}
+    if mode != "As solved":
+        mix, error = _mix_from_fields(game, node, names)
+        if error:
+            state.put(state.LOCK_ERROR, f"Not locked: {error}")
+            return
     locks = pending(game)
     line = line_text(game.history(node))
     solved = state.solved()
@@ -265,10 +285,9 @@ def _add(game: Game, node: int, mode: str) -> None:
         keep = (
             old if isinstance(old, dict) and all(isinstance(v, dict) for v in old.values()) else {}
         )
-        mix = _mix_from_fields(game, node)
         new = {**keep, **{k: dict(mix) for k in picks}}
     else:
-        new = _mix_from_fields(game, node)
+        new = mix
     trial = {**locks, line: new}
     try:
         build_locks(game, trial, average)

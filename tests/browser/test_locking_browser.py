@@ -29,6 +29,12 @@ def test_lock_a_node_and_see_the_changed_ev(page: Page, server: str) -> None:
     expect(inputs.first).to_be_visible(timeout=WAIT)
     n = inputs.count()
     assert n >= 3  # check, bets, all-in
+    # a value that is no percentage: named under its field, and Lock waits for a good one
+    fill(page, "lockui_mix_0_0", "-50")
+    expect(
+        page.get_by_text(re.compile(r"^Check %: must be from 0 to 100, got -50\."))
+    ).to_be_visible()
+    expect(page.locator(".st-key-lockui_add button").first).to_be_disabled()
     for i in range(n):  # OOP shoves every hand
         fill(page, f"lockui_mix_0_{i}", "100.00" if i == n - 1 else "0.00")
     page.locator(".st-key-lockui_add button").click()
