@@ -4,6 +4,8 @@ EVs and moved lines, each number checked against the solver's functions."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -39,7 +41,7 @@ def _table(at: AppTest, column: str) -> pd.DataFrame | None:
     return next((d.value for d in at.dataframe if column in d.value.columns), None)
 
 
-def _mix(at: AppTest, node: int, values: list[float | str]) -> None:
+def _mix(at: AppTest, node: int, values: Sequence[float | str]) -> None:
     for i, v in enumerate(values):
         at.text_input(key=f"lockui_mix_{node}_{i}").set_value(str(v))
     at.run()
