@@ -173,3 +173,47 @@ def test_resolve_from_scratch_on_leduc() -> None:
     assert run.job.progress.iteration == 60 and not at.exception
     table = _table(at, "combos before")
     assert table is not None and set(table["hand"]) == set(game.hand_names[0])
+
+
+def test_the_effect_is_measured_against_the_last_solve_without_these_locks() -> None:
+    """A second re-solve with the same locks keeps the unlocked solve as its baseline (it
+    compared against the first re-solve, which had the same locks, and reported ~0); a
+    re-solve with other locks measures against the locked solve and names its locks."""
+    from solver import make_game
+
+    game = make_game("leduc")
+    first = finished_job(game, 100, "cfr+")
+    at = page("explore", **{state.JOB: first, state.JOB_SOURCE: {"kind": "toy", "name": "leduc"}})
+    at.run()
+    bet = game.action_labels(0)[1]
+    at.radio(key="lockui_mode").set_value("Picked hands").run()
+    at.multiselect(key="lockui_pick").set_value(["K"]).run()
+    _mix(at, 0, [0.0, 100.0])  # kings bet
+    at.button(key="lockui_add").click().run()
+    at.number_input(key="lockui_iterations").set_value(60).run()
+    runs = []
+    for source in ("the current solve (warm)", "scratch"):
+        at.radio(key="lockui_from").set_value(source).run()
+        at.button(key="lockui_resolve").click().run()
+        run = at.session_state[state.LOCK_RUN]
+        run.job.wait_for(lambda q: q.finished, timeout=60)
+        poll(at, lambda: _table(at, "EV before") is not None, timeout=60)
+        runs.append(run)
+    unlocked = first.engine.average_strategy()
+    for run in runs:
+        np.testing.assert_array_equal(run.before, unlocked)
+        assert run.before_iteration == 100 and run.before_locks == {}
+    caption = " ".join(c.value for c in at.caption)
+    assert "Before: the last solve without these locks, at iteration 100 (no locks)" in caption
+    # other locks: the baseline is the locked solve, named with its lock
+    at.multiselect(key="lockui_pick").set_value(["Q"]).run()
+    _mix(at, 0, [100.0, 0.0])  # queens check
+    at.button(key="lockui_add").click().run()
+    at.button(key="lockui_resolve").click().run()
+    third = at.session_state[state.LOCK_RUN]
+    np.testing.assert_array_equal(third.before, runs[1].job.engine.average_strategy())
+    assert third.before_locks == {"root": {"K": {bet: 1.0}}}
+    third.job.wait_for(lambda q: q.finished, timeout=60)
+    poll(at, lambda: _table(at, "EV before") is not None, timeout=60)
+    caption = " ".join(c.value for c in at.caption)
+    assert "at iteration 60 (locked: root: K:" in caption, caption

@@ -24,6 +24,7 @@ from solver.studygroups import class_groups, hand_groups
 if TYPE_CHECKING:
     from app.components.locking import LockRun
 
+
 Array = npt.NDArray[np.float64]
 K = state.LOCK_PREFIX
 
@@ -107,7 +108,8 @@ def render_effect(game: Game, run: LockRun, after: Array, node: int) -> None:
     st.subheader("Effect of the locks")
     ended = "target reached" if p.stopped_by == "target" else f"{p.state}"
     st.caption(
-        f"Before: the solve at iteration {run.before_iteration:,} (no lock on these lines). "
+        f"Before: the last solve without these locks, at iteration {run.before_iteration:,} "
+        f"({run.before_label}). "
         f"After: the locked game at iteration {p.iteration:,} ({ended}); its exploitability "
         f"({'—' if p.exploitability is None else f'{p.exploitability:.4g}'} chips) and EVs are "
         "those of the locked game. EVs in chips."

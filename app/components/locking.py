@@ -9,7 +9,7 @@ traceback."""
 from __future__ import annotations
 
 import functools
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -41,8 +41,9 @@ FRESH = "scratch"
 
 @dataclass(frozen=True)
 class LockRun:
-    """A re-solve with locks: its job, the average strategy (A,) it started from (read-only)
-    with that solve's iteration and exploitability (chips, None when unknown), the locks."""
+    """A re-solve with locks: its job, the locks, and the baseline its effect is measured
+    against — the average strategy (A,) of the last solve *without* these locks (read-only),
+    that solve's iteration, exploitability (chips, None when unknown) and its own locks."""
 
     job: SolveJob
     before: Array
@@ -50,6 +51,8 @@ class LockRun:
     before_exploitability: float | None
     locks: dict[str, Any]
     warm: bool
+    before_locks: dict[str, Any] = field(default_factory=dict)
+    before_label: str = "no locks"  # the baseline's locks in words
 
 
 # ----- which locks there are -----------------------------------------------------------------
@@ -378,12 +381,12 @@ def _resolve() -> None:
     old = job.engine if job is not None else solved.engine
     if old is None:
         return
-    before = np.array(old.average_strategy())
-    before.flags.writeable = False
+    current = np.array(old.average_strategy())
+    current.flags.writeable = False
     history = job.progress.history if job is not None else solved.history
     warm = state.get(K + "from", WARM) == WARM
     try:
-        engine = relock(old, locks, warm=warm, average=before)
+        engine = relock(old, locks, warm=warm, average=current)
         target = float(state.get(K + "target") or 0.0)
         new = SolveJob(
             engine.game,
@@ -397,8 +400,18 @@ def _resolve() -> None:
         state.put(state.LOCK_ERROR, f"Cannot re-solve: {exc}")
         return
     expl = history[-1].exploitability if history else None
+    prev = run_of(solved)
+    had = applied(solved)
+    if prev is not None and had == locks:
+        # the current solve already had these locks: the baseline stays the one before them
+        run = replace(prev, job=new, locks=dict(locks), warm=warm)
+    else:
+        label = "; ".join(
+            f"{line}: {describe(game, n, had[line])}" for n, line in locked_nodes(game, had).items()
+        )
+        run = LockRun(new, current, int(old.iteration), expl, dict(locks), warm, dict(had),
+                      f"locked: {label}" if had else "no locks")  # fmt: skip
     _adopt(new, solved.source, solved.holdem)
-    run = LockRun(new, before, int(old.iteration), expl, dict(locks), warm)
     state.put(state.LOCK_RUN, run)
 
 
