@@ -217,3 +217,24 @@ def test_the_effect_is_measured_against_the_last_solve_without_these_locks() -> 
     poll(at, lambda: _table(at, "EV before") is not None, timeout=60)
     caption = " ".join(c.value for c in at.caption)
     assert "at iteration 60 (locked: root: K:" in caption, caption
+
+
+def test_picking_offers_only_what_the_node_holds_in_words() -> None:
+    """Picked hands: the hand classes and grid cells offered are those the acting player
+    brings to the node, classes in words (a class with no combo there was offered, then
+    refused as ``hand 'two_pair'``)."""
+    from solver.analysis import cell_of_hands
+    from solver.handclass import DRAWS, MADE
+    from solver.ranges import GRID_LABELS
+    from solver.studygroups import class_groups
+
+    game, job, at = _explore()
+    at.radio(key="lockui_mode").set_value("Picked hands").run()
+    options = at.multiselect(key="lockui_pick").options
+    a = analyze(game, job.engine.average_strategy(), 0, with_equity=False)
+    reached = a.players[0].reach > 0
+    held = [g.label for g in class_groups(game, 0, 0) if (g.mask & reached).any()]
+    cells = set(cell_of_hands(game, 0)[reached].tolist())
+    grid = [label for row in GRID_LABELS for label in row]
+    assert options == [*held, *(grid[c] for c in range(169) if c in cells)]
+    assert 0 < len(held) < len(MADE) + len(DRAWS) and len(cells) < 169

@@ -24,13 +24,14 @@ from app.components.study_views import action_labels, player_name
 from app.runtime import start_solve
 from app.screens.solve import LAST_STATE
 from app.state import Solved
-from solver.analysis import NodeAnalysis
+from solver.analysis import NodeAnalysis, cell_of_hands
 from solver.cfr.locks import SOLVED, LockError, build_locks, line_text
 from solver.games.model import DECISION, Game
-from solver.handclass import DRAW_LABELS, DRAWS, MADE, MADE_LABELS
+from solver.handclass import DRAW_LABELS, MADE_LABELS
 from solver.jobs import FINISHED, RUNNING, SolveJob
 from solver.lockeffect import locked_nodes, relock
 from solver.ranges import GRID_LABELS
+from solver.studygroups import class_groups
 
 Array = npt.NDArray[np.float64]
 K = state.LOCK_PREFIX
@@ -184,10 +185,17 @@ def _form(game: Game, a: NodeAnalysis, line: str, locks: dict[str, Any]) -> None
         st.markdown(f"Locked: {describe(game, node, locks[line])}")
 
 
-def _pick_options(game: Game, node: int, player: int) -> list[str]:
+def _pick_options(game: Game, a: NodeAnalysis) -> list[str]:
+    """What can be picked at the node: hold'em, the hand classes and grid cells that hold a
+    hand the acting player brings there (a class with none would only be refused); toy
+    games, the cards."""
+    player = a.player
+    reached = a.players[player].reach > 0
     if game.is_holdem:
-        cells = [lab for row in GRID_LABELS for lab in row]
-        return [*MADE, *DRAWS, *cells]
+        classes = [g.key for g in class_groups(game, a.node, player) if (g.mask & reached).any()]
+        cells = set(cell_of_hands(game, player)[reached].tolist())
+        labels = [lab for row in GRID_LABELS for lab in row]
+        return [*classes, *(labels[c] for c in range(169) if c in cells)]
     names = game.hand_names[player]
     ranks = sorted({n[:-1] for n in names if len(n) > 1}, key=lambda r: names.index(r + "s"))
     return [*names, *ranks] if all(r + "s" in names for r in ranks) else list(names)
@@ -200,13 +208,18 @@ def _pick_label(key: str) -> str:
 def _pick(game: Game, a: NodeAnalysis) -> None:
     """Which hands the mix is for: grid cells and hand classes (a multiselect, and a drag
     over the grid adds cells to it)."""
-    options = _pick_options(game, a.node, a.player)
+    options = _pick_options(game, a)
+    picked = [p for p in state.get(K + "pick") or [] if p in options]
+    state.put(K + "pick", picked)  # (what another node offered and this one does not)
     st.multiselect(
         "Hands: grid cells (AKs, QQ, T9o), hand classes, or cards",
         options,
         format_func=_pick_label,
         key=K + "pick",
         placeholder="pick hands, or drag over the grid below",
+        # typing AA finds AA, not every label with two a's in it; Enter picks one option
+        filter_mode="contains",
+        select_all=False,
     )
     if game.is_holdem:
         grid = np.zeros((13, 13))
@@ -295,10 +308,18 @@ def _add(game: Game, node: int, mode: str, names: list[str]) -> None:
     try:
         build_locks(game, trial, average)
     except LockError as exc:
-        state.put(state.LOCK_ERROR, f"Not locked: {exc}")
+        state.put(state.LOCK_ERROR, f"Not locked: {_in_words(str(exc))}")
         return
     _set_pending(game, trial)
     state.put(K + "pick", [])
+
+
+def _in_words(message: str) -> str:
+    """A lock message with hand classes named as the page names them (``'two_pair'`` →
+    ``'Two pair'``)."""
+    for key, label in {**MADE_LABELS, **DRAW_LABELS}.items():
+        message = message.replace(f"'{key}'", f"'{label}'")
+    return message
 
 
 def _remove(game: Game, line: str) -> None:

@@ -29,6 +29,21 @@ def test_lock_a_node_and_see_the_changed_ev(page: Page, server: str) -> None:
     expect(inputs.first).to_be_visible(timeout=WAIT)
     n = inputs.count()
     assert n >= 3  # check, bets, all-in
+    # typing a cell and Enter picks that cell, not every option whose letters it contains
+    page.locator("[data-testid='stRadio'] label", has_text="Picked hands").click()
+    idle(page)
+    pick = page.locator(".st-key-lockui_pick input").first
+    pick.click()
+    pick.fill("AA")
+    pick.press("Enter")
+    pick.press("Escape")
+    idle(page)
+    tags = page.locator(".st-key-lockui_pick .react-aria-ComboBox [data-tag]")
+    expect(tags).to_have_count(1)
+    expect(tags.first).to_have_attribute("aria-label", "AA")
+    page.locator("[data-testid='stRadio'] label", has_text="Whole range").click()
+    expect(page.locator(".st-key-lockui_pick")).to_have_count(0)  # the rerun is drawn
+    idle(page)
     # a value that is no percentage: named under its field, and Lock waits for a good one
     fill(page, "lockui_mix_0_0", "-50")
     expect(
