@@ -5,7 +5,8 @@ field."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import inspect
+from collections.abc import Callable, Mapping
 from typing import Any, TypedDict
 
 from solver.cfr.engine import PRUNING, Engine
@@ -32,6 +33,7 @@ from solver.cfr.rules import Rule
 from solver.cfr.sampling.engine import SampledEngine
 from solver.cfr.sampling.rules import SamplingRule
 from solver.games.model import Game
+from solver.quoting import brief
 
 
 def check_pruning(name: str, pruning: str | None) -> str:
@@ -68,6 +70,22 @@ class SolverOptions(TypedDict, total=False):
     rbp_threshold: float
     rbp_free_opponent: bool
     locks: Mapping[Any, Any] | LockSet | None
+
+
+def check_option_names(
+    caller: str, options: Mapping[str, object], func: Callable[..., Any]
+) -> None:
+    """TypeError naming ``caller`` (``"solve()"``) and the first key of ``options`` that is
+    not a :class:`SolverOptions` key, listing what it takes: ``func``'s own arguments and
+    the options — rather than ``make_solver``'s "unexpected keyword argument"."""
+    for name in options:
+        if name not in SolverOptions.__annotations__:
+            params = inspect.signature(func).parameters.values()
+            own = [p.name for p in params if p.name != "self" and p.kind != p.VAR_KEYWORD]
+            known = ", ".join([*own, *SolverOptions.__annotations__])
+            raise TypeError(
+                f"{caller} got an unexpected argument {brief(name)} (it takes: {known})"
+            )
 
 
 def make_solver(

@@ -21,6 +21,7 @@ from solver.algorithms import (
     AlgorithmRule,
     Solver,
     SolverOptions,
+    check_option_names,
     default_algorithm,
     make_solver,
 )
@@ -274,8 +275,9 @@ def solve(
     Exploitability is measured every ``check_every`` iterations and at the end; ``callback``
     gets each :class:`Checkpoint` and may return True to stop early. ``iterations=0`` reports
     the uniform strategy. Arguments of the wrong type raise TypeError, out of range
-    ValueError, each naming the argument; an unknown game or algorithm name raises a
-    KeyError that is also a ValueError. ``options`` (``threads``, ``precision``,
+    ValueError, each naming the argument (a keyword ``solve`` does not take: TypeError
+    listing those it takes); an unknown game or algorithm name raises a KeyError that is
+    also a ValueError. ``options`` (``threads``, ``precision``,
     ``pruning``, ``seed``, ``rbp_check_every``, ``rbp_threshold``, ``rbp_free_opponent``) go
     to :func:`solver.algorithms.make_solver` (checked by its one validator); see
     :class:`solver.algorithms.SolverOptions`.
@@ -296,6 +298,7 @@ def solve(
     game's average dominated for thousands of iterations; docs/locking.md). "solved" locks
     take the warm start's average strategy.
     """
+    check_option_names("solve()", options, solve)
     g = _resolve_game(game)
     _check_arguments(iterations, target_exploitability, check_every, callback, params)
     limit = iterations

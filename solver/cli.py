@@ -19,6 +19,9 @@ given → ``{"iteration", "cpu_s"}`` of the first check at or below it, or null)
 ``{"winners": {target: {"cpu_s": fastest entry or null, "iterations": [entries tied at the
 fewest iterations]}}}``.
 
+Every ``--json`` line is strict JSON: no NaN or infinity (null instead; an infinite rule
+parameter is the text ``"inf"`` or ``"-inf"``).
+
 Bad input prints one line on stderr and exits with code 2; an error the program did not
 expect (a bug) prints one line too and exits with code 70 (``REGRET_LAB_DEBUG=1`` shows the
 traceback). Limits on what a spot may ask for: ``docs/input-limits.md``.
@@ -32,7 +35,7 @@ import math
 import os
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import NoReturn
 
 from solver.algorithms import (
@@ -44,6 +47,7 @@ from solver.algorithms import (
 )
 from solver.api import Checkpoint, exploitability_pct_pot, solve
 from solver.batch import cli as batch_cli
+from solver.batch.report import json_safe
 from solver.cfr.locks import LockError
 from solver.games import GAMES, Game, make_game
 from solver.games.holdem import (
@@ -98,8 +102,26 @@ def _parse_params(items: Sequence[str]) -> dict[str, float]:
             raise UsageError(f"--param {key}: {raw!r} is not a number") from None
         if math.isnan(value):
             raise UsageError(f"--param {key}: {raw!r} is not a number")
+        if math.isinf(value) and "inf" not in raw.lower():  # 1e400: past the float range
+            raise UsageError(
+                f"--param {key}: {raw!r} is past the float range (±1.8e308); write inf or -inf "
+                "where the parameter takes an infinite value"
+            )
         out[key.strip()] = value
     return out
+
+
+def _json_line(record: Mapping[str, object]) -> str:
+    """``record`` as one line of strict JSON: NaN and infinities, which JSON does not have,
+    as null (:func:`solver.batch.report.json_safe`; rule parameters go through
+    :func:`_params_json` first)."""
+    return json.dumps(json_safe(record), allow_nan=False)
+
+
+def _params_json(params: Mapping[str, float]) -> dict[str, float | str]:
+    """Rule parameters for a JSON line: an infinite one (dcfr's ``alpha=inf``,
+    ``beta=-inf``) as the text ``--param`` takes, ``"inf"`` or ``"-inf"``."""
+    return {k: v if math.isfinite(v) else str(float(v)) for k, v in params.items()}
 
 
 def _add_game_args(p: argparse.ArgumentParser) -> None:
@@ -486,7 +508,7 @@ def _cmd_tree(args: argparse.Namespace) -> None:
             "memory_mb": round(2 * 8 * game.action_size / 2**20, 3),
         }
     if args.json:
-        print(json.dumps(info))
+        print(_json_line(info))
     else:
         for key, value in info.items():
             print(f"{key:16s} {value}")
@@ -539,7 +561,7 @@ def _cmd_solve(args: argparse.Namespace) -> None:
 
     def report(cp: Checkpoint) -> None:
         if args.json:
-            print(json.dumps(cp.as_dict(game)), flush=True)
+            print(_json_line(cp.as_dict(game)), flush=True)
         else:
             extra = ""
             if game.is_holdem:
@@ -576,7 +598,7 @@ def _cmd_solve(args: argparse.Namespace) -> None:
         "final": True,
         "game": game.name,
         "algorithm": rule.name,
-        "params": rule.params(),
+        "params": _params_json(rule.params()),
         "pruning": pruning,
         "seed": seed,
         **({"locks": _lockset_spec(result)} if locks else {}),
@@ -585,7 +607,7 @@ def _cmd_solve(args: argparse.Namespace) -> None:
         "stopped_by": result.stopped_by,
     }
     if args.json:
-        print(json.dumps(final), flush=True)
+        print(_json_line(final), flush=True)
     else:
         print(
             f"done: {result.iteration} iterations, {result.elapsed_s:.3f} s, "
@@ -620,7 +642,7 @@ def _race_summary(progress: RaceProgress, game: Game) -> list[dict[str, object]]
             "final": True,
             "algorithm": lane.entry.text,
             "label": lane.entry.label,
-            "params": lane.entry.all_params(),
+            "params": _params_json(lane.entry.all_params()),
             "iteration": s.iteration,
             "cpu_s": round(s.cpu_s, 6),
             "nodes_touched": s.nodes_touched,
@@ -680,7 +702,7 @@ def _cmd_race(args: argparse.Namespace) -> int:
                     for p in lane.points[seen[k] :]
                 ]
                 for p, text in sorted(fresh, key=lambda x: x[0].wall_s):
-                    print(json.dumps(_point_json(p, text, game)), flush=True)
+                    print(_json_line(_point_json(p, text, game)), flush=True)
                 seen = [len(lane.points) for lane in progress.lanes]
             if ended:
                 break
@@ -693,7 +715,7 @@ def _cmd_race(args: argparse.Namespace) -> int:
         print(f"error: {progress.error}", file=sys.stderr)
     if args.json:
         for line in _race_summary(progress, game):
-            print(json.dumps(line), flush=True)
+            print(_json_line(line), flush=True)
     else:
         unit = "% of the pot" if game.is_holdem else "chips"
         print(

@@ -49,6 +49,7 @@ from functools import cache
 import numpy as np
 
 from solver.cards import RANKS, SUITS, CardError, parse_cards
+from solver.quoting import brief
 
 NUM_RAW_FLOPS = 22_100
 SUBSET_SIZES = (25, 49, 95, 184)
@@ -210,7 +211,11 @@ def parse_flop_list(text: str) -> tuple[Flop, ...]:
     """Flops from a list: comma- or semicolon-separated (``"AhKd7c, Ks Kd 5d"``), or
     space-separated six-character flops (``"AhKd7c Qs8s3d"``), or one run of cards taken
     three at a time (``"AhKd7cQs8s3d"``). Each canonical flop once (isomorphic repeats are
-    dropped), in the order given."""
+    dropped), in the order given. The list is one text (a list of texts is refused)."""
+    if not isinstance(text, str):
+        raise FlopError(
+            "flops", f"the flop list must be text such as 'AhKd7c, Qs8s3d', got {brief(text)}"
+        )
     items = [t.strip() for t in text.replace(";", ",").split(",") if t.strip()]
     if len(items) == 1:
         words = items[0].split()
@@ -409,6 +414,8 @@ def frequencies(flops: Iterable[Flop], key: str) -> dict[str, float]:
 
 def parse_filter(text: str) -> tuple[str, frozenset[str]]:
     """``"suits=monotone,two-tone"`` → ``("suits", {...})``; values are checked."""
+    if not isinstance(text, str):
+        raise FlopError("filter", f"a filter must be text KEY=VALUE[,VALUE…], got {brief(text)}")
     key, eq, raw = text.partition("=")
     key = key.strip().lower()
     key = _KEY_SYNONYMS.get(key, key)
@@ -433,11 +440,31 @@ def parse_filter(text: str) -> tuple[str, frozenset[str]]:
 def apply_filters(
     flops: Iterable[Flop], filters: Mapping[str, Iterable[str]] | None
 ) -> tuple[Flop, ...]:
-    """The flops whose texture matches every filter (key → allowed values)."""
+    """The flops whose texture matches every filter (key → allowed values: a filter key of
+    :data:`FILTER_KEYS` or a synonym → a collection of its values as text). A filter that
+    is not such a mapping, an unknown key or value: :class:`FlopError` (field ``filter``)."""
     out = list(flops)
+    bad = next((f for f in out if not isinstance(f, Flop)), None)
+    if bad is not None:
+        raise FlopError("flops", f"expected Flop objects, got {brief(bad)}")
+    if filters is not None and not isinstance(filters, Mapping):
+        raise FlopError(
+            "filter", f"filters must be a mapping of key to values, got {brief(filters)}"
+        )
     for key, values in (filters or {}).items():
-        allowed = set(values)
-        out = [f for f in out if f.group_of(key) in allowed]
+        name = _KEY_SYNONYMS.get(key, key) if isinstance(key, str) else key
+        if name not in FILTER_KEYS:
+            keys = ", ".join(FILTER_KEYS)
+            raise FlopError("filter", f"unknown filter key {brief(key)} (use {keys})")
+        if isinstance(values, str) or not isinstance(values, Iterable):
+            raise FlopError("filter", f"{name}: expected a list of values, got {brief(values)}")
+        wanted = list(values)
+        for v in wanted:
+            if not isinstance(v, str) or v not in FILTER_KEYS[name]:
+                use = ", ".join(FILTER_KEYS[name])
+                raise FlopError("filter", f"{name}: unknown value {brief(v)} (use {use})")
+        allowed = set(wanted)
+        out = [f for f in out if f.group_of(name) in allowed]
     return tuple(out)
 
 
@@ -457,8 +484,14 @@ def select(
             base = subset(int(text))
         else:
             base = parse_flop_list(flops)
-    else:
+    elif isinstance(flops, (int, np.integer)) and not isinstance(flops, (bool, np.bool_)):
         base = subset(int(flops))
+    else:
+        raise FlopError(
+            "flops",
+            f"must be a subset size ({', '.join(map(str, SUBSET_SIZES))}), 1755, 'all' or a "
+            f"list of flops as text, got {brief(flops)}",
+        )
     out = apply_filters(base, filters)
     if not out:
         shown = "; ".join(f"{k}={','.join(sorted(v))}" for k, v in (filters or {}).items())

@@ -33,9 +33,16 @@ from typing import Unpack, overload
 import numpy as np
 import numpy.typing as npt
 
-from solver.algorithms import AlgorithmRule, Solver, SolverOptions, make_solver
+from solver.algorithms import (
+    AlgorithmRule,
+    Solver,
+    SolverOptions,
+    check_option_names,
+    make_solver,
+)
 from solver.analysis import node_path
 from solver.cfr.locks import Locks
+from solver.cfr.options import finite
 from solver.games.model import CHANCE, DECISION, Game
 from solver.lifecycle import (
     DONE,
@@ -263,6 +270,17 @@ def next_check(iteration: int, every: int) -> int:
     return (iteration // every + 1) * every
 
 
+def _check_number(name: str, value: object, what: str, *, positive: bool) -> None:
+    """TypeError naming ``name`` unless ``value`` is a number (not a bool); ValueError unless
+    it is finite and > 0 (``positive``) or ≥ 0. ``what`` says what it is, for messages."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(
+        value, (int, float, np.integer, np.floating)
+    ):
+        raise TypeError(f"{name} must be a number of {what}, got {brief(value)}")
+    if not finite(value) or not (value > 0 if positive else value >= 0):
+        raise ValueError(f"{name} must be a finite number of {what}, got {brief(value)}")
+
+
 class JobReleased(RuntimeError):
     """The job's solver and game were released (its session ended): nothing left to read."""
 
@@ -280,6 +298,11 @@ class SolveJob(ThreadOwner[Progress]):
     average strategy and reach each snapshot carries. With ``ready``, the thread waits for that
     event before its first iteration (the app's background warm-up compiling the kernels it
     needs: ``Progress.waiting`` says so; the wait is not counted as solve time).
+
+    ``target`` is a finite number > 0, ``max_iterations`` a whole number ≥ 0 (an ``int`` or
+    numpy integer), ``chunk_s`` a finite number of seconds ≥ 0: a value of the wrong type
+    raises TypeError, one out of range ValueError, each naming the argument (a keyword that
+    is neither an argument nor a :class:`~solver.algorithms.SolverOptions` key: TypeError).
     """
 
     def __init__(
@@ -297,12 +320,18 @@ class SolveJob(ThreadOwner[Progress]):
         ready: threading.Event | None = None,
         **options: Unpack[SolverOptions],
     ) -> None:
-        if target is not None and not target > 0:
-            raise ValueError("target exploitability must be > 0")
+        check_option_names("SolveJob()", options, SolveJob.__init__)
+        if target is not None:
+            _check_number("target", target, "chips > 0 (None: no target)", positive=True)
+        if isinstance(max_iterations, (bool, np.bool_)) or not isinstance(
+            max_iterations, (int, np.integer)
+        ):
+            raise TypeError(f"max_iterations must be a whole number, got {brief(max_iterations)}")
         if max_iterations < 0:
-            raise ValueError("max_iterations must be ≥ 0")
+            raise ValueError(f"max_iterations must be ≥ 0, got {brief(max_iterations)}")
         if isinstance(check_every, bool) or not isinstance(check_every, int) or check_every < 1:
             raise ValueError(f"check_every must be a whole number ≥ 1, got {check_every!r}")
+        _check_number("chunk_s", chunk_s, "seconds ≥ 0", positive=False)
         self.rule = rule
         self._engine: Solver | None = (
             engine if engine is not None else make_solver(game, rule, **options)

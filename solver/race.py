@@ -46,6 +46,7 @@ from solver.algorithms import (
     make_algorithm,
     make_solver,
 )
+from solver.cfr.options import finite
 from solver.cfr.protocol import Solver
 from solver.games.model import Game
 from solver.jobs import (
@@ -60,6 +61,7 @@ from solver.jobs import (
     track,
 )
 from solver.presets import load_preset
+from solver.quoting import brief
 
 MAX_ALGORITHMS = 6
 MAX_TARGETS = 6
@@ -172,6 +174,10 @@ def parse_entry(text: str) -> Entry:
     numbers, ``inf``/``-inf`` allowed; besides the algorithm's own parameters,
     ``pruning=none|partial|interval|total`` and, for sampling algorithms, ``seed=N``).
     Errors quote the entry and name the bad part."""
+    if not isinstance(text, str):
+        raise EntryError(
+            f"an algorithm entry must be text (NAME[:param=value;...]), got {brief(text)}"
+        )
     raw = text.strip()
     if not raw:
         raise EntryError("empty algorithm entry (expected NAME or NAME:param=value;...)")
@@ -220,14 +226,26 @@ def parse_entry(text: str) -> Entry:
             raise EntryError(f"{raw!r}: {key}: {value.strip()!r} is not a number") from None
         if math.isnan(number):
             raise EntryError(f"{raw!r}: {key}: {value.strip()!r} is not a number")
+        if math.isinf(number) and "inf" not in value.lower():  # 1e400: past the float range
+            raise EntryError(
+                f"{raw!r}: {key}: {value.strip()!r} is past the float range (±1.8e308); "
+                "write inf or -inf where the parameter takes an infinite value"
+            )
         params[key] = number
     return Entry.of(name, params, source=raw, pruning=pruning, seed=seed)
 
 
 def parse_entries(items: str | Sequence[str]) -> tuple[Entry, ...]:
     """A comma-separated list (or a sequence) of entries: 1 to :data:`MAX_ALGORITHMS`, no
-    algorithm twice."""
+    algorithm twice. An entry that is not text is refused (:class:`EntryError` naming it)."""
+    if not isinstance(items, str) and not isinstance(items, Sequence):
+        raise EntryError(
+            f"algorithm entries must be text (cfr,cfr+) or a sequence of texts, got {brief(items)}"
+        )
     parts = items.split(",") if isinstance(items, str) else list(items)
+    for i, part in enumerate(parts, start=1):
+        if not isinstance(part, str):
+            raise EntryError(f"entry {i} must be text (NAME[:param=value;...]), got {brief(part)}")
     if not any(p.strip() for p in parts):
         raise EntryError("no algorithm given (e.g. cfr,cfr+,dcfr)")
     out: list[Entry] = []
@@ -284,7 +302,14 @@ def game_pot(game: Game) -> float | None:
 def parse_targets(text: str, pot: float | None) -> tuple[Target, ...]:
     """A comma list of exploitabilities: chips (``0.01, 1e-3``) or, when ``pot`` (the
     starting pot of a hold'em game, chips) is given, percentages of it (``1%, 0.3%``).
-    Sorted from the easiest (largest) to the hardest; duplicates merged."""
+    Sorted from the easiest (largest) to the hardest; duplicates merged. ``text`` that is not
+    text, or a ``pot`` that is not a finite number > 0: :class:`TargetError` naming it."""
+    if not isinstance(text, str):
+        raise TargetError(f"targets must be text (e.g. '0.01, 0.001'), got {brief(text)}")
+    if pot is not None and (not finite(pot) or not pot > 0):
+        raise TargetError(
+            f"pot must be a finite number of chips > 0 (None: a toy game), got {brief(pot)}"
+        )
     items = [t.strip() for t in text.split(",")]
     if not any(items):
         raise TargetError("no target given (e.g. 0.01, 0.001)")
@@ -304,6 +329,8 @@ def parse_targets(text: str, pot: float | None) -> tuple[Target, ...]:
             if pot is None:
                 raise TargetError(f"{item!r}: a percentage of the pot needs a hold'em game")
             target = Target(value / 100.0 * pot, f"{_num(value)}%")
+            if not 0 < target.chips < math.inf:  # past the float range, or below it
+                raise TargetError(f"{item!r}: {target.chips:g} chips is not a usable target")
         else:
             target = Target(value, _num(value))
         out.setdefault(target.chips, target)

@@ -193,7 +193,10 @@ def _setting(data: dict[str, Any], name: str, convert: Callable[[object], _T], d
 
 def parse_filters(items: list[str] | tuple[str, ...]) -> dict[str, list[str]]:
     """``["suits=monotone", "high=A,K"]`` → ``{"suits": [...], "high": [...]}`` (checked;
-    a key given twice keeps the values both allow)."""
+    a key given twice keeps the values both allow). Items that are not text, or ``items``
+    itself text or no list: :class:`BatchError` (field ``filter``)."""
+    if not isinstance(items, (list, tuple)):
+        raise BatchError("filter", f"expected a list of KEY=VALUE texts, got {brief(items)}")
     out: dict[str, set[str]] = {}
     for item in items:
         try:

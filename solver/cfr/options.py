@@ -11,7 +11,9 @@ parameter by its name, ``threads``, ``precision``, ``pruning``, ``seed``,
 from __future__ import annotations
 
 import math
+import numbers
 from collections.abc import Mapping
+from typing import SupportsFloat
 
 from solver.cfr.layout import PRUNING
 from solver.cfr.parallel import max_threads
@@ -54,6 +56,24 @@ def _number(value: object) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
+def _in_float_range(value: SupportsFloat) -> bool:
+    """Whether the number ``value`` is a float or converts to one: False for an integer past
+    ±1.8e308 (``10**400``), which ``float()`` and ``math.isnan`` refuse with OverflowError."""
+    try:
+        float(value)
+    except OverflowError:
+        return False
+    return True
+
+
+def finite(value: object) -> bool:
+    """Whether ``value`` is a real number (numpy's too; not a bool) that is a finite float:
+    not NaN, not ±inf, not an integer past the float range."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        return False
+    return _in_float_range(value) and math.isfinite(value)
+
+
 def _resolve(
     algorithm: object, params: Mapping[str, object] | None, errors: dict[str, str]
 ) -> AlgorithmInfo | None:
@@ -80,8 +100,12 @@ def _resolve(
         if name not in info.defaults:
             opts = ", ".join(sorted(info.defaults)) or "none"
             errors[str(name)] = f"{info.name} has no parameter {name!r} (parameters: {opts})"
-        elif not _number(value) or math.isnan(value):  # type: ignore[arg-type]
-            errors[str(name)] = f"{name} must be a number, got {value!r}"
+        elif not _number(value) or value != value:  # (NaN is the one number ≠ itself)
+            errors[str(name)] = f"{name} must be a number, got {shown(value)}"
+        elif not _in_float_range(value):  # type: ignore[arg-type]
+            errors[str(name)] = (
+                f"{name} must be a number within the float range (±1.8e308), got {shown(value)}"
+            )
         else:
             values[name] = float(value)  # type: ignore[arg-type]
     if len(values) == len(given):
@@ -181,9 +205,10 @@ def check_options(
     bad = _whole_error("check every", rbp_check_every, 1, MAX_CHECK_EVERY, " of iterations")
     if bad:
         errors["rbp_check_every"] = bad
-    if not _number(rbp_threshold) or not 0.0 <= rbp_threshold < math.inf:  # type: ignore[operator]
+    number = _number(rbp_threshold) and finite(rbp_threshold)  # (10**400 is not)
+    if not number or rbp_threshold < 0:  # type: ignore[operator]
         errors["rbp_threshold"] = (
-            "threshold C must be a number ≥ 0 (0 keeps every strategy sum), "
+            "threshold C must be a finite number ≥ 0 (0 keeps every strategy sum), "
             f"got {shown(rbp_threshold)}"
         )
     elif rbp_threshold > 0 and game is not None and mode == "total":  # type: ignore[operator]
