@@ -2,13 +2,15 @@
 :class:`~solver.lifecycle.JobRegistry` per server (with its reaper thread), the current
 session's id, starting a job for it, and taking a solve back after a page reload.
 
-Jobs end on Stop, when their browser session is gone for :data:`GRACE_S` seconds (the
-reaper, which then releases their memory), and at server exit (``atexit``).
+Jobs end on Stop, when every browser session watching them has been gone for :data:`GRACE_S`
+seconds (the reaper, which then releases their memory), and at server exit (``atexit``).
 
 **Reload.** A started solve gets a random token, put in the page's URL (``?solve=…``). A page
 reload is a new Streamlit session; its first run finds the token in the URL and takes the solve
 over (:func:`reattach`) with what the page needs to show it — its game, the Set up source and
-the Solve settings it was started with — so the reloaded page is where the user left it.
+the Solve settings it was started with — so the reloaded page is where the user left it. The
+same URL opened in a second tab does the same: both sessions then watch the solve, and it ends
+only once the last of them is gone.
 """
 
 from __future__ import annotations
@@ -27,8 +29,8 @@ from solver.jobs import JobRegistry, SolveJob
 from solver.race import RaceJob
 
 GRACE_S = float(os.environ.get("REGRET_LAB_GRACE_S", "10"))
-"""Seconds a closed tab's jobs keep running (a reload within it takes its solve back);
-``REGRET_LAB_GRACE_S`` overrides it."""
+"""Seconds a job keeps running once the last tab watching it is closed (a reload within it
+takes its solve back); ``REGRET_LAB_GRACE_S`` overrides it."""
 URL_KEY = "solve"  # query parameter holding the session's solve token
 
 # Session keys a reloaded page gets back with its solve (the Set up source and the settings
@@ -126,9 +128,10 @@ def show_token() -> None:
 
 
 def reattach() -> None:
-    """On a session's first run: take back the solve whose token is in the URL (a reload),
-    with the game and settings it runs with. A token whose solve is gone (closed past the
-    grace period, or another server) is dropped from the URL with a note."""
+    """On a session's first run: take back the solve whose token is in the URL (a reload,
+    or the URL opened in another tab: this session then watches it too), with the game and
+    settings it runs with. A token whose solve is gone (closed past the grace period, or
+    another server) is dropped from the URL with a note."""
     if state.get(state.JOB) is not None or state.get(state.JOB_TOKEN) is not None:
         show_token()
         return

@@ -3,12 +3,13 @@ they end and give their memory back. No Streamlit here.
 
 * :func:`track` counts a started job among :func:`live_jobs`; :func:`stop_all` stops them
   (test teardown, and at interpreter exit through an ``atexit`` hook).
-* :class:`JobRegistry` maps an owner (a browser session id) to its jobs. A job may carry a
+* :class:`JobRegistry` records which browser sessions watch which jobs. A job may carry a
   *token* (a random id the app puts in the page's URL): a new session that presents the token
-  takes the job over (:meth:`JobRegistry.attach`: a page reload keeps its solve). The reaper
-  (:meth:`JobRegistry.reap`) stops the jobs of owners gone for longer than a grace period;
-  once their threads have ended it calls their ``release()`` (a job drops its solver and
-  game arrays) and returns freed heap memory to the operating system (:func:`trim_memory`).
+  takes the job over and watches it too (:meth:`JobRegistry.attach`: a page reload keeps its
+  solve, a second tab on the same URL shows it). The reaper (:meth:`JobRegistry.reap`) stops
+  a job once every session watching it has been gone for a grace period; once its thread has
+  ended it calls its ``release()`` (a job drops its solver and game arrays) and returns freed
+  heap memory to the operating system (:func:`trim_memory`).
 """
 
 from __future__ import annotations
@@ -132,103 +133,130 @@ def _release(job: Job) -> None:
 
 
 @dataclass
-class _Entry:
-    jobs: list[Job] = field(default_factory=list)
-    gone_since: float | None = None
+class _Kept:
+    """A job the registry keeps: the sessions watching it, the one that owns it (started it
+    or took it over last), and its token with its context (a new session presenting the
+    token takes it over)."""
 
-
-@dataclass
-class _Ticket:
-    """A job that a new session may take over by presenting its token."""
-
-    owner: str
     job: Job
-    context: dict[str, Any]
+    owner: str
+    watchers: list[str]
+    token: str | None = None
+    context: dict[str, Any] = field(default_factory=dict)
 
 
 class JobRegistry:
-    """Thread-safe map owner id → jobs, the tokens that let a reloaded page take its job
-    back, and the reaper that ends (and releases) the jobs whose owner is gone.
+    """Thread-safe record of the jobs browser sessions watch, the tokens that let a reloaded
+    page (or a second tab on the same URL) take a job over, and the reaper that ends (and
+    releases) the jobs no live session watches any more.
 
-    An owner keeps its jobs (finished ones too: a reload may come back for the results)
-    until it has been gone for the grace period; then its running jobs are stopped, and
-    every job of it is released once its thread has ended."""
+    A job is watched by the session that started it and by every session that took it over
+    with its token. A session gone for the grace period stops watching; a job that then has
+    no watcher left is stopped if it runs, and released once its thread has ended. A job
+    watched by several tabs thus ends only after the last one is gone (a reload of that last
+    one within the grace period still takes it back). Finished jobs are kept too while
+    watched: a reload may come back for the results."""
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
-        self._owners: dict[str, _Entry] = {}
-        self._tickets: dict[str, _Ticket] = {}
+        self._kept: list[_Kept] = []
+        self._gone: dict[str, float] = {}  # watching session → when it was first seen gone
         self._stopping: list[Job] = []  # stopped by the reaper, to release once ended
+
+    def _find(self, job: Job) -> _Kept | None:
+        return next((k for k in self._kept if k.job is job), None)
 
     def add(
         self, owner: str, job: Job, token: str | None = None, context: dict | None = None
     ) -> None:
-        """Register ``job`` under ``owner``; with ``token``, a later :meth:`attach` with the
-        same token hands it (and ``context``, e.g. what the page needs to show it) over. The
-        owner's finished jobs of the same kind are forgotten (a session shows one solve and
-        one race: a new one replaces the last)."""
+        """Register ``job`` under ``owner`` (which watches it); with ``token``, a later
+        :meth:`attach` with the same token hands it (and ``context``, e.g. what the page needs
+        to show it) over. The owner stops watching its finished jobs of the same kind (a
+        session shows one solve and one race: a new one replaces the last); those no other
+        session watches are forgotten."""
         with self._lock:
-            entry = self._owners.setdefault(owner, _Entry())
-            old = [j for j in entry.jobs if type(j) is type(job) and not j.alive]
-            entry.jobs = [j for j in entry.jobs if j not in old] + [job]
-            for t in [t for t, k in self._tickets.items() if k.job in old]:
-                del self._tickets[t]
+            for k in list(self._kept):
+                if k.job is job or type(k.job) is not type(job) or k.job.alive:
+                    continue
+                if owner in k.watchers:
+                    k.watchers.remove(owner)
+                    if not k.watchers:
+                        self._kept.remove(k)
+                    elif k.owner == owner:
+                        k.owner = k.watchers[-1]
+            kept = self._find(job)
+            if kept is None:
+                kept = _Kept(job, owner, [])
+                self._kept.append(kept)
+            if owner not in kept.watchers:
+                kept.watchers.append(owner)
+            kept.owner = owner
             if token is not None:
-                self._tickets[token] = _Ticket(owner, job, dict(context or {}))
+                kept.token, kept.context = token, dict(context or {})
 
     def attach(self, token: str, owner: str) -> tuple[Job, dict[str, Any]] | None:
-        """Move the job registered with ``token`` to ``owner`` (a reloaded page's new
-        session) and return it with its context; None when no such job is kept any more."""
+        """Hand the job registered with ``token`` to ``owner`` (a reloaded page's or a second
+        tab's new session), which watches it from now on beside the sessions that already
+        do, and return it with its context; None when no such job is kept any more."""
         with self._lock:
-            ticket = self._tickets.get(token)
-            if ticket is None:
+            kept = next((k for k in self._kept if k.token == token), None)
+            if kept is None:
                 return None
-            if ticket.owner != owner:
-                old = self._owners.get(ticket.owner)
-                if old is not None and ticket.job in old.jobs:
-                    old.jobs.remove(ticket.job)
-                self._owners.setdefault(owner, _Entry()).jobs.append(ticket.job)
-                ticket.owner = owner
-            return ticket.job, dict(ticket.context)
+            if owner not in kept.watchers:
+                kept.watchers.append(owner)
+            kept.owner = owner
+            return kept.job, dict(kept.context)
 
     def jobs(self, owner: str) -> list[Job]:
-        """Every job kept for ``owner`` (running or finished)."""
+        """Every job kept for ``owner`` (running or finished): those it started or took over
+        last."""
         with self._lock:
-            entry = self._owners.get(owner)
-            return list(entry.jobs) if entry else []
+            return [k.job for k in self._kept if k.owner == owner]
+
+    def watchers(self, job: Job) -> list[str]:
+        """The sessions watching ``job`` (none once it is forgotten)."""
+        with self._lock:
+            kept = self._find(job)
+            return list(kept.watchers) if kept else []
 
     def running(self) -> list[Job]:
+        """The running jobs, each once however many sessions watch it."""
         with self._lock:
-            return [j for e in self._owners.values() for j in e.jobs if j.alive]
+            return [k.job for k in self._kept if k.job.alive]
 
     def reap(
         self, is_active: Callable[[str], bool], grace_s: float, now: float | None = None
     ) -> list[Job]:
-        """Stop the running jobs of owners that ``is_active`` has reported gone for at least
-        ``grace_s`` seconds and forget those owners (and their tokens); release every job
-        of theirs whose thread has ended (the others on a later call, once ended). Returns
-        the jobs stopped now."""
+        """Drop the watchers that ``is_active`` has reported gone for at least ``grace_s``
+        seconds; stop the running jobs left with no watcher and forget them (and their
+        tokens); release every such job whose thread has ended (the others on a later call,
+        once ended). Returns the jobs stopped now."""
         now = time.monotonic() if now is None else now
         stopped: list[Job] = []
         released = 0
         with self._lock:
-            for owner in list(self._owners):
-                entry = self._owners[owner]
-                if is_active(owner):
-                    entry.gone_since = None
+            sessions = {w for k in self._kept for w in k.watchers}
+            expired: set[str] = set()
+            for s in sessions:
+                if is_active(s):
+                    self._gone.pop(s, None)
+                elif now - self._gone.setdefault(s, now) >= grace_s:
+                    expired.add(s)
+            # forget sessions that watch nothing any more (or are expired)
+            self._gone = {s: t for s, t in self._gone.items() if s in sessions and s not in expired}
+            for k in list(self._kept):
+                if not expired.intersection(k.watchers):
                     continue
-                if entry.gone_since is None:
-                    entry.gone_since = now
-                if now - entry.gone_since < grace_s:
+                k.watchers = [w for w in k.watchers if w not in expired]
+                if k.watchers:  # another tab still watches it: it goes on, owned by that one
+                    if k.owner in expired:
+                        k.owner = k.watchers[-1]
                     continue
-                for j in entry.jobs:
-                    if j.alive:
-                        j.stop("session")
-                        stopped.append(j)
-                    self._stopping.append(j)
-                del self._owners[owner]
-                for token in [t for t, k in self._tickets.items() if k.owner == owner]:
-                    del self._tickets[token]
+                if k.job.alive:
+                    k.job.stop("session")
+                    stopped.append(k.job)
+                self._stopping.append(k.job)
+                self._kept.remove(k)
             still: list[Job] = []
             for j in self._stopping:
                 if j.alive:

@@ -1,7 +1,7 @@
 """Sessions and the live view in a real browser against the real server: a reload takes its
 solve back, a hidden page polls nothing, the curve and the grid are above the fold at
 1440×900; closed tabs' solves end after the grace period and the server gives their memory
-back; a demo race's results come into view."""
+back, but a solve another open tab shows goes on; a demo race's results come into view."""
 
 from __future__ import annotations
 
@@ -196,3 +196,45 @@ def test_a_client_that_stops_answering_is_dropped_within_15_s(server: str) -> No
     assert 9 in kinds and kinds[-1] == 8, kinds
     # 6 s to the ping and 6 more for its pong; the bound leaves a busy machine its margin
     assert closed_after <= 15.0 + 10.0, closed_after
+
+
+def test_a_solve_two_tabs_watch_ends_only_when_the_last_is_gone(
+    browser: Browser, short_grace: Server
+) -> None:
+    """Issue 33: the same URL open in two tabs shows one solve; closing one tab leaves it
+    running for the other (past the grace period), closing the last ends it."""
+    url = short_grace.url
+    first = _solving(browser, url, "Libratus endgame 2 (turn, pot 4780)")
+    iteration_above(first, 1, timeout=300_000)
+    assert "solve=" in first.url  # the token the second tab comes with
+    second = browser.new_context(viewport=VIEW).new_page()
+    second.set_default_timeout(WAIT)
+    second.goto(first.url)
+    idle(second)
+    expect(second.locator(".st-key-btn_stop button")).to_be_enabled()  # it took the solve
+    expect(second.get_by_text(re.compile(r"Libratus endgame 2.*solving"))).to_be_visible()
+    iteration_above(second, iteration(second))
+    watcher = browser.new_context(viewport=VIEW).new_page()  # a fresh page reads the server
+    watcher.set_default_timeout(WAIT)
+    watcher.goto(url)
+    idle(watcher)
+    assert _running_caption(watcher) == "1 solve running on this server"  # one, seen twice
+    second.context.close()
+    time.sleep(GRACE_S + 5.0)  # past the grace period and the reaper's 1 s beat
+    iteration_above(first, iteration(first))  # the first tab's solve still runs
+    expect(first.get_by_text("Stopped (page closed)")).to_have_count(0)
+    expect(first.locator(".st-key-btn_stop button")).to_be_enabled()
+    watcher.goto(url)
+    idle(watcher)
+    assert _running_caption(watcher) == "1 solve running on this server"
+    first.context.close()
+    # the last tab gone: the solve ends within the grace period plus a busy machine's margin
+    deadline = time.monotonic() + GRACE_S + 30.0
+    while time.monotonic() < deadline:
+        watcher.goto(url)
+        idle(watcher)
+        if _running_caption(watcher) == "":
+            break
+        time.sleep(2.0)
+    assert _running_caption(watcher) == ""
+    watcher.context.close()
