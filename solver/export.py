@@ -333,9 +333,9 @@ def _load(npz: NpzReader, max_memory_mb: float) -> LoadedSolve:
     if not isinstance(rbp_meta, dict):
         raise ExportError(f"metadata: rbp must be an object, got {brief(rbp_meta)}")
     info = ALGORITHMS[name]
-    shape = _storage_headers(npz, SampledStorage._fields if info.sampling else Storage._fields)
-    cells = shape[0] if len(shape) == 1 else -1
     full = info.sampling and info.name != MCCFR_CS  # the sampled engines play every card
+    shape = _storage_headers(npz, SampledStorage._fields if full else Storage._fields)
+    cells = shape[0] if len(shape) == 1 else -1
     game, holdem = build_from_source(meta.get("game"), max_memory_mb, cells, full)
     precision = meta.get("precision", "float64")  # checked by make_solver
     auto = meta.get("storage_choice") == "auto" and precision in ("float32", "float64")

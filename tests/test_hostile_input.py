@@ -316,6 +316,16 @@ def test_a_zip_directory_longer_than_its_count_is_refused_before_zipfile_reads_i
         load_solve(bytes(data))
 
 
+@pytest.mark.parametrize("algorithm", ["cfr+", "mccfr-cs", "mccfr-es", "mccfr-os", "dmccfr"])
+def test_the_storage_checked_before_building_is_the_engines_own(algorithm: str) -> None:
+    """The arrays required before the game is built are those of the engine that loads the
+    file (chance-sampled CFR keeps the full-width storage; the other samplers their own)."""
+    e = make_solver(make_game("leduc"), algorithm)
+    e.iterate(2)
+    loaded = load_solve(save_solve(e, {"kind": "toy", "name": "leduc"}))
+    assert loaded.engine.iteration == 2
+
+
 def _header_only(shape: tuple[int, ...]) -> bytes:
     """A .npy member whose header declares ``shape`` float64 and which holds no data."""
     buf = io.BytesIO()
