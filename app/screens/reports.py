@@ -346,12 +346,22 @@ def _live() -> None:
         _progress(p)
     if not Path(path).exists():
         return  # the batch has not written its file yet
-    try:
+    try:  # every cell the report uses is checked there: past it nothing raises
         rows, spec = load_rows(path)
     except BatchError as exc:
-        st.error(str(exc.message), icon=":material/error:")
+        st.error(unreadable(path, exc), icon=":material/error:")
         return
     report(rows, spec, Path(path))
+
+
+def unreadable(path: str, exc: BatchError) -> str:
+    """Why a database cannot be shown, naming it as the page does (relative to the batch
+    folder: never the server's absolute path) and then the file's problem."""
+    name = files.relative_name(path)
+    text = exc.message
+    for prefix in (f"{path}: ", f"{path} "):
+        text = text.removeprefix(prefix)
+    return f"Cannot read {name!r}: {text.replace(path, repr(name))}"
 
 
 ROWS_CACHE = "reports_rows_cache"  # (path, file signature, rows, spec) of the last read

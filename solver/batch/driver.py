@@ -15,6 +15,11 @@ imports, running one solve at a time with ``spec.threads`` solver threads (keep
 go to an existing cluster (dask-scheduler / dask-worker, dask-jobqueue, Kubernetes) whose
 workers have the same ``solver`` installed.
 
+One writer: the driver holds the database's writer lease (:meth:`BatchStore.acquire_lease`)
+from before it reads which flops are done until it closes the file, so a second batch on the
+same database is refused naming this one (a dead one's lease is taken over), and a batch that
+lost its lease stops instead of replacing another's rows.
+
 Kernels: before the first task the driver compiles (or loads) the solve kernels into Numba's
 on-disk cache in this process, so local workers load them instead of compiling at once
 (:func:`solver.batch.task.warm`). A remote cluster warms each host's cache on its first task
@@ -151,24 +156,24 @@ def run_batch(
         check_workers(workers, spec.threads)
     stop = stop or threading.Event()
     path = Path(db)
-    # an existing file is checked (and its finished flops read) before anything starts; a
-    # new one is created only once the cluster answers, so bad input leaves no file behind
+    # an existing file is checked, its lease taken (another batch writing it: refused) and its
+    # finished flops read before anything starts; a new one is created only once the cluster
+    # answers, so bad input leaves no file behind
     store: BatchStore | None = None
-    if path.exists():
-        store = BatchStore.create_or_open(path, spec)
-    elif not path.parent.is_dir():
-        raise BatchError("db", f"{path}: folder {path.parent} does not exist")
     client: _Client | None = None
+    took_over = ""
     try:
+        if path.exists():
+            store = BatchStore.create_or_open(path, spec)
+            took_over = _take_lease(store)
+        elif not path.parent.is_dir():
+            raise BatchError("db", f"{path}: folder {path.parent} does not exist")
         positions = {f.text: i for i, f in enumerate(flops)}
         rows_by_flop = {r.flop: r for r in store.rows("done")} if store else {}
         progress = BatchProgress(state="starting", total=len(flops))
-        for f in flops:
-            if f.text in rows_by_flop:
-                event = BatchEvent("skipped", rows_by_flop[f.text])
-                progress = _advance(progress, event, counted_now=False)
-                if on_event:
-                    on_event(event)
+        if took_over:
+            _emit(on_progress, _with(progress, message=took_over))
+        progress = _skip(flops, rows_by_flop, progress, on_event)
         todo = [f for f in flops if f.text not in rows_by_flop]
         _emit(on_progress, progress)
         if not todo or stop.is_set():
@@ -177,6 +182,15 @@ def run_batch(
         client = _Client(scheduler, workers, connect_timeout)
         if store is None:
             store = BatchStore.create_or_open(path, spec)
+            took_over = _take_lease(store)
+            if took_over:
+                _emit(on_progress, _with(progress, message=took_over))
+            # another batch may have made the file, and finished flops, since we looked
+            late = {r.flop: r for r in store.rows("done") if r.flop in positions}
+            progress = _skip([f for f in todo if f.text in late], late, progress, on_event)
+            todo = [f for f in todo if f.text not in late]
+            if not todo:
+                return _finish(progress, "done", on_progress)
         if stop.is_set():
             return _finish(progress, "stopped", on_progress)
         _emit(on_progress, _with(progress, message="compiling or loading the solver's kernels"))
@@ -204,6 +218,31 @@ def run_batch(
             client.close()
         if store is not None:
             store.close()
+
+
+def _take_lease(store: BatchStore) -> str:
+    """Take the database's writer lease (BatchError naming a live holder); what to say when
+    a dead batch's lease was taken over, else ""."""
+    dead = store.acquire_lease()
+    if dead is None:
+        return ""
+    return f"taking over {store.path} from a batch that is gone ({dead.describe()})"
+
+
+def _skip(
+    flops: list[Flop] | tuple[Flop, ...],
+    rows: dict[str, FlopRow],
+    progress: BatchProgress,
+    on_event: Callable[[BatchEvent], None] | None,
+) -> BatchProgress:
+    """Count (and announce) the ``flops`` found finished in the database (``rows``)."""
+    for f in flops:
+        if f.text in rows:
+            event = BatchEvent("skipped", rows[f.text])
+            progress = _advance(progress, event, counted_now=False)
+            if on_event:
+                on_event(event)
+    return progress
 
 
 def _warm_task(spec_json: str) -> float:
@@ -270,7 +309,13 @@ def _store(store: BatchStore, flop: Flop, position: int, out: dict[str, Any]) ->
         path = folder / f"{flop.text}.npz"
         path.write_bytes(blob)
         solve_file = str(path.relative_to(store.path.parent))
-    return store.record(flop, position, out["summary"], "", float(out["seconds"]), solve_file)
+    seconds = float(out["seconds"])
+    try:
+        return store.record(flop, position, out["summary"], "", seconds, solve_file)
+    except BatchError as exc:  # a summary the reports could not read: the flop failed
+        if exc.field != "summary":
+            raise
+        return store.record(flop, position, None, f"summary refused ({exc.message})", seconds)
 
 
 def _with(p: BatchProgress, **changes: Any) -> BatchProgress:

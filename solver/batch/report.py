@@ -64,7 +64,8 @@ def flop_record(row: FlopRow) -> dict[str, Any]:
 
 
 def numbers(row: FlopRow) -> dict[str, float]:
-    """The flop's numbers as flat columns (NaN where missing)."""
+    """The flop's numbers as flat columns (NaN where missing or null). The row's summary is
+    as :meth:`~solver.batch.store.BatchStore.rows` checked it (shapes, finite numbers)."""
     s = row.summary
     out: dict[str, float] = {}
     for p, who in enumerate(("oop", "ip")):
@@ -73,10 +74,10 @@ def numbers(row: FlopRow) -> dict[str, float]:
             v = vals[p] if p < len(vals) else None
             out[f"{who}_{key}"] = float(v) if v is not None else math.nan
     for a, f in (s.get("oop_mix") or {}).items():
-        out[f"oop {a}"] = float(f)
+        out[f"oop {a}"] = float(f) if f is not None else math.nan
     for a, mix in (s.get("ip_mix") or {}).items():
         for b, f in mix.items():
-            out[f"ip vs {a}: {b}"] = float(f)
+            out[f"ip vs {a}: {b}"] = float(f) if f is not None else math.nan
     for key in ("exploitability_pct_pot", "iterations"):
         v = s.get(key)
         out[key] = float(v) if v is not None else math.nan

@@ -14,36 +14,98 @@ Schema (version 1)::
           seconds REAL,                 -- task wall time
           solve_file TEXT,              -- saved solve (.npz) next to the database, or ""
           finished_at TEXT)
+    lease(id INTEGER PRIMARY KEY,       -- one row (id 1) while a batch writes, else none
+          writer TEXT,                  -- host/pid/start time/random: this lease's holder
+          host TEXT, pid INTEGER, started TEXT,
+          heartbeat REAL)               -- Unix time of the holder's last sign of life
 
-One row per flop, written by the driver as each task finishes (one writer; WAL lets the app
-read while a batch writes). A flop is written once: a re-run skips ``done`` flops and tries
-``failed`` ones again. Opening a database made for another spec, or a file that is not a
-batch database, raises :class:`~solver.batch.spec.BatchError` (field ``db``) before anything
-is written.
+One row per flop, written by the driver as each task finishes (WAL lets the app read while a
+batch writes). A flop is written once: a re-run skips ``done`` flops and tries ``failed`` ones
+again. Opening a database made for another spec, or a file that is not a batch database,
+raises :class:`~solver.batch.spec.BatchError` (field ``db``) before anything is written.
+
+**One writer.** A batch writes only while it holds the database's writer lease
+(:meth:`BatchStore.acquire_lease`, taken in a ``BEGIN IMMEDIATE`` transaction so two batches
+racing for it cannot both win). Its holder refreshes the heartbeat every
+:data:`HEARTBEAT_S`; a lease whose heartbeat is older than :data:`LEASE_TIMEOUT_S`, or whose
+process is gone on this host, is dead and is taken over. A second batch while the lease is
+live is refused, naming the holder; a batch whose lease was taken over (it was silent too
+long) stops at its next write instead of replacing the new writer's rows. Databases made
+before the lease existed get the table when a batch next opens them to write.
+
+**Reading is checked.** :meth:`BatchStore.rows` (what reports, the app and a resume read)
+checks every cell the reports use — types, finite numbers, known texture and status values,
+the summary's shape (lists of two, mixes of numbers, class rows with their combos and one
+frequency per action), sizes (:data:`MAX_SUMMARY_BYTES` and the other caps) — and turns the
+first problem into one :class:`BatchError` (field ``db``) naming the file, the flop and the
+column. :meth:`BatchStore.open` checks the stored spec the same way. Past these checks the
+report code may take every value as well-formed. A ``failed`` row's summary is not read.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
+import math
 import os
+import socket
 import sqlite3
 import stat
+import threading
 import time
+import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 from solver.batch.spec import BatchError, BatchSpec
-from solver.flops import Flop
+from solver.flops import ALL, CONNECTS, HIGH_CARDS, NUM_RAW_FLOPS, PAIRINGS, SUIT_CLASSES, Flop
+from solver.quoting import brief
 
 FORMAT = "regret-lab-batch"
 VERSION = "1"
 
-_SCHEMA = """
-CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS flops (
+# What a reader accepts. A batch of every canonical flop has 1,755 rows and a real summary is
+# tens of kB: anything past these caps is refused before it is parsed (or shown as a column).
+MAX_ROWS = ALL
+MAX_SUMMARY_BYTES = 1_000_000
+MAX_META_BYTES = 1_000_000  # a stored spec (as ``batch --spec`` caps its file)
+MAX_TEXT_BYTES = 65_536  # any other text cell: an error message, a path, a time
+MAX_ERROR_CHARS = 4_000  # a failure's message as written (cut there, well under the cap)
+MAX_FLOP_CHARS = 16
+MAX_LABEL = 100  # characters of a node, action or class name in a summary
+MAX_NODES = 100  # nodes with mixes, actions or classes in one summary
+MAX_ACTIONS = 64  # actions at one node
+MAX_CLASSES = 100  # hand-class rows at one node
+MAX_MIX_COLUMNS = 2_000  # distinct action columns over all rows: the report table's width
+
+# The writer lease: its holder beats every HEARTBEAT_S seconds; silent for LEASE_TIMEOUT_S
+# (a dozen missed beats: a loaded machine still beats) it counts as dead
+HEARTBEAT_S = 5.0
+LEASE_TIMEOUT_S = 60.0
+
+COLUMNS = (
+    "flop",
+    "position",
+    "weight",
+    "suits",
+    "pairing",
+    "high",
+    "connect",
+    "status",
+    "error",
+    "summary",
+    "seconds",
+    "solve_file",
+    "finished_at",
+)
+_NUMERIC = ("position", "weight", "seconds")
+
+_TABLES = (
+    "CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
+    """CREATE TABLE IF NOT EXISTS flops (
     flop TEXT PRIMARY KEY,
     position INTEGER NOT NULL,
     weight REAL NOT NULL,
@@ -57,8 +119,33 @@ CREATE TABLE IF NOT EXISTS flops (
     seconds REAL NOT NULL DEFAULT 0,
     solve_file TEXT NOT NULL DEFAULT '',
     finished_at TEXT NOT NULL
-);
-"""
+)""",
+    """CREATE TABLE IF NOT EXISTS lease (
+    id INTEGER PRIMARY KEY CHECK (id = 1),
+    writer TEXT NOT NULL,
+    host TEXT NOT NULL,
+    pid INTEGER NOT NULL,
+    started TEXT NOT NULL,
+    heartbeat REAL NOT NULL
+)""",
+)
+
+
+def _cell(column: str) -> str:
+    """The SELECT expression of a column as the reader takes it: a number column's number
+    (anything else as at most 40 bytes, to name it), a text column's bytes (at most its cap
+    + 1, decoded and checked in Python: invalid UTF-8 is named, not raised by sqlite3)."""
+    if column in _NUMERIC:
+        return (
+            f"CASE WHEN typeof({column}) IN ('integer', 'real') THEN {column} "
+            f"ELSE substr(CAST({column} AS BLOB), 1, 40) END"
+        )
+    cap = MAX_SUMMARY_BYTES if column == "summary" else MAX_TEXT_BYTES
+    blob = f"CAST({column} AS BLOB)"
+    return f"coalesce(substr({blob}, 1, {cap + 1}), {blob})"  # (substr of x'' is NULL)
+
+
+_SELECT = "SELECT " + ", ".join(_cell(c) for c in COLUMNS) + " FROM flops"
 
 
 @dataclass(frozen=True)
@@ -91,10 +178,20 @@ def _connect(path: Path) -> sqlite3.Connection:
 
 def _read_meta(con: sqlite3.Connection, path: Path) -> dict[str, str]:
     try:
-        rows = con.execute("SELECT key, value FROM meta").fetchall()
+        rows = con.execute(
+            "SELECT key, CASE WHEN length(CAST(value AS BLOB)) <= ? THEN value END, "
+            "length(CAST(value AS BLOB)) FROM meta LIMIT 100",
+            (MAX_META_BYTES,),
+        ).fetchall()
     except sqlite3.DatabaseError as exc:
         raise BatchError("db", f"{path}: not a batch database ({exc})") from None
-    meta = {str(k): str(v) for k, v in rows}
+    meta: dict[str, str] = {}
+    for key, value, size in rows:
+        if size is not None and size > MAX_META_BYTES:
+            raise BatchError(
+                "db", f"{path}: its {brief(str(key))} is larger than {MAX_META_BYTES:,} bytes"
+            )
+        meta[str(key)] = "" if value is None else str(value)
     if meta.get("format") != FORMAT:
         raise BatchError("db", f"{path}: not a Regret Lab batch database")
     if meta.get("version") != VERSION:
@@ -104,6 +201,17 @@ def _read_meta(con: sqlite3.Connection, path: Path) -> dict[str, str]:
     return meta
 
 
+def _check_spec(spec: BatchSpec) -> None:
+    """What the reports use of a stored spec: its flop set and its pot (BatchError)."""
+    spec.flop_set()
+    try:
+        pot = float(spec.template.pot)
+    except (TypeError, ValueError, OverflowError):
+        pot = math.nan
+    if not math.isfinite(pot):
+        raise BatchError("pot", f"{brief(spec.template.pot)} is not a number")
+
+
 class BatchStore:
     """An open batch database. Use :meth:`create_or_open` (driver) or :meth:`open` (reports)."""
 
@@ -111,11 +219,12 @@ class BatchStore:
         self.path = path
         self._con = con
         self.spec = spec
+        self._lease: WriterLease | None = None
 
     # ----- opening ---------------------------------------------------------------------------
     @classmethod
     def open(cls, path: str | Path) -> BatchStore:
-        """An existing batch database (read and write)."""
+        """An existing batch database (read and write); its spec checked (module doc)."""
         p = Path(path)
         if not p.is_file():
             raise BatchError("db", f"{p}: no such file")
@@ -127,7 +236,8 @@ class BatchStore:
         try:
             meta = _read_meta(con, p)
             spec = BatchSpec.from_json(meta["spec"])
-        except (BatchError, KeyError, json.JSONDecodeError) as exc:
+            _check_spec(spec)
+        except (BatchError, KeyError, ValueError, TypeError, RecursionError) as exc:
             con.close()
             if isinstance(exc, BatchError) and exc.field == "db":
                 raise
@@ -140,40 +250,58 @@ class BatchStore:
         that holds another spec's batch (or is no batch database) is refused untouched."""
         p = Path(path)
         if p.exists():
-            store = cls.open(p)
-            if store.spec.fingerprint() != spec.fingerprint():
-                theirs, ours = store.spec.identity(), spec.identity()
-                diff = sorted(k for k in ours if ours[k] != theirs.get(k))
-                store.close()
-                raise BatchError(
-                    "db",
-                    f"{p} holds a batch of another spec (differs in {', '.join(diff)}): "
-                    "give another --db file, or the same settings to resume it",
-                )
-            return store
+            return cls._same_spec(p, spec)
         if not p.parent.is_dir():
             raise BatchError("db", f"{p}: folder {p.parent} does not exist")
         con = _connect(p)
         try:
             con.execute("PRAGMA journal_mode=WAL")
-            con.executescript(_SCHEMA)
-            with con:
-                con.executemany(
-                    "INSERT INTO meta (key, value) VALUES (?, ?)",
-                    [
-                        ("format", FORMAT),
-                        ("version", VERSION),
-                        ("spec", spec.to_json()),
-                        ("fingerprint", spec.fingerprint()),
-                        ("created", time.strftime("%Y-%m-%dT%H:%M:%S")),
-                    ],
-                )
+            con.isolation_level = None  # one explicit transaction: two creators, one writes
+            con.execute("BEGIN IMMEDIATE")
+            try:
+                made = con.execute("SELECT 1 FROM sqlite_master WHERE name = 'meta'").fetchone()
+                if made is None:
+                    for sql in _TABLES:
+                        con.execute(sql)
+                    con.executemany(
+                        "INSERT INTO meta (key, value) VALUES (?, ?)",
+                        [
+                            ("format", FORMAT),
+                            ("version", VERSION),
+                            ("spec", spec.to_json()),
+                            ("fingerprint", spec.fingerprint()),
+                            ("created", time.strftime("%Y-%m-%dT%H:%M:%S")),
+                        ],
+                    )
+                con.execute("COMMIT")
+            except BaseException:
+                con.execute("ROLLBACK")
+                raise
+            con.isolation_level = "DEFERRED"  # (the default, as "")
         except sqlite3.DatabaseError as exc:
             con.close()
             raise BatchError("db", f"{p}: cannot create the database ({exc})") from None
+        if made is not None:  # another batch made the file since we looked: it is theirs
+            con.close()
+            return cls._same_spec(p, spec)
         return cls(p, con, spec)
 
+    @classmethod
+    def _same_spec(cls, p: Path, spec: BatchSpec) -> BatchStore:
+        store = cls.open(p)
+        if store.spec.fingerprint() != spec.fingerprint():
+            theirs, ours = store.spec.identity(), spec.identity()
+            diff = sorted(k for k in ours if ours[k] != theirs.get(k))
+            store.close()
+            raise BatchError(
+                "db",
+                f"{p} holds a batch of another spec (differs in {', '.join(diff)}): "
+                "give another --db file, or the same settings to resume it",
+            )
+        return store
+
     def close(self) -> None:
+        self.release_lease()
         self._con.close()
 
     def __enter__(self) -> BatchStore:
@@ -187,6 +315,31 @@ class BatchStore:
         with self._con:
             yield self._con
 
+    # ----- the writer lease ------------------------------------------------------------------
+    def acquire_lease(
+        self, timeout_s: float = LEASE_TIMEOUT_S, heartbeat_s: float = HEARTBEAT_S
+    ) -> LeaseHolder | None:
+        """Become the database's one writer (module doc) and keep beating until
+        :meth:`release_lease` or :meth:`close`. Returns the dead holder taken over (None when
+        the lease was free); a live holder raises :class:`BatchError` (field ``db``) naming
+        it. While held, :meth:`record` writes only as long as the lease is still ours."""
+        if self._lease is not None:
+            return None
+        lease = WriterLease(self.path, timeout_s, heartbeat_s)
+        previous = lease.take()
+        self._lease = lease
+        return previous
+
+    def release_lease(self) -> None:
+        """Give the lease up (nothing when not held)."""
+        lease, self._lease = self._lease, None
+        if lease is not None:
+            lease.release()
+
+    @property
+    def lease(self) -> WriterLease | None:
+        return self._lease
+
     # ----- writing ---------------------------------------------------------------------------
     def record(
         self,
@@ -197,40 +350,96 @@ class BatchStore:
         seconds: float = 0.0,
         solve_file: str = "",
     ) -> FlopRow:
-        """Write one finished flop (``summary`` None with an ``error`` for a failure)."""
-        status = "failed" if summary is None else "done"
-        row = (
+        """Write one finished flop (``summary`` None with an ``error`` for a failure). Only
+        what the reader accepts is written: a summary it would refuse raises
+        :class:`BatchError` (field ``summary``) and writes nothing; non-finite numbers are
+        stored as null (missing). Under a lease that another batch has taken over, raises
+        :class:`BatchError` (field ``db``) and writes nothing."""
+        text = "{}"
+        parsed: dict[str, Any] = {}
+        if summary is not None:
+            text = json.dumps(_finite_or_null(summary), allow_nan=False)
+            try:
+                parsed = _summary(text.encode("utf-8"))
+            except _Bad as bad:
+                raise BatchError("summary", f"flop {flop.text}: {bad.what}") from None
+        row = FlopRow(
             flop.text,
-            position,
-            flop.weight,
+            int(position),
+            float(flop.weight),
             flop.suits,
             flop.pairing,
             flop.high,
             flop.connect,
-            status,
-            error,
-            json.dumps(summary or {}),
+            "failed" if summary is None else "done",
+            str(error)[:MAX_ERROR_CHARS],
+            parsed,
             float(seconds),
             solve_file,
             time.strftime("%Y-%m-%dT%H:%M:%S"),
         )
+        values = tuple(text if c == "summary" else getattr(row, c) for c in COLUMNS)
+        names, marks = ", ".join(COLUMNS), ", ".join("?" * len(COLUMNS))
         with self._tx() as con:
-            con.execute("INSERT OR REPLACE INTO flops VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)", row)
-        return _row(row)
+            if self._lease is None:
+                con.execute(f"INSERT OR REPLACE INTO flops ({names}) VALUES ({marks})", values)
+            else:  # one statement: the lease is checked under the write lock it writes with
+                cur = con.execute(
+                    f"INSERT OR REPLACE INTO flops ({names}) SELECT {marks} "
+                    "WHERE EXISTS (SELECT 1 FROM lease WHERE id = 1 AND writer = ?)",
+                    (*values, self._lease.holder.writer),
+                )
+                if cur.rowcount != 1:
+                    raise BatchError("db", self._lease.lost_message())
+        return row
 
     # ----- reading ---------------------------------------------------------------------------
     def rows(self, status: str | None = None) -> list[FlopRow]:
-        """Finished flops in the batch's order (``status`` "done"/"failed" to filter)."""
-        sql = "SELECT * FROM flops"
-        args: tuple[str, ...] = ()
-        if status is not None:
-            sql += " WHERE status = ?"
-            args = (status,)
+        """Finished flops in the batch's order (``status`` "done"/"failed" to filter), each
+        row checked (module doc): the first cell the reports could not use raises
+        :class:`BatchError` (field ``db``) naming the file, the flop and the column."""
+        where = f"{self.path}:"
         try:
-            rows = self._con.execute(sql + " ORDER BY position", args).fetchall()
+            info = self._con.execute("PRAGMA table_info(flops)").fetchall()
+            have = {str(r[1]) for r in info}
+            missing = [c for c in COLUMNS if c not in have]
+            if not info:
+                raise BatchError("db", f"{where} no flops table (not a batch database)")
+            if missing:
+                raise BatchError(
+                    "db", f"{where} the flops table has no column {', '.join(missing)}"
+                )
+            sql = _SELECT + (" WHERE status = ?" if status is not None else "")
+            args: tuple[object, ...] = () if status is None else (status,)
+            raw = self._con.execute(sql + " ORDER BY position LIMIT ?", (*args, MAX_ROWS + 1))
+            found = raw.fetchall()
         except sqlite3.DatabaseError as exc:
-            raise BatchError("db", f"{self.path}: cannot read the results ({exc})") from None
-        return [_row(r) for r in rows]
+            raise BatchError("db", f"{where} cannot read the results ({exc})") from None
+        if len(found) > MAX_ROWS:
+            raise BatchError("db", f"{where} more than {MAX_ROWS:,} flops (a batch has at most)")
+        out: list[FlopRow] = []
+        seen: set[str] = set()
+        columns: set[str] = set()
+        nodes: set[str] = set()
+        for i, r in enumerate(found):
+            try:
+                row = _read_row(r)
+            except _Bad as bad:
+                who = f"flop {bad.flop}" if bad.flop else f"row {i + 1}"
+                raise BatchError("db", f"{where} {who}, column {bad.column}: {bad.what}") from None
+            if row.flop in seen:
+                raise BatchError("db", f"{where} flop {row.flop} is stored twice")
+            seen.add(row.flop)
+            columns.update(_mix_names(row.summary))
+            nodes.update(row.summary.get("classes") or {})
+            if len(columns) > MAX_MIX_COLUMNS or len(nodes) > MAX_NODES:
+                raise BatchError(
+                    "db",
+                    f"{where} the summaries name more than {MAX_MIX_COLUMNS:,} actions or "
+                    f"{MAX_NODES} nodes over the flops (up to flop {row.flop})",
+                )
+            out.append(row)
+        return out
 
     def done_flops(self) -> set[str]:
         return {r.flop for r in self.rows("done")}
@@ -238,6 +447,167 @@ class BatchStore:
     def solve_dir(self) -> Path:
         """Where saved solves of this batch go: ``<db name>.solves/`` beside the database."""
         return solve_dir_of(self.path)
+
+
+# ----- the writer lease ----------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class LeaseHolder:
+    """Who holds (or held) a database's writer lease."""
+
+    writer: str  # host/pid/start time/random: unique to one acquire
+    host: str
+    pid: int
+    started: str  # local ISO time the lease was taken
+    heartbeat: float  # Unix time of the holder's last beat
+
+    def describe(self) -> str:
+        return f"pid {self.pid} on {self.host[:100]}, since {self.started[:40]}"
+
+
+def _process_gone(pid: int) -> bool:
+    """Whether no process ``pid`` runs on this host (someone else's process runs)."""
+    if pid <= 0:
+        return True
+    try:
+        os.kill(pid, 0)  # signal 0: only asks whether the process exists
+    except ProcessLookupError:
+        return True
+    except OverflowError:  # no pid is that big
+        return True
+    except OSError:  # EPERM: it exists, another user's
+        return False
+    return False
+
+
+class WriterLease:
+    """This process's hold on a database's writer lease (module doc), made by
+    :meth:`BatchStore.acquire_lease`: its own connection (autocommit, explicit transactions)
+    and a daemon thread that beats every ``heartbeat_s`` seconds until :meth:`release` — a
+    thread, so a long cluster start or kernel compile in the driver does not look like
+    death."""
+
+    def __init__(self, path: Path, timeout_s: float, heartbeat_s: float) -> None:
+        host, pid, now = socket.gethostname(), os.getpid(), time.time()
+        started = time.strftime("%Y-%m-%dT%H:%M:%S", time.localtime(now))
+        writer = f"{host}/{pid}/{started}/{uuid.uuid4().hex[:8]}"
+        self.path = path
+        self.timeout_s = float(timeout_s)
+        self.heartbeat_s = float(heartbeat_s)
+        self.holder = LeaseHolder(writer, host, pid, started, now)
+        self.lost = False  # set by a beat that found the lease no longer ours
+        self._held = False  # taken (release deletes the row only then)
+        self._lock = threading.Lock()  # the connection: one user at a time
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+        self._con: sqlite3.Connection | None = sqlite3.connect(
+            str(path), timeout=30.0, isolation_level=None, check_same_thread=False
+        )
+
+    def dead(self, holder: LeaseHolder, now: float) -> bool:
+        """Whether ``holder`` no longer writes: silent past the timeout (or a heartbeat from
+        beyond it in the future), or its process gone on this host."""
+        age = now - holder.heartbeat
+        if not math.isfinite(age) or abs(age) > self.timeout_s:
+            return True
+        return holder.host == self.holder.host and _process_gone(holder.pid)
+
+    def take(self) -> LeaseHolder | None:
+        """Take the lease (and start beating), or raise :class:`BatchError` naming the live
+        holder; returns the dead holder taken over, if any."""
+        con = self._con
+        assert con is not None
+        try:
+            con.execute("BEGIN IMMEDIATE")  # the write lock first: racers queue here
+            try:
+                con.execute(_TABLES[2])  # a database made before leases gets the table
+                row = con.execute(
+                    "SELECT writer, host, pid, started, heartbeat FROM lease WHERE id = 1"
+                ).fetchone()
+                old = _holder(row)
+                now = time.time()
+                if old is not None and not self.dead(old, now):
+                    raise BatchError(
+                        "db",
+                        f"{self.path} is being written by another batch ({old.describe()}); "
+                        "stop it or wait",
+                    )
+                h = self.holder
+                con.execute(
+                    "INSERT OR REPLACE INTO lease (id, writer, host, pid, started, heartbeat) "
+                    "VALUES (1, ?, ?, ?, ?, ?)",
+                    (h.writer, h.host, h.pid, h.started, now),
+                )
+                con.execute("COMMIT")
+                self._held = True
+            except BaseException:
+                con.execute("ROLLBACK")
+                raise
+        except (BatchError, sqlite3.DatabaseError) as exc:
+            self.release()
+            if isinstance(exc, BatchError):
+                raise
+            raise BatchError("db", f"{self.path}: cannot take the writer lease ({exc})") from None
+        self._thread = threading.Thread(target=self._beat_loop, name="batch-lease", daemon=True)
+        self._thread.start()
+        return old
+
+    def _beat_loop(self) -> None:
+        while not self._stop.wait(self.heartbeat_s):
+            self.beat()
+
+    def beat(self) -> bool:
+        """Refresh the heartbeat; False once the lease is no longer ours (taken over)."""
+        with self._lock:
+            if self._con is None:
+                return False
+            try:
+                cur = self._con.execute(
+                    "UPDATE lease SET heartbeat = ? WHERE id = 1 AND writer = ?",
+                    (time.time(), self.holder.writer),
+                )
+            except sqlite3.Error:  # busy past the timeout, or the file went: the next beat
+                return not self.lost
+            if cur.rowcount == 0:
+                self.lost = True
+            return not self.lost
+
+    def lost_message(self) -> str:
+        return (
+            f"{self.path}: another batch took this batch's writer lease (this one was silent "
+            f"for over {self.timeout_s:.0f} s); stopped so as not to overwrite its flops"
+        )
+
+    def release(self) -> None:
+        """Stop beating and give the lease up (if still ours); closes the connection."""
+        self._stop.set()
+        if self._thread is not None and self._thread is not threading.current_thread():
+            self._thread.join()
+        with self._lock:
+            con, self._con = self._con, None
+            if con is None:
+                return
+            with contextlib.suppress(sqlite3.Error):  # (a lease taken over is not ours to end)
+                if self._held:
+                    con.execute(
+                        "DELETE FROM lease WHERE id = 1 AND writer = ?", (self.holder.writer,)
+                    )
+            con.close()
+
+
+def _holder(row: tuple[Any, ...] | None) -> LeaseHolder | None:
+    """The lease row as a holder; None for no row or a malformed one (taken over)."""
+    if row is None:
+        return None
+    writer, host, pid, started, beat = row
+    if not (isinstance(writer, str) and isinstance(host, str) and isinstance(started, str)):
+        return None
+    if isinstance(pid, bool) or not isinstance(pid, int):
+        return None
+    if isinstance(beat, bool) or not isinstance(beat, (int, float)):
+        return None
+    return LeaseHolder(writer, host, pid, started, float(beat))
 
 
 # A saved solve's size cap when a database names it (load_solve's own, checked before reading)
@@ -286,23 +656,242 @@ def read_solve_file(db: Path, solve_file: str, max_bytes: int = MAX_SOLVE_FILE_B
     return data
 
 
-def _row(r: tuple[Any, ...]) -> FlopRow:
+# ----- reading rows: every cell checked ------------------------------------------------------
+
+
+class _Bad(Exception):
+    """What is wrong with one cell of a row: ``column`` and ``what`` (``flop`` once known)."""
+
+    def __init__(self, column: str, what: str) -> None:
+        super().__init__(f"{column}: {what}")
+        self.column = column
+        self.what = what
+        self.flop = ""
+
+
+def _text(column: str, raw: object, cap: int = MAX_TEXT_BYTES) -> str:
+    if raw is None:
+        raise _Bad(column, "is NULL, not text")
+    if not isinstance(raw, bytes):  # (the SELECT casts every text column to bytes)
+        raise _Bad(column, f"is {brief(raw)}, not text")
+    if len(raw) > cap:
+        raise _Bad(column, f"is longer than {cap:,} bytes")
     try:
-        summary = json.loads(r[9]) if r[9] else {}
-    except json.JSONDecodeError:
-        summary = {}
+        return raw.decode("utf-8")
+    except UnicodeDecodeError:
+        raise _Bad(column, f"is not UTF-8 text ({brief(raw[:24])})") from None
+
+
+def _number(column: str, raw: object, whole: bool = False) -> float:
+    kind = "a whole number" if whole else "a number"
+    if isinstance(raw, bytes):
+        raise _Bad(column, f"is {brief(raw.decode('utf-8', 'replace'))}, not {kind}")
+    if raw is None:
+        raise _Bad(column, f"is NULL, not {kind}")
+    if whole and not isinstance(raw, int):
+        raise _Bad(column, f"is {brief(raw)}, not {kind}")
+    if not isinstance(raw, (int, float)) or not math.isfinite(raw):
+        raise _Bad(column, f"is {brief(raw)}, not a finite number")
+    return raw
+
+
+def _one_of(column: str, text: str, allowed: tuple[str, ...]) -> str:
+    if text not in allowed:
+        raise _Bad(column, f"is {brief(text)}, not one of {', '.join(allowed)}")
+    return text
+
+
+def _read_row(r: tuple[Any, ...]) -> FlopRow:
+    """A stored row (the cells of :data:`_SELECT`) as a checked :class:`FlopRow`."""
+    flop = _text("flop", r[0], MAX_FLOP_CHARS)
+    if not flop or not flop.isprintable() or not flop.isascii():
+        raise _Bad("flop", f"is {brief(flop)}, not a flop")
+    try:
+        position = int(_number("position", r[1], whole=True))
+        weight = float(_number("weight", r[2]))
+        if not 0 < weight <= NUM_RAW_FLOPS:
+            raise _Bad("weight", f"is {weight!r}, not a flop weight (0 … {NUM_RAW_FLOPS:,})")
+        suits = _one_of("suits", _text("suits", r[3]), SUIT_CLASSES)
+        pairing = _one_of("pairing", _text("pairing", r[4]), PAIRINGS)
+        high = _one_of("high", _text("high", r[5]), HIGH_CARDS)
+        connect = _one_of("connect", _text("connect", r[6]), CONNECTS)
+        status = _one_of("status", _text("status", r[7]), ("done", "failed"))
+        error = _text("error", r[8])
+        if r[9] is None:
+            raise _Bad("summary", "is NULL, not text")
+        # a failed flop's summary is never read (the reports show its error)
+        summary = _summary(r[9]) if status == "done" else {}
+        seconds = float(_number("seconds", r[10]))
+        if seconds < 0:
+            raise _Bad("seconds", f"is {seconds!r}, not a duration")
+        solve_file = _text("solve_file", r[11])
+        finished_at = _text("finished_at", r[12])
+    except _Bad as bad:
+        bad.flop = flop
+        raise
     return FlopRow(
-        str(r[0]),
-        int(r[1]),
-        float(r[2]),
-        str(r[3]),
-        str(r[4]),
-        str(r[5]),
-        str(r[6]),
-        str(r[7]),
-        str(r[8]),
-        summary if isinstance(summary, dict) else {},
-        float(r[10]),
-        str(r[11]),
-        str(r[12]),
-    )
+        flop, position, weight, suits, pairing, high, connect, status, error, summary,
+        seconds, solve_file, finished_at,
+    )  # fmt: skip
+
+
+def _refuse_constant(name: str) -> NoReturn:
+    raise _Bad("summary", f"holds {name} (only finite numbers or null)")
+
+
+def _summary(raw: object) -> dict[str, Any]:
+    """A done flop's summary cell (bytes) parsed and checked: every key the reports read
+    has its shape (``solver.batch.task``'s module doc); other keys pass unread."""
+    text = _text("summary", raw, MAX_SUMMARY_BYTES)
+    try:
+        s = json.loads(text, parse_constant=_refuse_constant)
+    except RecursionError:  # [[[[…]]]]
+        raise _Bad("summary", "is JSON nested too deeply") from None
+    except ValueError as exc:
+        raise _Bad("summary", f"is not JSON ({str(exc)[:100]})") from None
+    if not isinstance(s, dict):
+        raise _Bad("summary", f"is {brief(s)}, not a JSON object")
+    for key in ("ev", "equity", "eqr"):  # [OOP, IP]
+        if key in s:
+            value = s[key]
+            if not isinstance(value, list) or len(value) != 2:
+                _wrong(key, value, "a list of 2 numbers (or nulls)")
+            for p, v in enumerate(value):
+                _opt_number(f"{key}[{p}]", v)
+    for key in ("exploitability_pct_pot", "iterations", "pot", "memory_bytes"):
+        if key in s:
+            _opt_number(key, s[key])
+    if s.get("stopped_by") is not None:
+        _label("stopped_by", s["stopped_by"])
+    if "oop_mix" in s:
+        _mix("oop_mix", s["oop_mix"])
+    if "ip_mix" in s:
+        for node, mix in _object("ip_mix", s["ip_mix"], MAX_NODES).items():
+            _mix(f"ip_mix[{node!r}]", mix)
+    actions: dict[str, list[str]] = {}
+    if "actions" in s:
+        for node, labels in _object("actions", s["actions"], MAX_NODES).items():
+            where = f"actions[{node!r}]"
+            if not isinstance(labels, list) or len(labels) > MAX_ACTIONS:
+                _wrong(where, labels, f"a list of up to {MAX_ACTIONS} action names")
+            for i, a in enumerate(labels):
+                _label(f"{where}[{i}]", a)
+            actions[node] = labels
+    if "classes" in s:
+        for node, table in _object("classes", s["classes"], MAX_NODES).items():
+            _classes(f"classes[{node!r}]", table, actions.get(node))
+    return s
+
+
+def _wrong(where: str, value: object, want: str) -> NoReturn:
+    raise _Bad("summary", f"{where} is {brief(value)}, not {want}")
+
+
+_BIG_INT = 2**1023  # an integer past it has no float (math.isfinite raises)
+
+
+def _finite(v: object) -> bool:
+    """A finite JSON number (exact types: true/false are not numbers here)."""
+    if type(v) is float:
+        return math.isfinite(v)
+    return type(v) is int and -_BIG_INT < v < _BIG_INT
+
+
+def _is_label(v: object) -> bool:
+    return type(v) is str and len(v) <= MAX_LABEL
+
+
+def _opt_number(where: str, v: object) -> None:
+    if v is not None and not _finite(v):
+        _wrong(where, v, "a finite number (or null)")
+
+
+def _label(where: str, v: object) -> str:
+    if not isinstance(v, str) or len(v) > MAX_LABEL:
+        _wrong(where, v, f"a name (text of up to {MAX_LABEL} characters)")
+    return v
+
+
+def _object(where: str, v: object, most: int) -> dict[str, Any]:
+    if not isinstance(v, dict) or len(v) > most:
+        _wrong(where, v, f"an object of up to {most} entries")
+    for k in v:
+        _label(f"{where} key", k)
+    return v
+
+
+def _mix(where: str, v: object) -> None:
+    """``{action: frequency}``; a frequency may be null (not measured: NaN when solved)."""
+    for a, f in _object(where, v, MAX_ACTIONS).items():
+        _opt_number(f"{where}[{a!r}]", f)
+
+
+def _classes(where: str, table: object, actions: list[str] | None) -> None:
+    """Hand-class rows at a node: class, kind, combos ≥ 0, and ``mix`` null or one finite
+    frequency per action of the node (when the summary names the node's actions)."""
+    if not isinstance(table, list) or len(table) > MAX_CLASSES:
+        _wrong(where, table, f"a list of up to {MAX_CLASSES} class rows")
+    n = len(actions) if actions else 0
+    # a quick test per row (a read tests every class row of every flop); what is wrong is
+    # worked out only when something is
+    for i, c in enumerate(table):
+        try:
+            mix = c.get("mix")
+            ok = (
+                _is_label(c["class"])
+                and _is_label(c["kind"])
+                and _finite(c["combos"])
+                and c["combos"] >= 0
+                and (
+                    mix is None
+                    or (
+                        type(mix) is list
+                        and len(mix) <= MAX_ACTIONS
+                        and (not n or len(mix) == n)
+                        and all(map(_finite, mix))
+                    )
+                )
+            )
+        except (AttributeError, KeyError, TypeError):  # not an object, or a key missing
+            ok = False
+        if not ok:
+            _class_problem(f"{where}[{i}]", c, n)
+
+
+def _class_problem(at: str, c: object, n: int) -> NoReturn:
+    """Name what is wrong with the class row ``c`` (at ``at``)."""
+    if not isinstance(c, dict):
+        _wrong(at, c, "an object")
+    for key in ("class", "kind", "combos"):
+        if key not in c:
+            raise _Bad("summary", f"{at} has no {key!r}")
+    _label(f"{at}.class", c["class"])
+    _label(f"{at}.kind", c["kind"])
+    combos = c["combos"]
+    if not _finite(combos) or combos < 0:
+        _wrong(f"{at}.combos", combos, "a finite number ≥ 0")
+    mix = c.get("mix")
+    if not isinstance(mix, list) or len(mix) > MAX_ACTIONS or (n and len(mix) != n):
+        want = f"a list of {n} frequencies (one per action)" if n else "a list of numbers"
+        _wrong(f"{at}.mix", mix, want)
+    j = next((j for j, f in enumerate(mix) if not _finite(f)), 0)
+    _wrong(f"{at}.mix[{j}]", mix[j] if mix else mix, "a finite number")
+
+
+def _mix_names(summary: dict[str, Any]) -> set[str]:
+    """The report table's action columns a summary adds (:func:`solver.batch.report.numbers`)."""
+    out = {f"oop {a}" for a in summary.get("oop_mix") or {}}
+    for a, mix in (summary.get("ip_mix") or {}).items():
+        out.update(f"ip vs {a}: {b}" for b in mix)
+    return out
+
+
+def _finite_or_null(obj: Any) -> Any:
+    """A summary as written: NaN and ±inf (a solve's "not measured") become null."""
+    if isinstance(obj, float):
+        return obj if math.isfinite(obj) else None
+    if isinstance(obj, dict):
+        return {k: _finite_or_null(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [_finite_or_null(v) for v in obj]
+    return obj
