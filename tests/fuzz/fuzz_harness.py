@@ -1,13 +1,14 @@
 """How the fuzz suite judges one input: run it, time it, measure the memory it allocated, and
 sort the outcome into accepted / refused / escaped / slow / heavy.
 
-*Refused* means the call raised one of the project's own errors: a class defined in the
-``solver`` package (SpecError, SizeError, RangeError, CardError, PresetError, ExportError,
-OptionError, UnknownGameError, ...), or a plain ValueError / TypeError / KeyError raised by
-``solver`` code itself (the innermost frame is in the package: an argument check naming the
-argument). Anything else — an AttributeError, an OverflowError, a RecursionError, numpy's
-own ValueError — *escaped*. Each target may narrow what counts as refused (a preset file
-may only be answered with PresetError).
+*Refused* means the call raised one of the project's own errors, with a message, from a
+``raise`` statement of the ``solver`` package (the innermost frame is a line of the package
+that raises): a class of the package (SpecError, SizeError, RangeError, CardError,
+PresetError, ExportError, OptionError, BatchError, ...) or a plain ValueError / TypeError /
+KeyError of an argument check. ``int('abc')`` or a comparison failing inside the package
+is not a refusal but an *escape*, as is anything else — an AttributeError, an
+OverflowError, a RecursionError, numpy's own ValueError. Each target may narrow what counts
+as refused (a preset file may only be answered with PresetError).
 
 *Slow*: the input took longer than the limit (:data:`SLOW_S` for the benchmark; the tests
 use :data:`HANG_S`, which only a hang can reach on a busy 2-core machine). *Heavy*: a
@@ -20,6 +21,8 @@ Shared by ``tests/fuzz/test_*.py`` (a few hundred examples in CI) and ``benchmar
 
 from __future__ import annotations
 
+import linecache
+import re
 import sys
 import time
 import tracemalloc
@@ -67,15 +70,21 @@ class Target:
     counts: dict[str, int] = field(default_factory=lambda: dict.fromkeys(OUTCOMES, 0))
     worst: dict[str, str] = field(default_factory=dict)  # outcome → one example
     slowest: float = 0.0  # seconds of the slowest input run so far
+    peak_mb: float = 0.0  # the most a refusal allocated so far (MB, tracemalloc)
+
+
+_RAISE = re.compile(r"(^|[:;]\s*|\belse\s+)raise\b")
 
 
 def ours(exc: BaseException, allowed: tuple[type[BaseException], ...]) -> bool:
-    """Whether ``exc`` is a refusal by the project: an allowed type, defined in ``solver``
-    or raised by a frame of ``solver`` itself."""
+    """Whether ``exc`` is a refusal by the project: an allowed type with a message, raised
+    by a ``raise`` statement on a line of ``solver`` (the innermost frame's)."""
     if not isinstance(exc, allowed):
         return False
-    if isinstance(exc, Refusal) or type(exc).__module__.split(".")[0] == "solver":
+    if isinstance(exc, Refusal):
         return True
+    if not str(exc).strip():
+        return False
     tb = exc.__traceback__
     last = None
     while tb is not None:
@@ -83,7 +92,10 @@ def ours(exc: BaseException, allowed: tuple[type[BaseException], ...]) -> bool:
         tb = tb.tb_next
     if last is None:
         return False
-    return Path(last.tb_frame.f_code.co_filename).resolve().is_relative_to(SOLVER_DIR)
+    path = last.tb_frame.f_code.co_filename
+    if not Path(path).resolve().is_relative_to(SOLVER_DIR):
+        return False
+    return bool(_RAISE.search(linecache.getline(path, last.tb_lineno).strip()))
 
 
 def shown(value: Any, limit: int = 300) -> str:
@@ -134,6 +146,7 @@ def run(target: Target, value: Any, *, slow_s: float = SLOW_S, memory: bool = Tr
         outcome = "heavy"
     target.counts[outcome] += 1
     target.slowest = max(target.slowest, seconds)
+    target.peak_mb = max(target.peak_mb, peak_mb)
     if outcome not in target.worst:
         target.worst[outcome] = f"{detail or 'ok'} ({seconds:.2f} s, {peak_mb:.0f} MB) " + shown(
             value

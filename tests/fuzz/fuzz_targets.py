@@ -15,6 +15,16 @@ from typing import Any
 import numpy as np
 from fuzz_batch import batch_spec_text
 from fuzz_calls import command_line, job_kwargs, kuhn, solve_kwargs
+from fuzz_files import (
+    batch_database,
+    crafted_file,
+    flop_selection,
+    race_input,
+    run_crafted,
+    run_race_input,
+    run_report,
+    run_select,
+)
 from fuzz_harness import Refusal, Target, check
 from fuzz_inputs import board_text, holdem_spec, odd_text, preset_text, range_text, size_text
 from fuzz_locks import lock_kwargs, locks_file, run_lock_kwargs
@@ -28,6 +38,7 @@ from solver.batch.spec import check as check_batch
 from solver.cards import CardError, parse_board
 from solver.cli import main as cli_main
 from solver.export import ExportError, load_solve
+from solver.flops import FlopError
 from solver.games.holdem import (
     HoldemSpec,
     SpecError,
@@ -38,6 +49,7 @@ from solver.games.holdem import (
 )
 from solver.jobs import SolveJob
 from solver.presets import PRESET_DIR, PresetError, load_preset, parse_preset
+from solver.race import EntryError, TargetError
 from solver.ranges import RangeError, parse_range, range_to_text
 from solver.tree.sizes import SizeError, parse_sizes
 
@@ -50,8 +62,9 @@ def run_spec(spec: HoldemSpec) -> None:
     small trees."""
     setup = validate(spec)
     est = estimate(setup)
-    if over_memory(est, setup.spec.max_memory_mb):
-        raise SpecError("max_memory_mb", "over")  # refused, as build_holdem would
+    refusal = over_memory(est, setup.spec.max_memory_mb)
+    if refusal:
+        raise Refusal(f"max_memory_mb: {refusal}")  # refused, as build_holdem would
     if est.nodes <= BUILD_NODES and est.memory_mb <= 64:
         game = build_holdem(setup)
         assert game.num_nodes == est.nodes
@@ -152,7 +165,7 @@ def entries() -> list[Entry]:
         return Target(name, call, allowed or (ValueError, TypeError, KeyError))
 
     return [
-        Entry(t("spec fields", run_spec, SpecError), holdem_spec(), 0.22),
+        Entry(t("spec fields", run_spec, SpecError, Refusal), holdem_spec(), 0.20),
         Entry(t("ranges", run_range, RangeError), range_text(), 0.08),
         Entry(t("size strings", run_sizes, SizeError), st.tuples(size_text(), st.booleans()), 0.08),
         Entry(t("boards", parse_board, CardError), board_text(), 0.04),
@@ -174,6 +187,18 @@ def entries() -> list[Entry]:
         Entry(t("api: locks", run_lock_kwargs), lock_kwargs(), 0.04),
         Entry(t("cli: --locks file", run_locks_file, Refusal), locks_file(), 0.03),
         Entry(t("cli (in-process)", run_cli, Refusal), command_line(), 0.10),
+        Entry(t("batch databases (report)", run_report, Refusal), batch_database(), 0.06),
+        Entry(
+            t("flop lists and filters", run_select, FlopError, BatchError), flop_selection(), 0.03
+        ),
+        Entry(
+            t("race entries and targets", run_race_input, EntryError, TargetError),
+            race_input(),
+            0.03,
+        ),
+        Entry(
+            t("crafted files", run_crafted, ExportError, PresetError, Refusal), crafted_file(), 0.01
+        ),
     ]
 
 
