@@ -22,6 +22,7 @@ import numpy as np
 import pytest
 
 from solver import make_rule, solve
+from solver.algorithms import make_algorithm
 from solver.batch.spec import BatchError, parse_filters
 from solver.cfr.options import OptionError, check_options
 from solver.cli import main
@@ -284,3 +285,36 @@ def test_cli_json_is_strict_with_an_infinite_parameter(capsys: pytest.CaptureFix
     lines = [_strict(line) for line in capsys.readouterr().out.splitlines()]
     finals = [line for line in lines if line.get("final")]
     assert finals and finals[0]["params"]["alpha"] == "inf"
+
+
+@pytest.mark.parametrize(
+    ("make", "name"),
+    [
+        (lambda: make_rule("dcfr", alpha=10**400), "alpha"),
+        (lambda: make_rule("cfr+", delay=-(10**400)), "delay"),
+        (lambda: make_algorithm("mccfr-os", epsilon=10**400), "epsilon"),
+    ],
+)
+def test_rule_constructors_refuse_integers_past_the_float_range(
+    make: Callable[[], object], name: str
+) -> None:
+    """make_rule / make_algorithm themselves (not only check_options): an OverflowError or a
+    numpy TypeError before."""
+    with pytest.raises(ValueError, match=f"parameter '{name}' must be within the float range"):
+        make()
+
+
+def test_a_save_with_odd_settings_resumes_without_them() -> None:
+    """A hand-made save's target of inf, or True as its iteration limit, is not passed on to
+    SolveJob (which refuses both now): the resumed job has no target and its own limit."""
+    from app.screens.export import resume_job
+    from solver.algorithms import make_solver
+    from solver.export import load_solve, save_solve
+
+    e = make_solver(make_game("kuhn"), "cfr")
+    e.iterate(3)
+    data = save_solve(e, {"kind": "toy", "name": "kuhn"},
+                      extra={"settings": {"target_chips": math.inf, "max_iterations": True,
+                                          "check_every": True}})  # fmt: skip
+    job, _ = resume_job(load_solve(data), more=10)
+    assert job.target is None and job.max_iterations == 13

@@ -6,6 +6,7 @@ Carlo CFR with its generator state — the loaded engine carries them on)."""
 from __future__ import annotations
 
 import functools
+import math
 
 import plotly.graph_objects as go
 import streamlit as st
@@ -242,8 +243,11 @@ def resume_job(loaded: LoadedSolve, more: int = RESUME_ITERATIONS) -> tuple[Solv
     saved = loaded.meta.get("settings")
     saved = saved if isinstance(saved, dict) else {}
     iteration = loaded.engine.iteration
-    target = saved.get("target_chips")
-    target = float(target) if isinstance(target, (int, float)) and target > 0 else None
+    raw = saved.get("target_chips")
+    # (a hand-made save may hold anything: only a finite positive number is a target)
+    target: float | None = None
+    if isinstance(raw, (int, float)) and not isinstance(raw, bool) and 0 < raw < math.inf:
+        target = float(raw)
     note = ""
     last = loaded.history[-1].exploitability if loaded.history else None
     if target is not None and last is not None and last <= target:
@@ -253,7 +257,7 @@ def resume_job(loaded: LoadedSolve, more: int = RESUME_ITERATIONS) -> tuple[Solv
         )
         target = None
     limit = saved.get("max_iterations")
-    if not isinstance(limit, int) or limit <= iteration:
+    if not isinstance(limit, int) or isinstance(limit, bool) or limit <= iteration:
         limit = iteration + more
     every = saved.get("check_every")
     job = SolveJob(
@@ -263,7 +267,9 @@ def resume_job(loaded: LoadedSolve, more: int = RESUME_ITERATIONS) -> tuple[Solv
         history=loaded.history,
         target=target,
         max_iterations=limit,
-        check_every=every if isinstance(every, int) and every >= 1 else CHECK_EVERY,
+        check_every=every
+        if isinstance(every, int) and not isinstance(every, bool) and every >= 1
+        else CHECK_EVERY,
         watch=int(loaded.game.decision_nodes()[0]),
     )
     return job, note

@@ -21,6 +21,7 @@ vector of iterations; :data:`RULES` is the registry the API, CLI and app list.
 from __future__ import annotations
 
 import math
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass, fields
 from typing import ClassVar
@@ -63,6 +64,9 @@ def _pdcfr_discount(t: FloatArray, alpha: float) -> FloatArray:
     return out
 
 
+MAX_FLOAT_INT = int(sys.float_info.max)  # the largest integer float() takes
+
+
 @dataclass(frozen=True)
 class Param:
     """The values a rule parameter may take: ``lo ≤ x ≤ hi`` (either bound may be ±inf, and
@@ -77,7 +81,14 @@ class Param:
 
     def check(self, name: str, value: float) -> str | None:
         """A message naming ``name`` when ``value`` is out of range, else None."""
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or math.isnan(value):
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            return f"{name} must be a number, got {value!r}"
+        if isinstance(value, int) and abs(value) > MAX_FLOAT_INT:  # (float() would overflow)
+            return (
+                f"{name} must be within the float range (±1.8e308), got a "
+                f"{value.bit_length()}-bit integer"
+            )
+        if math.isnan(value):
             return f"{name} must be a number, got {value!r}"
         if math.isinf(value) and not self.infinite:
             return f"{name} must be finite ({self.meaning}), got {value:g}"
@@ -481,6 +492,11 @@ def make_rule(name: str, **params: float) -> Rule:
         if p not in allowed:
             opts = ", ".join(sorted(allowed)) or "none"
             raise ValueError(f"algorithm {key!r} has no parameter {p!r} (parameters: {opts})")
+        if isinstance(v, int) and not isinstance(v, bool) and abs(v) > MAX_FLOAT_INT:
+            raise ValueError(
+                f"parameter {p!r} must be within the float range (±1.8e308), got a "
+                f"{v.bit_length()}-bit integer"
+            )
         if isinstance(v, bool) or not isinstance(v, (int, float)) or math.isnan(v):
             raise ValueError(f"parameter {p!r} must be a number, got {v!r}")
     rule = cls(**{k: float(v) for k, v in params.items()})

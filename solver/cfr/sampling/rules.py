@@ -3,6 +3,7 @@ MCCFR, a discount schedule. See :mod:`solver.cfr.sampling` for the walks."""
 
 from __future__ import annotations
 
+import sys
 from dataclasses import dataclass
 
 import numpy as np
@@ -13,6 +14,9 @@ FloatArray = npt.NDArray[np.float64]
 MODE_ES = 0  # external sampling (also discounted MCCFR)
 MODE_OS = 1  # outcome sampling
 MAX_PERIOD = 1e15  # dmccfr: nodes touched per discounting period
+
+
+MAX_FLOAT_INT = int(sys.float_info.max)  # the largest integer float() takes
 
 
 @dataclass(frozen=True)
@@ -78,7 +82,14 @@ class SamplingRule:
         out: dict[str, str] = {}
         for k in self.info.defaults:
             v = getattr(self, k)
-            if isinstance(v, bool) or not isinstance(v, (int, float)) or np.isnan(v):
+            if isinstance(v, bool) or not isinstance(v, (int, float)):
+                out[k] = f"{k} must be a number, got {v!r}"
+            elif isinstance(v, int) and abs(v) > MAX_FLOAT_INT:  # (float() would overflow)
+                out[k] = (
+                    f"{k} must be within the float range (±1.8e308), got a "
+                    f"{v.bit_length()}-bit integer"
+                )
+            elif np.isnan(v):
                 out[k] = f"{k} must be a number, got {v!r}"
             elif k == "epsilon" and not 0.0 < v <= 1.0:
                 out[k] = f"epsilon must be in (0, 1] (exploration of outcome sampling), got {v:g}"
@@ -129,6 +140,11 @@ def make_sampler(name: str, **params: float) -> SamplingRule:
         if p not in allowed:
             opts = ", ".join(sorted(allowed)) or "none"
             raise ValueError(f"algorithm {key!r} has no parameter {p!r} (parameters: {opts})")
+        if isinstance(v, int) and not isinstance(v, bool) and abs(v) > MAX_FLOAT_INT:
+            raise ValueError(
+                f"parameter {p!r} must be within the float range (±1.8e308), got a "
+                f"{v.bit_length()}-bit integer"
+            )
         if isinstance(v, bool) or not isinstance(v, (int, float)) or np.isnan(v):
             raise ValueError(f"parameter {p!r} must be a number, got {v!r}")
         values[p] = float(v)
