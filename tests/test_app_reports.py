@@ -48,7 +48,7 @@ def _teardown(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
 
 
 def _page(tmp_path: Path, **extra: object) -> AppTest:
-    at = page("reports", **SPOT, **{R.DB_PATH: "r.db"}, **extra)
+    at = page("reports", **SPOT, **{R.DB_PATH: "r.db", **extra})
     at.run()
     assert not at.exception
     return at
@@ -56,7 +56,8 @@ def _page(tmp_path: Path, **extra: object) -> AppTest:
 
 def test_batch_runs_and_the_report_fills(tmp_path: Path) -> None:
     at = _page(tmp_path, **{R.FLOPS: "list", R.FLOP_LIST: "AhKd7c, Ks9s5s, 8s8h5d",
-                            R.TARGET: 2.0, R.ITERATIONS: 200})  # fmt: skip
+                            R.TARGET: 2.0, R.ITERATIONS: 200,
+                            R.DB_PATH: "coach/monday/r.db"})  # a folder made for it  # fmt: skip
     assert "Start a batch" in at.info[0].value
     at.button(key="reports_start").click().run()
     assert not at.exception and not at.error
@@ -69,7 +70,7 @@ def test_batch_runs_and_the_report_fills(tmp_path: Path) -> None:
     assert "3 / 3 flops" in bar.proto.text
     table = at.dataframe[0].value
     assert sorted(table["flop"]) == ["8s8h5d", "AsKh7d", "Ks9s5s"]
-    with BatchStore.open(tmp_path / "r.db") as store:
+    with BatchStore.open(tmp_path / "coach" / "monday" / "r.db") as store:
         rows = {r.flop: r for r in store.rows()}
     for _, rec in table.iterrows():  # the page shows the database's numbers
         assert rec["oop_ev"] == pytest.approx(rows[rec["flop"]].summary["ev"][0])
@@ -110,10 +111,19 @@ def test_bad_input_names_the_field(tmp_path: Path) -> None:
     at.button(key="reports_start").click().run()
     assert "filter" in at.error[0].value
     at.multiselect(key=R.FILTER + "suits").set_value([]).run()
+    assert not at.error  # the Start error was about the inputs as they were
+    # workers and scheduler: checked as typed, named as the page names them
+    at.text_input(key=R.WORKERS).set_value("100").run()
+    assert [e.value for e in at.error][0].startswith("Workers: 100 workers × 1 threads")
+    assert "lower Workers or Threads per solve" in at.error[0].value
+    assert at.button(key="reports_start").disabled
+    at.text_input(key=R.WORKERS).set_value("1").run()
     at.text_input(key=R.SCHEDULER).set_value("nowhere").run()
-    at.button(key="reports_start").click().run()
-    assert "scheduler" in at.error[0].value
-    assert not (tmp_path / "r.db").exists() and R.batch_job() is None
+    assert [e.value for e in at.error] == [
+        "Scheduler: 'nowhere' is not a scheduler address (e.g. tcp://10.0.0.5:8786)"
+    ]
+    assert at.button(key="reports_start").disabled
+    assert not (tmp_path / "r.db").exists() and R.JOB not in at.session_state
 
 
 def test_bad_numbers_are_named_kept_and_block_start(tmp_path: Path) -> None:

@@ -51,6 +51,7 @@ P = state.REPORTS_PREFIX
 JOB = P + "job"  # the session's BatchJob (or None)
 DB = P + "db"  # path of the database the report shows (str)
 ERROR = P + "error"  # why the last start or open failed
+ERROR_INPUTS = P + "error_inputs"  # the inputs it was about (_inputs)
 LAST_STATE = P + "last_state"
 FLOPS = P + "flops"
 FLOP_LIST = P + "flop_list"
@@ -92,6 +93,19 @@ NUMBER_FIELDS = {
 }
 
 
+def _inputs() -> tuple[object, ...]:
+    """The page's inputs as typed: an error stays shown until one of them changes."""
+    keys = (FLOPS, FLOP_LIST, TARGET, ITERATIONS, ALGORITHM, WORKERS, THREADS, SCHEDULER,
+            DB_PATH, OPEN_PATH, *(FILTER + k for k in FILTER_VALUES))  # fmt: skip
+    return tuple(repr(state.get(k)) for k in keys)
+
+
+def _fail(message: str | None) -> None:
+    """Show ``message`` (None: clear) under the page's inputs as they are now."""
+    state.put(ERROR, message)
+    state.put(ERROR_INPUTS, _inputs())
+
+
 def batch_job() -> BatchJob | None:
     j = state.get(JOB)
     return j if isinstance(j, BatchJob) else None
@@ -111,8 +125,8 @@ def render() -> None:
     with st.expander("Open a batch database"):
         _open()
     err = state.get(ERROR)
-    if err:
-        st.error(err, icon=":material/error:")
+    if err and state.get(ERROR_INPUTS) == _inputs():
+        st.error(err, icon=":material/error:")  # (until the inputs it was about change)
     if state.get(DB) is None:
         st.info("Start a batch or open a batch database to see its report.")
         return
@@ -163,12 +177,24 @@ def _setup(job: BatchJob | None, working: bool) -> None:
         "Save each solve", key=SAVE, help="to open a flop in Explore", persist_state=PERSIST
     )
     w = st.columns(4)
-    bad.append(number_field(WORKERS_FIELD, WORKERS, container=w[0])[1])
-    bad.append(number_field(THREADS_FIELD, THREADS, container=w[1])[1])
-    w[2].text_input(
+    workers, bad_workers = number_field(WORKERS_FIELD, WORKERS, container=w[0])
+    threads, bad_threads = number_field(THREADS_FIELD, THREADS, container=w[1])
+    bad += [bad_workers, bad_threads]
+    scheduler = w[2].text_input(
         "Scheduler", key=SCHEDULER, placeholder="empty: this machine", persist_state=PERSIST,
         help="an existing Dask cluster, e.g. tcp://10.0.0.5:8786",
-    )  # fmt: skip
+    ).strip()  # fmt: skip
+    # checked as they are typed, named as the page names them (not at Start, as flags)
+    try:
+        if scheduler:
+            check_scheduler(scheduler)
+        elif workers is not None and threads is not None:
+            check_workers(int(workers), int(threads), names=("Workers", "Threads per solve"))
+    except BatchError as exc:
+        where = w[2] if scheduler else w[0]
+        label = "Scheduler" if scheduler else "Workers"
+        where.error(f"{label}: {exc.message}", icon=":material/error:")
+        bad.append(exc.message)
     w[3].text_input(
         "Database file", key=DB_PATH, placeholder="<spot>-<settings>.db",
         persist_state=PERSIST,
@@ -245,7 +271,7 @@ def spec_from_widgets(template: Any, label: str) -> BatchSpec:
 
 
 def _start(template: Any, label: str) -> None:
-    state.put(ERROR, None)
+    _fail(None)
     try:
         spec = spec_from_widgets(template, label)
         check(spec)
@@ -254,16 +280,17 @@ def _start(template: Any, label: str) -> None:
         if scheduler is not None:
             scheduler = check_scheduler(scheduler)
         else:
-            check_workers(workers, spec.threads)
+            check_workers(workers, spec.threads, names=("Workers", "Threads per solve"))
         name = str(state.get(DB_PATH) or "").strip()
         if not name:
             name = f"{_slug(label)}-{spec.flops[:12]}-{spec.fingerprint()}.db"
             name = re.sub(r"[, ]+", "-", name)
         path = str(files.in_batch_folder(name))
+        Path(path).parent.mkdir(parents=True, exist_ok=True)  # (inside the batch folder)
         if Path(path).exists():
             BatchStore.create_or_open(path, spec).close()  # another spec's file: refused now
     except BatchError as exc:
-        state.put(ERROR, f"Cannot start: {exc.field}: {exc.message}")
+        _fail(f"Cannot start: {exc.field}: {exc.message}")
         return
     old = batch_job()
     if old is not None:
@@ -295,14 +322,14 @@ def _open() -> None:
 
 
 def _open_path() -> None:
-    state.put(ERROR, None)
+    _fail(None)
     try:
         path = files.in_batch_folder(str(state.get(OPEN_PATH) or ""))
     except BatchError as exc:
-        state.put(ERROR, f"Cannot open: {exc.field}: {exc.message}")
+        _fail(f"Cannot open: {exc.field}: {exc.message}")
         return
     if not path.is_file():
-        state.put(ERROR, f"Cannot open: no database {files.relative_name(path)!r} in "
+        _fail(f"Cannot open: no database {files.relative_name(path)!r} in "
                   f"{files.folder_label()}.")  # fmt: skip
         return
     _open_db(str(path))
@@ -318,15 +345,15 @@ def _on_upload() -> None:
 
 
 def _open_db(path: str) -> None:
-    state.put(ERROR, None)
+    _fail(None)
     try:
         BatchStore.open(path).close()
     except BatchError as exc:
-        state.put(ERROR, f"Cannot open {files.relative_name(path)!r}: {exc.message}")
+        _fail(f"Cannot open {files.relative_name(path)!r}: {exc.message}")
         return
     job = batch_job()
     if job is not None and job.alive and str(job.db) != path:
-        state.put(ERROR, "Stop the running batch before opening another database.")
+        _fail("Stop the running batch before opening another database.")
         return
     state.put(DB, path)
 
@@ -482,7 +509,7 @@ def _explore(path: Path, files: dict[str, str]) -> None:
     try:  # only from the database's own .solves folder, size checked before reading
         loaded = load_solve(read_solve_file(path, files.get(flop, "")))
     except (BatchError, ExportError) as exc:
-        state.put(ERROR, f"Cannot open {flop}'s solve: {exc}")
+        _fail(f"Cannot open {flop}'s solve: {exc}")
         return
     old = state.job()
     if old is not None:

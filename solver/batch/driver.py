@@ -89,7 +89,15 @@ def check_scheduler(address: str) -> str:
     return text
 
 
-def check_workers(workers: int, threads: int, cores: int | None = None) -> None:
+def check_workers(
+    workers: int,
+    threads: int,
+    cores: int | None = None,
+    names: tuple[str, str] = ("--workers", "--threads-per-solve"),
+) -> None:
+    """:class:`BatchError` (field ``workers``) unless ``workers`` local processes of
+    ``threads`` each fit this machine's cores; ``names`` are how the caller's user knows the
+    two settings (the CLI's flags, the page's fields)."""
     cores = cores or os.cpu_count() or 1
     if workers < 1:
         raise BatchError("workers", f"must be ≥ 1, got {workers}")
@@ -97,7 +105,7 @@ def check_workers(workers: int, threads: int, cores: int | None = None) -> None:
         raise BatchError(
             "workers",
             f"{workers} workers × {threads} threads per solve = {workers * threads} > "
-            f"{cores} cores: lower --workers or --threads-per-solve",
+            f"{cores} cores: lower {names[0]} or {names[1]}",
         )
 
 
