@@ -114,7 +114,7 @@ def test_bad_input_names_the_field(tmp_path: Path) -> None:
     assert not at.error  # the Start error was about the inputs as they were
     # workers and scheduler: checked as typed, named as the page names them
     at.text_input(key=R.WORKERS).set_value("100").run()
-    assert [e.value for e in at.error][0].startswith("Workers: 100 workers × 1 threads")
+    assert at.error[0].value.startswith("Workers: 100 workers × 1 threads")
     assert "lower Workers or Threads per solve" in at.error[0].value
     assert at.button(key="reports_start").disabled
     at.text_input(key=R.WORKERS).set_value("1").run()
