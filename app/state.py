@@ -114,6 +114,7 @@ RACE = "race"  # the session's RaceJob (or None)
 RACE_GAME = "race_game"  # label of the race's game
 RACE_DEMO = "race_demo"  # key of the demo the race runs, or None
 RACE_ERROR = "race_error"  # why the last Start failed, or None
+RACE_DEMO_ERROR = "race_demo_error"  # (demo key, why its click did not start), or None
 RACE_LAST_STATE = "race_last_state"  # the race state the page last drew its buttons for
 
 

@@ -358,3 +358,23 @@ def test_removing_a_row_moves_pruning_and_seed_up() -> None:
     assert [at.selectbox(key=f"cmp_algo_{r}").value for r in range(2)] == ["cfr", "mccfr-os"]
     assert at.selectbox(key="cmp_pruning_0").value == "interval"
     assert at.text_input(key="cmp_seed_1").value == "9"
+
+
+def test_a_demo_blocked_by_a_setting_of_your_race_says_so_by_the_demo() -> None:
+    """Workers is a setting of "Your race" that a demo keeps: a bad one blocks the demo, and
+    the message shows by the demo clicked (it showed below the whole form)."""
+    at = page("compare", **{state.COMPARE_WORKERS: "lots"})
+    at.run()
+    at.button(key="btn_demo_3").click().run()
+    assert not at.exception
+    flat = list(_flat(at.main))
+    heads = {str(e.value): i for i, e in enumerate(flat) if e.type == "subheader"}
+    errors = [(i, e.value) for i, e in enumerate(flat) if e.type == "error"]
+    by_demo = [v for i, v in errors if heads["Demos"] < i < heads["Your race"]]
+    assert by_demo == [
+        "Cannot start: Worker threads: 'lots' is not a number (in Your race, below)."
+    ]
+    at.text_input(key=state.COMPARE_WORKERS).set_value("2").run()
+    at.button(key="btn_demo_3").click().run()
+    assert not [e for e in _flat(at.main) if e.type == "error"]
+    at.button(key="btn_race_stop").click().run()

@@ -398,8 +398,14 @@ def _start_demo(key: str) -> None:
     targets, error = chosen_targets(choice.pot)
     if error:
         state.put(state.RACE_ERROR, f"Cannot start: {error}")
-        return
-    _launch(choice, entries, targets, key)
+    else:
+        _launch(choice, entries, targets, key)
+    # a setting of "Your race" the demo keeps (workers, ...) blocked it: said by the demo
+    blocked = state.get(state.RACE_ERROR)
+    state.put(
+        state.RACE_DEMO_ERROR,
+        (key, f"{str(blocked).rstrip('.')} (in Your race, below).") if blocked else None,
+    )
 
 
 def _pause() -> None:
@@ -555,6 +561,9 @@ def _demos(running: bool) -> None:
                 width="stretch",
             )
             st.caption(d.caption)
+            blocked = state.get(state.RACE_DEMO_ERROR)
+            if blocked and blocked[0] == d.key and state.get(state.RACE_ERROR):
+                st.error(blocked[1], icon=":material/error:")
 
 
 def _row(i: int, rows: int, running: bool) -> None:
