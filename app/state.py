@@ -104,6 +104,7 @@ JOB_LABEL = "job_label"  # the job's game as people call it ("SRP turn: Td9d6h Q
 JOB_WIDGETS = "job_widgets"  # the Solve fields as they were when the job started
 JOB_TOKEN = "job_token"  # the token in the page URL that lets a reload take the job back
 JOB_ENDED = "job_ended"  # why the session's job is gone (its page was closed past the grace)
+JOB_NOTE = "job_note"  # (job, a note about it while it runs: a resumed solve's), or None
 EXPLORE_NODE = "explore_node"  # node id being explored
 CHANCE_CARD = "explore_card"  # selectbox at chance nodes
 COMBO_FILTER = "explore_filter"

@@ -168,3 +168,30 @@ def test_a_save_that_reached_its_target_resumes_without_one() -> None:
     )
     resumed, note = resume_job(loaded)
     assert resumed.target is None and "had reached its target" in note
+
+
+def test_the_resume_note_shows_while_that_solve_runs_and_then_goes() -> None:
+    """ "It resumes without a target" is about the resumed solve: the Solve page shows it
+    while that solve runs, not after it ended (it stayed until the next start)."""
+    game = make_game("leduc")
+    first = SolveJob(game, make_rule("cfr+"), target=0.5).start()
+    first.wait_for(lambda q: q.finished, timeout=60)
+    first.join(10)
+    settings = {"target_chips": 0.5, "max_iterations": 10**6, "check_every": 10}
+    loaded = load_solve(save_solve(first.engine, {"kind": "toy", "name": "leduc"},
+                                   tuple(first.progress.history),
+                                   extra={"settings": settings}))  # fmt: skip
+    at = page("export", **{state.LOADED: loaded})
+    at.run()
+    at.button(key="btn_resume_loaded").click().run()
+    job = at.session_state[state.JOB]
+    note = at.session_state[state.JOB_NOTE]
+    assert note[0] is job and "had reached its target" in note[1]
+    solve = page("solve", **{state.JOB: job, state.JOB_NOTE: note,
+                             state.SOURCE: "preset:leduc"})  # fmt: skip
+    solve.run()
+    assert any("had reached its target" in i.value for i in solve.info)
+    job.stop()
+    job.join(10)
+    solve.run()
+    assert not any("had reached its target" in i.value for i in solve.info)

@@ -92,6 +92,9 @@ def render() -> None:
     ended = state.get(state.JOB_ENDED)
     if ended:
         st.warning(ended, icon=":material/info:")
+    note = state.get(state.JOB_NOTE)
+    if note and note[0] is job and running:  # (about that solve, while it runs)
+        st.info(note[1], icon=":material/info:")
     _summary(req, job if running else None)
     holdem = job.game.is_holdem if running and job is not None else req.spec is not None
     cfg = cfgmod.settings(holdem)
