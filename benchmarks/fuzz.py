@@ -14,6 +14,7 @@ escaped, was slow or heavy.
 from __future__ import annotations
 
 import argparse
+import math
 import platform
 import subprocess
 import sys
@@ -73,7 +74,7 @@ def main() -> int:
     started = time.perf_counter()
     rows = []
     for entry in chosen:
-        n = max(1, round(args.examples * entry.share / total_share))
+        n = max(1, math.ceil(args.examples * entry.share / total_share))  # (≥ --examples)
         t0 = time.perf_counter()
         target = entry.target
         _fuzz(entry, n, args.slow, not args.no_memory)
