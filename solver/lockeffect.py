@@ -18,10 +18,10 @@ import numpy as np
 import numpy.typing as npt
 
 from solver.algorithms import Solver, make_solver
-from solver.analysis import PlayerView, action_frequencies
+from solver.analysis import PlayerView, action_frequencies, compatible
 from solver.api import continue_from
 from solver.cfr.locks import LockSet
-from solver.cfr.reach import path_reach
+from solver.cfr.reach import chance_factor, path_reach
 from solver.games.model import DECISION, Game
 from solver.studygroups import Group, group_ev
 
@@ -117,6 +117,13 @@ class Shift:
     combos_after: float
     change: float
     locked: bool
+    reach_before: float = 1.0  # the chance a deal reaches the line, before (in [0, 1])
+    reach_after: float = 1.0
+
+    @property
+    def weighted(self) -> float:
+        """The move weighted by how often the line is reached (the more of the two)."""
+        return self.change * max(self.reach_before, self.reach_after)
 
 
 def frequency_shifts(
@@ -128,22 +135,27 @@ def frequency_shifts(
     min_combos: float = 1e-6,
 ) -> list[Shift]:
     """The decision nodes whose aggregate action frequencies moved most between two strategy
-    profiles ``before`` and ``after`` (A,) of ``game``, largest move first (``limit`` of
-    them; None: all). Nodes the actor reaches with fewer than ``min_combos`` combos under
-    both are left out; ``locked`` marks nodes (ids) that carry a lock. ValueError past
-    :data:`MAX_SHIFT_NODES` decision nodes."""
+    profiles ``before`` and ``after`` (A,) of ``game``, weighted by how often a deal reaches
+    them (:attr:`Shift.weighted`: a big move on a line no one plays matters little), largest
+    first (``limit`` of them; None: all). Nodes the actor reaches with fewer than
+    ``min_combos`` combos under both are left out; ``locked`` marks nodes (ids) that carry a
+    lock. ValueError past :data:`MAX_SHIFT_NODES` decision nodes."""
     nodes = [int(n) for n in game.decision_nodes()]
     if len(nodes) > MAX_SHIFT_NODES:
         raise ValueError(
             f"{len(nodes):,} decision nodes: comparing every line is limited to {MAX_SHIFT_NODES:,}"
         )
     out = []
+    pairs = compatible(game)
+    mult = game.multiplicity
     for node in nodes:
         player = int(game.tree.player[node])
         off, na, nh = game.block(node)
         valid = game.valid_hands(node, player)
-        rb = np.where(valid, path_reach(game, before, node)[player], 0.0)
-        ra = np.where(valid, path_reach(game, after, node)[player], 0.0)
+        both_b = path_reach(game, before, node)
+        both_a = path_reach(game, after, node)
+        rb = np.where(valid, both_b[player], 0.0)
+        ra = np.where(valid, both_a[player], 0.0)
         cb, ca = float(rb.sum()), float(ra.sum())
         if cb < min_combos and ca < min_combos:
             continue
@@ -162,10 +174,28 @@ def frequency_shifts(
                 ca,
                 change,
                 node in locked,
+                _deal_reach(game, pairs, node, both_b, int(mult[node])),
+                _deal_reach(game, pairs, node, both_a, int(mult[node])),
             )
         )
-    out.sort(key=lambda s: -s.change)
+    out.sort(key=lambda s: -s.weighted)
     return out if limit is None else out[:limit]
+
+
+def _deal_reach(
+    game: Game,
+    pairs: npt.NDArray[np.bool_],
+    node: int,
+    reach: tuple[Array, Array],
+    multiplicity: int = 1,
+) -> float:
+    """The chance that a deal reaches ``node`` given both players' own reach there
+    (:func:`~solver.cfr.reach.path_reach`): compatible hand pairs, both valid on the node's
+    board, times the chance part of the path (its cards, the deal normaliser), times the
+    lines of the full game it stands for (``multiplicity``: suit isomorphism's cards)."""
+    r0 = np.where(game.valid_hands(node, 0), reach[0], 0.0)
+    r1 = np.where(game.valid_hands(node, 1), reach[1], 0.0)
+    return float(r0 @ pairs @ r1) * chance_factor(game, node) * multiplicity
 
 
 def locked_nodes(game: Game, spec: Mapping[str, Any]) -> dict[int, str]:

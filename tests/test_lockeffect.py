@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from conftest import game
+from conftest import full_game, game
 
 from solver import Engine, make_rule
 from solver.analysis import analyze, cell_of_hands
@@ -78,14 +78,23 @@ def test_frequency_shifts_against_a_naive_reach_walk() -> None:
     assert locked == {g.find(("k",)), g.find(("b:1",))}
     shifts = frequency_shifts(g, before, after, locked=locked, limit=None)
     assert len(shifts) == len(g.decision_nodes())
-    assert [s.change for s in shifts] == sorted((s.change for s in shifts), reverse=True)
+    weighted = [s.weighted for s in shifts]
+    assert weighted == sorted(weighted, reverse=True)
     for s in shifts:
         off, na, nh = g.block(s.node)
-        for sigma, freqs in ((before, s.before), (after, s.after)):
+        for sigma, freqs, reach in ((before, s.before, s.reach_before),
+                                    (after, s.after, s.reach_after)):  # fmt: skip
             r = _naive_reach(g, sigma, s.node, s.player)
             table = np.asarray(sigma[off : off + na * nh]).reshape(na, nh)
             np.testing.assert_allclose(freqs, table @ r / r.sum(), atol=1e-12)
+            # the chance a deal reaches the line: every deal of Kuhn's 6 (two different
+            # cards) times both players' own reach, walked naively
+            r0, r1 = (_naive_reach(g, sigma, s.node, p) for p in (0, 1))
+            deals = sum(r0[i] * r1[j] for i in range(3) for j in range(3) if i != j) / 6
+            assert reach == pytest.approx(deals, abs=1e-12)
+        assert s.change * max(s.reach_before, s.reach_after) == pytest.approx(s.weighted)
         assert s.locked == (s.node in locked)
+    assert next(s for s in shifts if s.node == 0).reach_before == pytest.approx(1.0)
     root = next(s for s in shifts if s.node == 0)
     # J and Q bet into the folder (K wins a chip either way: any mix)
     assert root.after[root.actions.index("b:1")] >= 2 / 3 - 1e-6
@@ -142,3 +151,26 @@ def test_ev_changes_pair_the_groups() -> None:
         assert r.ev_before == pytest.approx(b.ev[h]) and r.ev_after == pytest.approx(a.ev[h])
         assert r.change == pytest.approx(a.ev[h] - b.ev[h])
     assert all(r.ev_after == pytest.approx(1.0, abs=0.05) for r in rows)  # +1 with every card
+
+
+def test_the_chance_of_reaching_a_line_adds_up_over_its_children() -> None:
+    """On a hold'em river and on Leduc (chance nodes: the turn card): a decision node's
+    reach is the sum of its children's that are decisions or terminals under the same
+    strategy, and a chance node's the sum over its cards."""
+    from solver.analysis import compatible
+    from solver.cfr.reach import path_reach
+    from solver.lockeffect import _deal_reach
+
+    for g in (_river(), game("leduc"), full_game("leduc")):  # (suit isomorphism or not)
+        sigma = solve(g, "cfr+", iterations=30).average_strategy()
+        pairs = compatible(g)
+        mult = g.multiplicity
+        reach = [
+            _deal_reach(g, pairs, n, path_reach(g, sigma, n), int(mult[n]))
+            for n in range(g.num_nodes)
+        ]
+        assert reach[0] == pytest.approx(1.0)
+        for node in range(g.num_nodes):
+            kids = list(g.children(node))
+            if kids:
+                assert sum(reach[c] for c in kids) == pytest.approx(reach[node], abs=1e-9)

@@ -78,10 +78,19 @@ def groups_frame(
     )
 
 
-def shifts_frame(game: Game, before: Array, after: Array, locked: set[int]) -> pd.DataFrame:
-    """The lines whose aggregate action frequencies moved most (largest move first)."""
+MIN_REACH = 0.001  # lines a smaller share of deals reaches are left out of the table
+
+
+def shifts_frame(
+    game: Game, before: Array, after: Array, locked: set[int]
+) -> tuple[pd.DataFrame, int]:
+    """The lines whose aggregate action frequencies moved most, weighted by how often a
+    deal reaches them (largest first), and how many lines reached by fewer than
+    :data:`MIN_REACH` of deals were left out."""
+    every = frequency_shifts(game, before, after, locked=locked, limit=None)
+    shown = [s for s in every if max(s.reach_before, s.reach_after) >= MIN_REACH]
     rows = []
-    for s in frequency_shifts(game, before, after, locked=locked, limit=12):
+    for s in shown[:12]:
         names = action_labels(game, s.node)
 
         def mix(f: Array, names: list[str] = names) -> str:
@@ -93,13 +102,16 @@ def shifts_frame(game: Game, before: Array, after: Array, locked: set[int]) -> p
                 "player": player_name(game, s.player),
                 "locked": "yes" if s.locked else "",
                 "largest move (points)": 100 * s.change,
+                "reached % of deals (before → after)": (
+                    f"{100 * s.reach_before:.1f} → {100 * s.reach_after:.1f}"
+                ),
                 "before": mix(s.before),
                 "after": mix(s.after),
                 "combos before": s.combos_before,
                 "combos after": s.combos_after,
             }
         )
-    return pd.DataFrame(rows)
+    return pd.DataFrame(rows), len(every) - len(shown)
 
 
 def render_effect(game: Game, run: LockRun, after: Array, node: int) -> None:
@@ -143,9 +155,9 @@ def render_effect(game: Game, run: LockRun, after: Array, node: int) -> None:
     df = groups_frame(game, b, a, int(who), by)
     st.dataframe(df, hide_index=True, key="lock_ev_table", height=300)
     download_row("lock_evs", file_name(game, int(where), "lock-evs"), table=df)
-    st.markdown("**Lines whose frequencies moved most**")
+    st.markdown("**Lines whose frequencies moved most**, weighted by how often they are reached")
     try:
-        shifts = cached(
+        shifts, folded = cached(
             (id(run), id(after), "shifts"),
             lambda: shifts_frame(game, run.before, after, set(lines)),
         )
@@ -153,4 +165,9 @@ def render_effect(game: Game, run: LockRun, after: Array, node: int) -> None:
         st.info(str(exc))
         return
     st.dataframe(shifts, hide_index=True, key="lock_shifts")
+    if folded:
+        st.caption(
+            f"{folded:,} line{'s' if folded > 1 else ''} reached by fewer than "
+            f"{100 * MIN_REACH:g} % of deals (before and after) left out."
+        )
     download_row("lock_shifts", file_name(game, 0, "lock-shifts"), table=shifts)
