@@ -4,6 +4,7 @@ the live pictures (curve and grid), the background warm-up's bookkeeping, same-g
 from __future__ import annotations
 
 import io
+import math
 import subprocess
 import sys
 import threading
@@ -215,3 +216,29 @@ def test_the_server_does_not_hold_the_gil_for_a_solve() -> None:
         [sys.executable, "-c", probe], cwd=root, capture_output=True, text=True, check=True
     )
     assert read.stdout.strip() == "False"  # Streamlit's default is True
+
+
+def test_log_axes_are_labelled_in_full_at_1_2_5() -> None:
+    """Solve's and Compare's log axes: ticks at 1, 2 and 5 of each decade (decades alone
+    past three), labelled in full — no bare "5" for 50 or 0.5, no SI "100μ" — and the
+    target's label on its line."""
+    from app.components.figures import curve_figure, log_axis, race_figure
+    from solver.jobs import Point
+    from solver.race import RacePoint
+
+    axis = log_axis([0.3, 40.0])
+    assert axis["tickvals"] == pytest.approx([0.2, 0.5, 1, 2, 5, 10, 20, 50])
+    assert axis["ticktext"] == ["0.2", "0.5", "1", "2", "5", "10", "20", "50"]
+    wide = log_axis([1e-6, 10.0])
+    assert wide["ticktext"] == ["1e-06", "1e-05", "0.0001", "0.001", "0.01", "0.1", "1", "10"]
+    pts = [Point(i * 10, 0.1 * i, 50.0 / i) for i in range(1, 30)]
+    fig = curve_figure(pts, target=0.3, unit="% pot", scale=1.0)
+    y = fig.layout.yaxis
+    assert y.type == "log" and all("μ" not in t for t in y.ticktext)
+    assert list(y.ticktext) == [f"{v:g}" for v in y.tickvals]
+    label = next(a for a in fig.layout.annotations if a.text.startswith("target"))
+    assert label.text == "target 0.3 % pot" and label.y == pytest.approx(math.log10(0.3))
+    race_pts = [RacePoint(i, 0.01 * i, 0.01 * i, 100 * i, 10.0 / i) for i in range(1, 99)]
+    race = race_figure([("cfr", race_pts)])
+    assert race.layout.xaxis.type == "log" and race.layout.yaxis.type == "log"
+    assert all("μ" not in t for t in (*race.layout.xaxis.ticktext, *race.layout.yaxis.ticktext))

@@ -5,14 +5,14 @@ figure out (no Streamlit)."""
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 import numpy.typing as npt
 import plotly.graph_objects as go
 
 from app.components.colors import EMPTY, action_colors, action_name
-from app.components.raster import GRID_CELL_PX, cell_bars, grid_png
+from app.components.raster import GRID_CELL_PX, cell_bars, grid_png, log_ticks, tick_text
 from solver.jobs import Point
 from solver.race import RacePoint
 from solver.ranges import GRID_LABELS
@@ -33,6 +33,30 @@ def point_x(p: Point, x_axis: str) -> float:
     if x_axis == "nodes touched":
         return p.nodes_touched
     raise ValueError(f"unknown x axis {x_axis!r} (one of {', '.join(CURVE_X)})")
+
+
+def log_axis(values: Sequence[float], fmt: Callable[[float], str] = lambda v: f"{v:g}") -> dict:
+    """Plotly axis settings for a log axis over ``values`` (positive ones): ticks at every
+    decade, and at 2 and 5 of each when the values span fewer than three decades, each
+    labelled in full (100, 50, 20, 10, 5, 2, 1, 0.5 — never Plotly's bare "5" that means 50
+    or 0.5, nor "100μ"). The same ticks as the live view's picture
+    (:func:`app.components.raster.log_ticks`)."""
+    pos = [v for v in values if v > 0 and math.isfinite(v)]
+    if not pos:
+        return {"type": "log"}
+    lo, hi = min(pos), max(pos)
+    # the ticks around the data: one step beyond it on either side, so the ends are labelled
+    ticks = log_ticks(lo / 2.0, hi * 2.0) if hi > lo else [lo]
+    return {"type": "log", "tickvals": ticks, "ticktext": [fmt(t) for t in ticks]}
+
+
+def _target_label(fig: go.Figure, y: float, text: str) -> None:
+    """A label on a horizontal line at ``y`` of a log y axis (placed by hand: on a log axis
+    an annotation's y is log10 of the value; add_hline's own lands in the wrong place)."""
+    fig.add_annotation(
+        x=0, xref="paper", y=math.log10(y), yref="y", text=text, showarrow=False,
+        xanchor="left", yanchor="bottom", font={"size": 10, "color": "#666666"},
+    )  # fmt: skip
 
 
 def curve_figure(
@@ -65,16 +89,15 @@ def curve_figure(
             hovertemplate=f"%{{x}}<br>%{{y:.4g}} {unit}<extra></extra>",
         )
     )
+    shown = list(ys)
     if target is not None and target > 0:
-        fig.add_hline(
-            y=target * scale,
-            line={"dash": "dash", "color": "#4bb34b"},
-            annotation_text="target",
-        )
+        fig.add_hline(y=target * scale, line={"dash": "dash", "color": "#4bb34b"})
+        _target_label(fig, target * scale, f"target {target * scale:.3g} {unit}")
+        shown.append(target * scale)
+    fig.update_yaxes(**log_axis(shown))
     fig.update_layout(
         xaxis_title=x_axis,
         yaxis_title=f"exploitability ({unit})",
-        yaxis_type="log",
         height=height,
         margin={"l": 60, "r": 20, "t": 30, "b": 50},
         showlegend=False,
@@ -192,20 +215,15 @@ def race_figure(
         if not y > 0:
             continue
         fig.add_hline(y=y, line={"dash": "dot", "color": "#888888", "width": 1})
-        # placed by hand: on a log axis an annotation's y is log10 of the value (add_hline's
-        # own annotation lands in the wrong place)
-        fig.add_annotation(
-            x=0, xref="paper", y=math.log10(y), yref="y", text=label, showarrow=False,
-            xanchor="left", yanchor="bottom", font={"size": 10, "color": "#666666"},
-        )  # fmt: skip
-    fig.update_xaxes(exponentformat="power")
-    fig.update_yaxes(exponentformat="power")
+        _target_label(fig, y, label)
+    ys = [y for t in traces for y in (t.y or ())] + [c * scale for _, c in targets]
+    xs = [x for t in traces for x in (t.x or ())]
+    fig.update_xaxes(**log_axis(xs, tick_text))
+    fig.update_yaxes(**log_axis(ys))
     fig.update_layout(
         title={"text": title, "y": 0.97, "yanchor": "top"} if title else None,
         xaxis_title=RACE_X.get(x_axis, x_axis),
         yaxis_title=f"exploitability ({unit})",
-        xaxis_type="log",
-        yaxis_type="log",
         height=460 if title else 420,
         margin={"l": 60, "r": 20, "t": 85 if title else 30, "b": 50},
         legend={"orientation": "h", "y": 1.02, "yanchor": "bottom", "x": 0},
