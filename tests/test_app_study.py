@@ -69,8 +69,10 @@ def test_river_study_views() -> None:
     for i, col in enumerate(c for c in table.columns if c.startswith("EV ")):
         np.testing.assert_allclose(table[col], evs[i, idx])
     order = strength_order(game, 0, 0)
-    ranked = table.sort_values("strength")["hand"].tolist()
-    assert ranked == [v.hand_names[h] for h in order if v.hand_names[h] in set(table["hand"])]
+    # the table opens strongest first
+    assert table["hand"].tolist() == [
+        v.hand_names[h] for h in order if v.hand_names[h] in set(table["hand"])
+    ]
     # the grid coloured by the EV of checking
     at.selectbox(key=state.GRID_COLOUR).set_value("EV of Check").run()
     grid = _chart(at, "explore_grid")

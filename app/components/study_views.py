@@ -101,7 +101,7 @@ def node_action_evs(game: Game, node: int) -> Array | None:
 # ----- the per-hand table ----------------------------------------------------------------------
 def table_extras(game: Game, a: NodeAnalysis, player: int, df: pd.DataFrame) -> pd.DataFrame:
     """The per-hand table with hand strength (``strength``: 1 = the strongest hand the player
-    can hold here, :func:`solver.study.strength_order`; sort by it) and, for the acting
+    can hold here, :func:`solver.study.strength_order`), strongest first, and, for the acting
     player, the EV of each action (``EV <action>``, chips); action columns named as players
     say them ("All-in")."""
     if df.empty:
@@ -112,6 +112,9 @@ def table_extras(game: Game, a: NodeAnalysis, player: int, df: pd.DataFrame) -> 
     rank[strength_order(game, a.node, player)] = np.arange(1, game.num_hands[player] + 1)
     out = df.copy()
     out.insert(1, "strength", rank[index])
+    # (a player reads a range strongest first: the table opens in that order)
+    out = out.sort_values("strength", kind="stable").reset_index(drop=True)
+    index = [names.index(h) for h in out["hand"]]
     if player == a.player:
         labels = action_labels(game, a.node)
         out = out.rename(
