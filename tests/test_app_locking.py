@@ -165,7 +165,7 @@ def test_resolve_from_scratch_on_leduc() -> None:
     at.button(key="lockui_add").click().run()
     assert at.session_state[state.LOCKS][1] == {"root": {"K": {game.action_labels(0)[1]: 1.0}}}
     at.radio(key="lockui_from").set_value("scratch").run()
-    at.number_input(key="lockui_iterations").set_value(60).run()
+    at.text_input(key="lockui_iterations").set_value("60").run()
     at.button(key="lockui_resolve").click().run()
     run = at.session_state[state.LOCK_RUN]
     assert not run.warm
@@ -191,7 +191,7 @@ def test_the_effect_is_measured_against_the_last_solve_without_these_locks() -> 
     at.multiselect(key="lockui_pick").set_value(["K"]).run()
     _mix(at, 0, [0.0, 100.0])  # kings bet
     at.button(key="lockui_add").click().run()
-    at.number_input(key="lockui_iterations").set_value(60).run()
+    at.text_input(key="lockui_iterations").set_value("60").run()
     runs = []
     for source in ("the current solve (warm)", "scratch"):
         at.radio(key="lockui_from").set_value(source).run()
@@ -239,3 +239,22 @@ def test_picking_offers_only_what_the_node_holds_in_words() -> None:
     grid = [label for row in GRID_LABELS for label in row]
     assert options == [*held, *(grid[c] for c in range(169) if c in cells)]
     assert 0 < len(held) < len(MADE) + len(DRAWS) and len(cells) < 169
+
+
+def test_the_resolve_target_is_in_the_solve_pages_unit_and_checked() -> None:
+    """Hold'em: the re-solve's target reads in % of the pot as on the Solve page (it read in
+    chips); a bad value is named under its field and Re-solve waits."""
+    game, _, at = _explore()
+    _mix(at, 0, ["100", *["0"] * (len(game.action_labels(0)) - 1)])
+    at.button(key="lockui_add").click().run()
+    field = at.text_input(key="lockui_target")
+    assert field.label == "Target (% pot, 0 = none)"
+    field.set_value("-1").run()
+    assert any(e.value.startswith("Target (% pot, 0 = none): must be from 0") for e in at.error)
+    assert at.button(key="lockui_resolve").disabled
+    at.text_input(key="lockui_target").set_value("0.5").run()
+    at.button(key="lockui_resolve").click().run()
+    run = at.session_state[state.LOCK_RUN]
+    assert run.job.target == pytest.approx(0.5 * game.starting_pot / 100)
+    run.job.stop()
+    run.job.join(30)

@@ -351,16 +351,16 @@ def _list(game: Game, locks: dict[str, Any], solved: Solved) -> None:
     default_target = job.target if job is not None and job.target else None
     if default_target is None and solved.history:
         default_target = solved.history[-1].exploitability
+    unit, per_chip = _target_unit(game)
     if state.get(K + "target") is None:
-        state.put(K + "target", float(default_target or 0.0))
+        state.put(K + "target", f"{float(default_target or 0.0) * per_chip:.3g}")
     if state.get(K + "iterations") is None:
         state.put(K + "iterations", int(job.max_iterations) if job is not None else 100_000)
     c = st.columns([2, 1.2, 1, 1.2])
     c[0].radio("Start from", [WARM, FRESH], key=K + "from", horizontal=True)
-    c[1].number_input(
-        "Target exploitability (chips, 0 = none)", min_value=0.0, format="%g", key=K + "target"
-    )
-    c[2].number_input("Max iterations", min_value=1, step=1000, key=K + "iterations")
+    # the Solve page's unit (% pot on hold'em, chips on the toy games), checked as typed
+    bad = bool(number_field(_target_field(unit), K + "target", container=c[1])[1])
+    bad |= bool(number_field(ITERATIONS_FIELD, K + "iterations", container=c[2])[1])
     running = job is not None and job.alive
     c[3].button(
         "Re-solve with locks",
@@ -369,8 +369,23 @@ def _list(game: Game, locks: dict[str, Any], solved: Solved) -> None:
         on_click=_resolve,
         help="stops the current solve and runs the locked game in the background",
         width="stretch",
+        disabled=bad,
     )
     c[3].button("Clear all locks", key=K + "clear", on_click=_clear, args=(game,), disabled=running)
+
+
+ITERATIONS_FIELD = Number("Max iterations", 1, 10_000_000, whole=True)
+
+
+def _target_unit(game: Game) -> tuple[str, float]:
+    """The re-solve target's unit as the Solve page uses it, and its units per chip."""
+    if game.is_holdem:
+        return "% pot", 100.0 / game.starting_pot
+    return "chips", 1.0
+
+
+def _target_field(unit: str) -> Number:
+    return Number(f"Target ({unit}, 0 = none)", 0.0, 100.0 if unit == "% pot" else 1e9)
 
 
 def _adopt(job: SolveJob, source: dict, spec: Any) -> None:
@@ -406,15 +421,20 @@ def _resolve() -> None:
     current.flags.writeable = False
     history = job.progress.history if job is not None else solved.history
     warm = state.get(K + "from", WARM) == WARM
+    unit, per_chip = _target_unit(game)
+    target, bad_target = read(_target_field(unit), K + "target")
+    iterations, bad_iterations = read(ITERATIONS_FIELD, K + "iterations")
+    if bad_target or bad_iterations or target is None or iterations is None:
+        state.put(state.LOCK_ERROR, f"Cannot re-solve: {bad_target or bad_iterations}")
+        return
     try:
         engine = relock(old, locks, warm=warm, average=current)
-        target = float(state.get(K + "target") or 0.0)
         new = SolveJob(
             engine.game,
             engine.rule,
             engine=engine,
-            target=target if target > 0 else None,
-            max_iterations=int(state.get(K + "iterations") or 100_000),
+            target=target / per_chip if target > 0 else None,
+            max_iterations=int(iterations),
             watch=_watch(game),
         )
     except (LockError, ValueError, MemoryError) as exc:
