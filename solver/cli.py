@@ -19,6 +19,13 @@ given → ``{"iteration", "cpu_s"}`` of the first check at or below it, or null)
 ``{"winners": {target: {"cpu_s": fastest entry or null, "iterations": [entries tied at the
 fewest iterations]}}}``.
 
+Sizes the tree builder plays at another amount than asked (raised to the minimum bet or
+raise, forced or capped all-in, merged) are said: ``tree`` and ``solve`` print one ``note:``
+line each on stderr; with ``--json``, ``tree``'s record and ``solve``'s final line carry
+``size_notes`` (a list of objects: ``street``, ``player``, ``kind``, ``size``, ``chips``,
+``amount``, ``became``, ``reason``, ``nodes``, ``text``; empty when every size is played as
+asked). The big blind of a custom spot is 10 chips unless ``--big-blind`` says otherwise.
+
 Every ``--json`` line is strict JSON: no NaN or infinity (null instead; an infinite rule
 parameter is the text ``"inf"`` or ``"-inf"``).
 
@@ -53,6 +60,7 @@ from solver.games import GAMES, Game, make_game
 from solver.games.holdem import (
     HoldemSpec,
     SpecError,
+    betting_tree,
     build_holdem,
     estimate,
     over_memory,
@@ -75,6 +83,7 @@ from solver.race import (
     winner_lines,
     winners,
 )
+from solver.tree.betting import SizeNote, SizeNotes
 from solver.warmup import GROUPS as WARMUP_GROUPS
 
 EXIT_USAGE = 2
@@ -154,7 +163,10 @@ def _add_game_args(p: argparse.ArgumentParser) -> None:
     g.add_argument("--add-allin", help="add-all-in threshold (stack ≤ X × pot; 0 = off)")
     g.add_argument("--force-allin", help="force-all-in threshold (SPR after call; 0 = off)")
     g.add_argument("--merging", help="merging threshold (× pot; 0 = off)")
-    g.add_argument("--big-blind", help="big blind in chips, for mbb/hand (default 100)")
+    g.add_argument(
+        "--big-blind",
+        help="big blind in chips: the smallest bet, and the unit of mbb/hand (default 10)",
+    )
     g.add_argument(
         "--max-memory-mb",
         help="refuse trees needing more (default 4096; also bounds the tree's nodes, see "
@@ -475,9 +487,10 @@ def _cmd_tree(args: argparse.Namespace) -> None:
         except PresetError as exc:
             raise UsageError(f"--preset: {exc}") from None
     if args.board is not None or holdem_spec is not None:
+        collected = SizeNotes()
         try:
             setup = validate(holdem_spec if holdem_spec is not None else _spot_spec(args))
-            est = estimate(setup)
+            est = estimate(setup, betting_tree(setup, collected))
         except SpecError as exc:
             raise UsageError(_spec_error(exc, from_flags=holdem_spec is None)) from None
         refusal = over_memory(est, setup.spec.max_memory_mb)  # refused, as a solve is
@@ -494,8 +507,11 @@ def _cmd_tree(args: argparse.Namespace) -> None:
             "memory_bytes": est.memory_bytes,
             "memory_mb": round(est.memory_mb, 3),
         }
+        notes: list[SizeNote] = collected.notes()
+        info["size_notes"] = [n.as_dict() for n in notes]
     else:
         game = _game_from_args(args)
+        notes = []
         info = {
             "nodes": game.num_nodes,
             "decision_nodes": len(game.decision_nodes()),
@@ -511,7 +527,24 @@ def _cmd_tree(args: argparse.Namespace) -> None:
         print(_json_line(info))
     else:
         for key, value in info.items():
-            print(f"{key:16s} {value}")
+            if key != "size_notes":
+                print(f"{key:16s} {value}")
+        _print_notes(notes, from_flags=holdem_spec is None)
+
+
+def _print_notes(notes: Sequence[SizeNote], from_flags: bool) -> None:
+    """One ``note:`` line per size played at another amount than asked, on stderr (the
+    report on stdout stays as it was)."""
+    hint = "--big-blind sets it" if from_flags else "the preset's big_blind sets it"
+    for note in notes:
+        extra = f"; {hint}" if note.big_blind else ""
+        print(f"note: {note.text()}{extra}", file=sys.stderr)
+
+
+def _game_notes(game: Game) -> list[SizeNote]:
+    """The size notes of a built hold'em spot (none for toy games)."""
+    notes = game.meta.get("size_notes") if game.is_holdem else None
+    return list(notes) if isinstance(notes, list) else []
 
 
 def _cmd_solve(args: argparse.Namespace) -> None:
@@ -558,6 +591,9 @@ def _cmd_solve(args: argparse.Namespace) -> None:
     if game is None:
         game = _game_from_args(args)
     target = _target(args.target, game)
+    notes = _game_notes(game)
+    if not args.json:  # said before the solve starts; --json carries them in the final line
+        _print_notes(notes, from_flags=args.board is not None)
 
     def report(cp: Checkpoint) -> None:
         if args.json:
@@ -605,6 +641,7 @@ def _cmd_solve(args: argparse.Namespace) -> None:
         **result.history[-1].as_dict(game),
         "ev": [ev[0], ev[1]],
         "stopped_by": result.stopped_by,
+        **({"size_notes": [n.as_dict() for n in notes]} if game.is_holdem else {}),
     }
     if args.json:
         print(_json_line(final), flush=True)

@@ -87,11 +87,12 @@ def full_game(name: str) -> Game:
 
 def small_turn(oop_range: str, ip_range: str) -> Game:
     """A small hold'em turn spot with the given ranges: board Td9d6hQc, pot 100, stack 200,
-    bets 50 % and all-in, raises all-in (one chance level: the river deal)."""
+    bets 50 % and all-in, raises all-in (one chance level: the river deal); big blind 100, the
+    old default its lines were written with, so the 50 % bet is played as 100 (``b:100``)."""
     from solver.games.holdem import HoldemSpec, build_holdem
 
     spec = HoldemSpec(board="Td9d6hQc", pot=100, stack=200, oop_range=oop_range,
-                      ip_range=ip_range, bets="50%, a", raises="a")  # fmt: skip
+                      ip_range=ip_range, bets="50%, a", raises="a", big_blind=100)  # fmt: skip
     return build_holdem(spec)
 
 

@@ -275,7 +275,7 @@ def test_holdem_spot_json_lines_units_and_targets() -> None:
     assert [x["iteration"] for x in lines[:-1]] == [0, 20, 40]
     for x in lines:
         assert x["exploitability_pct_pot"] == pytest.approx(100 * x["exploitability"] / 200)
-        assert x["exploitability_mbb"] == pytest.approx(1000 * x["exploitability"] / 100)
+        assert x["exploitability_mbb"] == pytest.approx(1000 * x["exploitability"] / 10)  # bb 10
     final = lines[-1]
     assert final["final"] is True and final["iteration"] == 40
     assert final["algorithm"] == "dcfr-tuned"  # the hold'em default when none is named

@@ -18,7 +18,7 @@ from app.components.fields import PERSIST, number_field
 from app.components.figures import range_paint_figure
 from solver import calibration
 from solver.cards import RANKS, SUITS, card_str, parse_cards
-from solver.games.holdem import Estimate, HoldemSpec
+from solver.games.holdem import Estimate, HoldemSpec, SpecError, size_notes, validate
 from solver.games.spec import DEFAULT_MAX_MEMORY_MB
 from solver.presets import PresetError, parse_preset_bytes
 from solver.ranges import (
@@ -90,6 +90,30 @@ def ensure_form() -> None:
 @functools.lru_cache(maxsize=64)
 def _check_cached(spec_json: str) -> S.Checked:
     return S.check(HoldemSpec(**json.loads(spec_json)))
+
+
+@functools.lru_cache(maxsize=64)
+def _notes_cached(spec_json: str) -> tuple[str, ...]:
+    """Each size the spot plays at another amount than asked, as a line (the card-free tree
+    only: cheap); none for a spec that does not validate (its errors show instead)."""
+    try:
+        notes = size_notes(validate(HoldemSpec(**json.loads(spec_json))))
+    except SpecError:
+        return ()
+    return tuple(n.text() + ("; the Big blind field sets it" if n.big_blind else "") for n in notes)
+
+
+def _size_notes(req: Request) -> None:
+    """Under the sizes: which size is played as what (minimum bet or raise, all-in, merged)."""
+    if req.spec is None or req.errors:
+        return
+    lines = _notes_cached(json.dumps(asdict(req.spec), sort_keys=True))
+    if lines:
+        st.info(
+            "Sizes played at another amount than typed:\n\n"
+            + "\n".join(f"- {line}" for line in lines),
+            icon=":material/info:",
+        )
 
 
 def current_request() -> Request:
@@ -236,6 +260,7 @@ def _holdem_form(req: Request) -> None:
         _number(col, key)
     _field_error(errors, "raise_cap", "add_allin_threshold", "force_allin_threshold")
     _field_error(errors, "merging_threshold", "tree")
+    _size_notes(req)
     st.subheader("Ranges")
     c2 = st.columns(2)
     for col, who, key in ((c2[0], "OOP", state.OOP_RANGE), (c2[1], "IP", state.IP_RANGE)):
@@ -283,7 +308,7 @@ def calibration_help(cost: calibration.Cost) -> str:
 
 
 NUMBER_HELP = {
-    "big_blind": "for mbb/hand; Libratus presets 100",
+    "big_blind": "the smallest bet, and the unit of mbb/hand; srp presets 10, Libratus 100",
     "max_memory": "bigger trees are refused before anything is allocated (the estimate below)",
     "raise_cap": "raises per street after the first bet",
     "add_allin": "offer all-in when the stack is at most this many pots; 0 = off",

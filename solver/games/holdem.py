@@ -33,7 +33,7 @@ from solver.games.model import (
 from solver.games.spec import HoldemSetup, HoldemSpec, SpecError, validate
 from solver.handeval import rank7, rank_boards
 from solver.jit import kernel
-from solver.tree.betting import ActionNode, TreeTooLarge, build_betting_tree
+from solver.tree.betting import ActionNode, SizeNote, SizeNotes, TreeTooLarge, build_betting_tree
 
 __all__ = [  # the spec lives in solver.games.spec; it is imported from here everywhere
     "Estimate",
@@ -152,13 +152,22 @@ def node_limit(max_memory_mb: float) -> int:
     return max(MIN_NODE_LIMIT, int(max_memory_mb * 2**20 / BUILD_BYTES_PER_NODE))
 
 
-def betting_tree(setup: HoldemSetup) -> ActionNode:
+def betting_tree(setup: HoldemSetup, notes: SizeNotes | None = None) -> ActionNode:
     """The card-free tree of ``setup``; :class:`SpecError` (field ``tree``) when it passes
-    :data:`~solver.tree.betting.MAX_BETTING_NODES` nodes while being built."""
+    :data:`~solver.tree.betting.MAX_BETTING_NODES` nodes while being built. ``notes``, when
+    given, collects the sizes played at another amount than asked."""
     try:
-        return build_betting_tree(setup.config)
+        return build_betting_tree(setup.config, notes=notes)
     except TreeTooLarge as exc:
         raise SpecError("tree", str(exc)) from None
+
+
+def size_notes(setup: HoldemSetup) -> list[SizeNote]:
+    """The sizes of ``setup`` played at another amount than asked — raised to the minimum,
+    forced or capped all-in, merged — from the card-free tree only (cheap: no cards)."""
+    notes = SizeNotes()
+    betting_tree(setup, notes)
+    return notes.notes()
 
 
 def estimate(setup: HoldemSetup, tree: ActionNode | None = None, arrays: int = 2) -> Estimate:
@@ -292,7 +301,8 @@ def over_memory(est: Estimate, allowed_mb: float) -> str:
 def build_holdem(spec: HoldemSpec | HoldemSetup) -> Game:
     """Validate (if needed), check the memory budget, and build the game."""
     setup = spec if isinstance(spec, HoldemSetup) else validate(spec)
-    tree = betting_tree(setup)
+    notes = SizeNotes()
+    tree = betting_tree(setup, notes)
     est = estimate(setup, tree)
     refusal = over_memory(est, setup.spec.max_memory_mb)
     if refusal:
@@ -372,6 +382,7 @@ def build_holdem(spec: HoldemSpec | HoldemSetup) -> Game:
             "big_blind": setup.config.big_blind,
             "combos": hand_ids,
             "max_memory_mb": float(setup.spec.max_memory_mb),
+            "size_notes": notes.notes(),  # sizes played at another amount than asked
         },
         full_builder=lambda: build_holdem(replace(setup.spec, isomorphism=False)),
     )

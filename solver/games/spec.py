@@ -36,8 +36,10 @@ PLAYERS = ("oop", "ip")
 KINDS = ("bets", "raises", "donks")
 MAX_CHIPS = 1_000_000_000
 """Largest pot, stack or big blind (chips): amounts stay exact whole numbers in float64."""
-MAX_STACK_BB = 100_000
-"""Largest stack in big blinds (the smallest bet is one big blind)."""
+MAX_STACK_BB = 1_000_000
+"""Largest stack in big blinds (the smallest bet is one big blind). 1,000,000 since the default
+big blind became 10 chips (it was 100,000 with a default of 100): every stack valid at the old
+default stays valid."""
 MAX_RAISE_CAP = 50
 """Most raises per street a spec may allow (the Libratus spots use 20)."""
 MAX_RANGE_TEXT = 100_000
@@ -72,7 +74,7 @@ class HoldemSpec:
     raises: str = "100%, a"
     donks: str | None = None
     sizes: dict[str, dict[str, dict[str, str]]] = field(default_factory=dict)
-    big_blind: float = 100.0
+    big_blind: float = 10.0  # chips: the smallest bet; the srp presets use 10
     raise_cap: int = 3
     add_allin_threshold: float = 0.0
     force_allin_threshold: float = 0.0

@@ -10,7 +10,8 @@ Rules of the betting (heads-up no-limit, equal effective stacks):
   call or raise. A street ends on check-check or a call; a fold ends the hand.
 * ``raise_cap``: raises allowed per street after the first bet (all-in always counts).
 * A raise is at least the last bet or raise increment (no-limit min-raise); a bet at least one
-  big blind; amounts are whole chips; at or above the stack a size is all-in.
+  big blind (default 10 chips, as the srp presets); amounts are whole chips; at or above the
+  stack a size is all-in.
 * Donk sizes: OOP's first bet on the turn or river when IP made the last bet or raise on the
   previous street. ``None`` uses OOP's bet sizes; an empty tuple means OOP checks there.
 * ``add_allin_threshold`` A > 0: offer all-in as well whenever the stack behind is at most
@@ -19,6 +20,10 @@ Rules of the betting (heads-up no-limit, equal effective stacks):
   most F after a call becomes all-in.
 * ``merging_threshold`` M > 0: of two sizes whose amounts differ by at most M × the pot (after
   calling), keep the larger.
+* Every size played at another amount than the one asked for (raised to the minimum, forced
+  or capped all-in, merged into a larger size; rounding to whole chips aside) can be recorded
+  as a :class:`SizeNote` (``build_betting_tree(..., notes=SizeNotes())``, :func:`size_notes`),
+  so that a size typed is a size played, or the user is told.
 * When a player is all-in and called, the remaining cards are dealt with no more betting:
   by default one RUNOUT terminal whose values come from precomputed runout equities
   (``collapse_runouts=False`` builds the chance nodes and showdowns instead).
@@ -32,7 +37,7 @@ most 3 streets × (raise cap + 3) actions, which the spec's limits keep small
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from solver.games.model import CHANCE, DECISION, FIXED, RUNOUT, SHOWDOWN
 from solver.tree.sizes import Size, bet_amount, raise_to
@@ -57,11 +62,13 @@ class TreeTooLarge(ValueError):
 
 
 class _Budget:
-    """Counts nodes made; raises :class:`TreeTooLarge` past ``limit``."""
+    """Counts nodes made; raises :class:`TreeTooLarge` past ``limit``. Carries the
+    :class:`SizeNotes` being collected (None: not collected)."""
 
-    def __init__(self, limit: int) -> None:
+    def __init__(self, limit: int, notes: SizeNotes | None = None) -> None:
         self.limit = limit
         self.count = 0
+        self.notes = notes
 
     def take(self, n: int = 1) -> None:
         self.count += n
@@ -86,12 +93,83 @@ class BettingConfig:
     pot: int  # chips in the pot at the start (each player put in half)
     stack: int  # effective stack behind at the start (chips)
     sizes: tuple[tuple[PlayerSizes, PlayerSizes], ...]  # indexed by street (0..2)
-    big_blind: float = 100.0
+    big_blind: float = 10.0  # chips; the smallest bet (the srp presets use 10)
     raise_cap: int = 3
     add_allin_threshold: float = 0.0
     force_allin_threshold: float = 0.0
     merging_threshold: float = 0.0
     collapse_runouts: bool = True  # an all-in before the river is one RUNOUT terminal
+
+
+NOTE_REASONS = ("minimum", "force_allin", "stack", "merged")
+"""Why a size is played at another amount: raised to the minimum bet or raise, forced all-in
+by the force-all-in threshold, capped at all-in by the stack, merged into a larger size."""
+
+
+@dataclass(frozen=True)
+class SizeNote:
+    """A requested size the builder played at another amount, at ``nodes`` decision nodes
+    (the amounts are those of the first such node).
+
+    ``street`` flop/turn/river; ``player`` OOP/IP; ``kind`` bet/raise/donk; ``size`` as
+    typed in the solver syntax (``33%``); ``chips`` what it would have been (chips bet, or
+    the street commitment raised to), rounded; ``amount`` what is played (same units);
+    ``became`` says what and why, e.g. ``100 chips (the minimum bet: one big blind)``;
+    ``reason`` one of :data:`NOTE_REASONS`; ``big_blind`` whether the minimum was the big
+    blind (so a smaller big blind would play the size as asked)."""
+
+    street: str
+    player: str
+    kind: str
+    size: str
+    chips: int
+    amount: int
+    became: str
+    reason: str
+    nodes: int = 1
+    big_blind: bool = False
+
+    def text(self) -> str:
+        """One line for people: which size became what, and why."""
+        asked = f"to {self.chips} chips" if self.kind == "raise" else f"{self.chips} chips"
+        where = f" (at {self.nodes:,} nodes)" if self.nodes > 1 else ""
+        head = f"{self.street} {self.player} {self.kind} {self.size} ({asked})"
+        return f"{head} is played as {self.became}{where}"
+
+    def as_dict(self) -> dict[str, object]:
+        """The note as a JSON-ready record, with its ``text``."""
+        return {
+            "street": self.street, "player": self.player, "kind": self.kind,
+            "size": self.size, "chips": self.chips, "amount": self.amount,
+            "became": self.became, "reason": self.reason, "nodes": self.nodes,
+            "text": self.text(),
+        }  # fmt: skip
+
+
+class SizeNotes:
+    """Collects :class:`SizeNote` while a tree is built, one per (street, player, kind, size,
+    reason), counting the nodes."""
+
+    def __init__(self) -> None:
+        self._seen: dict[tuple[int, int, str, str, str], SizeNote] = {}
+
+    def add(self, street: int, note: SizeNote) -> None:
+        key = (street, 0 if note.player == "OOP" else 1, note.kind, note.size, note.reason)
+        first = self._seen.get(key)
+        self._seen[key] = note if first is None else replace(first, nodes=first.nodes + 1)
+
+    def notes(self) -> list[SizeNote]:
+        """The notes by street, then player (the order of the first node otherwise)."""
+        order = sorted(enumerate(self._seen.items()), key=lambda e: (e[1][0][:2], e[0]))
+        return [note for _, (_, note) in order]
+
+
+def size_notes(cfg: BettingConfig, max_nodes: int = MAX_BETTING_NODES) -> list[SizeNote]:
+    """The sizes of ``cfg`` played at another amount than asked (builds the card-free tree,
+    which is small; :class:`TreeTooLarge` past ``max_nodes``)."""
+    notes = SizeNotes()
+    build_betting_tree(cfg, max_nodes, notes)
+    return notes.notes()
 
 
 @dataclass
@@ -122,16 +200,19 @@ class _State:
     first_action: bool  # nobody has acted yet this street
 
 
-def build_betting_tree(cfg: BettingConfig, max_nodes: int = MAX_BETTING_NODES) -> ActionNode:
+def build_betting_tree(
+    cfg: BettingConfig, max_nodes: int = MAX_BETTING_NODES, notes: SizeNotes | None = None
+) -> ActionNode:
     """The whole card-free tree of the subgame; :class:`TreeTooLarge` once it passes
-    ``max_nodes`` nodes."""
+    ``max_nodes`` nodes. ``notes``, when given, collects the sizes played at another amount
+    than asked (:class:`SizeNote`)."""
     if cfg.pot <= 0:
         raise ValueError("pot must be positive")
     if cfg.stack <= 0:
         raise ValueError("stack must be positive")
     half = cfg.pot / 2.0
     root_state = _State(cfg.start_street, half, [0.0, 0.0], OOP, 0, 0.0, -1, -1, True)
-    return _decision(cfg, root_state, _Budget(max_nodes))
+    return _decision(cfg, root_state, _Budget(max_nodes, notes))
 
 
 def _committed(st: _State) -> tuple[float, float]:
@@ -169,8 +250,11 @@ def _street_end(cfg: BettingConfig, st: _State, bets: list[float], budget: _Budg
     return node
 
 
-def _amounts(cfg: BettingConfig, st: _State, facing: bool) -> list[float]:
-    """Street commitments (``to`` amounts) of the bets or raises the actor may make."""
+def _amounts(
+    cfg: BettingConfig, st: _State, facing: bool, notes: SizeNotes | None = None
+) -> list[float]:
+    """Street commitments (``to`` amounts) of the bets or raises the actor may make; sizes
+    played at another amount than asked go to ``notes`` when given."""
     p = st.actor
     other = 1 - p
     ps = cfg.sizes[st.street][p]
@@ -189,6 +273,7 @@ def _amounts(cfg: BettingConfig, st: _State, facing: bool) -> list[float]:
         pot_ref = pot + (st.bets[other] - own)
         raw = [raise_to(s, pot, st.bets[other], own, allin_to) for s in sizes]
         min_to = st.bets[other] + max(st.last_inc, cfg.big_blind)
+        kind = "raise"
     else:
         donk = (
             p == OOP
@@ -201,16 +286,21 @@ def _amounts(cfg: BettingConfig, st: _State, facing: bool) -> list[float]:
         pot_ref = pot
         raw = [own + bet_amount(s, pot, rem) for s in sizes]
         min_to = own + cfg.big_blind
+        kind = "donk" if donk else "bet"
     out: list[float] = []
-    for amount in raw:
-        amount = float(round(amount))
-        amount = max(amount, min_to)
+    made: list[tuple[Size, float, float, bool]] = []  # size, asked, played, forced all-in
+    for size, amount in zip(sizes, raw, strict=True):
+        asked = float(round(amount))
+        amount = max(asked, min_to)
+        forced = False
         if cfg.force_allin_threshold > 0:
             stack_after = allin_to - amount
             pot_after = pot + (amount - own) + (amount - st.bets[other])
             if stack_after / pot_after <= cfg.force_allin_threshold:
                 amount = allin_to
+                forced = True
         out.append(min(amount, allin_to))
+        made.append((size, asked, out[-1], forced))
     if cfg.add_allin_threshold > 0 and rem <= cfg.add_allin_threshold * pot_ref:
         out.append(allin_to)
     out = sorted(set(out))
@@ -220,7 +310,74 @@ def _amounts(cfg: BettingConfig, st: _State, facing: bool) -> list[float]:
             if kept[-1] - amount > cfg.merging_threshold * pot_ref:
                 kept.append(amount)
         out = sorted(kept)
+    if notes is not None:
+        _note(cfg, st, kind, made, out, min_to - st.bets[other] if facing else 0.0, notes)
     return out
+
+
+def _note(
+    cfg: BettingConfig,
+    st: _State,
+    kind: str,
+    made: list[tuple[Size, float, float, bool]],
+    out: list[float],
+    min_inc: float,
+    notes: SizeNotes,
+) -> None:
+    """Record each size of ``made`` whose played amount differs from the one asked (chips
+    as in the action labels: a bet's chips, a raise's street commitment)."""
+    p = st.actor
+    own = st.bets[p]
+    allin_to = own + _remaining(cfg, st, p)
+    raise_ = kind == "raise"
+    unit = "a raise to " if raise_ else ""
+    for size, asked, played, forced in made:
+        by_bb = False
+        if played not in out:  # dropped by the merging threshold: the next kept size is played
+            into = min(a for a in out if a > played)
+            played = into
+            reason = "merged"
+            became = (
+                f"{unit}{int(played - (0 if raise_ else own))} chips (merged into the larger "
+                f"size: merging threshold {cfg.merging_threshold:g})"
+            )
+        elif size.kind == "allin" or played == asked:
+            continue
+        elif played == allin_to:
+            reason = "force_allin" if forced and asked < allin_to else "stack"
+            why = (
+                f"force-all-in threshold {cfg.force_allin_threshold:g}"
+                if reason == "force_allin"
+                else "the stack"
+            )
+            became = f"all-in ({int(played - (0 if raise_ else own))} chips: {why})"
+        else:
+            reason = "minimum"
+            if raise_:
+                by_bb = cfg.big_blind >= st.last_inc
+                floor = "one big blind" if by_bb else "the last bet or raise increment"
+                became = (
+                    f"a raise to {int(played)} chips (the minimum raise: {floor}, "
+                    f"{min_inc:g} chips)"
+                )
+            else:
+                by_bb = True  # a bet's minimum is always the big blind
+                became = (
+                    f"{int(played - own)} chips (the minimum bet: one big blind, "
+                    f"{cfg.big_blind:g} chips)"
+                )
+        note = SizeNote(
+            street=STREETS[st.street],
+            player="OOP" if p == OOP else "IP",
+            kind=kind,
+            size=str(size),
+            chips=int(asked - (0 if raise_ else own)),
+            amount=int(played - (0 if raise_ else own)),
+            became=became,
+            reason=reason,
+            big_blind=by_bb,
+        )
+        notes.add(st.street, note)
 
 
 def _decision(cfg: BettingConfig, st: _State, budget: _Budget) -> ActionNode:
@@ -249,7 +406,7 @@ def _decision(cfg: BettingConfig, st: _State, budget: _Budget) -> ActionNode:
             check = _street_end(cfg, st, list(st.bets), budget)
         check.label = "k"
         node.children.append(check)
-    for to in _amounts(cfg, st, facing):
+    for to in _amounts(cfg, st, facing, budget.notes):
         bets = list(st.bets)
         inc = to - st.bets[other] if facing else to - st.bets[p]
         bets[p] = to
