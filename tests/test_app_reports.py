@@ -58,7 +58,9 @@ def test_batch_runs_and_the_report_fills(tmp_path: Path) -> None:
     at = _page(tmp_path, **{R.FLOPS: "list", R.FLOP_LIST: "AhKd7c, Ks9s5s, 8s8h5d",
                             R.TARGET: 2.0, R.ITERATIONS: 200,
                             R.DB_PATH: "coach/monday/r.db"})  # a folder made for it  # fmt: skip
-    assert "Start a batch" in at.info[0].value
+    assert "Start a batch" in at.info[-1].value
+    # what it will cost, said before Start
+    assert any(i.value.startswith("**Before you start:** 3 flops; the biggest") for i in at.info)
     at.button(key="reports_start").click().run()
     assert not at.exception and not at.error
     job = at.session_state[R.JOB]

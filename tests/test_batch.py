@@ -321,3 +321,21 @@ def test_reports_open_in_explore_refuses_a_crafted_path(
     reports._explore(db, {"Td9d6h": str(outside)})
     assert "Cannot open Td9d6h's solve: solve_file:" in str(store[reports.ERROR])
     assert state.LOADED not in store
+
+
+def test_a_batch_says_what_it_costs_before_it_starts() -> None:
+    """batch_cost: the biggest flop's solve (the most memory of any flop's tree, counted
+    flop by flop here), its time per iteration from the machine's cost per hand-cell, and
+    the whole batch at its iteration cap with two workers at once."""
+    from solver import calibration
+    from solver.batch.spec import batch_cost
+    from solver.games.holdem import estimate, validate
+
+    spec = tiny_spec(max_iterations=300)
+    cost = batch_cost(spec, workers=2)
+    ests = {f.text: estimate(validate(spec.spot(f))) for f in spec.flop_set()}
+    assert cost.flops == 3 and cost.memory_mb == max(e.memory_mb for e in ests.values())
+    per = calibration.load().seconds(calibration.cells_of_estimate(ests[cost.biggest]))
+    assert cost.seconds_per_iteration == pytest.approx(per)
+    assert cost.max_seconds == pytest.approx(2 * 300 * per)  # 3 flops, 2 at a time
+    assert cost.memory_mb_at_once == pytest.approx(2 * cost.memory_mb)

@@ -42,7 +42,7 @@ from solver.batch.report import (
     table_rows,
     to_csv,
 )
-from solver.batch.spec import BatchError, BatchSpec, check
+from solver.batch.spec import BatchError, BatchSpec, batch_cost, check
 from solver.batch.store import BatchStore, FlopRow, read_solve_file
 from solver.export import ExportError, load_solve
 from solver.flops import CONNECTS, HIGH_CARDS, PAIRINGS, SUBSET_SIZES, SUIT_CLASSES
@@ -52,6 +52,7 @@ JOB = P + "job"  # the session's BatchJob (or None)
 DB = P + "db"  # path of the database the report shows (str)
 ERROR = P + "error"  # why the last start or open failed
 ERROR_INPUTS = P + "error_inputs"  # the inputs it was about (_inputs)
+COST = P + "cost"  # ((spec fingerprint, threads, workers), BatchCost) last shown
 LAST_STATE = P + "last_state"
 FLOPS = P + "flops"
 FLOP_LIST = P + "flop_list"
@@ -210,6 +211,51 @@ def _setup(job: BatchJob | None, working: bool) -> None:
     b[1].button(
         "Stop", key="reports_stop", disabled=not working, on_click=_stop, width="stretch"
     )  # fmt: skip
+    if not (errors or any(bad) or working):
+        _cost(tpl, req.label)
+
+
+def _cost(template: Any, label: str) -> None:
+    """What the batch set up here will cost, before Start: the biggest flop's solve (memory,
+    time per iteration) and the most the batch can take (cached per spec and workers)."""
+    try:
+        spec = spec_from_widgets(template, label)
+        workers = int(number(WORKERS)) if not str(state.get(SCHEDULER) or "").strip() else 1
+        key = (spec.fingerprint(), spec.threads, workers)
+        held = state.get(COST)
+        if held is None or held[0] != key:
+            check(spec)
+            held = (key, batch_cost(spec, workers))
+            state.put(COST, held)
+    except BatchError:
+        return  # Start names it
+    c = held[1]
+    local = not str(state.get(SCHEDULER) or "").strip()
+    text = (
+        f"**Before you start:** {c.flops:,} flop{'s' if c.flops != 1 else ''}; the biggest "
+        f"({c.biggest}) holds {c.memory_mb:,.0f} MB while it solves and takes about "
+        f"{_duration(c.seconds_per_iteration)} an iteration here"
+    )
+    if local:
+        text += (
+            f"; {c.workers} at once hold up to {c.memory_mb_at_once:,.0f} MB, and every flop "
+            f"to the iteration cap would take up to {_duration(c.max_seconds)} (a target "
+            "usually stops them sooner)."
+        )
+    else:
+        text += " (on this machine's cores; the cluster's may differ)."
+    st.info(text, icon=":material/schedule:")
+
+
+def _duration(seconds: float) -> str:
+    """``0.4 ms``, ``38 ms``, ``4.1 s``, ``2.5 min``, ``3.2 h``."""
+    if seconds < 1.0:
+        return f"{seconds * 1000:.2g} ms"
+    if seconds < 90:
+        return f"{seconds:.2g} s"
+    if seconds < 5400:
+        return f"{seconds / 60:.2g} min"
+    return f"{seconds / 3600:.2g} h"
 
 
 ALGORITHM_NAMES = [n for n, info in ALGORITHMS.items() if not info.sampling]

@@ -294,3 +294,43 @@ def by_size(spec: BatchSpec, flops: Sequence[Flop]) -> list[Flop]:
         return suits[flop.suits], pairing[flop.pairing], live
 
     return sorted(flops, key=key, reverse=True)
+
+
+@dataclass(frozen=True)
+class BatchCost:
+    """What a batch will cost, said before it starts: its flops, the biggest one's solve
+    (memory in MB, seconds per iteration on this machine), and the most the whole batch can
+    take at its iteration cap with ``workers`` solving at once (a target usually stops each
+    flop sooner)."""
+
+    flops: int
+    biggest: str
+    memory_mb: float  # one solve of the biggest flop
+    seconds_per_iteration: float  # the biggest flop's, one solve, its threads
+    workers: int
+    max_seconds: float  # every flop to the iteration cap, ``workers`` at once
+
+    @property
+    def memory_mb_at_once(self) -> float:
+        return self.memory_mb * min(self.workers, self.flops)
+
+
+def batch_cost(spec: BatchSpec, workers: int) -> BatchCost:
+    """:class:`BatchCost` of a checked ``spec`` (:func:`check`) with ``workers`` solving at
+    once, from the biggest flop's tree (:func:`by_size`) and the machine's measured cost per
+    hand-cell (:mod:`solver.calibration`); every flop is counted as the biggest."""
+    from solver.calibration import cells_of_estimate, load
+
+    flops = spec.flop_set()
+    biggest = by_size(spec, flops)[0]
+    est = estimate(validate(spec.spot(biggest)))
+    per_iteration = load().seconds(cells_of_estimate(est), spec.threads)
+    rounds = -(-len(flops) // max(workers, 1))
+    return BatchCost(
+        flops=len(flops),
+        biggest=biggest.text,
+        memory_mb=est.memory_mb,
+        seconds_per_iteration=per_iteration,
+        workers=workers,
+        max_seconds=rounds * spec.max_iterations * per_iteration,
+    )
