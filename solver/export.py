@@ -15,6 +15,7 @@ import csv
 import io
 import json
 import math
+import time
 from dataclasses import asdict, dataclass, replace
 from typing import Any
 
@@ -143,6 +144,40 @@ def tree_rows(game: Game, sigma: Array, with_equity: bool = True) -> list[dict[s
         a = analyze(game, sigma, int(n), compat=compat, with_equity=with_equity)
         rows.extend(node_rows(a))
     return rows
+
+
+@dataclass(frozen=True)
+class TreeExportCost:
+    """What a whole-tree export will be, said before it is built: its rows (exact), its size
+    as CSV and as JSON (bytes, from a few nodes' rows) and the seconds to build it here
+    (from the time those nodes took)."""
+
+    rows: int
+    csv_bytes: float
+    json_bytes: float
+    seconds: float
+
+
+def tree_export_cost(game: Game, sigma: Array, sample: int = 3) -> TreeExportCost:
+    """:class:`TreeExportCost` of :func:`tree_rows` of ``game`` under ``sigma``: the rows
+    counted node by node (one per hand the actor can hold there), bytes and seconds
+    extrapolated from ``sample`` decision nodes spread over the tree."""
+    nodes = game.decision_nodes()
+    if nodes.size == 0:
+        return TreeExportCost(0, 0.0, 0.0, 0.0)
+    rows = sum(
+        int(np.count_nonzero(game.valid_hands(int(n), int(game.tree.player[n])))) for n in nodes
+    )
+    picks = sorted({int(nodes[i]) for i in np.linspace(0, nodes.size - 1, sample).astype(int)})
+    compat = compatible(game)
+    started = time.perf_counter()
+    got: list[dict[str, Any]] = []
+    for n in picks:
+        got.extend(node_rows(analyze(game, sigma, n, compat=compat, with_equity=True)))
+    per_node = (time.perf_counter() - started) / len(picks)
+    per_row_csv = len(rows_to_csv(got).encode()) / max(len(got), 1)
+    per_row_json = len(json.dumps(got, indent=1).encode()) / max(len(got), 1)
+    return TreeExportCost(rows, rows * per_row_csv, rows * per_row_json, per_node * nodes.size)
 
 
 def tree_csv(game: Game, sigma: Array) -> str:

@@ -195,3 +195,17 @@ def test_the_resume_note_shows_while_that_solve_runs_and_then_goes() -> None:
     job.join(10)
     solve.run()
     assert not any("had reached its target" in i.value for i in solve.info)
+
+
+def test_the_page_says_the_whole_tree_exports_size_first() -> None:
+    from app_helpers import finished_job
+
+    from solver.presets import load_preset
+
+    game = load_preset("srp-river").build()
+    job = finished_job(game, 10)
+    at = page("export", **{state.JOB: job})
+    at.run()
+    assert not at.exception
+    said = [c.value for c in at.caption if c.value.startswith("Whole tree: ")]
+    assert said and " rows (one per node and hand" in said[0] and " as CSV or " in said[0]

@@ -201,3 +201,22 @@ def test_a_dcfr_solve_saved_before_average_every_resumes_on_its_schedule() -> No
     loaded.iterate(6)
     e.iterate(6)
     np.testing.assert_array_equal(loaded.average_strategy(), e.average_strategy())
+
+
+def test_a_whole_tree_export_says_its_size_first() -> None:
+    """tree_export_cost: the rows exactly, and the CSV and JSON sizes from a few nodes'
+    rows near the real ones (the page shows them before the button builds the file)."""
+    from solver import solve
+    from solver.export import rows_to_csv, tree_export_cost, tree_rows
+    from solver.presets import load_preset
+
+    g = load_preset("srp-river").build()
+    sigma = solve(g, "dcfr-tuned", iterations=10).average_strategy()
+    cost = tree_export_cost(g, sigma)
+    rows = tree_rows(g, sigma)
+    assert cost.rows == len(rows)
+    csv_bytes = len(rows_to_csv(rows).encode())
+    json_bytes = len(json.dumps({"game": g.name, "nodes": rows}, indent=1).encode())
+    assert 0.7 < cost.csv_bytes / csv_bytes < 1.3
+    assert 0.7 < cost.json_bytes / json_bytes < 1.3
+    assert cost.seconds > 0

@@ -13,7 +13,7 @@ import streamlit as st
 
 from app import nav, state
 from app import spec as S
-from app.components.figures import curve_figure
+from app.components.figures import curve_figure, human_bytes
 from app.components.images import html_bytes, image_bytes, image_problem
 from app.components.views import grid_figure
 from app.runtime import RESTORED, start_solve
@@ -25,15 +25,19 @@ from solver.export import (
     MAX_TREE_EXPORT_NODES,
     ExportError,
     LoadedSolve,
+    TreeExportCost,
     load_solve,
     node_csv,
     node_json,
     save_solve,
     tree_csv,
+    tree_export_cost,
     tree_json,
 )
 from solver.games.model import DECISION
 from solver.jobs import CHECK_EVERY, PAUSED, SolveJob
+
+TREE_COST = "export_tree_cost"  # ((game, iteration), TreeExportCost) of the solve shown
 
 
 def _slug(text: str) -> str:
@@ -112,6 +116,13 @@ def render() -> None:
     )
     decisions = int(solved.game.decision_nodes().size)
     too_big = decisions > MAX_TREE_EXPORT_NODES
+    if not too_big:
+        cost = _tree_cost(solved)
+        st.caption(
+            f"Whole tree: {cost.rows:,} rows (one per node and hand, equities included), "
+            f"about {human_bytes(cost.csv_bytes)} as CSV or {human_bytes(cost.json_bytes)} as "
+            f"JSON, built when you press the button in about {_duration(cost.seconds)}."
+        )
     cols4[2].download_button(
         "Whole tree as CSV",
         disabled=too_big,
@@ -156,6 +167,22 @@ def _grid_bytes(solved: Solved, node: int, fmt: str) -> bytes:
         vector=True,
     )
     return _fig_bytes(fig, fmt) if fmt == "html" else image_bytes(fig, fmt, width=800, height=860)
+
+
+def _tree_cost(solved: Solved) -> TreeExportCost:
+    """The whole-tree export's size and time, measured once per solve and iteration."""
+    key = (id(solved.game), solved.iteration)
+    held = state.get(TREE_COST)
+    if held is None or held[0] != key:
+        held = (key, tree_export_cost(solved.game, solved.average))
+        state.put(TREE_COST, held)
+    return held[1]
+
+
+def _duration(seconds: float) -> str:
+    if seconds < 1.0:
+        return "under a second"
+    return f"{seconds:.2g} s" if seconds < 90 else f"{seconds / 60:.2g} min"
 
 
 def _tree(solved: Solved, fmt: str) -> str:
