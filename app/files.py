@@ -84,6 +84,13 @@ def relative_name(path: str | Path) -> str:
         return p.name
 
 
+def without_paths(text: str) -> str:
+    """``text`` (a message about a database) with the batch folder's absolute path left out:
+    names relative to it, as the pages show them."""
+    folder = str(batch_folder())
+    return text.replace(folder + "/", "").replace(folder, folder_label())
+
+
 def is_loopback(address: str | None) -> bool:
     """Whether a server bound to ``address`` answers this machine only. Streamlit binds to
     every interface when no address is set."""

@@ -154,6 +154,7 @@ def test_open_a_database_and_refuse_junk(tmp_path: Path) -> None:
     at.text_input(key=R.OPEN_PATH).set_value("junk.db").run()
     at.button(key="reports_open").click().run()
     assert "not a batch database" in at.error[0].value
+    assert str(tmp_path) not in at.error[0].value  # named as the page names it
     at.text_input(key=R.OPEN_PATH).set_value("old.db").run()
     at.button(key="reports_open").click().run()
     assert not at.exception and not at.error

@@ -102,8 +102,9 @@ def _inputs() -> tuple[object, ...]:
 
 
 def _fail(message: str | None) -> None:
-    """Show ``message`` (None: clear) under the page's inputs as they are now."""
-    state.put(ERROR, message)
+    """Show ``message`` (None: clear) under the page's inputs as they are now (paths named
+    relative to the batch folder, never the server's own)."""
+    state.put(ERROR, files.without_paths(message) if message else None)
     state.put(ERROR_INPUTS, _inputs())
 
 
@@ -470,7 +471,7 @@ def _progress(p: Any) -> None:
     if p.failed:
         st.warning(f"{p.failed} flop(s) failed: see the table's error column.")
     if p.state == "failed":
-        st.error(p.error, icon=":material/error:")
+        st.error(files.without_paths(p.error), icon=":material/error:")
 
 
 def records(rows: list[FlopRow]) -> list[dict[str, Any]]:

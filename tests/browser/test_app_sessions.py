@@ -118,7 +118,7 @@ def test_closed_tabs_solves_end_after_the_grace_period_and_memory_comes_back(
     warm.context.close()
     time.sleep(GRACE_S + 3.0)
     before = short_grace.rss_mb()
-    # two tabs solve a ~500 MB turn spot each; then the tabs are closed
+    # two tabs solve a turn spot each; then the tabs are closed
     tabs = [_solving(browser, url, "Libratus endgame 1 (turn, pot 500)") for _ in range(2)]
     for tab in tabs:
         iteration_above(tab, 1, timeout=300_000)
@@ -129,13 +129,14 @@ def test_closed_tabs_solves_end_after_the_grace_period_and_memory_comes_back(
     assert _running_caption(watcher) == "2 solves running on this server"
     # the test can see memory held: the solves' arrays count once their pages are touched,
     # which a busy machine's first iterations may not have done yet (the strategy sums only
-    # once the rule starts averaging)
+    # once the rule starts averaging). Two solves hold ~170 MB of float32 arrays each over
+    # one shared game (~340 MB in all, seen steady): 200 MB is well clear of noise.
     peak = short_grace.rss_mb()
     grow_until = time.monotonic() + 240.0
-    while peak - before <= 400 and time.monotonic() < grow_until:
+    while peak - before <= 200 and time.monotonic() < grow_until:
         time.sleep(1.0)
         peak = max(peak, short_grace.rss_mb())
-    assert peak - before > 400, (before, peak)
+    assert peak - before > 200, (before, peak)
     for tab in tabs:
         tab.context.close()
     # within the grace period plus 30 s: both solves ended, their memory given back
