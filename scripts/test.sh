@@ -30,4 +30,4 @@ fi
 .venv/bin/ruff check .
 .venv/bin/ruff format --check .
 .venv/bin/mypy
-.venv/bin/python -m pytest -n auto --fail-on-compile --durations=15 "$@"
+.venv/bin/python -m pytest -n auto --dist loadscope --fail-on-compile --durations=15 "$@"
