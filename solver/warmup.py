@@ -14,8 +14,8 @@ compile the same signature of the walk's driver: ``float32`` (big hold'em spots:
 walk and its float64 checks, serial and split over two threads), ``float64`` (Kuhn, Leduc,
 rivers and split turns: every rule family, pruning, the samplers, analysis with equities)
 and ``compressed`` (16-bit storage), and ``parts`` (kernels the tests call on their own, and
-pruning steps only a longer solve reaches). ``opening`` runs first and alone; the others
-``jobs`` at a time. The test command fails a run that compiles a kernel signature none of
+pruning steps only a longer solve reaches). ``jobs`` run at a time, in that order
+(:func:`warm_all`; the app runs ``opening`` first and alone: :mod:`app.kernels`). The test command fails a run that compiles a kernel signature none of
 them did (``--fail-on-compile``, tests/conftest.py).
 
 **Is it warm?** A successful warm-up writes a stamp (a hash of the solver's sources, Numba's
@@ -302,31 +302,32 @@ def group_command(name: str) -> list[str]:
 
 
 def warm_all(jobs: int = 2, quiet: bool = False) -> float:
-    """Run every group — ``opening`` first and alone, then the others ``jobs`` processes at a
-    time — and leave the stamp; returns the wall seconds. Says it is compiling (stderr) only
+    """Run every group, ``jobs`` processes at a time in :data:`GROUPS` order — ``opening``
+    beside ``float32`` (another kind of storage), ``float64`` only once a slot is free, which
+    ``opening`` (float64 too) frees first, so no two processes compile one driver signature —
+    and leave the stamp; returns the wall seconds. Says it is compiling (stderr) only
     when a group actually compiles."""
     t0 = time.perf_counter()
     failed: list[str] = []
     compiled = False
-    for batch in (GROUPS[:1], GROUPS[1:]):
-        pending = list(batch)
-        running: list[tuple[str, subprocess.Popen[str]]] = []
-        while pending or running:
-            while pending and len(running) < max(1, jobs):
-                g = pending.pop(0)
-                proc = subprocess.Popen(group_command(g), stdout=subprocess.PIPE, text=True)
-                running.append((g, proc))
-            done = [r for r in running if r[1].poll() is not None]
-            if not done:  # the first to finish frees its slot (not the first started)
-                time.sleep(0.05)
-                continue
-            g, proc = done[0]
-            running.remove(done[0])
-            out, _ = proc.communicate()
-            if COMPILING in out:
-                compiled = True
-            if proc.returncode != 0:
-                failed.append(g)
+    pending = list(GROUPS)
+    running: list[tuple[str, subprocess.Popen[str]]] = []
+    while pending or running:
+        while pending and len(running) < max(1, jobs):
+            g = pending.pop(0)
+            proc = subprocess.Popen(group_command(g), stdout=subprocess.PIPE, text=True)
+            running.append((g, proc))
+        done = [r for r in running if r[1].poll() is not None]
+        if not done:  # the first to finish frees its slot (not the first started)
+            time.sleep(0.05)
+            continue
+        g, proc = done[0]
+        running.remove(done[0])
+        out, _ = proc.communicate()
+        if COMPILING in out:
+            compiled = True
+        if proc.returncode != 0:
+            failed.append(g)
     if failed:
         raise RuntimeError(f"warm-up failed for: {', '.join(failed)}")
     mark_warm()
