@@ -15,8 +15,9 @@ walk and its float64 checks, serial and split over two threads), ``float64`` (Ku
 rivers and split turns: every rule family, pruning, the samplers, analysis with equities)
 and ``compressed`` (16-bit storage), and ``parts`` (kernels the tests call on their own, and
 pruning steps only a longer solve reaches). ``jobs`` run at a time, in that order
-(:func:`warm_all`; the app runs ``opening`` first and alone: :mod:`app.kernels`). The test command fails a run that compiles a kernel signature none of
-them did (``--fail-on-compile``, tests/conftest.py).
+(:func:`warm_all`; the app runs ``opening`` first and alone: :mod:`app.kernels`). The test
+command fails a run that compiles a kernel signature none of them did
+(``--fail-on-compile``, tests/conftest.py).
 
 **Is it warm?** A successful warm-up writes a stamp (a hash of the solver's sources, Numba's
 and Python's versions) in Numba's cache directory, which :mod:`solver.jit` names by a hash of
