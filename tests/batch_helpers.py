@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from app import state
 from solver.batch.spec import BatchSpec
 from solver.games.holdem import HoldemSpec
 
@@ -27,3 +28,23 @@ def tiny_spec(**changes: object) -> BatchSpec:
     iterations."""
     spec = BatchSpec(TEMPLATE, flops=FLOPS, target_pct=2.0, max_iterations=200, name="tiny")
     return replace(spec, **changes)  # type: ignore[arg-type]
+
+
+# The Set up page's state for the template: what the Reports page tests start from.
+PAGE_SPOT: dict[str, object] = {
+    state.SOURCE: "custom",
+    state.LOADED_FROM: "custom",
+    state.BOARD: "2s3h4d",
+    state.POT: 100,
+    state.STACK: 100,
+    state.BIG_BLIND: 10.0,
+    state.BETS: "a",
+    state.RAISES: "a",
+    state.DONKS: "",
+    state.RAISE_CAP: 3,
+    state.ADD_ALLIN: 0.0,
+    state.FORCE_ALLIN: 0.0,
+    state.MERGING: 0.0,
+    state.OOP_RANGE: TEMPLATE.oop_range,
+    state.IP_RANGE: TEMPLATE.ip_range,
+}

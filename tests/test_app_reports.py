@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 from app_helpers import no_threads_left, page, poll
-from batch_helpers import TEMPLATE, tiny_spec
+from batch_helpers import PAGE_SPOT, tiny_spec
 from streamlit.testing.v1 import AppTest
 
 from app import files, state
@@ -20,23 +20,7 @@ from app.screens import reports as R
 from solver.batch.store import BatchStore
 from solver.flops import parse_flop
 
-SPOT = {
-    state.SOURCE: "custom",
-    state.LOADED_FROM: "custom",
-    state.BOARD: "2s3h4d",
-    state.POT: 100,
-    state.STACK: 100,
-    state.BIG_BLIND: 10.0,
-    state.BETS: "a",
-    state.RAISES: "a",
-    state.DONKS: "",
-    state.RAISE_CAP: 3,
-    state.ADD_ALLIN: 0.0,
-    state.FORCE_ALLIN: 0.0,
-    state.MERGING: 0.0,
-    state.OOP_RANGE: TEMPLATE.oop_range,
-    state.IP_RANGE: TEMPLATE.ip_range,
-}
+SPOT = PAGE_SPOT
 
 
 @pytest.fixture(autouse=True)

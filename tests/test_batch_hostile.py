@@ -15,9 +15,9 @@ from typing import Any
 
 import pytest
 from app_helpers import no_threads_left, page
-from batch_helpers import TEMPLATE, tiny_spec
+from batch_helpers import PAGE_SPOT, tiny_spec
 
-from app import files, state
+from app import files
 from app.screens import reports as R
 from solver.batch import store as S
 from solver.batch.driver import _store
@@ -212,23 +212,7 @@ def test_report_names_the_file_and_the_problem(
     assert words in capsys.readouterr().err
 
 
-SPOT = {
-    state.SOURCE: "custom",
-    state.LOADED_FROM: "custom",
-    state.BOARD: "2s3h4d",
-    state.POT: 100,
-    state.STACK: 100,
-    state.BIG_BLIND: 10.0,
-    state.BETS: "a",
-    state.RAISES: "a",
-    state.DONKS: "",
-    state.RAISE_CAP: 3,
-    state.ADD_ALLIN: 0.0,
-    state.FORCE_ALLIN: 0.0,
-    state.MERGING: 0.0,
-    state.OOP_RANGE: TEMPLATE.oop_range,
-    state.IP_RANGE: TEMPLATE.ip_range,
-}
+SPOT = PAGE_SPOT
 
 
 @pytest.fixture

@@ -90,6 +90,19 @@ def show(value: float | None) -> str:
     return format(float(value), "g")
 
 
+def duration(seconds: float) -> str:
+    """A time as people read it: ``0.2 ms``, ``38 ms``, ``4.1 s``, ``2.5 min``, ``3.2 h``."""
+    if seconds < 0.001:
+        return f"{seconds * 1000:.2g} ms"
+    if seconds < 1.0:
+        return f"{seconds * 1000:.0f} ms"
+    if seconds < 120.0:
+        return f"{seconds:.1f} s"
+    if seconds < 5400.0:
+        return f"{seconds / 60:.1f} min"
+    return f"{seconds / 3600:.1f} h"
+
+
 def as_text(key: str) -> None:
     """Turn a number held under ``key`` (a preset's value, a default) into the text the field
     shows; text stays as typed."""

@@ -13,6 +13,7 @@ import streamlit as st
 
 from app import nav, state
 from app import spec as S
+from app.components.fields import duration
 from app.components.figures import curve_figure, human_bytes
 from app.components.images import html_bytes, image_bytes, image_problem
 from app.components.views import grid_figure
@@ -121,7 +122,7 @@ def render() -> None:
         st.caption(
             f"Whole tree: {cost.rows:,} rows (one per node and hand, equities included), "
             f"about {human_bytes(cost.csv_bytes)} as CSV or {human_bytes(cost.json_bytes)} as "
-            f"JSON, built when you press the button in about {_duration(cost.seconds)}."
+            f"JSON, built when you press the button in about {duration(cost.seconds)}."
         )
     cols4[2].download_button(
         "Whole tree as CSV",
@@ -177,12 +178,6 @@ def _tree_cost(solved: Solved) -> TreeExportCost:
         held = (key, tree_export_cost(solved.game, solved.average))
         state.put(TREE_COST, held)
     return held[1]
-
-
-def _duration(seconds: float) -> str:
-    if seconds < 1.0:
-        return "under a second"
-    return f"{seconds:.2g} s" if seconds < 90 else f"{seconds / 60:.2g} min"
 
 
 def _tree(solved: Solved, fmt: str) -> str:

@@ -26,7 +26,7 @@ import streamlit as st
 from app import files, nav, runtime, state
 from app.components import batch_figures as BF
 from app.components.controls import live_view
-from app.components.fields import PERSIST, Number, number_field, read
+from app.components.fields import PERSIST, Number, duration, number_field, read
 from app.components.images import html_bytes, image_bytes, image_problem
 from app.screens.setup import current_request
 from solver.algorithms import ALGORITHMS, default_algorithm
@@ -235,28 +235,17 @@ def _cost(template: Any, label: str) -> None:
     text = (
         f"**Before you start:** {c.flops:,} flop{'s' if c.flops != 1 else ''}; the biggest "
         f"({c.biggest}) holds {c.memory_mb:,.0f} MB while it solves and takes about "
-        f"{_duration(c.seconds_per_iteration)} an iteration here"
+        f"{duration(c.seconds_per_iteration)} an iteration here"
     )
     if local:
         text += (
             f"; {c.workers} at once hold up to {c.memory_mb_at_once:,.0f} MB, and every flop "
-            f"to the iteration cap would take up to {_duration(c.max_seconds)} (a target "
+            f"to the iteration cap would take up to {duration(c.max_seconds)} (a target "
             "usually stops them sooner)."
         )
     else:
         text += " (on this machine's cores; the cluster's may differ)."
     st.info(text, icon=":material/schedule:")
-
-
-def _duration(seconds: float) -> str:
-    """``0.4 ms``, ``38 ms``, ``4.1 s``, ``2.5 min``, ``3.2 h``."""
-    if seconds < 1.0:
-        return f"{seconds * 1000:.2g} ms"
-    if seconds < 90:
-        return f"{seconds:.2g} s"
-    if seconds < 5400:
-        return f"{seconds / 60:.2g} min"
-    return f"{seconds / 3600:.2g} h"
 
 
 ALGORITHM_NAMES = [n for n, info in ALGORITHMS.items() if not info.sampling]

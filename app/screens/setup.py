@@ -14,7 +14,7 @@ import streamlit as st
 from app import nav, state
 from app import spec as S
 from app.components.colors import CARD_SUIT_COLORS
-from app.components.fields import PERSIST, number_field
+from app.components.fields import PERSIST, duration, number_field
 from app.components.figures import range_paint_figure
 from solver import calibration
 from solver.cards import RANKS, SUITS, card_str, parse_cards
@@ -280,23 +280,12 @@ def _holdem_form(req: Request) -> None:
         cost = calibration.load()
         m[4].metric(
             "Time per iteration",
-            "≈ " + per_iteration_text(cost.seconds(calibration.cells_of_estimate(e))),
+            "≈ " + duration(cost.seconds(calibration.cells_of_estimate(e))),
             help=calibration_help(cost),
         )
         nav.link("solve", "Ready: go to Solve →", ":material/play_arrow:")
     else:
         st.warning("Fix the fields marked above; Solve stays disabled until then.")
-
-
-def per_iteration_text(seconds: float) -> str:
-    """An iteration time as people read it: ``0.2 ms``, ``38 ms``, ``4.1 s``, ``2.5 min``."""
-    if seconds < 0.001:
-        return f"{seconds * 1000:.2g} ms"
-    if seconds < 1.0:
-        return f"{seconds * 1000:.0f} ms"
-    if seconds < 120.0:
-        return f"{seconds:.1f} s"
-    return f"{seconds / 60:.1f} min"
 
 
 def calibration_help(cost: calibration.Cost) -> str:

@@ -15,10 +15,10 @@ from app import kernels, nav, state
 from app import settings as cfgmod
 from app import spec as S
 from app.components.controls import live_view, pause_resume_stop, redraw_every
-from app.components.fields import PERSIST, number_field
+from app.components.fields import PERSIST, duration, number_field
 from app.components.live import show_progress
 from app.runtime import start_solve
-from app.screens.setup import Request, current_request, per_iteration_text
+from app.screens.setup import Request, current_request
 from app.settings import PRUNING_LABELS, RBP, Settings
 from solver import calibration
 from solver.algorithms import ALGORITHMS, algorithm_defaults, make_algorithm
@@ -129,7 +129,7 @@ def _summary(req: Request, job: SolveJob | None) -> None:
         game = S.build_game(req.source)
         seconds = calibration.load().seconds(calibration.cells_of_game(game))
     if seconds is not None:
-        line += f" · ≈ {per_iteration_text(seconds)} per iteration"
+        line += f" · ≈ {duration(seconds)} per iteration"
     c = st.columns([4, 1.3], vertical_alignment="center")
     c[0].markdown(
         line,
