@@ -1,4 +1,4 @@
-"""Sampled CFR (solver/cfr/sampling.py): exact unbiasedness by enumerating every outcome of a
+"""Sampled CFR (solver/cfr/sampling/): exact unbiasedness by enumerating every outcome of a
 pass, draw-for-draw agreement with a slow Python reference, reproducibility, convergence, the
 deal sampler's distribution, discounting at period boundaries, and the engine's interface."""
 

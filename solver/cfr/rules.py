@@ -1,6 +1,6 @@
 """CFR-family algorithms as small rules: a schedule of per-iteration scalars.
 
-The engine owns the one traversal (:mod:`solver.cfr.kernels`). A rule only says, for each
+The engine owns the one traversal (:mod:`solver.cfr.walk`). A rule only says, for each
 iteration ``t`` (1-based), how to update one infoset's buffers. With ``r`` the instantaneous
 regret vector of an infoset and ``R`` its accumulated regrets:
 
