@@ -1,4 +1,7 @@
-"""The CLI contract scripts rely on: commands, flags, JSON fields, exit codes."""
+"""The CLI contract scripts rely on: commands, flags, JSON fields, exit codes.
+
+Commands run in this process (:func:`cli_helpers.run`); :func:`run_process` runs the real
+``python -m solver`` where the process itself is what is checked."""
 
 from __future__ import annotations
 
@@ -7,18 +10,19 @@ import subprocess
 import sys
 
 import pytest
+from cli_helpers import run
 
 from solver.cfr.rules import RULES
 
 
-def run(*args: str) -> subprocess.CompletedProcess[str]:
+def run_process(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-m", "solver", *args], capture_output=True, text=True, timeout=300
     )
 
 
 def test_games_and_algorithms_lists() -> None:
-    out = run("games")
+    out = run_process("games")  # the real entry point, once
     assert out.returncode == 0
     assert [line.split()[0] for line in out.stdout.splitlines()] == ["kuhn", "leduc", "leduc5"]
     out = run("algorithms")

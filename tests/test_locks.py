@@ -5,14 +5,13 @@ dict-based reference best response, and bit-for-bit storage."""
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pytest
 import reference
+from cli_helpers import run
 from conftest import game, small_turn
 
 from solver import Engine, make_rule, solve
@@ -276,11 +275,8 @@ def test_saved_solves_keep_their_locks() -> None:
 def test_cli_locks_file(tmp_path: Path) -> None:
     good = tmp_path / "locks.json"
     good.write_text(json.dumps(KUHN_EXPLOIT))
-    out = subprocess.run(
-        [sys.executable, "-m", "solver", "solve", "--game", "kuhn", "--algorithm", "cfr+",
-         "--iterations", "300", "--locks", str(good), "--json"],
-        capture_output=True, text=True, timeout=300,
-    )  # fmt: skip
+    out = run("solve", "--game", "kuhn", "--algorithm", "cfr+", "--iterations", "300",
+              "--locks", str(good), "--json")  # fmt: skip
     assert out.returncode == 0, out.stderr
     final = json.loads(out.stdout.strip().splitlines()[-1])
     assert final["ev"][0] == pytest.approx(1.0, abs=1e-3)
@@ -289,9 +285,6 @@ def test_cli_locks_file(tmp_path: Path) -> None:
     bad.write_text(json.dumps({"b:1": {"f": 0.5}}))
     cases = [(bad, "lock 'b:1': probabilities sum to 0.5"), (tmp_path / "no.json", "cannot read")]
     for path, needle in cases:
-        out = subprocess.run(
-            [sys.executable, "-m", "solver", "solve", "--game", "kuhn", "--locks", str(path)],
-            capture_output=True, text=True, timeout=300,
-        )  # fmt: skip
+        out = run("solve", "--game", "kuhn", "--locks", str(path))
         assert out.returncode == 2 and "Traceback" not in out.stderr
         assert out.stderr.startswith("error: --locks: ") and needle in out.stderr

@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 from dataclasses import replace
 
 from app_helpers import page
+from cli_helpers import run
 
 from app import state
 from solver.games.holdem import HoldemSpec, betting_tree, build_holdem, size_notes, validate
@@ -131,9 +131,7 @@ def test_the_built_game_carries_its_notes() -> None:
 
 
 def _cli(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "solver", *args], capture_output=True, text=True, timeout=300
-    )
+    return run(*args)
 
 
 SPOT = (
