@@ -4,6 +4,7 @@ game builder shared by every session."""
 
 from __future__ import annotations
 
+import functools
 import json
 import threading
 import weakref
@@ -344,6 +345,24 @@ def source_id_for(source: dict) -> str:
         if p.holdem is not None and same_game(source, holdem_source(p.holdem)):
             return f"preset:{key}"
     return CUSTOM
+
+
+@functools.lru_cache(maxsize=64)
+def _names_of(key: str) -> tuple[str, str] | None:
+    source = json.loads(key)
+    preset = presets().get(source_id_for(source).removeprefix("preset:"))
+    return preset.players if preset is not None else None
+
+
+def player_names(source: dict | None) -> tuple[str, str] | None:
+    """The players' names a game source's preset gives (``("BB", "BTN")``), or None (the
+    defaults: OOP and IP, player 0 and player 1)."""
+    if not source or source.get("kind") not in ("toy", "holdem"):
+        return None
+    try:
+        return _names_of(source_key(source))
+    except (TypeError, ValueError, KeyError):
+        return None
 
 
 def holdem_source(spec: HoldemSpec) -> dict:

@@ -21,6 +21,9 @@ or a hold'em subgame (every :class:`~solver.games.holdem.HoldemSpec` field may a
     [holdem.sizes.river.oop]
     donks = "33%"
 
+An optional top-level ``players = ["BB", "BTN"]`` names players 0 (out of position) and 1;
+the app says those names instead of OOP and IP.
+
 Errors (:class:`PresetError`) name the file and the field.
 """
 
@@ -54,6 +57,7 @@ class Preset:
     description: str
     game: str  # "kuhn", "leduc", "leduc5" or "holdem"
     holdem: HoldemSpec | None = None
+    players: tuple[str, str] | None = None  # players 0 and 1 as people call them ("BB", "BTN")
 
     def build(self) -> Game:
         if self.holdem is not None:
@@ -117,13 +121,14 @@ def parse_preset(
     if not isinstance(game, str) or (game not in GAMES and game != "holdem"):
         known = ", ".join([*GAMES, "holdem"])
         raise PresetError(f"{source}: game: must be one of {known}, got {brief(game)}")
-    unknown = set(data) - {"name", "description", "game", "holdem"}
+    unknown = set(data) - {"name", "description", "game", "holdem", "players"}
     if unknown:
         raise PresetError(f"{source}: unknown field(s) {', '.join(sorted(unknown))}")
+    players = _players(data.get("players"), source)
     if game != "holdem":
         if "holdem" in data:
             raise PresetError(f'{source}: holdem: only for game = "holdem"')
-        return Preset(key, name, description, game)
+        return Preset(key, name, description, game, players=players)
     section = data.get("holdem")
     if not isinstance(section, dict):
         raise PresetError(f"{source}: holdem: missing [holdem] section")
@@ -149,7 +154,28 @@ def parse_preset(
         validate(spec)
     except SpecError as exc:
         raise PresetError(f"{source}: holdem.{exc.field}: {exc.message}") from None
-    return Preset(key, name, description, game, spec)
+    return Preset(key, name, description, game, spec, players)
+
+
+MAX_PLAYER_NAME = 12
+
+
+def _players(value: object, source: str) -> tuple[str, str] | None:
+    """The optional ``players`` field: two short names for players 0 and 1 (``["BB", "BTN"]``:
+    the first acts first after the flop), shown instead of OOP and IP."""
+    if value is None:
+        return None
+    ok = (
+        isinstance(value, list)
+        and len(value) == 2
+        and all(isinstance(v, str) and 0 < len(v.strip()) <= MAX_PLAYER_NAME for v in value)
+    )
+    if not ok or value[0].strip() == value[1].strip():  # type: ignore[index]
+        raise PresetError(
+            f"{source}: players: must be two different names of 1 to {MAX_PLAYER_NAME} "
+            f'characters (e.g. ["BB", "BTN"]), got {brief(value)}'
+        )
+    return value[0].strip(), value[1].strip()  # type: ignore[index]
 
 
 def _above(value: object, limit: float) -> bool:

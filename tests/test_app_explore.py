@@ -6,11 +6,13 @@ from __future__ import annotations
 
 import functools
 import json
+import re
 from dataclasses import asdict
 
 import numpy as np
 import pytest
 from app_helpers import no_threads_left, page
+from streamlit.testing.v1 import AppTest
 
 from app import state
 from solver import Game, make_rule
@@ -53,6 +55,9 @@ def test_walk_two_actions_and_read_the_numbers() -> None:
     grid = json.loads(at.get("plotly_chart")[0].proto.spec)
     kinds = [t["type"] for t in grid["data"]]
     assert kinds[:2] == ["image", "heatmap"]  # the cells as one picture, hover on a heatmap
+    # ... and the labels as text (a picture's letters blur at a pixel ratio of 1: ".Jo")
+    text = grid["data"][2]
+    assert text["mode"] == "text" and len(text["text"]) == 169 and "AJo" in text["text"]
     assert not grid["layout"].get("shapes")
     hover = grid["data"][1]["hovertext"]
     assert len(hover) == 13 and hover[0][0].startswith("<b>AA</b>")
@@ -138,3 +143,64 @@ def test_toy_game_card_table_and_chance_node() -> None:
         at.selectbox(key=state.CHANCE_CARD).set_value(iso[0]).run()
         assert at.session_state[state.EXPLORE_NODE] == game.chance_cards(chance)[iso[0]][1]
         assert "suit symmetry" in at.info[0].value
+
+
+CODE = re.compile(r"(^|[\s`])[kcf]($|[\s`])|\b[br]:\d|\bd:[2-9TJQKA]")
+"""An action code (``k``, ``b:100``, ``d:8h``) where a player would read it."""
+
+
+def visible_text(at: AppTest) -> list[str]:
+    """Every text a person reads on the page: markdown, captions, messages, code blocks,
+    HTML (styles aside), button labels, table column names, widget options, chart names."""
+    out = [str(getattr(e, "value", "")) for kind in ("markdown", "caption", "info", "warning",
+           "error", "code") for e in at.get(kind)]  # fmt: skip
+    out += [e.proto.body for e in at.get("html") if not e.proto.body.startswith("<style>")]
+    out += [b.label for b in at.button]
+    out += [str(c) for df in at.dataframe for c in df.value.columns]
+    for w in (*at.selectbox, *at.radio):
+        out += [str(o) for o in w.options]
+    for chart in at.get("plotly_chart"):
+        out += [str(t.get("name", "")) for t in json.loads(chart.proto.spec)["data"]]
+    return out
+
+
+def test_spot_header_and_the_line_in_words() -> None:
+    """The header says the board, pot, stack, SPR and the line with the preset's names
+    (BB and BTN); no text on the page is an action code."""
+    game, source = _river()
+    job = _finished(game, 10)
+    at = page("explore", **{state.JOB: job, state.JOB_SOURCE: source, state.EXPLORE_NODE: 0})
+    at.run()
+    at.button(key="act_0").click().run()  # BB checks
+    at.button(key="act_1").click().run()  # BTN bets 100 into 200
+    assert game.history(at.session_state[state.EXPLORE_NODE]) == ("k", "b:100")
+    header = next(e.proto.body for e in at.get("html") if "spot-header" in e.proto.body)
+    assert "Line: BB check → BTN bet 50 % (100) — <b>BB to act</b>" in header
+    assert "<b>BB</b> vs <b>BTN</b>" in header
+    assert "Pot <b>300 (30 bb)</b>" in header and "Effective stack <b>800 (80 bb)</b>" in header
+    assert "SPR <b>2.7</b>" in header
+    cards = re.findall(r"background:(#[0-9a-f]{6})\">([^<]+)</span>", header)
+    assert cards == [("#1f77b4", "T♦"), ("#1f77b4", "9♦"), ("#d62728", "6♥"),
+                     ("#2ca02c", "Q♣"), ("#222222", "2♠")]  # fmt: skip
+    text = visible_text(at)
+    assert [t for t in text if CODE.search(t)] == []
+    crumbs = [b.label for b in at.button if b.key and b.key.startswith("crumb_")]
+    assert crumbs == ["Start", "Check", "Bet 50 % (100)"]
+    # the same action has the same name on the buttons, the chart, the table and the grid
+    at.button(key="crumb_0").click().run()
+    buttons = [b.label for b in at.button if b.key and b.key.startswith("act_")]
+    assert buttons == ["Check", "Bet 50 % (100)", "Bet 100 % (200)", "All-in 900"]
+    freq = json.loads(at.get("plotly_chart")[1].proto.spec)["data"][0]["y"]
+    assert list(freq) == buttons
+    grid = json.loads(at.get("plotly_chart")[0].proto.spec)["data"]
+    assert [t["name"] for t in grid if t.get("mode") == "markers"] == buttons
+    assert [c for c in at.dataframe[0].value.columns if c in buttons] == buttons
+    # numbers as a player reads them: chips with two decimals, combos without a stray ".0"
+    cfg = json.loads(at.dataframe[0].proto.columns)
+    assert cfg["EV"]["type_config"]["format"] == "%.2f"
+    assert cfg["All-in 900"]["type_config"]["format"] == "%.1f %%"
+    titles = [str(json.loads(c.proto.spec)["layout"].get("title", {}).get("text", ""))
+              for c in at.get("plotly_chart")]  # fmt: skip
+    ranges = [t for t in titles if t.endswith("combos")]
+    assert [t.split(":")[0] for t in ranges] == ["BB", "BTN"]
+    assert all(re.fullmatch(r"(BB|BTN): [\d,]+(\.[1-9])? combos", t) for t in ranges), ranges

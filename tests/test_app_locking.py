@@ -4,6 +4,7 @@ EVs and moved lines, each number checked against the solver's functions."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 
 import numpy as np
@@ -75,7 +76,7 @@ def test_lock_resolve_and_see_the_effect() -> None:
     _mix(at, 0, [50.0] + [0.0] * (len(actions) - 1))
     at.button(key="lockui_add").click().run()
     assert not at.exception
-    assert "lock 'root': probabilities sum to 0.5, not 1" in at.error[0].value
+    assert "lock at Start: probabilities sum to 0.5, not 1" in at.error[0].value
     assert at.session_state[state.LOCKS][1] == {}
     # OOP checks the whole range
     _mix(at, 0, [100.0] + [0.0] * (len(actions) - 1))
@@ -95,7 +96,7 @@ def test_lock_resolve_and_see_the_effect() -> None:
     b = game.action_labels(sub)[bet]
     assert at.session_state[state.LOCKS][1]["k"] == {"set": {b: 1.0}, "KJo": {b: 1.0}}
     overview = at.code[0].value
-    assert overview.splitlines()[0].startswith("▶ 🔒 k")
+    assert overview.splitlines()[0].startswith("▶ 🔒 Check")  # (the line in words)
     # re-solve warm from the current solve, as the session's background solve
     at.button(key="lockui_resolve").click().run()
     assert not at.exception and not at.error
@@ -118,14 +119,14 @@ def test_lock_resolve_and_see_the_effect() -> None:
     np.testing.assert_allclose(totals["EV before"], [s.ev for s in was])
     np.testing.assert_allclose(totals["EV after"], [s.ev for s in now])
     assert abs(totals["change"][0]) > 1e-6  # locking OOP to check changes what it wins
-    assert [m.label for m in at.metric] == ["OOP EV at the root", "IP EV at the root"]
+    assert [m.label for m in at.metric] == ["BB EV at the root", "BTN EV at the root"]
     # the lines that moved most
     shifts = _table(at, "largest move (points)")
     assert shifts is not None
     every = frequency_shifts(game, run.before, after, locked={0, sub}, limit=None)
     expected = [s for s in every if max(s.reach_before, s.reach_after) >= 0.001][:12]
     np.testing.assert_allclose(shifts["largest move (points)"], [100 * s.change for s in expected])
-    assert set(shifts[shifts["locked"] == "yes"]["line"]) <= {"root", "k"}
+    assert set(shifts[shifts["locked"] == "yes"]["line"]) <= {"Start", "BB check"}  # in words
     # per hand class at the locked node, IP
     at.selectbox(key="lockui_where").set_value(sub).run()
     at.radio(key="lockui_who").set_value(1).run()
@@ -217,7 +218,7 @@ def test_the_effect_is_measured_against_the_last_solve_without_these_locks() -> 
     third.job.wait_for(lambda q: q.finished, timeout=60)
     poll(at, lambda: _table(at, "EV before") is not None, timeout=60)
     caption = " ".join(c.value for c in at.caption)
-    assert "at iteration 60 (locked: root: K:" in caption, caption
+    assert "at iteration 60 (locked: Start: K: Bet 2 100%)" in caption, caption
 
 
 def test_picking_offers_only_what_the_node_holds_in_words() -> None:
@@ -258,3 +259,48 @@ def test_the_resolve_target_is_in_the_solve_pages_unit_and_checked() -> None:
     assert run.job.target == pytest.approx(0.5 * game.starting_pot / 100)
     run.job.stop()
     run.job.join(30)
+
+
+def test_shift_the_range_keeps_it_ranked() -> None:
+    """ "Bet 60 % instead of 35 %": the grid after the shift shows before Lock, and the lock
+    gives each hand its own mix — the hands that gain most by betting bet first — with the
+    range betting 60 %; a flat lock would give every hand the same mix."""
+    from solver.analysis import analyze
+    from solver.shiftlock import frequency
+    from solver.study import action_evs
+
+    game, job, at = _explore()
+    at.radio(key="lockui_mode").set_value("Shift the range").run()
+    assert not at.exception
+    bet = 1  # Bet 50 % (100)
+    at.selectbox(key="lockui_shift_action").set_value(bet).run()
+    at.text_input(key="lockui_shift_target").set_value("60").run()
+    assert not at.exception and not at.error
+    grid = next(
+        json.loads(c.proto.spec)
+        for c in at.get("plotly_chart")
+        if "After the shift" in str(json.loads(c.proto.spec)["layout"].get("title"))
+    )
+    assert "Bet 50 % (100) 60 %" in grid["layout"]["title"]["text"]
+    at.button(key="lockui_add").click().run()
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    lock = at.session_state[state.LOCKS][1]["root"]
+    average, _ = job.average_strategy()
+    a = analyze(game, average, 0, with_equity=False)
+    v = a.actor
+    assert v is not None and a.strategy is not None
+    assert set(lock) == {v.hand_names[h] for h in np.flatnonzero(v.reach > 0)}
+    labels = game.action_labels(0)
+    locked = np.zeros_like(a.strategy)
+    for h, name in enumerate(v.hand_names):
+        for k, lab in enumerate(labels):
+            locked[k, h] = lock.get(name, {}).get(lab, 0.0)
+    assert frequency(locked, v.reach, bet) == pytest.approx(0.6, abs=1e-6)
+    gain = action_evs(game, average, 0)[bet] - v.ev
+    moved = (locked[bet] - a.strategy[bet])[v.reach > 0]
+    g = gain[v.reach > 0]
+    assert (moved >= -1e-9).all() and moved.max() > 0.1
+    full = locked[bet][v.reach > 0] > 1 - 1e-9
+    partial = (moved > 1e-9) & ~full
+    assert not partial.any() or g[full & (moved > 1e-9)].min() >= g[partial].max() - 1e-9
+    assert len({round(x, 6) for x in locked[bet][v.reach > 0]}) > 2  # not one flat mix

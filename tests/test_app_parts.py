@@ -242,3 +242,65 @@ def test_log_axes_are_labelled_in_full_at_1_2_5() -> None:
     race = race_figure([("cfr", race_pts)])
     assert race.layout.xaxis.type == "log" and race.layout.yaxis.type == "log"
     assert all("μ" not in t for t in (*race.layout.xaxis.ticktext, *race.layout.yaxis.ticktext))
+
+
+# ----- numbers and names as a player reads them ----------------------------------------------
+def test_numbers_in_tables_and_text() -> None:
+    from app.components.number_formats import column_config, column_format, combos_text
+    from app.components.report_columns import column_title
+    from app.components.spot_header import amount
+
+    assert combos_text(202.0) == "202 combos" and combos_text(202.44) == "202.4 combos"
+    assert combos_text(1234.0) == "1,234 combos"
+    assert amount(900, 10) == "900 (90 bb)" and amount(66.5, 10) == "66.5 (6.7 bb)"
+    assert amount(200, None) == "200"
+    formats = {c: column_format(c) for c in ("EV before", "change", "equity OOP %", "share %",
+               "combos after", "EQR", "class", "Check %", "largest move (points)")}  # fmt: skip
+    assert formats == {"EV before": "%.2f", "change": "%.2f", "equity OOP %": "%.1f",
+                       "share %": "%.1f", "combos after": "%.1f", "EQR": "%.2f", "class": None,
+                       "Check %": "%.1f", "largest move (points)": "%.1f"}  # fmt: skip
+    assert set(column_config(["class", "x"], numeric=["x"])) == {"x"}  # no float left raw
+    # Reports: keys stay, titles in words with the batch's pot and stack (chips)
+    assert column_title("oop_ev", 200, 900) == ("OOP EV (chips)", "chips")
+    assert column_title("oop b:900", 200, 900) == ("OOP: All-in 900", "%")
+    assert column_title("ip vs k: b:100", 200, 900) == ("IP vs check: Bet 50 % (100)", "%")
+    assert column_title("ip vs b:100: r:300", 200, 900) == (
+        "IP vs bet 50 % (100): Raise to 300",
+        "%",
+    )
+    from app.components.report_columns import node_title
+
+    assert node_title("oop", 200, 900) == "OOP's first action"
+    assert node_title("ip vs k", 200, 900) == "IP vs check"
+    assert node_title("ip vs b:900", 200, 900) == "IP vs all-in 900"
+
+
+def test_solve_estimate_is_time_to_the_target() -> None:
+    from app.components.solve_estimate import estimate_line, iterations_to
+
+    assert iterations_to(0.3, True, 100_000) == 150  # DCFR on the SRP turn (BENCHMARKS.md)
+    assert 250 <= iterations_to(0.1, True, 100_000) <= 300  # 270 measured
+    assert iterations_to(0.001, False, 100_000) == 400  # Leduc to 0.001 chips
+    assert iterations_to(0.0001, True, 500) == 500  # never past the limit
+    assert estimate_line(0.02, 0.3, "% pot", True, 100_000) == "≈ 3.0 s to 0.3 % pot"
+    assert estimate_line(0.02, 0.6, "chips", True, 100_000, pot=200) == "≈ 3.0 s to 0.6 chips"
+    assert (
+        estimate_line(0.001, 0, "% pot", True, 1000) == "≈ 1.0 s for 1,000 iterations (no target)"
+    )
+
+
+def test_the_grid_picture_leaves_its_labels_to_text() -> None:
+    """The interactive grid's picture has no letters (they are a text trace): an empty grid
+    is white and grey only; the live picture keeps its own."""
+    import base64
+
+    from app.components.colors import EMPTY
+    from app.components.raster import grid_pixels, grid_png
+
+    mix = np.full((13, 13, 2), np.nan)
+    weight = np.zeros((13, 13))
+    uri = grid_png(mix, weight, ["#4bb34b", "#d43d33"], labels=False)
+    px = np.asarray(Image.open(io.BytesIO(base64.b64decode(uri.split(",", 1)[1]))).convert("RGB"))
+    grey = tuple(int(EMPTY[k : k + 2], 16) for k in (1, 3, 5))
+    assert {tuple(int(v) for v in c) for c in px.reshape(-1, 3)} == {(255, 255, 255), grey}
+    assert (grid_pixels(mix, weight, ["#4bb34b", "#d43d33"]) < 100).any()  # letters drawn

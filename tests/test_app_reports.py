@@ -6,6 +6,7 @@ solve in Explore."""
 from __future__ import annotations
 
 import json
+import re
 import signal
 import time
 from pathlib import Path
@@ -60,18 +61,27 @@ def test_batch_runs_and_the_report_fills(tmp_path: Path) -> None:
         rows = {r.flop: r for r in store.rows()}
     for _, rec in table.iterrows():  # the page shows the database's numbers
         assert rec["oop_ev"] == pytest.approx(rows[rec["flop"]].summary["ev"][0])
+    # ... under titles in words with their units (the records keep their keys for exports)
+    shown = json.loads(at.dataframe[0].proto.columns)
+    assert shown["oop_ev"]["label"] == "OOP EV (chips)" and shown["oop_ev"]["type_config"]
+    assert shown["oop b:100"]["label"] == "OOP: All-in 100"
+    assert shown["ip vs k: b:100"]["label"] == "IP vs check: All-in 100"
+    assert shown["oop_equity"]["type_config"]["format"] == "percent"
+    assert shown["oop_ev"]["type_config"]["format"] == "%.2f"
     metrics = {m.label: m.value for m in at.metric}
     total = sum(r.weight for r in rows.values())
     oop_ev = sum(r.weight * r.summary["ev"][0] for r in rows.values()) / total
     assert metrics["OOP EV (weighted)"] == f"{oop_ev:.2f}"
     charts = [json.loads(c.proto.spec) for c in at.get("plotly_chart")]
     bars = charts[0]["data"]
-    assert {b["name"] for b in bars} == {"Check", "Bet 100"}
+    assert {b["name"] for b in bars} == {"Check", "All-in 100"}  # as Explore names it
     assert len(bars[0]["x"]) == 3
     heat = charts[2]["data"][0]
     assert heat["type"] == "heatmap" and "K-high" in heat["y"]
     classes = charts[4]["data"]  # OOP's mix per hand class, aggregated over the flops
-    assert [b["name"] for b in classes] == ["Check", "Bet 100"]
+    assert [b["name"] for b in classes] == ["Check", "All-in 100"]
+    assert at.selectbox(key=R.CLASS_NODE).options[:2] == ["OOP's first action", "IP vs check"]
+    assert all(re.search(r"\(\d[\d,]*(\.[1-9])? combos\)$", y) for y in classes[0]["y"])
     assert any(y.startswith("Overpair") for y in classes[0]["y"])
     for i in range(len(classes[0]["y"])):
         assert classes[0]["x"][i] + classes[1]["x"][i] == pytest.approx(100.0)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 
 import pytest
 from app_helpers import app, no_threads_left, poll
@@ -38,11 +39,40 @@ def test_opens_on_a_preset_with_solve_enabled() -> None:
     assert at.button(key="btn_pause").disabled and at.button(key="btn_stop").disabled
     # hold'em preset: the hold'em default, DCFR(1.5, 0.1, 4) averaging every 2nd iteration
     assert at.selectbox(key=state.ALGORITHM).value == "dcfr-tuned"
-    assert [n.label for n in at.text_input][:4] == ["alpha", "beta", "gamma", "average_every"]
-    assert [n.value for n in at.text_input][:4] == ["1.5", "0.1", "4", "2"]
+    # above the fold: algorithm, target, limit, threads, Solve; the internals under Advanced,
+    # folded away
+    assert [n.label for n in at.text_input][:3] == ["Target", "Max iterations", "Threads"]
+    advanced = at.expander[0]
+    assert advanced.label.startswith("Advanced") and not advanced.proto.expanded
+    assert [n.label for n in advanced.text_input][:4] == ["alpha", "beta", "gamma", "average_every"]
+    assert [n.value for n in advanced.text_input][:4] == ["1.5", "0.1", "4", "2"]
+    assert [n.label for n in advanced.selectbox] == ["Pruning", "Storage"]
+    assert advanced.text_input[-1].key == state.CHECK_EVERY
     assert at.text_input(key=state.TARGET).value == "0.3"
     assert at.radio(key=state.TARGET_UNIT).value == "% pot"
-    assert "per iteration" in at.markdown[0].value  # the estimate before solving
+    # the estimate before solving: time to the target, not per iteration
+    assert re.search(r"· ≈ [\d.]+ (ms|s) to 0\.3 % pot$", at.markdown[0].value), at.markdown[0]
+
+
+def _header(at: AppTest) -> str:
+    return next(e.proto.body for e in at.get("html") if "spot-header" in e.proto.body)
+
+
+def test_spot_header_says_the_spot_before_and_while_solving() -> None:
+    """Solve's header: the board as cards, pot, stack and SPR in chips and bb, the preset's
+    names for the players; a toy game's names and no board."""
+    at = app()
+    at.run()
+    header = _header(at)
+    assert "<b>BB</b> vs <b>BTN</b>" in header
+    assert "Pot <b>200 (20 bb)</b>" in header and "Effective stack <b>900 (90 bb)</b>" in header
+    assert "SPR <b>4.5</b>" in header and "<b>BB to act first</b>" in header  # one row
+    assert ">T♦</span>" in header and ">2♠</span>" in header
+    _to(at, "preset:leduc")
+    header = _header(at)
+    assert "<b>player 0</b> vs <b>player 1</b>" in header and "no board card yet" in header
+    assert "Pot" not in header
+    assert not at.exception
 
 
 def test_toy_game_defaults_to_the_papers_dcfr() -> None:
@@ -50,7 +80,7 @@ def test_toy_game_defaults_to_the_papers_dcfr() -> None:
     at.run()
     assert not at.exception
     assert at.selectbox(key=state.ALGORITHM).value == "dcfr"
-    assert [n.value for n in at.text_input][:3] == ["1.5", "0", "2"]
+    assert [n.value for n in at.expander[0].text_input][:3] == ["1.5", "0", "2"]
     assert at.text_input(key=state.TARGET).value == "0.001"
     assert at.radio(key=state.TARGET_UNIT).value == "chips"
 
@@ -173,7 +203,7 @@ def test_picker_lists_every_algorithm_full_width_first() -> None:
     assert (at.selectbox(key=state.ALGORITHM).help or "").startswith(
         "**sampling** · Outcome-sampling"
     )
-    assert at.text_input[0].label == "epsilon"
+    assert at.expander[0].text_input[0].label == "epsilon"
 
 
 def test_sampling_algorithm_shows_seed_and_runs_on_one_thread() -> None:
@@ -414,7 +444,8 @@ def test_time_and_speed_texts() -> None:
     assert fmt_time(2 * 86_400.0) == "> 1 day" and fmt_time(4.25) == "4.2 s"
     assert fmt_time(3 * 3600.0) == "3.0 h" and fmt_time(125.0) == "2 min 5 s"
     assert fmt_speed(Progress()) == "—"
-    assert fmt_speed(Progress(iterations_per_s=0.25)) == "4.0 s/iteration"
+    assert fmt_speed(Progress(iterations_per_s=0.25)) == "4.0 s/it"
+    assert fmt_speed(Progress(iterations_per_s=11725.0)) == "11.7k it/s"  # fits 1280 px
     assert fmt_speed(Progress(iterations_per_s=1234.0)) == "1,234 it/s"
     assert fmt_speed(Progress(iterations_per_s=2.5)) == "2.5 it/s"
 
@@ -433,3 +464,23 @@ def test_memory_figure_and_units() -> None:
     assert fig.layout.yaxis.title.text == "memory held (KB)"
     with pytest.raises(ValueError, match="unknown x axis"):
         memory_figure(pts, "minutes")
+
+
+def test_advanced_opens_itself_on_a_bad_value() -> None:
+    """The folded settings cannot hide a mistake: a bad parameter or check interval opens
+    Advanced with its message, and Solve waits."""
+    from app import settings as cfgmod
+
+    at = app()
+    at.run()
+    assert not at.expander[0].proto.expanded
+    at.text_input(key=state.CHECK_EVERY).set_value("0").run()
+    assert at.expander[0].proto.expanded
+    assert [e.value for e in at.expander[0].error] == [
+        "Check every: must be from 1 to 1,000,000, got 0."
+    ]
+    assert at.button(key="btn_solve").disabled
+    at.text_input(key=state.CHECK_EVERY).set_value("10").run()
+    at.text_input(key=cfgmod.param_key("dcfr-tuned", "alpha")).set_value("x").run()
+    assert at.expander[0].proto.expanded and at.expander[0].error
+    assert at.button(key="btn_solve").disabled

@@ -61,11 +61,11 @@ def test_river_study_views() -> None:
     assert not at.exception
     a = analyze(game, sigma, 0)
     v = a.players[0]
-    # the per-hand table: strength rank and EV per action ("All-in" named)
+    # the per-hand table: strength rank and EV per action ("All-in 900" named, as everywhere)
     table = _table(at, "strength")
     idx = [v.hand_names.index(h) for h in table["hand"]]
     evs = action_evs(game, sigma, 0)
-    assert [c for c in table.columns if c.startswith("EV ")][-1] == "EV All-in"
+    assert [c for c in table.columns if c.startswith("EV ")][-1] == "EV All-in 900"
     for i, col in enumerate(c for c in table.columns if c.startswith("EV ")):
         np.testing.assert_allclose(table[col], evs[i, idx])
     order = strength_order(game, 0, 0)
@@ -91,7 +91,7 @@ def test_river_study_views() -> None:
     assert rows[0].mix is not None
     np.testing.assert_allclose(classes.iloc[0, 5:9], [100 * m for m in rows[0].mix])
     bar = _chart(at, "study_class_bar")
-    assert [t["name"] for t in bar["data"]][-1] == "All-in"
+    assert [t["name"] for t in bar["data"]][-1] == "All-in 900"
     # the equity distribution of both players
     at.radio(key=state.STUDY_VIEW).set_value("Distribution").run()
     curve = _chart(at, "study_distribution")

@@ -10,8 +10,10 @@ from typing import Any
 
 import plotly.graph_objects as go
 
-from app.components.colors import action_colors, action_name
+from app.components.colors import action_colors
+from app.components.number_formats import combos_text
 from solver.flops import HIGH_CARDS
+from solver.words import first_street_name
 
 TEXTURES = ("rainbow", "two-tone", "monotone", "paired", "trips")
 SUIT_COLORS = {"rainbow": "#1f77b4", "two-tone": "#ff7f0e", "monotone": "#2ca02c"}
@@ -29,10 +31,17 @@ def aggressive(columns: Sequence[str], prefix: str) -> list[str]:
 
 
 def mix_bars(
-    records: Sequence[dict[str, Any]], columns: Sequence[str], prefix: str, title: str
+    records: Sequence[dict[str, Any]],
+    columns: Sequence[str],
+    prefix: str,
+    title: str,
+    pot: float | None = None,
+    stack: float | None = None,
 ) -> go.Figure:
     """Stacked bars: one bar per flop, one segment per action column (``prefix`` + label),
-    flops sorted by their aggressive frequency (most betting first)."""
+    flops sorted by their aggressive frequency (most betting first). Actions named as
+    everywhere in the app (:func:`solver.words.first_street_name` with the batch's ``pot``
+    and ``stack``, chips)."""
     done = [r for r in records if r.get("status") == "done"]
     cols = [c for c in columns if c.startswith(prefix)]
     labels = [c[len(prefix) :] for c in cols]
@@ -41,12 +50,13 @@ def mix_bars(
     colors = action_colors(labels)
     fig = go.Figure()
     for col, label, color in zip(cols, labels, colors, strict=True):
+        name = first_street_name(label, pot, stack)
         fig.add_bar(
             x=[r["flop"] for r in done],
             y=[100 * r.get(col, 0.0) for r in done],
-            name=action_name(label),
+            name=name,
             marker_color=color,
-            hovertemplate="%{x}: %{y:.1f}%<extra>" + action_name(label) + "</extra>",
+            hovertemplate="%{x}: %{y:.1f} %<extra>" + name + "</extra>",
         )
     fig.update_layout(
         barmode="stack",
@@ -135,24 +145,28 @@ def ev_equity(records: Sequence[dict[str, Any]], pot: float | None) -> go.Figure
     return fig
 
 
-def class_bars(agg: dict[str, Any], title: str) -> go.Figure:
+def class_bars(
+    agg: dict[str, Any], title: str, pot: float | None = None, stack: float | None = None
+) -> go.Figure:
     """Horizontal stacked bars: one bar per hand class (strongest at the top), one segment
-    per action, from :func:`solver.batch.report.class_aggregate`."""
+    per action, from :func:`solver.batch.report.class_aggregate` (actions named as
+    :func:`mix_bars` names them)."""
     from solver.handclass import DRAW_LABELS, MADE_LABELS
 
     labels = {**MADE_LABELS, **DRAW_LABELS}
     classes = [c for c in agg["classes"] if c["mix"]]
-    names = [f"{labels.get(c['class'], c['class'])} ({c['combos']:.1f})" for c in classes]
+    names = [f"{labels.get(c['class'], c['class'])} ({combos_text(c['combos'])})" for c in classes]
     actions = list(agg["actions"])
     fig = go.Figure()
     for a, color in zip(actions, action_colors(actions), strict=True):
+        name = first_street_name(a, pot, stack)
         fig.add_bar(
             y=names,
             x=[100 * c["mix"].get(a, 0.0) for c in classes],
             orientation="h",
-            name=action_name(a),
+            name=name,
             marker_color=color,
-            hovertemplate="%{y}: %{x:.1f}%<extra>" + action_name(a) + "</extra>",
+            hovertemplate="%{y}: %{x:.1f} %<extra>" + name + "</extra>",
         )
     fig.update_layout(
         barmode="stack",

@@ -33,25 +33,3 @@ def action_colors(labels: list[str]) -> list[str]:
         else:
             out.append("#999999")
     return out
-
-
-def action_name(label: str, pot: float | None = None, all_in: bool = False) -> str:
-    """People's names for action labels: ``b:100`` → ``Bet 100 (50% pot)`` when ``pot`` given;
-    a bet or raise that puts the player all-in (``all_in``) → ``All-in 900``."""
-    if all_in and label.startswith(("b:", "r:")):
-        return f"All-in {label[2:]}"
-    if label == "f":
-        return "Fold"
-    if label == "k":
-        return "Check"
-    if label == "c":
-        return "Call"
-    if label.startswith("d:"):
-        return f"Deal {label[2:]}"
-    if label.startswith(("b:", "r:")):
-        verb = "Bet" if label[0] == "b" else "Raise to"
-        amt = label[2:]
-        if pot and label[0] == "b":
-            return f"{verb} {amt} ({100 * _amount(label) / pot:.0f}% pot)"
-        return f"{verb} {amt}"
-    return label

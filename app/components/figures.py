@@ -11,11 +11,12 @@ import numpy as np
 import numpy.typing as npt
 import plotly.graph_objects as go
 
-from app.components.colors import EMPTY, action_colors, action_name
+from app.components.colors import EMPTY, action_colors
 from app.components.raster import GRID_CELL_PX, cell_bars, grid_png, log_ticks, tick_text
 from solver.jobs import Point
 from solver.race import RacePoint
 from solver.ranges import GRID_LABELS
+from solver.words import label_name
 
 Array = npt.NDArray[np.float64]
 
@@ -260,14 +261,17 @@ def strategy_grid_figure(
     frequencies of the class; height = share of the class's combos that reach the node).
     ``mix`` (13, 13, A) with NaN where nothing reaches, ``weight`` (13, 13) reach mass.
 
-    The cells are one PNG image (:func:`grid_png`) under one transparent heatmap that carries
-    the hover text: a handful of elements for the browser to draw, where a rectangle per cell
-    and action meant hundreds (the live view redraws it while a solve runs). ``vector`` draws
+    The cells are one PNG image (:func:`grid_png`, without labels) under one transparent
+    heatmap that carries the hover text, and the class labels as one text trace
+    (:func:`grid_labels`: a picture's letters, scaled to the screen, blurred to ".Jo" at a
+    pixel ratio of 1): a handful of elements for the browser to draw, where a rectangle per
+    cell and action meant hundreds (the live view redraws it while a solve runs). ``vector`` draws
     rectangles instead, for exported files (SVG stays vector, PNG stays sharp at any scale).
-    ``names`` label the actions in the legend (default: :func:`action_name` of each).
+    ``names`` label the actions in the legend (default: :func:`solver.words.label_name` of
+    each).
     """
     colors = action_colors(actions)
-    names = names or [action_name(a, pot) for a in actions]
+    names = names or [label_name(a, pot) for a in actions]
     if hover is None:
         hover = [[_default_hover(mix[i, j], GRID_LABELS[i][j], actions, pot) for j in range(13)]
                  for i in range(13)]  # fmt: skip
@@ -279,7 +283,7 @@ def strategy_grid_figure(
     else:
         traces.append(
             go.Image(
-                source=grid_png(mix, weight, colors),
+                source=grid_png(mix, weight, colors, labels=False),
                 x0=0.5 / GRID_CELL_PX,
                 y0=0.5 / GRID_CELL_PX,
                 dx=1.0 / GRID_CELL_PX,
@@ -299,6 +303,8 @@ def strategy_grid_figure(
             showlegend=False,
         )
     )
+    if not vector:  # the labels as text: sharp at any pixel ratio, on screen and exported
+        traces.append(grid_labels())
     traces.extend(legend_swatches(names, colors))
     fig = go.Figure(traces)
     fig.update_layout(
@@ -319,11 +325,26 @@ def strategy_grid_figure(
     return fig
 
 
+def grid_labels() -> go.Scatter:
+    """The 169 class labels as a text trace over the grid's picture (each 38 % down its
+    cell, as the exported grids place them)."""
+    return go.Scatter(
+        x=[j + 0.5 for i in range(13) for j in range(13)],
+        y=[i + 0.38 for i in range(13) for j in range(13)],
+        text=[GRID_LABELS[i][j] for i in range(13) for j in range(13)],
+        mode="text",
+        textfont={"size": 10, "color": "#111"},
+        hoverinfo="skip",
+        showlegend=False,
+        name="labels",
+    )
+
+
 def _default_hover(cell: Array, label: str, actions: list[str], pot: float | None) -> str:
     lines = [f"<b>{label}</b>"]
     if np.all(np.isfinite(cell)):
         lines += [
-            f"{action_name(a, pot)}: {100 * f:.1f}%" for a, f in zip(actions, cell, strict=True)
+            f"{label_name(a, pot)}: {100 * f:.1f}%" for a, f in zip(actions, cell, strict=True)
         ]
     else:
         lines.append("not in range here")

@@ -35,12 +35,15 @@ from app.components.figures import (
     point_x,
     thin,
 )
+from app.components.names import of as names_of
+from app.components.names import player_name
 from app.components.raster import curve_png
 from app.components.views import card_table, grid_figure, grid_picture_of
 from app.settings import PRUNING_LABELS, RBP
 from solver.algorithms import ALGORITHMS
 from solver.analysis import investments
 from solver.jobs import PAUSED, RUNNING, Point, Progress, SolveJob, estimate_eta
+from solver.words import line_words
 
 LIVE_CURVE_POINTS = 400
 """Most points a live curve draws (log-spaced over the history; the last is always kept)."""
@@ -69,14 +72,17 @@ def fmt_time(s: float | None) -> str:
 
 
 def fmt_speed(p: Progress) -> str:
-    """Iterations per second (``1,234 it/s``), or seconds per iteration below one a
-    second (``3.4 s/iteration``); "—" before the first chunk ends."""
+    """Iterations per second (``1,234 it/s``, ``11.7k it/s``), or seconds per iteration
+    below one a second (``3.4 s/it``); "—" before the first chunk ends. Short: the metric's
+    column is narrow at 1280 px."""
     spi = p.seconds_per_iteration
     if spi is None:
         return "—"
     if spi > 1.0:
-        return f"{spi:,.1f} s/iteration"
+        return f"{spi:,.1f} s/it"
     ips = p.iterations_per_s
+    if ips >= 10_000:
+        return f"{ips / 1000:,.1f}k it/s"
     return f"{ips:,.0f} it/s" if ips >= 10 else f"{ips:.1f} it/s"
 
 
@@ -172,7 +178,9 @@ def show_progress(job: SolveJob, p: Progress) -> None:
     game = job.game
     holdem = game.is_holdem
     held = memory_held(p)
-    m = st.columns(7)
+    # the exploitability's label is the longest: its column is wider, so no label is cut at
+    # 1280 px (tests/browser/test_app_browser.py)
+    m = st.columns([0.9, 0.9, 0.9, 1.1, 1.6, 1.1, 0.9])
     m[0].metric("Iteration", f"{p.iteration:,}")
     m[1].metric("Speed", fmt_speed(p), help="iterations per second, or seconds per iteration")
     m[2].metric("Elapsed", fmt_time(p.elapsed_s), help="solve time, pauses excluded")
@@ -303,10 +311,11 @@ def _strategy(job: SolveJob, p: Progress) -> None:
         st.caption("waiting for the first strategy…")
         return
     player = int(game.tree.player[node])
-    hist = " ".join(game.history(node)) or "root"
-    who = ("OOP" if player == 0 else "IP") if game.is_holdem else f"player {player}"
+    who = player_name(game, player)
+    line = line_words(game, node, names_of(game))
     st.markdown(
-        f"**Live strategy** — {who} at `{hist}` (iteration {p.watched_iteration:,})",
+        f"**Live strategy** — {who} {f'after {line}' if line else 'first to act'} "
+        f"(iteration {p.watched_iteration:,})",
         help="the average strategy of the node watched (pick another on Explore): each cell "
         "split by action frequency, its height the share of the class's combos that reach",
     )

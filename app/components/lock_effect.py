@@ -13,8 +13,11 @@ import pandas as pd
 import streamlit as st
 
 from app import state
+from app.components import number_formats as NF
 from app.components.downloads import download_row
-from app.components.study_views import action_labels, cached, file_name, player_name
+from app.components.names import line as line_name
+from app.components.names import player_name
+from app.components.study_views import action_labels, cached, file_name
 from solver.analysis import NodeAnalysis, analyze
 from solver.games.model import Game
 from solver.lockeffect import ev_changes, frequency_shifts, locked_nodes
@@ -98,7 +101,7 @@ def shifts_frame(
 
         rows.append(
             {
-                "line": " ".join(s.line) or "root",
+                "line": line_name(game, s.node),
                 "player": player_name(game, s.player),
                 "locked": "yes" if s.locked else "",
                 "largest move (points)": 100 * s.change,
@@ -135,10 +138,12 @@ def render_effect(game: Game, run: LockRun, after: Array, node: int) -> None:
             f"{row['EV after']:.3f}",
             delta=f"{row['change']:+.3f} (was {row['EV before']:.3f})",
         )
-    st.dataframe(totals, hide_index=True, key="lock_ev_totals")
+    st.dataframe(
+        totals, hide_index=True, key="lock_ev_totals", column_config=NF.table_config(totals)
+    )
     download_row("lock_totals", file_name(game, 0, "lock-totals"), table=totals)
     lines = locked_nodes(game, run.locks)
-    places = {0: "root", **{n: f"locked: {line}" for n, line in lines.items()}}
+    places = {0: "Start", **{n: f"locked: {line_name(game, n)}" for n in lines}}
     c = st.columns(3)
     where = c[0].selectbox(
         "At", list(places), format_func=lambda n: places[n], key=K + "where",
@@ -153,7 +158,9 @@ def render_effect(game: Game, run: LockRun, after: Array, node: int) -> None:
         by = str(c[2].radio("By", ["class", "hand"], key=K + "by", horizontal=True))
     b, a = _analyses(game, run, after, int(where))
     df = groups_frame(game, b, a, int(who), by)
-    st.dataframe(df, hide_index=True, key="lock_ev_table", height=300)
+    st.dataframe(
+        df, hide_index=True, key="lock_ev_table", height=300, column_config=NF.table_config(df)
+    )
     download_row("lock_evs", file_name(game, int(where), "lock-evs"), table=df)
     st.markdown("**Lines whose frequencies moved most**, weighted by how often they are reached")
     try:
@@ -164,7 +171,7 @@ def render_effect(game: Game, run: LockRun, after: Array, node: int) -> None:
     except ValueError as exc:
         st.info(str(exc))
         return
-    st.dataframe(shifts, hide_index=True, key="lock_shifts")
+    st.dataframe(shifts, hide_index=True, key="lock_shifts", column_config=NF.table_config(shifts))
     if folded:
         st.caption(
             f"{folded:,} line{'s' if folded > 1 else ''} reached by fewer than "

@@ -1,9 +1,10 @@
-"""Node locking in Explore: "Lock this node" (a mix for the whole range, a mix for picked grid
-cells / hand classes painted on the 13×13 grid, or "as solved"), the list of locks, markers
-for the breadcrumb and the tree, "Re-solve with locks" as the session's background solve
-(warm from the current solve, or from scratch) with its live curve, and the effect when it is
-done (:mod:`app.components.lock_effect`). Locks are checked by the solver's own
-:func:`solver.cfr.locks.build_locks`: a bad one gets its message (line and hand), never a
+"""Node locking in Explore: "Lock this node" (a mix for the whole range; one action's
+frequency shifted through the range in the solution's order, :mod:`app.components.shift_lock`;
+a mix for picked grid cells / hand classes painted on the 13×13 grid; or "as solved"), the
+list of locks, markers for the breadcrumb and the tree, "Re-solve with locks" as the session's
+background solve (warm from the current solve, or from scratch) with its live curve, and the
+effect when it is done (:mod:`app.components.lock_effect`). Locks are checked by the solver's
+own :func:`solver.cfr.locks.build_locks`: a bad one gets its message (line and hand), never a
 traceback."""
 
 from __future__ import annotations
@@ -17,15 +18,18 @@ import numpy.typing as npt
 import streamlit as st
 
 from app import nav, state
+from app.components import shift_lock
 from app.components.controls import live_view
 from app.components.fields import Number, number_field, read
 from app.components.figures import curve_figure, range_paint_figure
-from app.components.study_views import action_labels, player_name
+from app.components.names import line as line_name
+from app.components.names import player_name
+from app.components.study_views import action_labels, node_action_evs
 from app.runtime import start_solve
 from app.screens.solve import LAST_STATE
 from app.state import Solved
 from solver.analysis import NodeAnalysis, cell_of_hands
-from solver.cfr.locks import SOLVED, LockError, build_locks, line_text
+from solver.cfr.locks import SOLVED, LockError, build_locks, line_text, parse_line
 from solver.games.model import DECISION, Game
 from solver.handclass import DRAW_LABELS, MADE_LABELS
 from solver.jobs import FINISHED, RUNNING, SolveJob
@@ -154,11 +158,20 @@ def _form(game: Game, a: NodeAnalysis, line: str, locks: dict[str, Any]) -> None
     )
     node = a.node
     mode = st.radio(
-        "Lock", ["Whole range", "Picked hands", "As solved"], key=K + "mode", horizontal=True
+        "Lock",
+        ["Whole range", shift_lock.MODE, "Picked hands", "As solved"],
+        key=K + "mode",
+        horizontal=True,
+        help="Whole range: every hand plays the mix below. Shift the range: one action's "
+        "frequency moves, hands taking it in the order the solution prefers it (highest EV "
+        "gain first), so the range stays ranked. Picked hands: a mix for hands, cells or "
+        "classes. As solved: the solve's own strategy.",
     )
-    names = action_labels(game, node, a.pot)
+    names = action_labels(game, node)
     bad = False
-    if mode != "As solved":
+    if mode == shift_lock.MODE:
+        bad = shift_lock.fields(game, a, names, node_action_evs(game, node))
+    elif mode != "As solved":
         if mode == "Picked hands":
             _pick(game, a)
         cols = st.columns(len(names))
@@ -276,7 +289,7 @@ def _add(game: Game, node: int, mode: str, names: list[str]) -> None:
     does not hold a percentage."""
     state.put(state.LOCK_ERROR, None)
     mix: dict[str, float] = {}
-    if mode != "As solved":
+    if mode not in ("As solved", shift_lock.MODE):
         mix, error = _mix_from_fields(game, node, names)
         if error:
             state.put(state.LOCK_ERROR, f"Not locked: {error}")
@@ -290,12 +303,20 @@ def _add(game: Game, node: int, mode: str, names: list[str]) -> None:
         try:
             new = build_locks(game, {line: SOLVED}, average).spec[line]
         except LockError as exc:
-            state.put(state.LOCK_ERROR, f"Not locked: {exc}")
+            state.put(state.LOCK_ERROR, f"Not locked: {_in_words(game, exc)}")
+            return
+    elif mode == shift_lock.MODE:
+        if average is None:
+            return
+        new, error = shift_lock.lock_spec(game, average, node)
+        if error:
+            state.put(state.LOCK_ERROR, f"Not locked: {error}")
             return
     elif mode == "Picked hands":
         picks = list(state.get(K + "pick") or [])
         if not picks:
-            state.put(state.LOCK_ERROR, f"Not locked: lock {line!r}: pick some hands first")
+            where = line_name(game, node)
+            state.put(state.LOCK_ERROR, f"Not locked: {where}: pick some hands first")
             return
         old = locks.get(line)
         keep = (
@@ -308,15 +329,22 @@ def _add(game: Game, node: int, mode: str, names: list[str]) -> None:
     try:
         build_locks(game, trial, average)
     except LockError as exc:
-        state.put(state.LOCK_ERROR, f"Not locked: {_in_words(str(exc))}")
+        state.put(state.LOCK_ERROR, f"Not locked: {_in_words(game, exc)}")
         return
     _set_pending(game, trial)
     state.put(K + "pick", [])
 
 
-def _in_words(message: str) -> str:
-    """A lock message with hand classes named as the page names them (``'two_pair'`` →
-    ``'Two pair'``)."""
+def _in_words(game: Game, exc: LockError) -> str:
+    """A lock's message as the page says things: the line in words (not its codes) and hand
+    classes by name (``'two_pair'`` → ``'Two pair'``)."""
+    try:
+        where = f"lock at {line_name(game, game.find(parse_line(exc.line)))}"
+    except (KeyError, ValueError):  # (not a line of this game: as the solver says it)
+        where = f"lock {exc.line!r}"
+    if exc.hand:
+        where += f", hand {exc.hand!r}"
+    message = f"{where}: {exc.message}"
     for key, label in {**MADE_LABELS, **DRAW_LABELS}.items():
         message = message.replace(f"'{key}'", f"'{label}'")
     return message
@@ -345,7 +373,8 @@ def _list(game: Game, locks: dict[str, Any], solved: Solved) -> None:
         status = "in the current solve" if now.get(line) == mix else "re-solve to apply"
         who = player_name(game, int(game.tree.player[node])) if node is not None else "?"
         what = describe(game, node, mix) if node is not None else str(mix)
-        c[0].markdown(f":material/lock: `{line}` — {who}: {what} · *{status}*")
+        where = line_name(game, node) if node is not None else line
+        c[0].markdown(f":material/lock: {where} — {who}: {what} · *{status}*")
         c[1].button("Remove", key=f"{K}rm_{i}", on_click=_remove, args=(game, line))
     job = solved.job
     default_target = job.target if job is not None and job.target else None
@@ -448,7 +477,8 @@ def _resolve() -> None:
         run = replace(prev, job=new, locks=dict(locks), warm=warm)
     else:
         label = "; ".join(
-            f"{line}: {describe(game, n, had[line])}" for n, line in locked_nodes(game, had).items()
+            f"{line_name(game, n)}: {describe(game, n, had[line])}"
+            for n, line in locked_nodes(game, had).items()
         )
         run = LockRun(new, current, int(old.iteration), expl, dict(locks), warm, dict(had),
                       f"locked: {label}" if had else "no locks")  # fmt: skip

@@ -191,11 +191,11 @@ def _rgb(color: str) -> tuple[int, int, int]:
 
 
 def grid_pixels(
-    mix: Array, weight: Array, colors: list[str], cell: int = GRID_CELL_PX
+    mix: Array, weight: Array, colors: list[str], cell: int = GRID_CELL_PX, labels: bool = True
 ) -> npt.NDArray[np.uint8]:
     """The grid's cells as an RGB array, 13 × ``cell`` pixels a side: a grey cell per class
     with a white gap, the action bars from its bottom (see :func:`cell_bars`), the class
-    label near the top."""
+    label near the top unless ``labels`` is False (a chart that writes them as text)."""
     c = cell
     g = max(1, c // 36)  # the white gap around a cell
     px = _empty_grid(c).copy()
@@ -209,9 +209,10 @@ def grid_pixels(
             x1 = x + w * (c - 2 * g)
             px[top : (i + 1) * c - g, round(x) : round(x1)] = rgb[a]
             x = x1
-    rows, cols, alpha = _label_ink(c)  # the labels, drawn once per size
-    under = px[rows, cols].astype(np.float32)
-    px[rows, cols] = (under * (1.0 - alpha) + 17.0 * alpha).astype(np.uint8)
+    if labels:
+        rows, cols, alpha = _label_ink(c)  # the labels, drawn once per size
+        under = px[rows, cols].astype(np.float32)
+        px[rows, cols] = (under * (1.0 - alpha) + 17.0 * alpha).astype(np.uint8)
     return px
 
 
@@ -228,10 +229,11 @@ def _empty_grid(c: int) -> npt.NDArray[np.uint8]:
     return px
 
 
-def grid_png(mix: Array, weight: Array, colors: list[str]) -> str:
+def grid_png(mix: Array, weight: Array, colors: list[str], labels: bool = True) -> str:
     """:func:`grid_pixels` as a PNG data URI (``data:image/png;base64,…``)."""
     buf = io.BytesIO()
-    Image.fromarray(grid_pixels(mix, weight, colors)).save(buf, format="PNG", compress_level=1)
+    px = grid_pixels(mix, weight, colors, labels=labels)
+    Image.fromarray(px).save(buf, format="PNG", compress_level=1)
     return "data:image/png;base64," + base64.b64encode(buf.getvalue()).decode("ascii")
 
 

@@ -16,8 +16,9 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from app import state
-from app.components.colors import action_name
+from app.components import number_formats as NF
 from app.components.downloads import download_row
+from app.components.names import player_name
 from app.components.study_figures import (
     card_grid_figure,
     class_mix_figure,
@@ -31,7 +32,6 @@ from solver.handclass import class_table
 from solver.study import (
     RunoutRow,
     action_evs,
-    action_names,
     board_cards,
     distribution,
     runout_report,
@@ -39,26 +39,18 @@ from solver.study import (
     summaries,
 )
 from solver.studygroups import cell_means, class_groups, group_ev
+from solver.words import action_names
 
 Array = npt.NDArray[np.float64]
 T = TypeVar("T")
-PLAYERS = ("OOP", "IP")
 COLOURINGS = ("Strategy", "EV", "Equity", "EQR")
 VIEWS = ("Hand classes", "Distribution", "Runouts")
 
 
-def player_name(game: Game, p: int) -> str:
-    return PLAYERS[p] if game.is_holdem else f"player {p}"
-
-
-def action_labels(game: Game, node: int, pot: float | None = None) -> list[str]:
-    """The actions at a decision node as players read them: "All-in" for a bet or raise of
-    the whole stack (:func:`solver.study.action_names`), else ``Check``, ``Bet 100``, …"""
-    said = action_names(game, node)
-    return [
-        "All-in" if s == "All-in" else action_name(lab, pot)
-        for s, lab in zip(said, game.action_labels(node), strict=True)
-    ]
+def action_labels(game: Game, node: int) -> list[str]:
+    """The actions at a decision node as players read them (:func:`solver.words.action_names`:
+    ``Check``, ``Bet 50 % (100)``, ``All-in 900``)."""
+    return action_names(game, node)
 
 
 def _slug(text: str) -> str:
@@ -103,7 +95,7 @@ def table_extras(game: Game, a: NodeAnalysis, player: int, df: pd.DataFrame) -> 
     """The per-hand table with hand strength (``strength``: 1 = the strongest hand the player
     can hold here, :func:`solver.study.strength_order`), strongest first, and, for the acting
     player, the EV of each action (``EV <action>``, chips); action columns named as players
-    say them ("All-in")."""
+    say them (:func:`solver.words.action_names`)."""
     if df.empty:
         return df
     names = a.players[player].hand_names
@@ -117,9 +109,6 @@ def table_extras(game: Game, a: NodeAnalysis, player: int, df: pd.DataFrame) -> 
     index = [names.index(h) for h in out["hand"]]
     if player == a.player:
         labels = action_labels(game, a.node)
-        out = out.rename(
-            columns={action_name(x): n for x, n in zip(a.actions, labels, strict=True)}
-        )
         evs = node_action_evs(game, a.node)
         if evs is not None:
             for i, n in enumerate(labels):
@@ -136,9 +125,9 @@ def table_columns(game: Game, a: NodeAnalysis, player: int) -> dict[str, Any]:
     }
     if player == a.player:
         for n in action_labels(game, a.node):
-            cols[n] = st.column_config.NumberColumn(n + " %", format="%.1f")
+            cols[n] = st.column_config.NumberColumn(n, format="%.1f %%", help="% of the hand")
             cols[f"EV {n}"] = st.column_config.NumberColumn(
-                f"EV {n}", format="%.3f", help=f"chips: the hand plays {n}, then the strategy"
+                f"EV {n}", format=NF.CHIPS, help=f"chips: the hand plays {n}, then the strategy"
             )
     return cols
 
@@ -150,7 +139,7 @@ def decision_grid(game: Game, a: NodeAnalysis) -> None:
     hands, :func:`solver.studygroups.cell_means`)."""
     assert a.strategy is not None
     actor = a.players[a.player]
-    labels = action_labels(game, a.node, a.pot)
+    labels = action_labels(game, a.node)
     options = [*COLOURINGS[:2], *(f"EV of {n}" for n in labels), *COLOURINGS[2:]]
     if state.get(state.GRID_COLOUR) not in options:
         state.put(state.GRID_COLOUR, "Strategy")
@@ -174,7 +163,7 @@ def grid_values(game: Game, a: NodeAnalysis, what: str) -> tuple[Array, str, str
         values, unit = actor.eqr, ""
     else:
         evs = node_action_evs(game, a.node)
-        names = [f"EV of {n}" for n in action_labels(game, a.node, a.pot)]
+        names = [f"EV of {n}" for n in action_labels(game, a.node)]
         values = evs[names.index(what)] if evs is not None else np.full(actor.ev.shape, np.nan)
         unit = ""
     return cell_means(actor, values, cell_of_hands(game, a.player)), what, unit
@@ -184,9 +173,9 @@ def value_columns() -> dict[str, Any]:
     """Streamlit column formats of the per-hand and summary tables' value columns: EV
     (chips), equity (%) and EQR."""
     return {
-        "EV": st.column_config.NumberColumn("EV (chips)", format="%.3f"),
-        "equity %": st.column_config.NumberColumn(format="%.1f"),
-        "EQR": st.column_config.NumberColumn(format="%.2f"),
+        "EV": st.column_config.NumberColumn("EV (chips)", format=NF.CHIPS),
+        "equity %": st.column_config.NumberColumn(format=NF.PERCENT),
+        "EQR": st.column_config.NumberColumn(format=NF.RATIO),
     }
 
 
@@ -200,7 +189,7 @@ def render(game: Game, a: NodeAnalysis) -> None:
         hide_index=True,
         key="study_summary",
         column_config={
-            "combos": st.column_config.NumberColumn(format="%.2f"),
+            "combos": st.column_config.NumberColumn(format=NF.COMBOS),
             **value_columns(),
         },
     )
@@ -287,7 +276,7 @@ def _classes(game: Game, a: NodeAnalysis) -> None:
     if df.empty:
         st.caption("No hand of this player reaches the node.")
         return
-    st.dataframe(df, hide_index=True, key="study_classes")
+    st.dataframe(df, hide_index=True, key="study_classes", column_config=NF.table_config(df))
     fig: go.Figure | None = None
     if player == a.player:
         labels = action_labels(game, a.node)
@@ -376,7 +365,7 @@ def _runouts(game: Game, a: NodeAnalysis) -> None:
     fig = card_grid_figure(cells, labels, names)
     st.markdown(f"**Every next card** — {who} acting below it: aggregate mix")
     st.plotly_chart(fig, key="study_runout_grid", width="stretch")
-    st.dataframe(df, hide_index=True, key="study_runouts")
+    st.dataframe(df, hide_index=True, key="study_runouts", column_config=NF.table_config(df))
     st.caption(
         "Sort by any column. Suit-isomorphic cards share their node's numbers; EV in chips, "
         "equity against the other range below the card."

@@ -8,38 +8,18 @@ import numpy.typing as npt
 import pandas as pd
 import plotly.graph_objects as go
 
-from app.components.colors import action_colors, action_name
+from app.components.colors import action_colors
 from app.components.figures import strategy_grid_figure
+from app.components.number_formats import combos_text
 from app.components.raster import grid_picture
-from solver.analysis import cell_of_hands, grid_mix, investments
+from solver.analysis import cell_of_hands, grid_mix
 from solver.cfr.reach import path_reach
 from solver.games.model import Game
 from solver.ranges import GRID_LABELS
+from solver.words import action_names
 
 Array = npt.NDArray[np.float64]
 MAX_HOVER_COMBOS = 12
-
-
-def all_in(game: Game, child: int) -> bool:
-    """Whether the bet or raise leading to ``child`` puts its player all-in (hold'em: the
-    chips that player has put in since the subgame started reach the effective stack)."""
-    label = game.labels[child]
-    if not game.is_holdem or not label.startswith(("b:", "r:")):
-        return False
-    player = int(game.tree.player[int(game.parents[child])])
-    put_in = investments(game, child)[1 + player]
-    return put_in >= float(game.meta.get("stack", np.inf)) - 1e-9  # type: ignore[arg-type]
-
-
-def action_names(game: Game, node: int, pot: float | None = None) -> list[str]:
-    """The names of ``node``'s actions as players read them (``Check``, ``Bet 100 (50%
-    pot)``, ``All-in 900``)."""
-    return [action_name(game.labels[c], pot, all_in(game, c)) for c in game.children(node)]
-
-
-def child_name(game: Game, child: int) -> str:
-    """The name of the action or card leading to ``child`` (breadcrumbs, buttons)."""
-    return action_name(game.labels[child], None, all_in(game, child))
 
 
 def node_reach(game: Game, node: int, sigma: Array | None) -> tuple[Array, Array]:
@@ -70,14 +50,14 @@ def grid_figure(
     mix, weight = grid_mix(game, player, strategy, reach)
     cells = cell_of_hands(game, player)
     names = game.hand_names[player]
-    names_of = action_names(game, node, pot)
+    names_of = action_names(game, node)
     hover: list[list[str]] = [[f"<b>{GRID_LABELS[i][j]}</b>" for j in range(13)] for i in range(13)]
     by_cell: dict[int, list[int]] = {}
     for hi in np.flatnonzero(reach > 0):
         by_cell.setdefault(int(cells[hi]), []).append(int(hi))
     for cell, hands in by_cell.items():
         i, j = divmod(cell, 13)
-        lines = [hover[i][j] + f" — {weight[i, j]:.2f} combos reach"]
+        lines = [hover[i][j] + f" — {combos_text(float(weight[i, j]))} reach"]
         lines += [f"{n}: {100 * f:.1f}%" for n, f in zip(names_of, mix[i, j], strict=True)]
         for h in hands[:MAX_HOVER_COMBOS]:
             mixes = " / ".join(f"{100 * strategy[k, h]:.0f}" for k in range(len(actions)))
@@ -96,7 +76,7 @@ def grid_figure(
         hover=hover,
         pot=pot,
         title=title,
-        names=action_names(game, node, pot),
+        names=names_of,
     )
 
 
@@ -114,7 +94,7 @@ def grid_picture_of(
     actions = game.action_labels(node)
     reach = np.where(game.valid_hands(node, player), reach, 0.0)
     mix, weight = grid_mix(game, player, strategy, reach)
-    names = action_names(game, node, pot)
+    names = action_names(game, node)
     return grid_picture(mix, weight, action_colors(actions), names, width)
 
 

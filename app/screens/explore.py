@@ -14,18 +14,21 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from app import kernels, nav, state
-from app.components import locking, study_views
+from app import spec as S
+from app.components import locking, names, study_views
+from app.components import number_formats as NF
 from app.components.colors import action_colors
 from app.components.figures import range_grid_figure
 from app.components.hand_filter import EXAMPLES, FilterError, card_mask, hand_mask
-from app.components.views import action_names, card_table, child_name
+from app.components.spot_header import spot_header
+from app.components.views import card_table
 from app.state import Solved
 from solver.analysis import NodeAnalysis, analyze, compatible, node_path
-from solver.games.model import CHANCE, DECISION, FIXED, Game
+from solver.games.model import CHANCE, DECISION, Game
 from solver.ranges import COMBO_CELL
+from solver.words import action_names, child_name, node_words, spot
 
 OVERVIEW_DEPTH = 2
-PLAYER_NAMES = ("OOP", "IP")
 
 
 _COMPAT: dict[int, np.ndarray] = {}
@@ -45,18 +48,11 @@ def _compat(game: Game) -> np.ndarray:
 
 
 def player_name(game: Game, p: int) -> str:
-    return PLAYER_NAMES[p] if game.is_holdem else f"player {p}"
+    return names.player_name(game, p)
 
 
 def node_title(game: Game, node: int) -> str:
-    kind = int(game.tree.kind[node])
-    if kind == DECISION:
-        return f"{player_name(game, int(game.tree.player[node]))} to act"
-    if kind == CHANCE:
-        return "card to deal"
-    if kind == FIXED:
-        return "fold (hand over)"
-    return "showdown"
+    return node_words(game, node, names.of(game))
 
 
 def go_to(node: int) -> None:
@@ -97,6 +93,7 @@ def render() -> None:
         nav.link("export", "Load a saved solve", ":material/save:")
         return
     game = solved.game
+    names.remember(game, S.player_names(solved.source))
     node = state.get(state.EXPLORE_NODE, 0)
     if not isinstance(node, int) or not 0 <= node < game.num_nodes:
         node = 0
@@ -106,6 +103,8 @@ def render() -> None:
         f"{game.name} · average strategy of iteration {solved.iteration:,}"
         + (" (the solve is still running; this view updates when you act)" if running else "")
     )
+    with st.container(key="spot_header"):
+        spot_header(spot(game, node, names.of(game)))
     _breadcrumb(game, node)
     note = state.get(ISO_NOTE)
     if note is not None and note[0] == node:
@@ -128,7 +127,7 @@ def _breadcrumb(game: Game, node: int) -> None:
     path = [0, *node_path(game, node)]
     row = st.container(horizontal=True, key="breadcrumb")
     for i, n in enumerate(path[-12:]):
-        label = "root" if n == 0 else child_name(game, n)
+        label = "Start" if n == 0 else child_name(game, n)
         row.button(
             label,
             key=f"crumb_{i}",
@@ -138,7 +137,6 @@ def _breadcrumb(game: Game, node: int) -> None:
             type="tertiary" if n != node else "secondary",
             icon=locking.crumb_icon(game, n),
         )
-    st.markdown(f"**{node_title(game, node)}** — line: `{' '.join(game.history(node)) or 'root'}`")
 
 
 def _actions(game: Game, node: int) -> None:
@@ -213,7 +211,7 @@ def _node_view(game: Game, a: NodeAnalysis) -> None:
             sums = np.bincount(COMBO_CELL, weights=w, minlength=169)
             sizes = np.bincount(COMBO_CELL, minlength=169)
             grid = (sums / sizes).reshape(13, 13)
-            title = f"{PLAYER_NAMES[p]}: {v.reach.sum():,.1f} combos"
+            title = f"{player_name(game, p)}: {NF.combos_text(float(v.reach.sum()))}"
             rc[p].plotly_chart(
                 range_grid_figure(grid, title=title, height=330),
                 key=f"explore_range_{p}",
@@ -223,11 +221,11 @@ def _node_view(game: Game, a: NodeAnalysis) -> None:
 
 def _freq_figure(game: Game, a: NodeAnalysis) -> go.Figure:
     assert a.frequencies is not None
-    names = action_names(game, a.node, a.pot)
+    labels = action_names(game, a.node)
     fig = go.Figure(
         go.Bar(
             x=[100 * f for f in a.frequencies],
-            y=names,
+            y=labels,
             orientation="h",
             marker_color=action_colors(a.actions),
             text=[f"{100 * f:.1f}%" for f in a.frequencies],
@@ -235,7 +233,7 @@ def _freq_figure(game: Game, a: NodeAnalysis) -> go.Figure:
         )
     )
     fig.update_layout(
-        height=60 + 40 * len(names),
+        height=60 + 40 * len(labels),
         margin={"l": 10, "r": 10, "t": 10, "b": 30},
         xaxis={"range": [0, 100], "title": "% of the range"},
         yaxis={"autorange": "reversed"},
@@ -296,13 +294,9 @@ def _combo_table(game: Game, a: NodeAnalysis) -> None:
         hide_index=True,
         key="explore_table",
         column_config={
-            "reach": st.column_config.NumberColumn(format="%.4f"),
+            "reach": st.column_config.NumberColumn(format=NF.REACH),
             **study_views.value_columns(),
             **study_views.table_columns(game, a, int(who)),
-            **{
-                x: st.column_config.NumberColumn(x + " %", format="%.1f")
-                for x in (action_names(game, a.node) if int(who) == a.player else [])
-            },
         },
         height=320,
     )
@@ -331,7 +325,7 @@ def _overview(game: Game, node: int, depth: int = OVERVIEW_DEPTH) -> str:
     lines: list[str] = []
 
     def walk(n: int, indent: int) -> None:
-        label = "root" if n == 0 else game.labels[n]
+        label = "Start" if n == 0 else child_name(game, n)
         kind = int(game.tree.kind[n])
         children = list(game.children(n))
         extra = ""

@@ -13,6 +13,7 @@ import streamlit as st
 
 from app import nav, state
 from app import spec as S
+from app.components import names
 from app.components.fields import duration
 from app.components.figures import curve_figure, human_bytes
 from app.components.images import html_bytes, image_bytes, image_problem
@@ -58,7 +59,8 @@ def render() -> None:
     if not isinstance(node, int) or not 0 <= node < game.num_nodes:
         node = 0
     name = _slug(game.name)
-    hist = " ".join(game.history(node)) or "root"
+    names.remember(game, S.player_names(solved.source))
+    hist = names.line(game, node)  # (codes stay in the files; people read words)
     st.subheader("Charts")
     no_images = image_problem()
     if no_images:
@@ -88,7 +90,7 @@ def render() -> None:
             (cols[2], "html", "text/html"),
         ):
             col.download_button(
-                f"Grid at `{hist}` as {fmt.upper()}",
+                f"Grid at the current node as {fmt.upper()}",
                 data=functools.partial(_grid_bytes, solved, node, fmt),
                 file_name=f"{name}-grid.{fmt}",
                 mime=mime,
@@ -97,7 +99,7 @@ def render() -> None:
                 disabled=bool(no_images) and fmt != "html",
             )
     st.subheader("Strategies")
-    st.caption(f"Current node: `{hist}` (pick it on the Explore page).")
+    st.caption(f"Current node: {hist} (pick it on the Explore page).")
     cols4 = st.columns(4)
     cols4[0].download_button(
         "Node as CSV",
@@ -164,7 +166,7 @@ def _grid_bytes(solved: Solved, node: int, fmt: str) -> bytes:
         a.strategy,
         a.players[a.player].reach,
         pot=a.pot,
-        title=f"{solved.game.name}: {' '.join(a.history) or 'root'}",
+        title=f"{solved.game.name}: {names.line(solved.game, node)}",
         vector=True,
     )
     return _fig_bytes(fig, fmt) if fmt == "html" else image_bytes(fig, fmt, width=800, height=860)

@@ -25,6 +25,7 @@ import streamlit as st
 
 from app import files, nav, runtime, state
 from app.components import batch_figures as BF
+from app.components import report_columns as RC
 from app.components.controls import live_view
 from app.components.fields import PERSIST, Number, duration, number_field, read
 from app.components.images import html_bytes, image_bytes, image_problem
@@ -481,10 +482,10 @@ def report(rows: list[FlopRow], spec: BatchSpec, path: Path) -> None:
         st.info("No flop finished yet.")
         return
     _metrics(done)
-    table = _table(recs, rows, path)
+    table = _table(recs, rows, path, spec)
     mixes = [c for c in table.columns if c.startswith(("oop ", "ip vs "))]
     figs = _charts(done, mixes, spec, rows)
-    _groups(rows)
+    _groups(rows, spec)
     _exports(recs, figs, path)
 
 
@@ -503,7 +504,9 @@ def _metrics(done: list[dict[str, Any]]) -> None:
     m[4].metric("Exploitability (mean)", f"{_weighted(done, 'exploitability_pct_pot'):.2f}% pot")
 
 
-def _table(recs: list[dict[str, Any]], rows: list[FlopRow], path: Path) -> pd.DataFrame:
+def _table(
+    recs: list[dict[str, Any]], rows: list[FlopRow], path: Path, spec: BatchSpec
+) -> pd.DataFrame:
     f = st.columns(3)
     shown = recs
     for col, key in zip(f, ("suits", "pairing", "high"), strict=True):
@@ -515,7 +518,7 @@ def _table(recs: list[dict[str, Any]], rows: list[FlopRow], path: Path) -> pd.Da
     df = pd.DataFrame(shown)
     event = st.dataframe(
         df, key=TABLE, hide_index=True, on_select="rerun", selection_mode="single-row",
-        height=min(420, 38 + 35 * max(len(df), 1)),
+        height=min(420, 38 + 35 * max(len(df), 1)), column_config=_columns(df, spec),
     )  # fmt: skip
     selected = list(getattr(getattr(event, "selection", None), "rows", []) or [])
     _open_in_explore(rows, path, df.iloc[selected[0]]["flop"] if selected else None)
@@ -569,15 +572,18 @@ def _charts(
     done: list[dict[str, Any]], mixes: list[str], spec: BatchSpec, rows: list[FlopRow]
 ) -> dict[str, go.Figure]:
     tabs = st.tabs(["OOP's first action", "IP vs check", "Heatmap", "EV vs equity", "Hand classes"])
+    pot, stack = float(spec.template.pot), float(spec.template.stack)
     figs = {
-        "oop-mix": BF.mix_bars(done, mixes, "oop ", "OOP's first action per flop"),
+        "oop-mix": BF.mix_bars(done, mixes, "oop ", "OOP's first action per flop", pot, stack),
     }
     check_prefix = next((c.split(":")[0] + ": " for c in mixes if c.startswith("ip vs k:")), None)
     with tabs[0]:
         st.plotly_chart(figs["oop-mix"], key="reports_fig_oop")
     with tabs[1]:
         if check_prefix:
-            figs["ip-vs-check"] = BF.mix_bars(done, mixes, check_prefix, "IP after a check")
+            figs["ip-vs-check"] = BF.mix_bars(
+                done, mixes, check_prefix, "IP after a check", pot, stack
+            )
             st.plotly_chart(figs["ip-vs-check"], key="reports_fig_ip")
         else:
             st.caption("OOP has no check in this tree.")
@@ -600,18 +606,29 @@ def _charts(
         nodes = class_nodes(rows)
         if nodes:
             node = str(
-                st.selectbox("Player and node", nodes, key=CLASS_NODE, persist_state=PERSIST)
+                st.selectbox(
+                    "Player and node",
+                    nodes,
+                    key=CLASS_NODE,
+                    persist_state=PERSIST,
+                    format_func=lambda n: RC.node_title(str(n), pot, stack),
+                )
             )
             agg = class_aggregate(rows, node)
-            title = f"{node}: mix per hand class (weighted over the flops; combos per flop)"
-            figs["classes"] = BF.class_bars(agg, title)
+            said = RC.node_title(node, pot, stack)
+            title = f"{said}: mix per hand class (weighted over the flops; combos per flop)"
+            figs["classes"] = BF.class_bars(agg, title, pot, stack)
             st.plotly_chart(figs["classes"], key="reports_fig_classes")
             st.caption("Hand classes: docs/hand-classes.md. A hand counts in its made class and "
                        "in each of its draw rows.")  # fmt: skip
     return figs
 
 
-def _groups(rows: list[FlopRow]) -> None:
+def _columns(df: pd.DataFrame, spec: BatchSpec) -> dict[str, Any]:
+    return RC.column_config(df.columns, float(spec.template.pot), float(spec.template.stack))
+
+
+def _groups(rows: list[FlopRow], spec: BatchSpec) -> None:
     key = st.selectbox("Aggregate by", list(GROUP_KEYS), key=GROUP_BY, persist_state=PERSIST)
     table = []
     groups = {"all flops": aggregate(rows), **aggregate_groups(rows, key)}
@@ -621,7 +638,8 @@ def _groups(rows: list[FlopRow]) -> None:
         rec.update({k: v[k] for k in ("oop_ev", "ip_ev", "oop_equity", "oop_eqr") if k in v})
         rec.update({k: v[k] for k in v if k.startswith("oop ")})
         table.append(rec)
-    st.dataframe(pd.DataFrame(table), hide_index=True, key="reports_groups")
+    df = pd.DataFrame(table)
+    st.dataframe(df, hide_index=True, key="reports_groups", column_config=_columns(df, spec))
 
 
 def _exports(recs: list[dict[str, Any]], figs: dict[str, go.Figure], path: Path) -> None:

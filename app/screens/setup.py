@@ -16,6 +16,7 @@ from app import spec as S
 from app.components.colors import CARD_SUIT_COLORS
 from app.components.fields import PERSIST, duration, number_field
 from app.components.figures import range_paint_figure
+from app.components.number_formats import combos_text
 from solver import calibration
 from solver.cards import RANKS, SUITS, card_str, parse_cards
 from solver.games.holdem import Estimate, HoldemSpec, SpecError, size_notes, validate
@@ -346,8 +347,8 @@ def _range_stats(text: str, board: str) -> None:
     except ValueError:
         on_board = combo_count(w)
     st.caption(
-        f"{combo_count(w):,.1f} combos ({percent_of_all(w):.1f}% of 1,326); "
-        f"{on_board:,.1f} with the board's cards removed"
+        f"{combos_text(combo_count(w))} ({percent_of_all(w):.1f} % of 1,326); "
+        f"{combos_text(on_board)} with the board's cards removed"
     )
 
 

@@ -9,21 +9,28 @@ time per iteration (:mod:`solver.calibration`)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import streamlit as st
 
 from app import kernels, nav, state
 from app import settings as cfgmod
 from app import spec as S
+from app.components import names
 from app.components.controls import live_view, pause_resume_stop, redraw_every
-from app.components.fields import PERSIST, duration, number_field
+from app.components.fields import PERSIST, number_field
 from app.components.live import show_progress
+from app.components.solve_estimate import estimate_line
+from app.components.spot_header import spot_header
 from app.runtime import start_solve
 from app.screens.setup import Request, current_request
 from app.settings import PRUNING_LABELS, RBP, Settings
 from solver import calibration
 from solver.algorithms import ALGORITHMS, algorithm_defaults, make_algorithm
+from solver.cards import card_str, parse_board
 from solver.games.model import DECISION, Game
 from solver.jobs import FINISHED, PAUSED, RUNNING, SolveJob
+from solver.words import HOLDEM_PLAYERS, spot, start_spot
 
 PRECISIONS = {
     "auto": "auto (float32 for big hold'em spots, float64 for small ones, long solves, toys)",
@@ -95,18 +102,41 @@ def render() -> None:
     note = state.get(state.JOB_NOTE)
     if note and note[0] is job and running:  # (about that solve, while it runs)
         st.info(note[1], icon=":material/info:")
-    _summary(req, job if running else None)
+    _header(req, job if shows_job(req, job) else None)
     holdem = job.game.is_holdem if running and job is not None else req.spec is not None
     cfg = cfgmod.settings(holdem)
-    _algorithm_row(cfg, running)
-    _limits_row(cfg, running, holdem, req, job)
+    _summary(req, job if running else None, cfg)
+    _main_row(cfg, running, holdem, req, job)
+    _advanced(cfg, running)
     threads = int(getattr(job.engine, "threads", 1)) if running and job is not None else 1
     live_view(live, running, redraw_every(threads))
 
 
-def _summary(req: Request, job: SolveJob | None) -> None:
+def _header(req: Request, job: SolveJob | None) -> None:
+    """The spot header (:mod:`app.components.spot_header`) of the solve shown, else of the
+    Set up page's game: its start, with the players' names its preset gives."""
+    if job is not None:
+        game = job.game
+        names.remember(game, S.player_names(state.get(state.JOB_SOURCE)))
+        the_spot = spot(game, 0, names.of(game))
+    elif req.spec is not None and req.source is not None:
+        board = tuple(card_str(c) for c in parse_board(req.spec.board))
+        players = S.player_names(req.source) or HOLDEM_PLAYERS
+        bb = req.spec.big_blind
+        the_spot = start_spot(board, req.spec.pot, req.spec.stack, bb, players)
+    elif req.source is not None and req.source.get("kind") == "toy":
+        game = S.build_game(req.source)  # (toy games are small and cached)
+        names.remember(game, S.player_names(req.source))
+        the_spot = spot(game, 0, names.of(game))
+    else:
+        return
+    with st.container(key="spot_header"):
+        spot_header(the_spot, compact=True)  # (one row: the live view fits a 900 px screen)
+
+
+def _summary(req: Request, job: SolveJob | None, cfg: Settings) -> None:
     """The game line: the running solve's game, or the Set up page's with its size and an
-    estimate of the time per iteration."""
+    estimate of the time to the target (:mod:`app.components.solve_estimate`)."""
     if job is not None and state.get(state.JOB_GAME_ID) is not None:
         label = state.get(state.JOB_LABEL) or job.game.name
         st.markdown(f"**Game:** {label} — solving")
@@ -118,8 +148,6 @@ def _summary(req: Request, job: SolveJob | None) -> None:
             )
         return
     line = f"**Game:** {req.label}"
-    if req.spec is not None:
-        line += f" — board {req.spec.board}, pot {req.spec.pot:g}, stack {req.spec.stack:g}"
     seconds = None
     if req.estimate is not None:
         e = req.estimate
@@ -129,12 +157,17 @@ def _summary(req: Request, job: SolveJob | None) -> None:
         game = S.build_game(req.source)
         seconds = calibration.load().seconds(calibration.cells_of_game(game))
     if seconds is not None:
-        line += f" · ≈ {duration(seconds)} per iteration"
+        pot = req.spec.pot if req.spec is not None else None
+        holdem = req.spec is not None
+        line += " · " + estimate_line(
+            seconds, cfg.target, cfg.unit, holdem, cfg.max_iterations, pot
+        )
     c = st.columns([4, 1.3], vertical_alignment="center")
     c[0].markdown(
         line,
-        help="time per iteration on one thread, estimated from the tree's size and a cost "
-        "per hand-cell measured on this machine (docs/app.md, 'Estimates')",
+        help="on one thread: the tree's size times a cost per hand-cell measured on this "
+        "machine, times the iterations DCFR typically needs for this target (docs/app.md, "
+        "'Estimates')",
     )
     with c[1]:
         nav.link("setup", "Change the game", ":material/tune:")
@@ -147,89 +180,43 @@ def _summary(req: Request, job: SolveJob | None) -> None:
         )
 
 
-def _algorithm_row(cfg: Settings, running: bool) -> None:
-    """Algorithm, its parameters, pruning and storage; the description underneath."""
+def _main_row(
+    cfg: Settings, running: bool, holdem: bool, req: Request, job: SolveJob | None
+) -> None:
+    """Above the fold: algorithm, target and unit, iteration limit, threads, the seed of a
+    sampling algorithm; then Solve, Pause/Resume and Stop. Messages under the row."""
     names = algorithm_names()
     state.put(state.ALGORITHM, cfg.algorithm)
     info = ALGORITHMS[cfg.algorithm]
-    defaults = algorithm_defaults(cfg.algorithm)
-    # a parameter's column fits its name on one line (average_every: 13 characters)
-    widths = [1.4] + [max(0.7, 0.08 * len(name)) for name in defaults] + [1.3, 1.5]
-    c = st.columns(widths, vertical_alignment="bottom")
+    units = ["% pot", "chips"] if holdem else ["chips"]
+    if state.get(state.TARGET_UNIT) not in units:
+        state.put(state.TARGET_UNIT, units[0])
+    extra = int(info.sampling)
+    # every label on one line at 1280 px ("Max iterations" is the longest)
+    c = st.columns(
+        [1.4, 0.9, 1.0, 1.25, 0.85] + [0.8] * extra + [0.85, 0.85, 0.85],
+        vertical_alignment="bottom",
+    )
     c[0].selectbox(
         "Algorithm",
         names,
         key=state.ALGORITHM,
         disabled=running,
         persist_state=PERSIST,
-        help=f"**{info.kind}** · {info.description} *{info.paper}* (docs/algorithms.md)",
-    )
-    for col, (name, value) in zip(c[1:], defaults.items(), strict=False):
-        key = cfgmod.param_key(cfg.algorithm, name)
-        if state.get(key) is None:
-            state.put(key, cfgmod.param_text(value))
-        col.text_input(name, key=key, disabled=running, persist_state=PERSIST)
-    k = 1 + len(defaults)
-    if state.get(state.PRUNING) not in info.prunings:
-        state.put(state.PRUNING, info.prunings[0])
-    c[k].selectbox(
-        "Pruning",
-        list(info.prunings),
-        format_func=lambda m: PRUNING_LABELS.get(m, m),
-        key=state.PRUNING,
-        disabled=running or len(info.prunings) == 1,
-        help=PRUNING_HELP,
-        persist_state=PERSIST,
-    )
-    if state.get(state.PRECISION) not in PRECISIONS:
-        state.put(state.PRECISION, "auto")
-    c[k + 1].selectbox(
-        "Storage",
-        list(PRECISIONS),
-        format_func=lambda p: PRECISIONS[p],
-        key=state.PRECISION,
-        disabled=running,
-        persist_state=PERSIST,
-    )
-    for key in ("params", "precision"):
-        if key in cfg.errors:
-            st.error(cfg.errors[key], icon=":material/error:")
-
-
-def _limits_row(
-    cfg: Settings, running: bool, holdem: bool, req: Request, job: SolveJob | None
-) -> None:
-    """Target and unit, iteration limit, threads, check interval; the seed of a sampling
-    algorithm and the RBP settings where they apply; then Solve, Pause/Resume and Stop.
-    Messages under the row."""
-    units = ["% pot", "chips"] if holdem else ["chips"]
-    if state.get(state.TARGET_UNIT) not in units:
-        state.put(state.TARGET_UNIT, units[0])
-    info = ALGORITHMS[cfg.algorithm]
-    extra = int(info.sampling) + int(cfg.pruning in RBP) + int(cfg.pruning == "total")
-    c = st.columns(
-        [1.1, 1.1, 1, 0.7, 1] + [1] * extra + [0.9, 0.9, 0.9], vertical_alignment="bottom"
+        help=f"**{info.kind}** · {info.description} *{info.paper}* (docs/algorithms.md); its "
+        "parameters are under Advanced",
     )
     errors: list[str] = []
-
-    def field(col: object, spec: cfgmod.Number, key: str, default: str, help: str) -> None:
-        if state.get(key) is None:
-            state.put(key, default)
-        _, err = number_field(
-            spec, key, container=col, disabled=running, help=help, show_error=False
-        )
-        if err:
-            errors.append(err)
-
+    field = _field_maker(running, errors)
     field(
-        c[0],
+        c[1],
         cfgmod.TARGET,
         state.TARGET,
         "0.3" if holdem else "0.001",
         "stop at this exploitability of the average strategy (in the unit beside); 0 = run "
         "to the limit",
     )
-    c[1].radio(
+    c[2].radio(
         "Unit",
         units,
         key=state.TARGET_UNIT,
@@ -237,9 +224,9 @@ def _limits_row(
         disabled=running,
         persist_state=PERSIST,
     )
-    field(c[2], cfgmod.MAX_ITERATIONS, state.MAX_ITERATIONS, "100000", "stop after this many")
+    field(c[3], cfgmod.MAX_ITERATIONS, state.MAX_ITERATIONS, "100000", "stop after this many")
     if cfg.one_thread:  # the Threads field keeps its value for the next full-width solve
-        c[3].text_input(
+        c[4].text_input(
             "Threads",
             value="1",
             key=state.THREADS_ONE,
@@ -248,20 +235,12 @@ def _limits_row(
         )
     else:
         field(
-            c[3],
+            c[4],
             cfgmod.THREADS,
             state.THREADS,
             "1",
             "solver threads per pass (turn and flop spots split best)",
         )
-    field(
-        c[4],
-        cfgmod.CHECK,
-        state.CHECK_EVERY,
-        "10",
-        "iterations between exploitability checks: at every multiple of this (as the CLI's "
-        "--every), so the same solve stops at the same iteration on any machine",
-    )
     k = 5
     if info.sampling:
         field(
@@ -272,39 +251,121 @@ def _limits_row(
             "fixes every random draw: the same seed repeats the solve exactly",
         )
         k += 1
-    if cfg.pruning in RBP:
-        field(
-            c[k],
-            cfgmod.RBP_CHECK,
-            state.RBP_CHECK_EVERY,
-            "10",
-            "Total RBP: iterations between prune checks; interval RBP: how long a pruning "
-            "must be able to last (docs/pruning.md)",
-        )
-        k += 1
-    if cfg.pruning == "total":
-        field(
-            c[k],
-            cfgmod.RBP_THRESHOLD,
-            state.RBP_THRESHOLD,
-            "0",
-            "release the strategy sums of a pruned action below C/√T (docs/pruning.md)",
-        )
-        if state.get(state.RBP_FREE_OPPONENT) is None:
-            state.put(state.RBP_FREE_OPPONENT, False)
-        st.checkbox(
-            "RBP: free opponent regrets",
-            key=state.RBP_FREE_OPPONENT,
-            disabled=running,
-            persist_state=PERSIST,
-            help="also free the other player's regrets where the pruning player never comes "
-            "(our extension of Total RBP; less memory, slower convergence: docs/pruning.md)",
-        )
     _controls(req, job, cfg, c[k:])
     if cfg.one_thread:
         st.caption(f"1 thread: {cfg.one_thread}.")
     for err in errors:
         st.error(err, icon=":material/error:")
+
+
+ADVANCED = ("params", "precision", "check_every", "rbp_check_every", "rbp_threshold")
+"""The settings under Advanced (:attr:`Settings.errors` keys): it opens when one is wrong."""
+
+
+def _field_maker(running: bool, errors: list[str]) -> Callable[..., None]:
+    """A number field drawer for the Solve rows: its message goes to ``errors`` (shown under
+    the row), its default is put in the session the first time."""
+
+    def field(col: object, spec: cfgmod.Number, key: str, default: str, help: str) -> None:
+        if state.get(key) is None:
+            state.put(key, default)
+        _, err = number_field(
+            spec, key, container=col, disabled=running, help=help, show_error=False
+        )
+        if err:
+            errors.append(err)
+
+    return field
+
+
+def _advanced(cfg: Settings, running: bool) -> None:
+    """Folded away by default: the algorithm's parameters (α, β, γ, average_every, …),
+    pruning, storage, the check interval and the RBP settings where they apply."""
+    info = ALGORITHMS[cfg.algorithm]
+    defaults = algorithm_defaults(cfg.algorithm)
+    wrong = any(cfg.errors.get(k) for k in ADVANCED)
+    title = "Advanced: " + ", ".join([*defaults, "pruning", "storage", "check every"])
+    with st.expander(title, expanded=wrong, icon=":material/tune:"):
+        # a parameter's column fits its name on one line (average_every: 13 characters)
+        widths = [max(0.7, 0.08 * len(name)) for name in defaults] + [1.3, 1.5, 1]
+        c = st.columns(widths, vertical_alignment="bottom")
+        for col, (name, value) in zip(c, defaults.items(), strict=False):
+            key = cfgmod.param_key(cfg.algorithm, name)
+            if state.get(key) is None:
+                state.put(key, cfgmod.param_text(value))
+            col.text_input(name, key=key, disabled=running, persist_state=PERSIST)
+        k = len(defaults)
+        if state.get(state.PRUNING) not in info.prunings:
+            state.put(state.PRUNING, info.prunings[0])
+        c[k].selectbox(
+            "Pruning",
+            list(info.prunings),
+            format_func=lambda m: PRUNING_LABELS.get(m, m),
+            key=state.PRUNING,
+            disabled=running or len(info.prunings) == 1,
+            help=PRUNING_HELP,
+            persist_state=PERSIST,
+        )
+        if state.get(state.PRECISION) not in PRECISIONS:
+            state.put(state.PRECISION, "auto")
+        c[k + 1].selectbox(
+            "Storage",
+            list(PRECISIONS),
+            format_func=lambda p: PRECISIONS[p],
+            key=state.PRECISION,
+            disabled=running,
+            persist_state=PERSIST,
+        )
+        errors: list[str] = []
+        field = _field_maker(running, errors)
+        field(
+            c[k + 2],
+            cfgmod.CHECK,
+            state.CHECK_EVERY,
+            "10",
+            "iterations between exploitability checks: at every multiple of this (as the "
+            "CLI's --every), so the same solve stops at the same iteration on any machine",
+        )
+        _rbp_row(cfg, running, field)
+        for key in ("params", "precision"):
+            if cfg.errors.get(key):
+                st.error(cfg.errors[key], icon=":material/error:")
+        for err in errors:
+            st.error(err, icon=":material/error:")
+
+
+def _rbp_row(cfg: Settings, running: bool, field: Callable[..., None]) -> None:
+    """Interval/Total RBP's check interval, Total RBP's threshold and free-opponent switch."""
+    if cfg.pruning not in RBP:
+        return
+    c = st.columns(3, vertical_alignment="bottom")
+    field(
+        c[0],
+        cfgmod.RBP_CHECK,
+        state.RBP_CHECK_EVERY,
+        "10",
+        "Total RBP: iterations between prune checks; interval RBP: how long a pruning must be "
+        "able to last (docs/pruning.md)",
+    )
+    if cfg.pruning != "total":
+        return
+    field(
+        c[1],
+        cfgmod.RBP_THRESHOLD,
+        state.RBP_THRESHOLD,
+        "0",
+        "release the strategy sums of a pruned action below C/√T (docs/pruning.md)",
+    )
+    if state.get(state.RBP_FREE_OPPONENT) is None:
+        state.put(state.RBP_FREE_OPPONENT, False)
+    c[2].checkbox(
+        "RBP: free opponent regrets",
+        key=state.RBP_FREE_OPPONENT,
+        disabled=running,
+        persist_state=PERSIST,
+        help="also free the other player's regrets where the pruning player never comes "
+        "(our extension of Total RBP; less memory, slower convergence: docs/pruning.md)",
+    )
 
 
 def _controls(req: Request, job: SolveJob | None, cfg: Settings, c: list) -> None:

@@ -147,7 +147,9 @@ def test_set_up_solve_explore_download(page: Page, server: str) -> None:
     idle(page)
     page.locator(".st-key-act_1 button").click()  # IP bets 33%
     idle(page)
-    expect(page.locator("code", has_text="k b:66")).to_be_visible()
+    # the line in words on the page (the codes stay in the exported file below)
+    line = "Line: OOP check → IP bet 33 % (66) — OOP to act"
+    expect(page.locator(".st-key-spot_header")).to_contain_text(line, timeout=WAIT)
     expect(page.locator("[data-testid='stDataFrame']").first).to_be_visible(timeout=WAIT)
     # --- Export: the node as CSV, the curve as PNG
     nav(page, "Export")
@@ -316,3 +318,37 @@ def test_sampled_solve_on_leduc(page: Page, server: str) -> None:
     idle(page)
     expect(page.get_by_text(re.compile(r"^Stopped at iteration"))).to_be_visible(timeout=WAIT)
     expect(page.locator(".st-key-btn_solve button")).to_be_enabled()
+
+
+CUT_LABELS = (
+    "() => [...document.querySelectorAll(\"[data-testid='stMetricLabel']\")]"
+    ".filter(l => [l, ...l.querySelectorAll('*')].some(e => e.scrollWidth > e.clientWidth + 1))"
+    ".map(l => l.innerText)"
+)
+"""The metric labels the page cuts off (wider than their box)."""
+
+
+def test_solve_page_at_1280x720(page: Page, server: str, tmp_path: Path) -> None:
+    """A laptop screen: the spot header, the estimate to the target and Solve above the fold,
+    the solver's internals folded under Advanced, every metric label whole."""
+    page.set_viewport_size({"width": 1280, "height": 720})
+    page.goto(server)
+    idle(page)
+    expect(page.locator(".st-key-spot_header")).to_contain_text("BB vs BTN", timeout=WAIT)
+    expect(page.get_by_text(re.compile(r"≈ [\d.]+ (ms|s) to 0\.3 % pot"))).to_be_visible()
+    expect(page.locator(".st-key-btn_solve button")).to_be_in_viewport()
+    expect(page.get_by_text("Advanced: alpha, beta, gamma, average_every")).to_be_visible()
+    expect(page.get_by_label("average_every")).to_be_hidden()  # folded by default
+    expect(page.get_by_role("combobox", name="Storage")).to_be_hidden()
+    tall = page.evaluate(  # a label wrapped onto two lines ("Threa / ds")
+        "() => [...document.querySelectorAll(\"[data-testid='stWidgetLabel']\")]"
+        ".filter(e => e.offsetParent && e.getBoundingClientRect().height > 30)"
+        ".map(e => e.innerText)"
+    )
+    assert tall == []
+    page.locator(".st-key-btn_solve button").click()
+    expect(page.get_by_text(re.compile(r"^Done"))).to_be_visible(timeout=3 * WAIT)
+    idle(page)
+    expect(page.locator("[data-testid='stMetric']").first).to_be_visible()
+    assert page.evaluate(CUT_LABELS) == []
+    page.screenshot(path=str(tmp_path / "solve-1280x720.png"))

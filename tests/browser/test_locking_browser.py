@@ -1,17 +1,18 @@
 """Node locking in a real browser (Playwright driving Debian's chromium): solve the SRP river
-preset, lock OOP's first decision to shove, see the lock in the breadcrumb, re-solve with the
-lock and read the changed EV. Fixtures (chromium, the server, patient pages) come from
-tests/browser/conftest.py."""
+preset, read Explore's spot header in words, lock OOP's (BB's) first decision to shove, see
+the lock in the breadcrumb, re-solve with the lock and read the changed EV. Fixtures
+(chromium, the server, patient pages) come from tests/browser/conftest.py."""
 
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 from playwright.sync_api import Page, expect
-from pw import WAIT, fill, idle, nav
+from pw import WAIT, chart, fill, idle, nav
 
 
-def test_lock_a_node_and_see_the_changed_ev(page: Page, server: str) -> None:
+def test_lock_a_node_and_see_the_changed_ev(page: Page, server: str, tmp_path: Path) -> None:
     page.goto(server)
     idle(page)
     nav(page, "Set up")
@@ -23,7 +24,19 @@ def test_lock_a_node_and_see_the_changed_ev(page: Page, server: str) -> None:
     # generous: a cold Numba cache compiles the kernels on the first solve
     expect(page.get_by_text(re.compile(r"^Done"))).to_be_visible(timeout=3 * WAIT)
     nav(page, "Explore")
+    _spot_header_in_words(page, tmp_path)
     page.locator("summary", has_text="Lock this node").click()
+    idle(page)
+    # shift the range: the grid after the shift shows before Lock
+    page.locator("[data-testid='stRadio'] label", has_text="Shift the range").click()
+    idle(page)
+    fill(page, "lockui_shift_target", "60")
+    shifted = chart(page, "lock_shift_grid")
+    expect(shifted.locator("text.gtitle")).to_contain_text(
+        re.compile(r"After the shift: All-in 900 60 % instead of \d"), timeout=WAIT
+    )
+    expect(shifted.locator("g.textpoint")).to_have_count(169)
+    page.locator("[data-testid='stRadio'] label", has_text="Whole range").click()
     idle(page)
     inputs = page.locator("[class*='st-key-lockui_mix_0_'] input")
     expect(inputs.first).to_be_visible(timeout=WAIT)
@@ -62,10 +75,41 @@ def test_lock_a_node_and_see_the_changed_ev(page: Page, server: str) -> None:
     page.locator(".st-key-lockui_resolve button").first.click()
     idle(page)
     expect(page.get_by_text("Effect of the locks")).to_be_visible(timeout=3 * WAIT)
-    metric = page.locator("[data-testid='stMetric']", has_text="OOP EV at the root").first
+    metric = page.locator("[data-testid='stMetric']", has_text="BB EV at the root").first
     delta = metric.locator("[data-testid='stMetricDelta']").inner_text()
     found = re.search(r"([+−-]\d+\.\d+) \(was", delta)
     assert found is not None, delta
     assert abs(float(found[1].replace("−", "-"))) > 0.01  # shoving everything costs OOP chips
     expect(page.get_by_text("in the current solve")).to_be_visible()
     expect(page.locator(".st-key-crumb_0 [data-testid='stIconMaterial']")).to_have_text("lock")
+
+
+CODE = re.compile(r"\b[brd]:[0-9TJQKA]")  # an action or card code (b:100, d:8h)
+
+
+def _spot_header_in_words(page: Page, tmp_path: Path) -> None:
+    """Explore's header as a person sees it: the preset's names, four-colour cards, pot,
+    stack and SPR, the line in words after a click; no action code on the page; the grid's
+    labels drawn as text. The header's picture is kept in the test's temporary folder."""
+    header = page.locator(".st-key-spot_header")
+    expect(header).to_contain_text("BB vs BTN", timeout=WAIT)
+    expect(header).to_contain_text("Pot 200 (20 bb) · Effective stack 900 (90 bb) · SPR 4.5")
+    expect(header).to_contain_text("Line: start of the river — BB to act")
+    cards = header.locator(".spot-card")
+    expect(cards).to_have_count(5)
+    expect(cards.first).to_have_text("T♦")
+    expect(cards.first).to_have_css("background-color", "rgb(31, 119, 180)")  # diamonds blue
+    expect(cards.nth(2)).to_have_css("background-color", "rgb(214, 39, 40)")  # hearts red
+    # the grid's labels are text (sharp at this pixel ratio of 1), not letters in a picture
+    grid = chart(page, "explore_grid")
+    expect(grid.locator("g.textpoint", has_text=re.compile(r"^AJo$"))).to_have_count(1)
+    expect(grid.locator("g.textpoint")).to_have_count(169)
+    page.locator(".st-key-act_0 button").click()  # BB checks
+    idle(page)
+    expect(header).to_contain_text("Line: BB check — BTN to act")
+    expect(page.locator(".st-key-act_1 button")).to_have_text("Bet 50 % (100)")
+    assert not CODE.search(page.locator("[data-testid='stMain']").inner_text())
+    header.screenshot(path=str(tmp_path / "spot-header.png"))
+    page.locator(".st-key-crumb_0 button").click()  # back to the start for the lock below
+    idle(page)
+    expect(header).to_contain_text("Line: start of the river")
