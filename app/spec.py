@@ -102,8 +102,10 @@ _GOOD = {  # values that replace a bad field so the others can still be checked
 
 @st.cache_resource(show_spinner=False)
 def presets() -> dict[str, Preset]:
-    """Every preset in ``presets/`` by key (read once per server)."""
-    return {p.key: p for p in list_presets()}
+    """Every preset in ``presets/`` the app builds, by key (read once per server). Preflop
+    presets are solved through the CLI and the API (docs/preflop.md) until Set up has a
+    preflop game."""
+    return {p.key: p for p in list_presets() if p.preflop is None}
 
 
 def sources() -> dict[str, str]:

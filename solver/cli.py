@@ -135,7 +135,7 @@ def _params_json(params: Mapping[str, float]) -> dict[str, float | str]:
 
 def _add_game_args(p: argparse.ArgumentParser) -> None:
     g = p.add_argument_group("game (one of --game, --preset, or a custom spot with --board)")
-    g.add_argument("--game", help=f"a built-in game: {', '.join(GAMES)}")
+    g.add_argument("--game", help=f"a built-in game: {', '.join(GAMES)}, or preflop")
     g.add_argument(
         "--preset",
         help="a preset name from 'presets' (e.g. srp-river), or a .toml file given as a path "
@@ -172,6 +172,14 @@ def _add_game_args(p: argparse.ArgumentParser) -> None:
         help="refuse trees needing more (default 4096; also bounds the tree's nodes, see "
         "docs/input-limits.md)",
     )
+    pf = p.add_argument_group("heads-up preflop (with --game preflop; docs/preflop.md)")
+    pf.add_argument("--stack-bb", help="effective stack in big blinds, 1 to 50 (default 10)")
+    pf.add_argument("--tree", help="push-fold (default) or raise-jam")
+    pf.add_argument("--raise-sizes", help="raise-jam: raise-to sizes in bb, e.g. '2x' or '2, 3'")
+    pf.add_argument("--ante", help="ante per player in big blinds (default 0)")
+    pf.add_argument("--small-blind", help="small blind in big blinds (default 0.5)")
+    pf.add_argument("--sb-range", help="SB range text (default: every hand)")
+    pf.add_argument("--bb-range", help="BB range text (default: every hand)")
 
 
 def _build_parser() -> _Parser:
@@ -297,6 +305,29 @@ _SPOT_FLAGS = {
 }
 
 
+# --game preflop flags → solver.games.preflop.PreflopSpec fields
+_PREFLOP_FLAGS = {
+    "stack_bb": "stack_bb",
+    "tree": "tree",
+    "raise_sizes": "raise_sizes",
+    "ante": "ante",
+    "small_blind": "sb",
+    "sb_range": "sb_range",
+    "bb_range": "bb_range",
+}
+
+
+def _preflop_game(args: argparse.Namespace) -> Game:
+    """``--game preflop`` from its flags; a bad value is one line naming its flag."""
+    fields = {f: getattr(args, flag) for flag, f in _PREFLOP_FLAGS.items()}
+    try:
+        return make_game("preflop", **{k: v for k, v in fields.items() if v is not None})
+    except SpecError as exc:
+        by_field = {f: flag for flag, f in _PREFLOP_FLAGS.items()}
+        where = _flag(by_field[exc.field]) if exc.field in by_field else exc.field
+        raise UsageError(f"{where}: {exc.message}") from None
+
+
 def _flag(name: str) -> str:
     return "--" + name.replace("_", "-")
 
@@ -330,9 +361,16 @@ def _game_from_args(args: argparse.Namespace) -> Game:
     )
     if args.board is None and spot_flags:
         raise UsageError(f"{_flag(spot_flags[0])}: only with --board (a custom hold'em spot)")
+    preflop_flags = [f for f in _PREFLOP_FLAGS if getattr(args, f) is not None]
+    is_preflop = args.game is not None and args.game.strip().lower() == "preflop"
+    if preflop_flags and not is_preflop:
+        raise UsageError(f"{_flag(preflop_flags[0])}: only with --game preflop")
+    if is_preflop:
+        return _preflop_game(args)
     if args.game is not None:
         if args.game.lower() not in GAMES:
-            raise UsageError(f"--game: unknown game {args.game!r} (known: {', '.join(GAMES)})")
+            known = ", ".join([*GAMES, "preflop"])
+            raise UsageError(f"--game: unknown game {args.game!r} (known: {known})")
         return make_game(args.game)
     try:
         if args.preset is not None:

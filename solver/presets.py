@@ -38,6 +38,8 @@ from typing import Any
 
 from solver.games import GAMES, Game, make_game
 from solver.games.holdem import HoldemSpec, SpecError, build_holdem, validate
+from solver.games.preflop import PreflopSpec, build_preflop
+from solver.games.preflop import validate as validate_preflop
 from solver.quoting import brief, odd_characters
 
 PRESET_DIR = Path(__file__).resolve().parent.parent / "presets"
@@ -58,10 +60,13 @@ class Preset:
     game: str  # "kuhn", "leduc", "leduc5" or "holdem"
     holdem: HoldemSpec | None = None
     players: tuple[str, str] | None = None  # players 0 and 1 as people call them ("BB", "BTN")
+    preflop: PreflopSpec | None = None  # game = "preflop": a [preflop] section
 
     def build(self) -> Game:
         if self.holdem is not None:
             return build_holdem(self.holdem)
+        if self.preflop is not None:
+            return build_preflop(self.preflop)
         return make_game(self.game)
 
 
@@ -118,13 +123,18 @@ def parse_preset(
     if not isinstance(description, str):
         raise PresetError(f"{source}: description: must be text, got {brief(description)}")
     game = data.get("game")
-    if not isinstance(game, str) or (game not in GAMES and game != "holdem"):
-        known = ", ".join([*GAMES, "holdem"])
+    if not isinstance(game, str) or (game not in GAMES and game not in ("holdem", "preflop")):
+        known = ", ".join([*GAMES, "holdem", "preflop"])
         raise PresetError(f"{source}: game: must be one of {known}, got {brief(game)}")
-    unknown = set(data) - {"name", "description", "game", "holdem", "players"}
+    unknown = set(data) - {"name", "description", "game", "holdem", "players", "preflop"}
     if unknown:
         raise PresetError(f"{source}: unknown field(s) {', '.join(sorted(unknown))}")
     players = _players(data.get("players"), source)
+    if "preflop" in data and game != "preflop":
+        raise PresetError(f'{source}: preflop: only for game = "preflop"')
+    if game == "preflop":
+        pspec = _preflop_section(data.get("preflop", {}), name, source)
+        return Preset(key, name, description, game, players=players, preflop=pspec)
     if game != "holdem":
         if "holdem" in data:
             raise PresetError(f'{source}: holdem: only for game = "holdem"')
@@ -155,6 +165,27 @@ def parse_preset(
     except SpecError as exc:
         raise PresetError(f"{source}: holdem.{exc.field}: {exc.message}") from None
     return Preset(key, name, description, game, spec, players)
+
+
+def _preflop_section(section: object, name: str, source: str) -> PreflopSpec:
+    """The ``[preflop]`` section (:class:`~solver.games.preflop.PreflopSpec` fields:
+    ``stack_bb``, ``tree``, ``raise_sizes``, ``sb``, ``bb``, ``ante``, ``sb_range``,
+    ``bb_range``), checked."""
+    if not isinstance(section, dict):
+        raise PresetError(f"{source}: preflop: must be a [preflop] section")
+    known = set(PreflopSpec.__dataclass_fields__) - {"name"}
+    bad = set(section) - known
+    if bad:
+        raise PresetError(f"{source}: preflop: unknown field(s) {', '.join(sorted(bad))}")
+    args = dict(section)
+    if isinstance(args.get("raise_sizes"), list):
+        args["raise_sizes"] = tuple(args["raise_sizes"])
+    pspec = PreflopSpec(**args, name=name)
+    try:
+        validate_preflop(pspec)
+    except SpecError as exc:
+        raise PresetError(f"{source}: preflop.{exc.field}: {exc.message}") from None
+    return pspec
 
 
 MAX_PLAYER_NAME = 12

@@ -232,8 +232,9 @@ def _compressed() -> None:
 def _parts() -> None:
     """Kernels the tests call on their own beside the walk's driver (a hand-strength batch,
     fold and showdown values, one block's update and regret matching in both precisions,
-    the samplers' draws) and the pruning steps a longer solve reaches (interval RBP's
-    catch-ups, Total RBP's release of strategy sums): their signatures, on tiny inputs."""
+    the samplers' draws, the preflop equity table's board counter) and the pruning steps a
+    longer solve reaches (interval RBP's catch-ups, Total RBP's release of strategy sums):
+    their signatures, on tiny inputs."""
     import numpy as np
 
     from solver.cfr.engine import Engine
@@ -247,6 +248,10 @@ def _parts() -> None:
     from solver.handeval import rank_batch
 
     rank_batch(np.array([[0, 5, 10, 15, 20, 25, 30]]))
+    from solver.preflop_equity import accumulate  # the preflop equity table's builder
+
+    wins = np.zeros((1326, 1326), dtype=np.int32)
+    accumulate(np.array([[0, 5, 10, 15, 20]]), np.ones(1), wins, np.zeros_like(wins[:1]))
     g = spot("Td9d6hQc2s")
     sc = make_scratch(g)
     reach = np.ones((1, sc.reach.shape[1]))

@@ -207,6 +207,13 @@ def _on_upload() -> None:
     except PresetError as exc:
         state.put(UPLOAD_MESSAGE, str(exc))
         return
+    if preset.preflop is not None:
+        state.put(
+            UPLOAD_MESSAGE,
+            f"{up.name}: game: preflop presets are solved with the CLI or the API for now "
+            "(python -m solver solve --preset FILE; docs/preflop.md)",
+        )
+        return
     if preset.holdem is None:
         state.put(state.SOURCE, _toy_source(preset.game))
         load_source(str(state.get(state.SOURCE)))

@@ -6,6 +6,8 @@ from solver.games.model import Game
 from solver.games.toy import kuhn, leduc, leduc5
 
 GAMES = {"kuhn": kuhn, "leduc": leduc, "leduc5": leduc5}
+# Games built from options (make_game(name, **options)); not in GAMES, whose games take none.
+OPTION_GAMES = ("preflop",)
 
 
 class UnknownGameError(KeyError, ValueError):
@@ -16,15 +18,25 @@ class UnknownGameError(KeyError, ValueError):
         return str(self.args[0]) if self.args else "unknown game"
 
 
-def make_game(name: str) -> Game:
-    """Build the game registered as ``name`` (see :data:`GAMES`)."""
+def make_game(name: str, **options: object) -> Game:
+    """Build the game registered as ``name`` (see :data:`GAMES`), or a game built from
+    ``options`` (:data:`OPTION_GAMES`): ``make_game("preflop", stack_bb=10, tree="push-fold",
+    ...)`` (:func:`solver.games.preflop.build_preflop`; a bad option raises
+    :class:`~solver.games.spec.SpecError` naming it)."""
     if not isinstance(name, str):
         raise TypeError(f"a game name must be text, got {type(name).__name__}")
     key = name.lower()
+    if key == "preflop":
+        from solver.games.preflop import build_preflop
+
+        return build_preflop(**options)
     if key not in GAMES:
         shown = name if len(name) <= 40 else name[:40] + "…"
-        raise UnknownGameError(f"unknown game {shown!r}; known: {', '.join(GAMES)}")
+        known = ", ".join([*GAMES, *OPTION_GAMES])
+        raise UnknownGameError(f"unknown game {shown!r}; known: {known}")
+    if options:
+        raise TypeError(f"game {key!r} takes no options, got {', '.join(sorted(options))}")
     return GAMES[key]()
 
 
-__all__ = ["GAMES", "Game", "UnknownGameError", "make_game"]
+__all__ = ["GAMES", "OPTION_GAMES", "Game", "UnknownGameError", "make_game"]

@@ -114,7 +114,7 @@ class Boards(NamedTuple):
     # All-in runouts: runout_eq[r, p, h, j] = mean over the cards still to come of
     # sign(strength of p's hand h − the opponent's hand j), 0 where the hands collide.
     runout_eq: npt.NDArray[np.float64]  # (R, 2, H, H)
-    # Two-card showdowns by prefix sums (see kernels._showdown_2card), per showdown
+    # Two-card showdowns by prefix sums (see solver.cfr.terminal.showdown_2card), per showdown
     # board (row sd_row[b], -1 for other boards) and traverser p, over the opponent's hands:
     sd_row: npt.NDArray[np.int32]  # (B,)
     sd_src: npt.NDArray[np.uint16]  # (S, 2, 2H): opponent hands grouped by card, by strength
@@ -249,7 +249,10 @@ class Game:
     def ev_offset(self) -> float:
         """Added to zero-sum EVs to report them as solvers do for subgames: each player's
         share of the pot at the end minus chips put in after the start (the two sum to the
-        starting pot). 0 for the toy games, whose EVs stay zero-sum."""
+        starting pot). 0 for the toy games, whose EVs stay zero-sum, and for games that say
+        so in ``meta["ev_offset"]`` (preflop: net winnings of the hand, zero-sum)."""
+        if "ev_offset" in self.meta:
+            return float(self.meta["ev_offset"])  # type: ignore[arg-type]
         return self.starting_pot / 2.0
 
     # ----- navigation --------------------------------------------------------------------
