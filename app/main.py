@@ -1,7 +1,8 @@
 """Regret Lab, the Streamlit app: ``streamlit run app/main.py``.
 
 Pages (``st.navigation``): Set up, Solve (the default: it opens on a preset with Solve one
-click away), Explore, Compare (algorithm races), Export & save. Each page module has a
+click away), Explore, Practice (a trainer on the solve), Compare (algorithm races), Export &
+save. Each page module has a
 ``render()``; every session-state key lives in :mod:`app.state`. Before a page draws: a
 reloaded page takes its solve back (:func:`app.runtime.reattach`), the Set up form is
 filled, and the Solve settings follow the game (:func:`app.settings.follow_game`).

@@ -95,6 +95,23 @@ LOCK_RUN = "lock_run"  # LockRun: the re-solve with locks and the strategy befor
 LOCK_ERROR = "lock_error"  # why the last lock or re-solve was refused, or None
 LOCK_PREFIX = "lockui_"  # + widget name: the lock panel's widgets
 
+# ----- practice (app/screens/practice.py): widgets kept across pages, the session's drill
+PRACTICE_PLAYER = "practice_player"  # radio: 0 or 1, the hero
+PRACTICE_SCOPE = "practice_scope"  # radio: "hand", "street" or "node" (solver.trainer.SCOPES)
+PRACTICE_RNG = "practice_rng"  # checkbox: RNG mode (Best = the action a draw from the mix picks)
+PRACTICE_SEED = "practice_seed"  # number input: the dealing seed (0: a fresh one per session)
+PRACTICE_CORRECT = "practice_correct"  # number input: % of the mix from which a play is Correct
+PRACTICE_WRONG = "practice_wrong"  # number input: EV lost (% pot) above which a play is Wrong
+PRACTICE_BLUNDER = "practice_blunder"  # number input: EV lost (% pot) above which: Blunder
+PRACTICE_DRILL = "practice_drill"  # PracticeRun: the session's solver.trainer.Drill and its solve
+PRACTICE_LAST = "practice_last"  # the last graded solver.trainer.Decision (or None)
+PRACTICE_ERROR = "practice_error"  # why the last Start was refused, or None
+PRACTICE_SHOW_RANGE = "practice_show_range"  # toggle: the last decision node's range grid
+PRACTICE_CLASSES = "practice_classes"  # multiselect: hand classes dealt (solver.dealing filter)
+PRACTICE_CELLS = "practice_cells"  # multiselect: grid cells (toy games: cards, ranks) dealt
+PRACTICE_MIN_REACH = "practice_min_reach"  # number input: least reach (%) of a dealt hero hand
+PRACTICE_SUITS = "practice_suits"  # checkbox: show each hand under a random suit permutation
+
 # ----- objects ---------------------------------------------------------------------------------
 JOB = "job"  # the session's current SolveJob (or None)
 JOB_SOURCE = "job_source"  # game-source metadata of the job's game (for saving)

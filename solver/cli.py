@@ -1,5 +1,5 @@
-"""Command line: ``python -m solver {games,algorithms,presets,solve,race,tree,batch,report}``
-(``batch`` and ``report``: see :mod:`solver.batch.cli`).
+"""Command line: ``python -m solver {games,algorithms,presets,solve,race,tree,batch,report,drill}``
+(``batch`` and ``report``: see :mod:`solver.batch.cli`; ``drill``: :mod:`solver.drill_cli`).
 
 ``solve --json`` prints one JSON object per line: one per checkpoint (``iteration``,
 ``elapsed_s``, ``exploitability`` in chips, ``nodes_touched``; hold'em spots add
@@ -45,6 +45,7 @@ import time
 from collections.abc import Mapping, Sequence
 from typing import NoReturn
 
+from solver import drill_cli
 from solver.algorithms import (
     ALGORITHMS,
     check_options,
@@ -285,6 +286,7 @@ def _build_parser() -> _Parser:
     w.add_argument("--jobs", default="2", help="processes compiling at once (default 2)")
     w.add_argument("--group", choices=WARMUP_GROUPS, help=argparse.SUPPRESS)
     batch_cli.add_commands(sub, _add_game_args)
+    drill_cli.add_command(sub, _add_game_args)
     return parser
 
 
@@ -824,6 +826,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return batch_cli.cmd_batch(args, _BATCH_SPOT)
         elif args.command == "report":
             return batch_cli.cmd_report(args)
+        elif args.command == "drill":
+            return drill_cli.cmd_drill(args, _game_from_args)
         elif args.command == "warmup":
             from solver.warmup import run_group, warm_all
 

@@ -1,0 +1,169 @@
+"""AppTest: the Practice page plays a few hands of a finished solve with scripted clicks; its
+grades, EV lost and score are checked against the solve's own per-action EVs and the grade
+rule applied here, not read back from the page's drill."""
+
+from __future__ import annotations
+
+import functools
+
+import numpy as np
+import pytest
+from app_helpers import finished_job, no_threads_left, page
+from conftest import small_turn
+
+from app import state
+from solver import Game
+from solver.study import action_evs
+from solver.trainer import GRADES, Decision, Thresholds, grade_of, pot_at
+
+
+@pytest.fixture(autouse=True)
+def _teardown():
+    yield
+    no_threads_left()
+
+
+@functools.cache
+def _turn() -> Game:
+    return small_turn("AA,KQs,T8s,76s", "QQ-99,AK,J9s")
+
+
+def test_nothing_to_practise_yet() -> None:
+    at = page("practice")
+    at.run()
+    assert not at.exception and "Nothing solved yet" in at.info[0].value
+
+
+def test_play_a_few_hands_and_read_the_score() -> None:
+    game = _turn()
+    job = finished_job(game, 40)
+    sigma, _ = job.average_strategy()
+    at = page(
+        "practice",
+        **{state.JOB: job, state.JOB_SOURCE: {}, state.PRACTICE_SEED: 3,
+           state.PRACTICE_PLAYER: 1, state.PRACTICE_WRONG: 2.0},
+    )  # fmt: skip
+    at.run()
+    assert not at.exception
+    at.button(key="practice_start").click().run()
+    assert not at.exception
+    graded: list[Decision] = []
+    clicks = 0
+    while len(graded) < 6 and clicks < 40:
+        clicks += 1
+        acts = [str(b.key) for b in at.button if str(b.key).startswith("practice_act_")]
+        if not acts:
+            assert "Hand over" in "".join(h.proto.body for h in at.get("html"))
+            at.button(key="practice_next").click().run()
+            continue
+        at.button(key=acts[len(graded) % len(acts)]).click().run()  # cycle the actions
+        assert not at.exception
+        graded.append(at.session_state[state.PRACTICE_LAST])
+    assert len(graded) == 6
+    thresholds = Thresholds(wrong_pct_pot=2.0)
+    lost = 0.0
+    counts = dict.fromkeys(GRADES, 0)
+    for d in graded:
+        node, cmap = game.locate(list(d.history))
+        h = game.map_hand(1, game.hand_names[1].index(d.hand), cmap)
+        evs = action_evs(game, sigma, node)[:, h]
+        np.testing.assert_allclose(d.evs, evs, atol=1e-12)
+        loss = float(evs.max() - evs[d.chosen])
+        assert d.ev_lost == pytest.approx(loss, abs=1e-12)
+        off, _na, nh = game.block(node)
+        freq = 100 * float(sigma[off + d.chosen * nh + h])
+        pct = 100 * loss / pot_at(game, node)
+        assert d.grade == grade_of(pct, freq, loss <= 1e-9, thresholds)
+        lost += loss
+        counts[d.grade] += 1
+    metrics = {m.label: m.value for m in at.metric}
+    assert metrics["Decisions"] == "6"
+    assert metrics["Hands"] == str(len({d.hand_no for d in graded}))
+    assert metrics["EV lost"].startswith(f"{lost:,.2f}")  # chips, then bb
+    for grade, n in counts.items():
+        assert metrics[grade] == str(n)
+    # the last decision's table: its EVs, and the chosen action marked
+    table = at.dataframe[0].value  # (drawn before the worst decisions)
+    np.testing.assert_allclose(table["EV"], graded[-1].evs)
+    assert "you" in table[""].iloc[graded[-1].chosen]
+    at.toggle(key=state.PRACTICE_SHOW_RANGE).set_value(True).run()  # the node's grid
+    assert not at.exception and len(at.get("plotly_chart")) == 1
+    job.stop()
+
+
+def test_one_node_of_leduc_with_rng_mode() -> None:
+    """A toy game at one node (the Explore node: player 1 facing a bet): every hand is that
+    one decision, the hero is who acts there, and in RNG mode Best is the drawn action."""
+    from conftest import game as toy
+
+    leduc = toy("leduc")
+    node = leduc.find(("b:2",))
+    job = finished_job(leduc, 50)
+    at = page(
+        "practice",
+        **{state.JOB: job, state.JOB_SOURCE: {}, state.EXPLORE_NODE: node,
+           state.PRACTICE_SCOPE: "node", state.PRACTICE_RNG: True, state.PRACTICE_SEED: 1},
+    )  # fmt: skip
+    at.run()
+    at.button(key="practice_start").click().run()
+    for _ in range(3):
+        at.button(key="practice_act_1").click().run()  # call
+        d = at.session_state[state.PRACTICE_LAST]
+        assert d.node == node and d.player == 1 and d.names[d.chosen] == "Call"
+        assert (d.grade == "Best") == (d.rng_pick == 1)
+        at.toggle(key=state.PRACTICE_SHOW_RANGE).set_value(True).run()  # a card table
+        assert any("card" in df.value.columns for df in at.dataframe)
+        at.button(key="practice_next").click().run()
+        assert not at.exception
+    assert {m.label: m.value for m in at.metric}["Hands"] == "3"
+    job.stop()
+
+
+def test_filters_and_suits_on_the_page() -> None:
+    """Deal only top pairs and AA with suits randomised: every hand dealt is one, the page
+    shows its cards permuted and grades it as the solve's own hand; a filter that leaves
+    nothing is said in words."""
+    from app.components.practice_views import cards_html
+    from solver.handclass import classify
+    from solver.trainer import shown_card
+
+    game = _turn()
+    job = finished_job(game, 40)
+    at = page(
+        "practice",
+        **{state.JOB: job, state.JOB_SOURCE: {}, state.PRACTICE_SEED: 5,
+           state.PRACTICE_PLAYER: 0, state.PRACTICE_SUITS: True,
+           state.PRACTICE_CLASSES: ["top_pair"], state.PRACTICE_CELLS: ["AA"]},
+    )  # fmt: skip
+    at.run()
+    at.button(key="practice_start").click().run()
+    assert not at.exception and not at.error
+    drill = at.session_state[state.PRACTICE_DRILL].drill
+    graded: list[Decision] = []
+    for _ in range(30):
+        if len(graded) == 6:
+            break
+        if not drill.waiting:
+            at.button(key="practice_next").click().run()
+            continue
+        html = "".join(h.proto.body for h in at.get("html"))
+        cards = drill.hole_cards(0)
+        assert cards_html([shown_card(c, drill.table.suits) for c in cards]) in html
+        at.button(key="practice_act_0").click().run()
+        assert not at.exception
+        d = at.session_state[state.PRACTICE_LAST]
+        assert {d.hand[:2], d.hand[2:]} == set(cards) and d.shown_hand in "".join(
+            h.proto.body for h in at.get("html")
+        )
+        graded.append(d)
+    assert len(graded) == 6
+    for d in graded:
+        made = classify(d.hand, "".join(d.board[:4])).made
+        assert made == "top_pair" or d.hand[0] == d.hand[2] == "A"
+    assert len({d.suits for d in graded}) > 1  # the suits do change
+    at.session_state[state.PRACTICE_CELLS] = ["22"]
+    at.session_state[state.PRACTICE_CLASSES] = []
+    at.button(key="practice_start").click().run()
+    assert not at.exception
+    assert "leaves nothing to deal" in at.error[0].value
+    job.stop()
