@@ -35,7 +35,8 @@ DEFAULT_NS_PER_CELL = 7.0
 """The cost per hand-cell assumed before anything was measured on this machine (the
 development machine's figure for turn spots, one thread)."""
 TWO_THREAD_SPEEDUP = 1.5
-"""How much faster a pass runs on two threads than on one (BENCHMARKS.md, T1: 1.5×)."""
+"""How much faster a pass runs on two threads than on one, assumed for estimates (measure it:
+``python benchmarks/versus_native.py --threads 1,2``)."""
 _LOCK = threading.Lock()
 
 

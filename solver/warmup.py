@@ -1,7 +1,7 @@
 """Compile (or load from the on-disk cache) every kernel variant the app, CLI and tests use.
 
 A fresh checkout has an empty Numba cache, and a first solve compiles the traversal for its
-kind of storage and scratch (BENCHMARKS.md, "Compile time", has the seconds of each kernel).
+kind of storage and scratch (``python benchmarks/compile.py`` prints each kernel's seconds).
 ``python -m solver.warmup`` (or ``python -m solver warmup``) does
 that once, up front: each group below runs in its own process (Numba's cache re-reads its
 index before every save, so processes add their own signatures without losing each other's).
