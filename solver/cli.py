@@ -55,8 +55,12 @@ from solver.algorithms import (
 )
 from solver.api import Checkpoint, exploitability_pct_pot, solve
 from solver.batch import cli as batch_cli
-from solver.batch.report import json_safe
 from solver.cfr.locks import LockError
+from solver.cliargs import EXIT_INTERNAL, EXIT_USAGE, UsageError
+from solver.cliargs import float_arg as _float_arg
+from solver.cliargs import int_arg as _int_arg
+from solver.cliargs import json_line as _json_line
+from solver.cliargs import target as _target
 from solver.games import GAMES, Game, make_game
 from solver.games.holdem import (
     HoldemSpec,
@@ -87,13 +91,6 @@ from solver.race import (
 from solver.tree.betting import SizeNote, SizeNotes
 from solver.warmup import GROUPS as WARMUP_GROUPS
 
-EXIT_USAGE = 2
-EXIT_INTERNAL = 70  # EX_SOFTWARE: an error the program did not expect
-
-
-class UsageError(Exception):
-    """Bad input from the command line: reported as one line, exit code 2."""
-
 
 class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> NoReturn:
@@ -119,13 +116,6 @@ def _parse_params(items: Sequence[str]) -> dict[str, float]:
             )
         out[key.strip()] = value
     return out
-
-
-def _json_line(record: Mapping[str, object]) -> str:
-    """``record`` as one line of strict JSON: NaN and infinities, which JSON does not have,
-    as null (:func:`solver.batch.report.json_safe`; rule parameters go through
-    :func:`_params_json` first)."""
-    return json.dumps(json_safe(record), allow_nan=False)
 
 
 def _params_json(params: Mapping[str, float]) -> dict[str, float | str]:
@@ -459,32 +449,6 @@ def _read_locks(path: str | None) -> dict | None:
     return data
 
 
-def _int_arg(name: str, raw: str | None, minimum: int) -> int | None:
-    if raw is None:
-        return None
-    try:
-        value = int(raw)
-    except ValueError:
-        raise UsageError(f"{name}: {raw!r} is not a whole number") from None
-    if value < minimum:
-        raise UsageError(f"{name}: must be ≥ {minimum}, got {value}")
-    return value
-
-
-def _float_arg(name: str, raw: str | None, zero: bool = False) -> float | None:
-    """``raw`` as a finite number > 0 (≥ 0 with ``zero``); None stays None."""
-    if raw is None:
-        return None
-    try:
-        value = float(raw)
-    except ValueError:
-        raise UsageError(f"{name}: {raw!r} is not a number") from None
-    if not (value > 0 or (zero and value == 0)) or math.isinf(value):
-        kind = "a number ≥ 0" if zero else "a positive number"
-        raise UsageError(f"{name}: must be {kind}, got {raw!r}")
-    return value
-
-
 def _cmd_games() -> None:
     for name in GAMES:
         g = make_game(name)
@@ -499,19 +463,6 @@ def _cmd_algorithms() -> None:
             f"{name:8s} {info.kind:10s} [{ps}] pruning {prunings}: {info.description} "
             f"({info.paper})"
         )
-
-
-def _target(raw: str | None, game: Game) -> float | None:
-    if raw is None:
-        return None
-    text = raw.strip()
-    if text.endswith("%"):
-        if not game.is_holdem:
-            raise UsageError("--target: a percentage of the pot needs a hold'em spot; use chips")
-        pct = _float_arg("--target", text[:-1])
-        assert pct is not None
-        return pct / 100.0 * game.starting_pot
-    return _float_arg("--target", text)
 
 
 def _cmd_presets() -> None:

@@ -31,6 +31,8 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from solver.cliargs import UsageError, float_arg, json_line
+from solver.cliargs import target as target_arg
 from solver.games.model import DECISION, Game
 
 Solved = tuple[Game, npt.NDArray[np.float64], int, float | None]
@@ -65,8 +67,6 @@ def add_command(sub: Any, add_game_args: Callable[[argparse.ArgumentParser], Non
 
 
 def _usage(message: str) -> Exception:
-    from solver.cli import UsageError  # (solver.cli imports this module)
-
     return UsageError(message)
 
 
@@ -111,9 +111,8 @@ def _solved(
         return loaded.game, engine.average_strategy(), int(engine.iteration), exploitability
     game = game_from_args(args)
     iterations = _whole("--iterations", args.iterations or "200", 1, 10_000_000)
-    from solver.cli import _target
 
-    target = _target(args.target, game)
+    target = target_arg(args.target, game)
     result = solve(game, iterations=iterations, target_exploitability=target)
     return game, result.average_strategy(), result.iteration, result.exploitability
 
@@ -175,7 +174,6 @@ def cmd_drill(
     args: argparse.Namespace, game_from_args: Callable[[argparse.Namespace], Game]
 ) -> int:
     """Run ``drill`` (arguments parsed by :func:`add_command`'s parser)."""
-    from solver.cli import _float_arg, _json_line
     from solver.dealing import FilterError
     from solver.trainer import ANSWERS, SCOPES, DealFilter, Drill, play
 
@@ -190,7 +188,7 @@ def cmd_drill(
         raise _usage(f"--scope: {args.scope!r} is not one of {', '.join(SCOPES)}")
     hands = _whole("--hands", args.hands, 1, MAX_DECISIONS)
     seed = _whole("--seed", args.seed, 0, 2**63 - 1)
-    min_reach = _float_arg("--min-reach", args.min_reach, zero=True) or 0.0
+    min_reach = float_arg("--min-reach", args.min_reach, zero=True) or 0.0
     if min_reach > 100:
         raise _usage(f"--min-reach: a percentage up to 100, got {min_reach:g}")
     deal_filter = DealFilter(_items(args.classes), _items(args.cells), min_reach)
@@ -216,7 +214,7 @@ def cmd_drill(
         if args.json:
             row["hand"] = d.shown_hand  # as shown (the solve's own: "solve_hand")
             row["solve_hand"] = d.hand
-            print(_json_line(row), flush=True)
+            print(json_line(row), flush=True)
         else:
             pct = d.ev_lost_pct_pot
             board = f" on {''.join(d.shown_board)}" if d.shown_board else ""
@@ -244,7 +242,7 @@ def cmd_drill(
         "exploitability": exploitability,
     }
     if args.json:
-        print(_json_line(final), flush=True)
+        print(json_line(final), flush=True)
     else:
         grades = ", ".join(f"{k} {v}" for k, v in s.grades.items())
         print(
