@@ -33,7 +33,9 @@ before the hero acts (the villain folds first) is dealt again and counted in
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import NamedTuple, Protocol
 
 import numpy as np
 import numpy.typing as npt
@@ -68,9 +70,10 @@ from solver.study import action_evs
 from solver.words import ARROW, DOT, STREETS, action_names, child_name, default_players
 
 __all__ = [
-    "ANSWERS", "CSV_FIELDS", "GRADES", "IDENTITY", "SCOPES", "TIE", "DealFilter", "Decision",
-    "Drill", "Perm", "Score", "Table", "Thresholds", "answer", "deal_hands", "deal_table",
-    "filter_mask", "grade_of", "hand_cards", "play", "pot_at", "score", "strategy_at",
+    "ANSWERS", "CSV_FIELDS", "GRADES", "IDENTITY", "SCOPES", "TIE", "Deal", "DealFilter",
+    "Decision", "Drill", "Perm", "Score", "Table", "Thresholds", "answer", "deal", "deal_hands",
+    "deal_table", "filter_mask", "grade", "grade_of", "hand_cards", "play", "pot_at", "score",
+    "strategy_at",
     "street_start", "suit_permutations", "to_csv", "to_json",
 ]  # fmt: skip
 
@@ -416,3 +419,95 @@ def play(drill: Drill, how: str, decisions: int) -> list[Decision]:
             drill.new_hand()
         out.append(drill.act(answer(drill, how)))
     return out
+
+
+# ----- the API's two calls ---------------------------------------------------------------------
+class Solved(Protocol):
+    """What :func:`deal` and :func:`grade` read of a solve (:class:`solver.api.SolveResult`)."""
+
+    @property
+    def game(self) -> Game: ...
+
+    def average_strategy(self) -> Array: ...
+
+
+class Deal(NamedTuple):
+    """One dealt spot (:func:`deal`): ``player`` (the hero) to act at ``node``, reached by
+    ``line`` (action and card codes from the root, in the solve's stored suits), holding
+    ``hand`` against the villain's ``villain``; ``board`` the public cards; ``actions`` the
+    node's action codes and ``names`` as a player says them; ``mix`` (num_actions,) the
+    solution's frequencies for the hand and ``evs`` (num_actions,) each action's EV in chips.
+    ``drill`` is the one-decision session :func:`grade` completes."""
+
+    node: int
+    line: tuple[str, ...]
+    player: int
+    hand: str
+    villain: str
+    board: tuple[str, ...]
+    actions: tuple[str, ...]
+    names: tuple[str, ...]
+    mix: tuple[float, ...]
+    evs: tuple[float, ...]
+    drill: Drill
+
+
+def deal(
+    solve: Solved,
+    player: int,
+    line: str | Sequence[str] = "",
+    rng: np.random.Generator | int | None = None,
+) -> Deal:
+    """Deal ``player`` (0 out of position, 1 in position) a hand at the decision node ``line``
+    leads to (codes such as ``"k b:100"``; "" the root), both hands drawn exactly as the
+    Practice page and ``python -m solver drill`` deal them (:class:`Drill`, scope ``node``):
+    in proportion to both ranges, card removal and each hand's probability of the line under
+    the solution. ``rng``: a numpy Generator or a seed. ValueError in words when the line is
+    not in the tree or not ``player``'s decision, or nothing reaches it."""
+    game = solve.game
+    steps = line.split() if isinstance(line, str) else list(line)
+    try:
+        node, _cmap = game.locate(steps)
+    except (KeyError, ValueError, IndexError):
+        raise ValueError(f"line {' '.join(steps)!r} is not in this game's tree") from None
+    if game.tree.kind[node] != DECISION or int(game.tree.player[node]) != player:
+        raise ValueError(f"line {' '.join(steps)!r} does not end at a decision of player {player}")
+    drill = Drill(game, solve.average_strategy(), player, "node", node)
+    if rng is not None:
+        drill.rng = rng if isinstance(rng, np.random.Generator) else np.random.default_rng(rng)
+    t = drill.new_hand()
+    mix, evs = drill.spot()
+    return Deal(
+        node=t.node,
+        line=tuple(t.history),
+        player=player,
+        hand=game.hand_names[player][t.hands[player]],
+        villain=game.hand_names[1 - player][t.hands[1 - player]],
+        board=drill.board(),
+        actions=tuple(game.action_labels(t.node)),
+        names=tuple(action_names(game, t.node)),
+        mix=tuple(float(x) for x in mix),
+        evs=tuple(float(x) for x in evs),
+        drill=drill,
+    )
+
+
+def grade(
+    solve: Solved, dealt: Deal, action: int | str, thresholds: Thresholds | None = None
+) -> Decision:
+    """Grade the hero's ``action`` (an index into ``dealt.actions`` or its code, e.g. ``"c"``)
+    at the spot :func:`deal` dealt from this ``solve``: the :class:`Decision` the page and
+    the CLI record (EV lost in chips, the grade by ``thresholds``). A deal grades once."""
+    if dealt.drill.game is not solve.game or not np.array_equal(
+        dealt.drill.sigma, solve.average_strategy()
+    ):
+        raise ValueError("this deal was dealt from another solve")
+    if isinstance(action, str):
+        if action not in dealt.actions:
+            raise ValueError(f"action {action!r} is not one of {', '.join(dealt.actions)}")
+        action = dealt.actions.index(action)
+    if not dealt.drill.waiting:
+        raise ValueError("this deal was graded already: deal again")
+    if thresholds is not None:
+        dealt.drill.thresholds = thresholds
+    return dealt.drill.act(int(action))

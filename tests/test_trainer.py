@@ -17,7 +17,7 @@ from hypothesis import strategies as hst
 from scipy.stats import chisquare
 
 from solver import Game, solve
-from solver.analysis import analyze, node_path
+from solver.analysis import analyze, compatible, node_path
 from solver.games.model import CHANCE, DECISION, FIXED, SHOWDOWN
 from solver.study import action_evs
 from solver.trainer import (
@@ -33,6 +33,7 @@ from solver.trainer import (
     play,
     pot_at,
     score,
+    strategy_at,
     suit_permutations,
     to_csv,
     to_json,
@@ -494,3 +495,124 @@ def test_suit_randomised_deals_grade_as_the_permuted_spot() -> None:
             rivers += 1
             assert d.shown_board[4] in d.line and d.board[4] not in d.line
     assert rivers > 0
+
+
+# ----- the API: deal(solve, player, line, rng) and grade(solve, deal, action) -----------------
+# Kuhn's equilibria differ in player 0's strategy only (a family in α); player 1's is unique,
+# so the EV of each of player 0's first actions per card is the same closed form for all of
+# them (antes 1, bets 1; player 0 with Q, checked and bet into, is indifferent between calling
+# and folding): J check −1, bet −1; Q check −1/3, bet −1/2; K check 7/6, bet 7/6.
+KUHN_ROOT_EVS = {"J": (-1.0, -1.0), "Q": (-1 / 3, -1 / 2), "K": (7 / 6, 7 / 6)}
+
+
+@functools.cache
+def kuhn_equilibrium() -> object:
+    return solve("kuhn", "cfr+", iterations=3000)
+
+
+def test_kuhn_root_evs_per_card_equal_the_closed_form() -> None:
+    from solver.trainer import deal
+
+    result = kuhn_equilibrium()
+    assert result.exploitability < 1e-4  # type: ignore[attr-defined]
+    seen = set()
+    rng = np.random.default_rng(5)
+    for _ in range(40):
+        d = deal(result, 0, "", rng)  # type: ignore[arg-type]
+        assert d.actions == ("k", "b:1") and d.line == ()
+        np.testing.assert_allclose(d.evs, KUHN_ROOT_EVS[d.hand], atol=2e-3)
+        seen.add(d.hand)
+    assert seen == {"J", "Q", "K"}
+
+
+def test_deal_and_grade_are_the_drills_own() -> None:
+    """deal() deals what a node-scope Drill with the same Generator deals; grade() records
+    the Drill's Decision (EV lost = best EV − chosen EV), by index or by code, once."""
+    from solver.trainer import deal, grade
+
+    result = solve(small_turn("AA,KQs,T8s,76s", "QQ-99,AK,J9s"), "dcfr", iterations=60)
+    g = result.game
+    d = deal(result, 1, "k", np.random.default_rng(11))
+    drill = Drill(g, result.average_strategy(), 1, "node", g.find(["k"]))
+    drill.rng = np.random.default_rng(11)
+    t = drill.new_hand()
+    assert d.hand == g.hand_names[1][t.hands[1]] and d.villain == g.hand_names[0][t.hands[0]]
+    mix, evs = drill.spot()
+    assert d.mix == tuple(mix) and d.evs == tuple(evs)
+    chosen = int(np.argmin(evs))
+    dec = grade(result, d, d.actions[chosen])
+    assert dec.chosen == chosen and dec.ev_lost == pytest.approx(max(evs) - evs[chosen])
+    assert dec == drill.act(chosen)  # the same record the page and the CLI keep
+    with pytest.raises(ValueError, match="graded already"):
+        grade(result, d, 0)
+    with pytest.raises(ValueError, match="not one of"):
+        grade(result, deal(result, 1, ["k"], 3), "zz")
+    with pytest.raises(ValueError, match="is not in this game's tree"):
+        deal(result, 0, "k zz")
+    with pytest.raises(ValueError, match="decision of player 0"):
+        deal(result, 0, "k")
+    other = solve(g, "cfr", iterations=2)
+    with pytest.raises(ValueError, match="another solve"):
+        grade(other, deal(result, 0, "", 1), 0)
+
+
+def test_solution_answers_lose_no_more_than_the_exploitability_allows() -> None:
+    """The bound: a hero who plays the solution's mix at a node and is graded against each
+    action's EV (both playing the solution after) loses, on average over the deal at the
+    root, the gain of best-responding at that node alone: at most the hero's whole
+    best-response gain, at most NashConv = 2 × exploitability (chips). Exact expectation on
+    a half-solved Leduc (where it is far from 0), then the sampled average of `solution`
+    answers against it; uniform answers lose more."""
+    result = solve(full_game("leduc"), "cfr", iterations=15)
+    g, sigma, eps = result.game, result.average_strategy(), result.exploitability
+    for player in (0, 1):
+        node = 0 if player == 0 else int(g.tree.first_child[0])  # player 1 after a check
+        drill = Drill(g, sigma, player, "node", node, seed=3)
+        evs = drill.action_evs(node)
+        mix = strategy_at(g, sigma, node)
+        per_hand = (mix * (evs.max(axis=0) - evs)).sum(axis=0)
+        p_hand = deal_table(g, sigma, node).sum(axis=1 - player)
+        expected = float(p_hand @ per_hand)
+        assert 0 < expected <= 2 * eps / (1.0 if node == 0 else reach_of(g, sigma, node))
+        lost = [d.ev_lost for d in play(drill, "solution", 3000)]
+        se = np.std(lost) / np.sqrt(len(lost))
+        assert abs(np.mean(lost) - expected) < 5 * se + 1e-12
+        uniform = [d.ev_lost for d in play(Drill(g, sigma, player, "node", node, seed=4),
+                                           "uniform", 1000)]  # fmt: skip
+        assert np.mean(uniform) > np.mean(lost)
+
+
+def reach_of(g: Game, sigma: Array, node: int) -> float:
+    """The probability the deal reaches ``node`` under ``sigma`` (both players' actions)."""
+    m = compatible(g)
+    total = float(m.sum())
+    r = [np.ones(g.num_hands[0]), np.ones(g.num_hands[1])]
+    for child in node_path(g, node):
+        parent = int(g.parents[child])
+        if g.tree.kind[parent] == DECISION:
+            p = int(g.tree.player[parent])
+            a = child - int(g.tree.first_child[parent])
+            r[p] = r[p] * strategy_at(g, sigma, parent)[a]
+    return float((m * np.outer(r[0], r[1])).sum()) / total
+
+
+def test_river_deals_pass_a_chi_square_test_at_the_root_and_below_a_bet() -> None:
+    """On a river spot, 20,000 deals' hero-hand counts against the exact table's marginal
+    (chi-square, significance 0.001 with a fixed seed), at the root and below OOP's bet."""
+    from solver.games.holdem import HoldemSpec, build_holdem
+
+    g = build_holdem(HoldemSpec(board="Td9d6hQc2s", pot=100, stack=200,
+                                oop_range="AA,KQs,T8s,76s,J8s", ip_range="QQ-99,AK,J9s",
+                                bets="50%, a", raises="a", big_blind=10))  # fmt: skip
+    sigma = solve(g, "dcfr", iterations=40).average_strategy()
+    compat = compatible(g)
+    for node in (0, g.find(["b:50"])):
+        table = deal_table(g, sigma, node, compat)
+        rng = np.random.default_rng(17)
+        counts = np.zeros(g.num_hands[1])
+        for _ in range(20_000):
+            counts[deal_hands(g, sigma, node, rng, compat)[1]] += 1
+        expected = table.sum(axis=0) * counts.sum()
+        seen = expected > 0
+        assert counts[~seen].sum() == 0  # a hand the table never deals is never dealt
+        assert chisquare(counts[seen], expected[seen]).pvalue > 0.001
