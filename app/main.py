@@ -49,7 +49,7 @@ def main() -> None:
     source = str(state.get(state.SOURCE))
     job = state.job()
     busy = job is not None and not job.progress.finished
-    cfgmod.follow_game(source, S.toy_name(source) is None, busy)
+    cfgmod.follow_game(source, S.is_holdem_spot(source, state.get(state.UPLOADED)), busy)
     if files.exposed():
         st.sidebar.warning(
             "This server answers other machines, with no sign-in: anyone who reaches it can "

@@ -10,7 +10,7 @@ import streamlit as st
 
 
 def pages() -> dict[str, st.Page]:
-    from app.screens import compare, explore, export, practice, reports, setup, solve
+    from app.screens import charts, compare, explore, export, practice, reports, setup, solve
 
     return {
         "setup": st.Page(setup.render, title="Set up", icon=":material/tune:", url_path="setup"),
@@ -23,6 +23,9 @@ def pages() -> dict[str, st.Page]:
         ),
         "explore": st.Page(
             explore.render, title="Explore", icon=":material/account_tree:", url_path="explore"
+        ),
+        "charts": st.Page(
+            charts.render, title="Chart by stack", icon=":material/grid_on:", url_path="charts"
         ),
         "practice": st.Page(
             practice.render, title="Practice", icon=":material/school:", url_path="practice"

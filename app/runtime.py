@@ -162,6 +162,9 @@ def reattach() -> None:
     from app.screens.setup import show_on_setup  # the pages import this module
 
     spec = ctx.get("spec")
-    show_on_setup(str(ctx.get("game_id")), spec if isinstance(spec, HoldemSpec) else None)
+    from app.spec import preflop_in
+
+    held = spec if isinstance(spec, HoldemSpec) else preflop_in(ctx.get("source"))
+    show_on_setup(str(ctx.get("game_id")), held)
     state.put(state.JOB_WIDGETS, ctx.get("widgets", {}))
     state.put("live_last_state", job.progress.state)

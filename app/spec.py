@@ -15,6 +15,7 @@ import numpy as np
 import streamlit as st
 
 from app.components.fields import Number, show
+from solver.export import preflop_source, preflop_spec
 from solver.games import GAMES, Game, make_game
 from solver.games.holdem import (
     Estimate,
@@ -25,11 +26,14 @@ from solver.games.holdem import (
     over_memory,
     validate,
 )
+from solver.games.preflop import PreflopSpec, build_preflop
 from solver.presets import Preset, list_presets
 from solver.ranges import range_to_text
 
 TOY_LABELS = {"kuhn": "Kuhn poker", "leduc": "Leduc hold'em", "leduc5": "Leduc-5"}
 CUSTOM = "custom"
+CUSTOM_PREFLOP = "custom-preflop"
+PREFLOP_PLAYERS = ("SB", "BB")
 DEFAULT_SOURCE = "preset:srp-river"
 
 # Widget key suffix → HoldemSpec field; the form's text/number fields.
@@ -102,10 +106,8 @@ _GOOD = {  # values that replace a bad field so the others can still be checked
 
 @st.cache_resource(show_spinner=False)
 def presets() -> dict[str, Preset]:
-    """Every preset in ``presets/`` the app builds, by key (read once per server). Preflop
-    presets are solved through the CLI and the API (docs/preflop.md) until Set up has a
-    preflop game."""
-    return {p.key: p for p in list_presets() if p.preflop is None}
+    """Every preset in ``presets/``, by key (read once per server)."""
+    return {p.key: p for p in list_presets()}
 
 
 def sources() -> dict[str, str]:
@@ -115,6 +117,7 @@ def sources() -> dict[str, str]:
         if f"preset:{name}" not in out:
             out[f"toy:{name}"] = TOY_LABELS.get(name, name)
     out[CUSTOM] = "Custom hold'em spot"
+    out[CUSTOM_PREFLOP] = "Custom preflop game (push/fold, raise/jam)"
     return out
 
 
@@ -129,9 +132,41 @@ def toy_name(source: str) -> str | None:
         return source[4:]
     if source.startswith("preset:"):
         p = presets().get(source[7:])
-        if p is not None and p.holdem is None:
+        if p is not None and p.holdem is None and p.preflop is None:
             return p.game
     return None
+
+
+def is_holdem_spot(source: str, uploaded: Preset | None = None) -> bool:
+    """Whether a source id stands for a hold'em subgame (its Solve settings read in % pot):
+    neither a toy game nor a preflop game (whose chips are big blinds)."""
+    return toy_name(source) is None and preflop_of_source(source, uploaded) is None
+
+
+def preflop_in(source: object) -> PreflopSpec | None:
+    """The preflop spec of game-source metadata (a save's, a solve's), or None for any other
+    game or a spec that does not check."""
+    from solver.export import ExportError
+
+    if not isinstance(source, dict) or source.get("kind") != "preflop":
+        return None
+    try:
+        return preflop_spec(source.get("spec"))
+    except (ExportError, TypeError):
+        return None
+
+
+def preflop_of_source(source: str, uploaded: Preset | None = None) -> PreflopSpec | None:
+    """The preflop spec a source starts from (a preflop preset's, an uploaded one's, or the
+    custom preflop game's), None for any other source."""
+    from app.preflop_spec import default_spec
+
+    if source == "upload":
+        return None if uploaded is None else uploaded.preflop
+    if source.startswith("preset:"):
+        p = presets().get(source[7:])
+        return None if p is None else p.preflop
+    return default_spec() if source == CUSTOM_PREFLOP else None
 
 
 def spec_of_source(source: str, uploaded: Preset | None = None) -> HoldemSpec | None:
@@ -287,7 +322,9 @@ def game_key(source: dict) -> str:
     """A hold'em source's spec as the Set up form holds it (its numbers, ranges as text,
     size overrides), name and memory cap aside; other sources as they are. Two sources with
     the same key are the same game (a resumed save shown as a custom spot is still its
-    game)."""
+    game). A preflop source: its checked game in big blinds (:func:`_preflop_key`)."""
+    if source.get("kind") == "preflop":
+        return _preflop_key(source)
     if source.get("kind") != "holdem" or not isinstance(source.get("spec"), dict):
         return source_key(source)
     try:
@@ -297,6 +334,33 @@ def game_key(source: dict) -> str:
     values, _ = read_numbers(form_values(spec))
     form = asdict(spec_from_form(values, spec, size_values(spec)))
     return json.dumps({k: v for k, v in form.items() if k not in _NOT_THE_GAME}, sort_keys=True)
+
+
+def _preflop_key(source: dict) -> str:
+    """The preflop game a source describes, however it was typed (``2x`` or ``[2.0]``, a
+    range as text or weights, blinds 1/2 or 0.5/1): tree, blinds, ante, stack and sizes in
+    bb and a digest of both ranges' weights."""
+    import hashlib
+
+    from solver.export import ExportError
+    from solver.games.preflop import validate as validate_preflop
+
+    try:
+        setup = validate_preflop(preflop_spec(source.get("spec")))
+    except (ExportError, TypeError):
+        return source_key(source)
+    digest = hashlib.sha256(b"".join(np.asarray(w).tobytes() for w in setup.weights))
+    return json.dumps(
+        {
+            "kind": "preflop",
+            "tree": setup.spec.tree.strip().lower(),
+            "sb": setup.sb,
+            "ante": setup.ante,
+            "stack": setup.stack,
+            "sizes": list(setup.sizes),
+            "ranges": digest.hexdigest(),
+        }
+    )
 
 
 def same_game(a: dict | None, b: dict | None) -> bool:
@@ -326,6 +390,8 @@ def build_game(source: dict) -> Game:
             return game
         if source["kind"] == "toy":
             game = make_game(source["name"])
+        elif source["kind"] == "preflop":
+            game = build_preflop(preflop_spec(source["spec"]))
         else:
             game = build_holdem(HoldemSpec(**source["spec"]))
         _GAMES[key] = game
@@ -343,6 +409,11 @@ def source_id_for(source: dict) -> str:
             if toy_name(key) == name:
                 return key
         return default_source()
+    if source.get("kind") == "preflop":
+        for key, p in presets().items():
+            if p.preflop is not None and same_game(source, preflop_source(p.preflop)):
+                return f"preset:{key}"
+        return CUSTOM_PREFLOP
     for key, p in presets().items():
         if p.holdem is not None and same_game(source, holdem_source(p.holdem)):
             return f"preset:{key}"
@@ -353,13 +424,15 @@ def source_id_for(source: dict) -> str:
 def _names_of(key: str) -> tuple[str, str] | None:
     source = json.loads(key)
     preset = presets().get(source_id_for(source).removeprefix("preset:"))
-    return preset.players if preset is not None else None
+    if preset is not None and preset.players is not None:
+        return preset.players
+    return PREFLOP_PLAYERS if source.get("kind") == "preflop" else None
 
 
 def player_names(source: dict | None) -> tuple[str, str] | None:
-    """The players' names a game source's preset gives (``("BB", "BTN")``), or None (the
-    defaults: OOP and IP, player 0 and player 1)."""
-    if not source or source.get("kind") not in ("toy", "holdem"):
+    """The players' names a game source's preset gives (``("BB", "BTN")``; SB and BB for any
+    preflop game), or None (the defaults: OOP and IP, player 0 and player 1)."""
+    if not source or source.get("kind") not in ("toy", "holdem", "preflop"):
         return None
     try:
         return _names_of(source_key(source))

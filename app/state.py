@@ -45,6 +45,20 @@ LOADED_FROM = "setup_loaded_from"  # the source whose values are in the fields
 UPLOAD = "setup_upload"
 UPLOADED = "setup_uploaded"  # parsed uploaded Preset (or None)
 SIZE_PREFIX = "hs_size_"  # + street_player_kind: per-street size overrides
+# the preflop form (app/preflop_spec.py; its ranges are OOP_RANGE (SB) and IP_RANGE (BB))
+PF_STACK = "pf_stack_bb"  # text: stack in bb
+PF_TREE = "pf_tree"  # selectbox: "push-fold" or "raise-jam"
+PF_RAISES = "pf_raise_sizes"  # text: raise-to sizes in bb ("2, 2.5x")
+PF_SB = "pf_sb"  # text: small blind
+PF_BB = "pf_bb"  # text: big blind
+PF_ANTE = "pf_ante"  # text: ante per player
+# the chart by stack page (app/screens/charts.py): its fields and its background job
+CHART_FROM = "chart_from"  # text: first stack (bb)
+CHART_TO = "chart_to"  # text: last stack (bb)
+CHART_STEP = "chart_step"  # text: step between stacks (bb)
+CHART_ANTE = "chart_ante"  # text: ante per player (bb)
+CHART_TARGET = "chart_target"  # text: each solve's target (mbb/hand)
+CHART_JOB = "chart_job"  # app.stack_chart.ChartJob of the session (or None)
 
 # ----- solve widgets -------------------------------------------------------------------------
 ALGORITHM = "algo"

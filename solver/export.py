@@ -31,6 +31,8 @@ from solver.cfr.sampling.walk import SampledStorage
 from solver.games import GAMES, Game, make_game
 from solver.games.holdem import HoldemSpec, SpecError, build_holdem, estimate, validate
 from solver.games.model import DECISION, KIND_NAMES
+from solver.games.preflop import PreflopSpec, build_preflop
+from solver.games.preflop import validate as validate_preflop
 from solver.games.spec import DEFAULT_MAX_MEMORY_MB
 from solver.jobs import Point
 from solver.quoting import brief
@@ -191,15 +193,53 @@ def tree_json(game: Game, sigma: Array) -> str:
 # ----- saved solves -----------------------------------------------------------------------
 
 
-def game_source(game: Game, holdem: HoldemSpec | None = None, toy: str | None = None) -> dict:
-    """The metadata that rebuilds a game: ``{"kind": "toy", "name": ...}`` or
-    ``{"kind": "holdem", "spec": {...HoldemSpec fields...}}``."""
+def game_source(
+    game: Game,
+    holdem: HoldemSpec | None = None,
+    toy: str | None = None,
+    preflop: PreflopSpec | None = None,
+) -> dict:
+    """The metadata that rebuilds a game: ``{"kind": "toy", "name": ...}``,
+    ``{"kind": "holdem", "spec": {...HoldemSpec fields...}}`` or
+    ``{"kind": "preflop", "spec": {...PreflopSpec fields...}}``."""
     if holdem is not None:
         return {"kind": "holdem", "spec": asdict(holdem)}
+    if preflop is not None:
+        return preflop_source(preflop)
     name = toy or game.name
     if name not in GAMES:
         raise ExportError(f"cannot describe game {game.name!r} for saving")
     return {"kind": "toy", "name": name}
+
+
+def preflop_source(spec: PreflopSpec) -> dict:
+    """``{"kind": "preflop", "spec": {...}}`` of a preflop spec, JSON-ready (raise sizes and
+    range weights as lists)."""
+    data = asdict(spec)
+    for key in ("raise_sizes", "sb_range", "bb_range"):
+        value = data[key]
+        if value is not None and not isinstance(value, str):
+            data[key] = [float(x) for x in np.asarray(value, dtype=np.float64).ravel()]
+    return {"kind": "preflop", "spec": data}
+
+
+def preflop_spec(data: object) -> PreflopSpec:
+    """The :class:`PreflopSpec` of a game source's ``spec`` object, every field checked
+    (:func:`solver.games.preflop.validate`); :class:`ExportError` naming a bad field."""
+    if not isinstance(data, dict) or not all(isinstance(k, str) for k in data):
+        raise ExportError("metadata: preflop spec missing")
+    unknown = sorted(set(data) - set(PreflopSpec.__dataclass_fields__))
+    if unknown:
+        raise ExportError(f"metadata: preflop spec: unknown field(s) {', '.join(unknown)}")
+    args = dict(data)
+    if isinstance(args.get("raise_sizes"), list):
+        args["raise_sizes"] = tuple(args["raise_sizes"])
+    spec = PreflopSpec(**args)
+    try:
+        validate_preflop(spec)
+    except SpecError as exc:
+        raise ExportError(f"metadata: preflop spec {exc.field}: {exc.message}") from None
+    return spec
 
 
 def build_from_source(
@@ -221,6 +261,14 @@ def build_from_source(
         if not isinstance(name, str) or name not in GAMES:
             raise ExportError(f"metadata: unknown game {brief(name)}")
         return make_game(name), None
+    if kind == "preflop":  # small (at most ~10⁵ cells): built, then its size checked
+        game = build_preflop(preflop_spec(source.get("spec")))
+        if cells is not None and cells != game.action_size:
+            raise ExportError(
+                f"the file holds {cells:,} strategy sums, the game it names has "
+                f"{game.action_size:,} (saved from another game or version)"
+            )
+        return game, None
     if kind != "holdem":
         raise ExportError(f"metadata: unknown game kind {brief(kind)}")
     spec_data = source.get("spec")

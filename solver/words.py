@@ -14,6 +14,10 @@ The line so far reads ``BB check → BTN bet 33 % (66) → BB call · turn 8h �
 actions joined by arrows, each with its player's name, each dealt card after a dot with its
 street.
 
+Heads-up preflop games (:mod:`solver.games.preflop`) read in big blinds: ``SB raise to 2 → BB
+all-in 15``; their pot counts the blinds and antes, and a raise to the stack less the ante is
+the all-in.
+
 Pure functions of the game (no solve, no Streamlit): the app, a trainer and the CLI share them.
 """
 
@@ -37,9 +41,41 @@ ARROW = " → "
 DOT = " · "
 
 
+PREFLOP_PLAYERS = ("SB", "BB")
+
+
 def default_players(game: Game) -> tuple[str, str]:
     """The names the app uses for the two players when nobody named them."""
+    if is_preflop(game):
+        return PREFLOP_PLAYERS
     return HOLDEM_PLAYERS if game.is_holdem else TOY_PLAYERS
+
+
+def is_preflop(game: Game) -> bool:
+    """A heads-up preflop game (:mod:`solver.games.preflop`)."""
+    return bool(game.meta.get("preflop"))
+
+
+def preflop_put_in(game: Game, node: int) -> tuple[float, float, float]:
+    """A preflop game at ``node``: (pot, SB's and BB's raise-to amounts), bb. The pot counts
+    both blinds and both antes; a call matches the other's amount."""
+    ante = float(game.meta.get("ante", 0.0))  # type: ignore[arg-type]
+    put = [float(game.meta.get("sb", 0.5)), 1.0]  # type: ignore[arg-type]
+    for child in node_path(game, node):
+        p = int(game.tree.player[int(game.parents[child])])
+        label = game.labels[child]
+        if label.startswith("r:"):
+            put[p] = float(label[2:])
+        elif label == "c":
+            put[p] = put[1 - p]
+    return put[0] + put[1] + 2 * ante, put[0], put[1]
+
+
+def node_pot(game: Game, node: int) -> float:
+    """Hold'em: chips in the pot at ``node`` (preflop: bb, blinds and antes counted)."""
+    if is_preflop(game):
+        return preflop_put_in(game, node)[0]
+    return investments(game, node)[0]
 
 
 def _chips(x: float) -> str:
@@ -99,6 +135,9 @@ def is_all_in(game: Game, child: int) -> bool:
     if not game.is_holdem or not label.startswith(("b:", "r:")):
         return False
     player = int(game.tree.player[int(game.parents[child])])
+    if is_preflop(game):  # the all-in is a raise to the stack less the (dead) ante
+        allin = float(game.meta["stack"]) - float(game.meta.get("ante", 0.0))  # type: ignore[arg-type]
+        return float(label[2:]) >= allin - 1e-9
     put_in = investments(game, child)[1 + player]
     return put_in >= float(game.meta.get("stack", np.inf)) - 1e-9  # type: ignore[arg-type]
 
@@ -107,7 +146,7 @@ def child_name(game: Game, child: int) -> str:
     """The name of the action (or card) leading to ``child`` (module doc)."""
     label = game.labels[child]
     parent = int(game.parents[child])
-    pot = investments(game, parent)[0] if game.is_holdem else None
+    pot = node_pot(game, parent) if game.is_holdem else None
     return label_name(label, pot, is_all_in(game, child), game.is_holdem)
 
 
@@ -164,6 +203,9 @@ class Spot:
     line: str
     big_blind: float | None = None
     status: str = ""  # what happens at the node (:func:`node_words`): "BB to act", "showdown"
+    blinds: tuple[float, float] | None = None  # preflop: (SB, BB) in bb (then chips are bb)
+    ante: float = 0.0  # preflop: per player, bb
+    starting_stack: float | None = None  # preflop: each stack before posting, bb
 
 
 def start_spot(
@@ -191,6 +233,14 @@ def spot(game: Game, node: int, players: tuple[str, str] | None = None) -> Spot:
     if not game.is_holdem:
         board = tuple(lab[2:] for lab in game.history(node) if lab.startswith("d:"))
         return Spot(board, None, None, None, names, to_act, "", line, None, status)
+    if is_preflop(game):
+        pot, in0, in1 = preflop_put_in(game, node)
+        stack = float(game.meta["stack"])  # type: ignore[arg-type]
+        ante = float(game.meta.get("ante", 0.0))  # type: ignore[arg-type]
+        behind = max(stack - ante - max(in0, in1), 0.0)
+        blinds = (float(game.meta.get("sb", 0.5)), 1.0)  # type: ignore[arg-type]
+        return Spot((), pot, behind, None, names, to_act, "preflop", line, 1.0, status,
+                    blinds, ante, stack)  # fmt: skip
     cards = tuple(game.card_names[c] for c in board_cards(game, node))
     pot, inv0, inv1 = investments(game, node)
     behind = max(float(game.meta["stack"]) - max(inv0, inv1), 0.0)  # type: ignore[arg-type]

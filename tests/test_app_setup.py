@@ -166,36 +166,3 @@ def test_per_street_sizes_reach_the_spec_and_errors_show_there() -> None:
     errors = [e.value for e in at.error]
     assert any(e.startswith("River OOP raises: ") and "nope" in e for e in errors)
     assert at.text_input(key=size_key("river", "ip", "bets")).value == "33%"
-
-
-def test_preflop_presets_are_not_offered_as_toy_games() -> None:
-    """Set up has no preflop game yet: the preflop presets are not listed (they would build
-    the default push/fold game whatever the file says), and an uploaded one is refused with a
-    message pointing to the CLI, the session's game untouched."""
-    assert "preset:preflop-pushfold-10bb" not in S.sources()
-    assert "preset:srp-river" in S.sources()
-
-    def script() -> None:
-        from pathlib import Path
-
-        from app import state
-        from app.screens import setup
-
-        class Upload:
-            name = "pf.toml"
-
-            def getvalue(self) -> bytes:
-                root = Path(setup.__file__).resolve().parents[2]
-                return (root / "presets" / "preflop-raisejam-15bb.toml").read_bytes()
-
-        state.put(state.UPLOAD, Upload())
-        setup._on_upload()
-
-    at = AppTest.from_function(script, default_timeout=60)
-    at.session_state[state.SOURCE] = "preset:srp-river"
-    at.run()
-    assert not at.exception
-    assert at.session_state[state.SOURCE] == "preset:srp-river"
-    assert "pf.toml: game: preflop presets are solved with the CLI" in str(
-        at.session_state["setup_upload_message"]
-    )

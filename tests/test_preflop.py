@@ -296,7 +296,7 @@ def test_presets_build_the_preflop_games() -> None:
 def test_chart_by_stack() -> None:
     """The push/fold chart by stack reads HRC's thresholds where its stacks bracket them, and
     its per-hand EV margins (solver.study.action_evs) equal the brute force's."""
-    from solver.games.preflop_chart import format_grid, push_fold_chart
+    from solver.preflop_chart import format_grid, push_fold_chart
     from solver.ranges import CLASS_LABELS, COMBO_CELL
 
     chart = push_fold_chart([7.8, 5.6, 7.7, 5.7])

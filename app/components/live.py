@@ -10,6 +10,8 @@ What keeps watching cheap (a live view may cost at most a few percent of the sol
   picture costs a decode and a paint. Paused or finished, the interactive charts come back
   (hover, zoom). Curves draw at most :data:`LIVE_CURVE_POINTS` points, with markers only
   while few;
+* a preflop game's chips are big blinds: its exploitability reads in bb/hand and mbb/hand (no
+  pot to speak of in % pot), its curve in mbb/hand;
 * the snapshot read here (:class:`solver.jobs.Progress`) carries the watched node's strategy
   and reach, copied by the job thread from that node's sums and its path's only.
 """
@@ -41,9 +43,9 @@ from app.components.raster import curve_png
 from app.components.views import card_table, grid_figure, grid_picture_of
 from app.settings import PRUNING_LABELS, RBP
 from solver.algorithms import ALGORITHMS
-from solver.analysis import investments
+from solver.games.model import Game
 from solver.jobs import PAUSED, RUNNING, Point, Progress, SolveJob, estimate_eta
-from solver.words import line_words
+from solver.words import is_preflop, line_words, node_pot
 
 LIVE_CURVE_POINTS = 400
 """Most points a live curve draws (log-spaced over the history; the last is always kept)."""
@@ -189,7 +191,9 @@ def show_progress(job: SolveJob, p: Progress) -> None:
         time_to_target(job, p),
         help="from a log-log trend of the latest checks: '—' until one can be fitted",
     )
-    if holdem:
+    if is_preflop(game):
+        m[4].metric("Exploitability (mbb/hand)", num(_mbb(p.exploitability), ".3g"))
+    elif holdem:
         m[4].metric("Exploitability (% pot)", num(p.pct_pot, ".3g"))
     else:
         m[4].metric("Exploitability (chips)", num(p.exploitability, ".4g"))
@@ -202,7 +206,12 @@ def show_progress(job: SolveJob, p: Progress) -> None:
         "the action returns); the arrays themselves stay allocated",
     )
     units = [f"{num(p.exploitability, '.3g')} chips"]
-    if holdem:
+    if is_preflop(game):
+        units = [
+            f"{num(p.exploitability, '.3g')} bb/hand",
+            f"{num(_mbb(p.exploitability), '.3g')} mbb/hand",
+        ]
+    elif holdem:
         units += [f"{num(p.pct_pot, '.3g')} % pot", f"{num(p.mbb, '.3g')} mbb/hand"]
     st.markdown(
         f"**{status_text(p)}** · {run_label(job)} — " + " · ".join(units),
@@ -217,6 +226,21 @@ def show_progress(job: SolveJob, p: Progress) -> None:
         _curves(job, p)
     with c[1]:
         _strategy(job, p)
+
+
+def _mbb(bb: float | None) -> float | None:
+    """Big blinds (a preflop game's chips) as milli-big-blinds."""
+    return None if bb is None else 1000.0 * bb
+
+
+def curve_unit(game: Game) -> tuple[str, float]:
+    """The live curve's unit and its factor from chips: mbb/hand for a preflop game (chips
+    are bb), % pot for a hold'em spot, chips for a toy game."""
+    if is_preflop(game):
+        return "mbb/hand", 1000.0
+    if game.is_holdem:
+        return "% pot", 100.0 / game.starting_pot
+    return "chips", 1.0
 
 
 def _short(n: int) -> str:
@@ -239,7 +263,7 @@ def _curves(job: SolveJob, p: Progress) -> None:
         label_visibility="collapsed",
         persist_state=PERSIST,
     )
-    unit, scale = ("% pot", 100.0 / game.starting_pot) if game.is_holdem else ("chips", 1.0)
+    unit, scale = curve_unit(game)
     last = p.history[-1].iteration if p.history else -1
     live = p.state == RUNNING
     key = (id(job), len(p.history), last, x_axis, live)
@@ -323,7 +347,7 @@ def _strategy(job: SolveJob, p: Progress) -> None:
     if not game.is_holdem:
         st.dataframe(card_table(game, node, strat, reach), hide_index=True, key="live_table")
         return
-    pot = investments(game, node)[0]
+    pot = node_pot(game, node)
     key = (id(job), node, p.watched_iteration, p.state == RUNNING)
     if p.state == RUNNING:
         png = _cached(

@@ -1,5 +1,6 @@
 """The spot header of Solve and Explore: the board as four-colour cards, pot, effective stack,
-SPR, the players' names, who acts and the line so far in words (:class:`solver.words.Spot`).
+SPR, the players' names, who acts and the line so far in words (:class:`solver.words.Spot`);
+a preflop game's: SB vs BB, blinds, ante, stack and pot in bb.
 Data in, element out: it reads no session state and starts nothing."""
 
 from __future__ import annotations
@@ -34,15 +35,36 @@ def amount(chips: float, big_blind: float | None) -> str:
     return text
 
 
+def _bb(x: float) -> str:
+    return f"{x:,.2f}".rstrip("0").rstrip(".") + " bb"
+
+
+def _preflop_facts(spot: Spot) -> list[str]:
+    """Blinds, ante, stack and pot of a preflop spot, in bb."""
+    assert spot.blinds is not None
+    sb, bb = spot.blinds
+    facts = [f"Blinds <b>{_bb(sb).removesuffix(' bb')}/{_bb(bb)}</b>"]
+    if spot.ante:
+        facts.append(f"Ante <b>{_bb(spot.ante)}</b>")
+    if spot.starting_stack is not None:
+        facts.append(f"Stack <b>{_bb(spot.starting_stack)}</b>")
+    if spot.pot is not None:
+        facts.append(f"Pot <b>{_bb(spot.pot)}</b>")
+    return facts
+
+
 def header_html(spot: Spot, compact: bool = False) -> str:
     """The header as HTML: a first row with the board and the numbers, a second with the
     line so far (or the start of the street) and what happens now ("BB to act");
     ``compact``: one row (Solve, where the line is always the start)."""
     board = "".join(_card(c) for c in spot.board) or "<i>no board card yet</i>"
     facts = [f"<b>{html.escape(spot.players[0])}</b> vs <b>{html.escape(spot.players[1])}</b>"]
-    if spot.pot is not None:
+    if spot.blinds is not None:
+        board = "<b>Preflop</b>"
+        facts += _preflop_facts(spot)
+    elif spot.pot is not None:
         facts.append(f"Pot <b>{amount(spot.pot, spot.big_blind)}</b>")
-    if spot.stack is not None:
+    if spot.stack is not None and spot.blinds is None:
         facts.append(f"Effective stack <b>{amount(spot.stack, spot.big_blind)}</b>")
     if spot.spr is not None:
         facts.append(f"SPR <b>{spot.spr:.1f}</b>")

@@ -6,6 +6,7 @@ each view with its downloads. Every number comes from :mod:`solver.study`,
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from typing import Any, TypeVar
 
@@ -39,7 +40,7 @@ from solver.study import (
     summaries,
 )
 from solver.studygroups import cell_means, class_groups, group_ev
-from solver.words import action_names
+from solver.words import action_names, is_preflop
 
 Array = npt.NDArray[np.float64]
 T = TypeVar("T")
@@ -101,7 +102,12 @@ def table_extras(game: Game, a: NodeAnalysis, player: int, df: pd.DataFrame) -> 
     names = a.players[player].hand_names
     index = [names.index(h) for h in df["hand"]]
     rank = np.empty(game.num_hands[player], dtype=np.int64)
-    rank[strength_order(game, a.node, player)] = np.arange(1, game.num_hands[player] + 1)
+    order = (
+        np.argsort(-_allin_strength()[np.asarray(game.meta["combos"][player])], kind="stable")  # type: ignore[index]
+        if is_preflop(game)
+        else strength_order(game, a.node, player)
+    )
+    rank[order] = np.arange(1, game.num_hands[player] + 1)
     out = df.copy()
     out.insert(1, "strength", rank[index])
     # (a player reads a range strongest first: the table opens in that order)
@@ -116,6 +122,15 @@ def table_extras(game: Game, a: NodeAnalysis, player: int, df: pd.DataFrame) -> 
     return out
 
 
+@functools.cache
+def _allin_strength() -> Array:
+    """(1326,): each combo's all-in P(win) − P(lose) against a random hand (no board yet:
+    how a preflop range is ranked, strongest first)."""
+    from solver.preflop_equity import allin_sign
+
+    return allin_sign().sum(axis=1) / 1225.0  # the 1,225 combos that share no card
+
+
 def table_columns(game: Game, a: NodeAnalysis, player: int) -> dict[str, Any]:
     """Column formats of :func:`table_extras`' columns."""
     cols: dict[str, Any] = {
@@ -126,8 +141,11 @@ def table_columns(game: Game, a: NodeAnalysis, player: int) -> dict[str, Any]:
     if player == a.player:
         for n in action_labels(game, a.node):
             cols[n] = st.column_config.NumberColumn(n, format="%.1f %%", help="% of the hand")
+            unit = "bb" if is_preflop(game) else "chips"
             cols[f"EV {n}"] = st.column_config.NumberColumn(
-                f"EV {n}", format=NF.CHIPS, help=f"chips: the hand plays {n}, then the strategy"
+                f"EV {n}" + (" (bb)" if unit == "bb" else ""),
+                format=NF.CHIPS,
+                help=f"{unit}: the hand plays {n}, then the strategy",
             )
     return cols
 
@@ -140,7 +158,9 @@ def decision_grid(game: Game, a: NodeAnalysis) -> None:
     assert a.strategy is not None
     actor = a.players[a.player]
     labels = action_labels(game, a.node)
-    options = [*COLOURINGS[:2], *(f"EV of {n}" for n in labels), *COLOURINGS[2:]]
+    # (a preflop node has no board: equity and EQR would be a showdown's on no cards)
+    shown = () if is_preflop(game) else COLOURINGS[2:]
+    options = [*COLOURINGS[:2], *(f"EV of {n}" for n in labels), *shown]
     if state.get(state.GRID_COLOUR) not in options:
         state.put(state.GRID_COLOUR, "Strategy")
     what = st.selectbox("Colour the grid by", options, key=state.GRID_COLOUR)
@@ -156,7 +176,7 @@ def grid_values(game: Game, a: NodeAnalysis, what: str) -> tuple[Array, str, str
     """(169,) per-class values of the actor for a colouring, its name and unit."""
     actor = a.players[a.player]
     if what == "EV":
-        values, unit = actor.ev, ""
+        values, unit = actor.ev, "bb" if is_preflop(game) else ""
     elif what == "Equity":
         values, unit = 100 * actor.equity, "%"
     elif what == "EQR":
@@ -165,15 +185,16 @@ def grid_values(game: Game, a: NodeAnalysis, what: str) -> tuple[Array, str, str
         evs = node_action_evs(game, a.node)
         names = [f"EV of {n}" for n in action_labels(game, a.node)]
         values = evs[names.index(what)] if evs is not None else np.full(actor.ev.shape, np.nan)
-        unit = ""
+        unit = "bb" if is_preflop(game) else ""
     return cell_means(actor, values, cell_of_hands(game, a.player)), what, unit
 
 
-def value_columns() -> dict[str, Any]:
+def value_columns(game: Game | None = None) -> dict[str, Any]:
     """Streamlit column formats of the per-hand and summary tables' value columns: EV
-    (chips), equity (%) and EQR."""
+    (chips; a preflop ``game``'s in bb), equity (%) and EQR."""
+    unit = "bb" if game is not None and is_preflop(game) else "chips"
     return {
-        "EV": st.column_config.NumberColumn("EV (chips)", format=NF.CHIPS),
+        "EV": st.column_config.NumberColumn(f"EV ({unit})", format=NF.CHIPS),
         "equity %": st.column_config.NumberColumn(format=NF.PERCENT),
         "EQR": st.column_config.NumberColumn(format=NF.RATIO),
     }
@@ -190,7 +211,7 @@ def render(game: Game, a: NodeAnalysis) -> None:
         key="study_summary",
         column_config={
             "combos": st.column_config.NumberColumn(format=NF.COMBOS),
-            **value_columns(),
+            **value_columns(game),
         },
     )
     download_row("summary", file_name(game, a.node, "summary"), table=df)
@@ -207,8 +228,8 @@ def render(game: Game, a: NodeAnalysis) -> None:
 
 
 def _has_view(game: Game, a: NodeAnalysis, view: str) -> bool:
-    if view == "Hand classes":
-        return game.is_holdem
+    if view == "Hand classes":  # (made hands and draws need a board: not preflop)
+        return game.is_holdem and not is_preflop(game)
     if view == "Runouts":
         return a.kind == CHANCE
     return True
@@ -227,7 +248,8 @@ def summary_frame(game: Game, a: NodeAnalysis) -> pd.DataFrame:
                 "EQR": s.eqr,
             }
         )
-    return pd.DataFrame(rows)
+    df = pd.DataFrame(rows)
+    return df.drop(columns=["equity %", "EQR"]) if is_preflop(game) else df
 
 
 def class_frame(game: Game, a: NodeAnalysis, player: int) -> pd.DataFrame:
@@ -307,12 +329,15 @@ def distribution_curves(a: NodeAnalysis, by: str, game: Game) -> list[tuple[str,
 
 
 def _distribution(game: Game, a: NodeAnalysis) -> None:
-    by = st.radio("Sort by", ["Equity", "EV"], key=state.DIST_BY, horizontal=True)
+    ways = ["EV"] if is_preflop(game) else ["Equity", "EV"]  # (no board: no equity preflop)
+    if state.get(state.DIST_BY) not in ways:
+        state.put(state.DIST_BY, ways[0])
+    by = st.radio("Sort by", ways, key=state.DIST_BY, horizontal=True)
     curves = distribution_curves(a, str(by), game)
     if all(c[1].size == 0 for c in curves):
         st.info(f"No {str(by).lower()} to show here (nothing reaches, or no exact equity).")
         return
-    what = "equity %" if by == "Equity" else "EV (chips)"
+    what = "equity %" if by == "Equity" else ("EV (bb)" if is_preflop(game) else "EV (chips)")
     fig = distribution_figure(curves, what)
     st.plotly_chart(fig, key="study_distribution", width="stretch")
     table = pd.concat(

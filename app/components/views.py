@@ -112,3 +112,27 @@ def card_table(game: Game, node: int, strategy: Array, reach: Array) -> pd.DataF
             row[label] = round(100 * float(strategy[a, h]), 2)
         rows.append(row)
     return pd.DataFrame(rows)
+
+
+def charts_html(game: Game, sigma: Array, players: tuple[str, str] | None = None) -> str:
+    """Every decision node's 13×13 grid of a hold'em game (a preflop game's charts: the SB's
+    shove/raise chart, the BB's answers, …) as one HTML page, each titled by its line in
+    words; ``sigma`` (action_size,) the average strategy. plotly.js is embedded once."""
+    from solver.words import line_words, node_words
+
+    parts: list[str] = []
+    for k, n in enumerate(int(x) for x in game.decision_nodes()):
+        player = int(game.tree.player[n])
+        off, na, nh = game.block(n)
+        strategy = np.asarray(sigma[off : off + na * nh], dtype=np.float64).reshape(na, nh)
+        reach = path_reach(game, sigma, n)[player]
+        line = line_words(game, n, players) or "start"
+        title = f"{line} — {node_words(game, n, players)}"
+        fig = grid_figure(game, n, strategy, reach, title=title, vector=True)
+        fig.update_layout(width=760, height=820, template="plotly_white")
+        parts.append(fig.to_html(full_html=False, include_plotlyjs="inline" if k == 0 else False))
+    body = "\n".join(parts)
+    return (
+        f"<!DOCTYPE html><html><head><meta charset='utf-8'><title>{game.name}: charts"
+        f"</title></head><body><h1>{game.name}</h1>{body}</body></html>"
+    )

@@ -27,6 +27,7 @@ from app.screens.solve import PRUNING_HELP, algorithm_names
 from app.settings import PRUNING_LABELS, SEED, param_text, read_params
 from solver.algorithms import ALGORITHMS, algorithm_defaults
 from solver.cfr.options import check_options, sentence
+from solver.export import preflop_source
 from solver.games.holdem import HoldemSpec
 from solver.jobs import FINISHED, PAUSED, RUNNING
 from solver.race import (
@@ -157,7 +158,7 @@ def memory_error(choice: GameChoice, algorithms: int) -> str:
 def game_choices() -> dict[str, str]:
     """Selectable games: the Set up page's current game, then every preset and toy game."""
     out = {state.CURRENT_SETUP: f"Current set-up: {current_request().label}"}
-    out.update({k: v for k, v in S.sources().items() if k != S.CUSTOM})
+    out.update({k: v for k, v in S.sources().items() if k not in (S.CUSTOM, S.CUSTOM_PREFLOP)})
     return out
 
 
@@ -180,6 +181,9 @@ def chosen_game() -> GameChoice:
     toy = S.toy_name(choice)
     if toy is not None:
         return GameChoice(label, {"kind": "toy", "name": toy}, None)
+    preflop = S.preflop_of_source(choice)
+    if preflop is not None:  # (chips are bb: curves in chips)
+        return GameChoice(label, preflop_source(preflop), None)
     spec = S.spec_of_source(choice)
     if spec is None:
         return GameChoice(label, None, None, f"unknown game {choice!r}")

@@ -26,7 +26,7 @@ from app.state import Solved
 from solver.analysis import NodeAnalysis, analyze, compatible, node_path
 from solver.games.model import CHANCE, DECISION, Game
 from solver.ranges import COMBO_CELL
-from solver.words import action_names, child_name, node_words, spot
+from solver.words import action_names, child_name, is_preflop, node_pot, node_words, spot
 
 OVERVIEW_DEPTH = 2
 
@@ -196,7 +196,9 @@ def _node_view(game: Game, a: NodeAnalysis) -> None:
         with c[1]:
             st.markdown("**Aggregate action frequencies**")
             st.plotly_chart(_freq_figure(game, a), key="explore_freq", width="stretch")
-            if a.pot is not None:
+            if is_preflop(game):
+                st.caption(f"Pot at this node: {node_pot(game, a.node):g} bb")
+            elif a.pot is not None:
                 st.caption(f"Pot at this node: {a.pot:,.0f} chips")
     st.markdown("**Per-hand table**")
     _combo_table(game, a)
@@ -260,7 +262,9 @@ def table_frame(game: Game, a: NodeAnalysis, player: int) -> pd.DataFrame:
         for i, label in enumerate(actions):
             assert a.strategy is not None
             data[label].append(100 * float(a.strategy[i, h]))  # type: ignore[attr-defined]
-    return pd.DataFrame(data)
+    df = pd.DataFrame(data)
+    # (preflop: no board, so no equity or EQR at the node; EVs are the all-in runouts')
+    return df.drop(columns=["equity %", "EQR"]) if is_preflop(game) else df
 
 
 def _combo_table(game: Game, a: NodeAnalysis) -> None:
@@ -295,11 +299,18 @@ def _combo_table(game: Game, a: NodeAnalysis) -> None:
         key="explore_table",
         column_config={
             "reach": st.column_config.NumberColumn(format=NF.REACH),
-            **study_views.value_columns(),
+            **study_views.value_columns(game),
             **study_views.table_columns(game, a, int(who)),
         },
         height=320,
     )
+    if is_preflop(game):
+        st.caption(
+            "EV in bb: the hand's net winnings (blinds and antes counted as lost by whoever "
+            "posted them), zero-sum; each all-in runs out exactly over every board. "
+            "`EV <action>`: the hand plays that action, then the strategy."
+        )
+        return
     st.caption(
         "EV in chips (hold'em: pot share minus chips put in after the subgame starts); "
         "equity vs the opponent's range reaching this node, over every runout; "

@@ -17,7 +17,8 @@ from app.components import names
 from app.components.fields import duration
 from app.components.figures import curve_figure, human_bytes
 from app.components.images import html_bytes, image_bytes, image_problem
-from app.components.views import grid_figure
+from app.components.live import curve_unit
+from app.components.views import charts_html, grid_figure
 from app.runtime import RESTORED, start_solve
 from app.screens.explore import analysis_for
 from app.screens.setup import show_on_setup
@@ -31,13 +32,16 @@ from solver.export import (
     load_solve,
     node_csv,
     node_json,
+    rows_to_csv,
     save_solve,
     tree_csv,
     tree_export_cost,
     tree_json,
 )
 from solver.games.model import DECISION
+from solver.grid_export import chart_rows
 from solver.jobs import CHECK_EVERY, PAUSED, SolveJob
+from solver.words import is_preflop
 
 TREE_COST = "export_tree_cost"  # ((game, iteration), TreeExportCost) of the solve shown
 
@@ -66,7 +70,8 @@ def render() -> None:
     if no_images:
         st.warning(no_images, icon=":material/image_not_supported:")
     cols = st.columns(3)
-    curve = curve_figure(solved.history, "iterations", None)
+    unit, scale = curve_unit(game)  # (preflop: mbb/hand)
+    curve = curve_figure(solved.history, "iterations", None, unit=unit, scale=scale)
     curve.update_layout(title=f"{game.name}: exploitability")
     for col, fmt, mime in (
         (cols[0], "png", "image/png"),
@@ -98,6 +103,8 @@ def render() -> None:
                 on_click="ignore",
                 disabled=bool(no_images) and fmt != "html",
             )
+    if is_preflop(game):
+        _preflop_charts(solved, name)
     st.subheader("Strategies")
     st.caption(f"Current node: {hist} (pick it on the Explore page).")
     cols4 = st.columns(4)
@@ -170,6 +177,33 @@ def _grid_bytes(solved: Solved, node: int, fmt: str) -> bytes:
         vector=True,
     )
     return _fig_bytes(fig, fmt) if fmt == "html" else image_bytes(fig, fmt, width=800, height=860)
+
+
+def _preflop_charts(solved: Solved, name: str) -> None:
+    """Every decision node's chart of a preflop solve: one HTML page of 13×13 grids, and the
+    per-class action frequencies as CSV."""
+    game = solved.game
+    cols = st.columns(3)
+    cols[0].download_button(
+        "Preflop charts as HTML",
+        data=lambda: charts_html(game, solved.average, names.of(game)),
+        file_name=f"{name}-charts.html",
+        mime="text/html",
+        key="dl_charts_html",
+        on_click="ignore",
+        help="every decision node's 13×13 grid: the SB's shove (and raise) chart, the BB's "
+        "calls and re-shoves, …",
+    )
+    cols[1].download_button(
+        "Preflop charts as CSV",
+        data=lambda: rows_to_csv(chart_rows(game, solved.average)),
+        file_name=f"{name}-charts.csv",
+        mime="text/csv",
+        key="dl_charts_csv",
+        on_click="ignore",
+        help="one row per decision node and hand class: its reaching combos and each "
+        "action's frequency (0..1)",
+    )
 
 
 def _tree_cost(solved: Solved) -> TreeExportCost:
@@ -327,7 +361,7 @@ def _resume(loaded: LoadedSolve) -> None:
     for key, value in widgets.items():
         if key in RESTORED and key != state.SOURCE:
             state.put(key, value)
-    show_on_setup(game_id, loaded.holdem)
+    show_on_setup(game_id, loaded.holdem or S.preflop_in(source))
     state.put(state.SETTINGS_GAME, game_id)
     state.put(state.SETTINGS_HOLDEM, loaded.holdem is not None)
     state.put(state.LOADED, None)

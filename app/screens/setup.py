@@ -1,6 +1,6 @@
-"""Set up: pick a preset, a toy game or a custom hold'em spot; edit board, chips, bet sizes and
-both ranges (text ↔ clickable 13×13 grid); see errors next to their fields and the tree size
-before solving."""
+"""Set up: pick a preset, a toy game, a custom hold'em spot or a preflop game; edit board,
+chips, bet sizes (preflop: stack, tree, raise sizes, blinds, ante) and both ranges (text ↔
+clickable 13×13 grid); see errors next to their fields and the tree size before solving."""
 
 from __future__ import annotations
 
@@ -12,14 +12,18 @@ import numpy as np
 import streamlit as st
 
 from app import nav, state
+from app import preflop_spec as PF
 from app import spec as S
 from app.components.colors import CARD_SUIT_COLORS
 from app.components.fields import PERSIST, duration, number_field
 from app.components.figures import range_paint_figure
 from app.components.number_formats import combos_text
+from app.components.preflop_fields import preflop_fields
 from solver import calibration
 from solver.cards import RANKS, SUITS, card_str, parse_cards
+from solver.export import preflop_source
 from solver.games.holdem import Estimate, HoldemSpec, SpecError, size_notes, validate
+from solver.games.preflop import PreflopSpec
 from solver.games.spec import DEFAULT_MAX_MEMORY_MB
 from solver.presets import PresetError, parse_preset_bytes
 from solver.ranges import (
@@ -35,6 +39,16 @@ from solver.ranges import (
 
 WIDGET = {k: f"hs_{k}" for k in S.FIELDS}  # form field → widget key
 assert WIDGET["board"] == state.BOARD and WIDGET["oop_range"] == state.OOP_RANGE
+PF_WIDGET = {  # preflop spec field → widget key (the ranges share the hold'em form's)
+    "stack_bb": state.PF_STACK,
+    "tree": state.PF_TREE,
+    "raise_sizes": state.PF_RAISES,
+    "sb": state.PF_SB,
+    "bb": state.PF_BB,
+    "ante": state.PF_ANTE,
+    "sb_range": state.OOP_RANGE,
+    "bb_range": state.IP_RANGE,
+}
 
 
 @dataclass(frozen=True)
@@ -46,6 +60,7 @@ class Request:
     spec: HoldemSpec | None
     errors: dict[str, str]
     estimate: Estimate | None
+    preflop: PreflopSpec | None = None  # a preflop game's spec (then ``spec`` is None)
 
     @property
     def valid(self) -> bool:
@@ -60,15 +75,27 @@ def load_source(source_id: str) -> None:
             state.put(WIDGET[key], value)
         for key, value in S.size_values(spec).items():
             state.put(key, value)
+    pre = S.preflop_of_source(source_id, state.get(state.UPLOADED))
+    if pre is not None:
+        _fill_preflop(pre)
     state.put(state.LOADED_FROM, source_id)
 
 
-def show_on_setup(source_id: str, spec: HoldemSpec | None) -> None:
+def _fill_preflop(spec: PreflopSpec) -> None:
+    for field, value in PF.form_values(spec).items():
+        state.put(PF_WIDGET[field], value)
+
+
+def show_on_setup(source_id: str, spec: HoldemSpec | PreflopSpec | None) -> None:
     """Make Set up hold ``source_id`` with the form showing ``spec`` as it is (a solve taken
     back after a reload, a resumed save); the source's own values when ``spec`` is None."""
     state.put(state.SOURCE, source_id)
     if spec is None:
         load_source(source_id)
+        return
+    if isinstance(spec, PreflopSpec):
+        _fill_preflop(spec)
+        state.put(state.LOADED_FROM, source_id)
         return
     for key, value in S.form_values(spec).items():
         state.put(WIDGET[key], value)
@@ -127,6 +154,13 @@ def current_request() -> Request:
     toy = S.toy_name(source_id)
     if toy is not None:
         return Request(label, {"kind": "toy", "name": toy}, None, {}, None)
+    base_pf = S.preflop_of_source(source_id, state.get(state.UPLOADED))
+    if base_pf is not None:
+        got = PF.check_form({f: state.get(k) for f, k in PF_WIDGET.items()}, base_pf.name)
+        pf = got.spec
+        return Request(
+            label, None if pf is None else preflop_source(pf), None, got.errors, None, pf
+        )
     values, errors = S.read_numbers({k: state.get(w) for k, w in WIDGET.items()})
     sizes = {S.size_key(*slot): state.get(S.size_key(*slot)) for slot in S.SIZE_SLOTS}
     base = S.spec_of_source(source_id, state.get(state.UPLOADED))
@@ -181,6 +215,9 @@ def render() -> None:
         if p is not None and p.description:
             st.caption(p.description)
     req = current_request()
+    if S.preflop_of_source(source_id, state.get(state.UPLOADED)) is not None:
+        _preflop_form(req)
+        return
     if req.spec is None:
         st.info(f"{req.label}: a toy game with fixed rules. Head to **Solve** to solve it.")
         nav.link("solve", "Go to Solve →", ":material/play_arrow:")
@@ -207,14 +244,7 @@ def _on_upload() -> None:
     except PresetError as exc:
         state.put(UPLOAD_MESSAGE, str(exc))
         return
-    if preset.preflop is not None:
-        state.put(
-            UPLOAD_MESSAGE,
-            f"{up.name}: game: preflop presets are solved with the CLI or the API for now "
-            "(python -m solver solve --preset FILE; docs/preflop.md)",
-        )
-        return
-    if preset.holdem is None:
+    if preset.holdem is None and preset.preflop is None:
         state.put(state.SOURCE, _toy_source(preset.game))
         load_source(str(state.get(state.SOURCE)))
         return
@@ -228,6 +258,31 @@ def _toy_source(game: str) -> str:
         if S.toy_name(key) == game:
             return key
     return S.default_source()
+
+
+def _preflop_form(req: Request) -> None:
+    """Stack, tree, raise sizes, blinds, ante and both ranges of a preflop game."""
+    errors = req.errors
+    preflop_fields(PF_WIDGET, errors, str(state.get(state.PF_TREE) or ""))
+    st.subheader("Ranges")
+    c2 = st.columns(2)
+    for col, who, key in ((c2[0], "SB", state.OOP_RANGE), (c2[1], "BB", state.IP_RANGE)):
+        with col:
+            st.text_area(f"{who} range", key=key, height=110, persist_state=PERSIST)
+            _field_error(errors, f"{who.lower()}_range")
+            _range_stats(str(state.get(key) or ""), "")
+    _range_grid_editor(("SB", "BB"))
+    st.subheader("Tree")
+    if req.valid and req.preflop is not None:
+        tree = PF.TREE_LABELS.get(req.preflop.tree, req.preflop.tree)
+        st.caption(
+            f"Heads-up preflop {tree}: every line that does not fold ends all-in, and each "
+            "all-in runs out exactly over every board (docs/preflop.md). Chips are big "
+            "blinds: exploitability and EVs read in bb and mbb/hand."
+        )
+        nav.link("solve", "Ready: go to Solve →", ":material/play_arrow:")
+    else:
+        st.warning("Fix the fields marked above; Solve stays disabled until then.")
 
 
 def _holdem_form(req: Request) -> None:
@@ -401,9 +456,9 @@ def _toggle_card(card: int) -> None:
     state.put(state.BOARD, " ".join(card_str(c) for c in cards))
 
 
-def _range_grid_editor() -> None:
+def _range_grid_editor(who: tuple[str, str] = ("OOP", "IP")) -> None:
     """Click a cell to set it to the chosen weight (click again to clear it); the text box
-    follows."""
+    follows. ``who`` names the two ranges (the preflop form's: SB and BB)."""
     # tracked, so it stays open across reruns; its 169 buttons render only while open
     editor = st.expander(
         "Edit a range on the 13×13 grid", key=state.GRID_EDITOR_OPEN, on_change="rerun"
@@ -413,7 +468,12 @@ def _range_grid_editor() -> None:
     with editor:
         c = st.columns([1, 2])
         c[0].radio(
-            "Range", ["OOP", "IP"], key=state.GRID_PLAYER, horizontal=True, persist_state=PERSIST
+            "Range",
+            ["OOP", "IP"],
+            format_func=dict(zip(("OOP", "IP"), who, strict=True)).__getitem__,
+            key=state.GRID_PLAYER,
+            horizontal=True,
+            persist_state=PERSIST,
         )
         c[1].slider(
             "Weight of a clicked cell",

@@ -30,7 +30,7 @@ from solver.algorithms import ALGORITHMS, algorithm_defaults, make_algorithm
 from solver.cards import card_str, parse_board
 from solver.games.model import DECISION, Game
 from solver.jobs import FINISHED, PAUSED, RUNNING, SolveJob
-from solver.words import HOLDEM_PLAYERS, spot, start_spot
+from solver.words import HOLDEM_PLAYERS, is_preflop, spot, start_spot
 
 PRECISIONS = {
     "auto": "auto (float32 for big hold'em spots, float64 for small ones, long solves, toys)",
@@ -124,8 +124,8 @@ def _header(req: Request, job: SolveJob | None) -> None:
         players = S.player_names(req.source) or HOLDEM_PLAYERS
         bb = req.spec.big_blind
         the_spot = start_spot(board, req.spec.pot, req.spec.stack, bb, players)
-    elif req.source is not None and req.source.get("kind") == "toy":
-        game = S.build_game(req.source)  # (toy games are small and cached)
+    elif req.source is not None and req.source.get("kind") in ("toy", "preflop"):
+        game = S.build_game(req.source)  # (toy and preflop games are small and cached)
         names.remember(game, S.player_names(req.source))
         the_spot = spot(game, 0, names.of(game))
     else:
@@ -153,15 +153,15 @@ def _summary(req: Request, job: SolveJob | None, cfg: Settings) -> None:
         e = req.estimate
         line += f" · {e.nodes:,} nodes, {e.memory_mb:,.1f} MB"
         seconds = calibration.load().seconds(calibration.cells_of_estimate(e))
-    elif req.source is not None and req.source.get("kind") == "toy":
+    elif req.source is not None and req.source.get("kind") in ("toy", "preflop"):
         game = S.build_game(req.source)
         seconds = calibration.load().seconds(calibration.cells_of_game(game))
     if seconds is not None:
         pot = req.spec.pot if req.spec is not None else None
-        holdem = req.spec is not None
-        line += " · " + estimate_line(
-            seconds, cfg.target, cfg.unit, holdem, cfg.max_iterations, pot
-        )
+        holdem, unit = req.spec is not None, cfg.unit
+        if req.preflop is not None:  # chips are bb; iterations as a hold'em spot's in % pot
+            holdem, unit, pot = True, "bb", S.build_game(req.source).starting_pot  # type: ignore[arg-type]
+        line += " · " + estimate_line(seconds, cfg.target, unit, holdem, cfg.max_iterations, pot)
     c = st.columns([4, 1.3], vertical_alignment="center")
     c[0].markdown(
         line,
@@ -189,6 +189,7 @@ def _main_row(
     state.put(state.ALGORITHM, cfg.algorithm)
     info = ALGORITHMS[cfg.algorithm]
     units = ["% pot", "chips"] if holdem else ["chips"]
+    preflop = req.preflop is not None if job is None or not running else is_preflop(job.game)
     if state.get(state.TARGET_UNIT) not in units:
         state.put(state.TARGET_UNIT, units[0])
     extra = int(info.sampling)
@@ -219,6 +220,7 @@ def _main_row(
     c[2].radio(
         "Unit",
         units,
+        format_func=lambda u: "bb" if preflop and u == "chips" else u,  # preflop chips are bb
         key=state.TARGET_UNIT,
         horizontal=True,
         disabled=running,

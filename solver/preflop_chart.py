@@ -6,7 +6,7 @@ A hand "plays" at a stack when the EV of shoving (calling) is within ``tolerance
 of folding, against the other player's solved strategy (:func:`solver.study.action_evs`): a
 hand indifferent at equilibrium counts as played, whatever mix the solve settled on.
 
-``python -m solver.games.preflop_chart --stacks 1:20:0.5`` prints both charts as 13 × 13 grids.
+``python -m solver.preflop_chart --stacks 1:20:0.5`` prints both charts as 13 × 13 grids.
 """
 
 from __future__ import annotations
@@ -133,7 +133,7 @@ def _stacks(text: str) -> list[float]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m solver.games.preflop_chart")
+    parser = argparse.ArgumentParser(prog="python -m solver.preflop_chart")
     parser.add_argument("--stacks", default="1:20:0.5", help="first:last:step or a list (bb)")
     parser.add_argument("--ante", type=float, default=0.0, help="ante per player (bb)")
     args = parser.parse_args(argv)

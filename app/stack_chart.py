@@ -1,0 +1,126 @@
+"""The chart by stack as a background job: solve full-range push/fold at each stack of a list
+(:func:`solver.preflop_chart.push_fold_chart`) in a thread, and publish how far it got and,
+once done, the :class:`~solver.preflop_chart.StackChart`. The thread never calls
+Streamlit: the page reads :meth:`ChartJob.snapshot` in a fragment.
+
+A job stops on :meth:`ChartJob.stop`, when ``alive()`` says its browser session is gone
+(checked after each stack: a stack takes about 0.25 s) and at process exit (a daemon thread)."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from solver.preflop_chart import StackChart, push_fold_chart
+
+RUNNING, DONE, STOPPED, FAILED = "running", "done", "stopped", "failed"
+READY_WAIT_S = 600.0  # longest wait for the warm-up's kernels before solving anyway
+
+
+class _Stopped(Exception):
+    """Raised from the progress callback to leave the solves early."""
+
+
+@dataclass(frozen=True)
+class ChartProgress:
+    """What the page shows: the state, stacks solved of all, the last stack solved (bb), the
+    chart once done, and why it failed."""
+
+    state: str
+    done: int
+    total: int
+    last_stack: float | None
+    chart: StackChart | None
+    error: str = ""
+
+    @property
+    def finished(self) -> bool:
+        return self.state != RUNNING
+
+
+class ChartJob:
+    """Push/fold solves at ``stacks`` (bb, 1 to 50) with ``ante`` (bb per player), each to
+    ``target`` bb of exploitability. ``ready``: an event to wait for before the first solve
+    (the warm-up's kernels); ``alive``: whether the session that asked is still there."""
+
+    def __init__(
+        self,
+        stacks: Sequence[float],
+        ante: float = 0.0,
+        target: float = 1e-6,
+        ready: threading.Event | None = None,
+        alive: Callable[[], bool] | None = None,
+    ) -> None:
+        self.stacks = tuple(sorted({float(s) for s in stacks}))
+        if not self.stacks:
+            raise ValueError("stacks: give at least one stack")
+        self.ante = float(ante)
+        self.target = float(target)
+        self._ready = ready
+        self._alive = alive
+        self._stop = threading.Event()
+        self._lock = threading.Lock()
+        self._progress = ChartProgress(RUNNING, 0, len(self.stacks), None, None)
+        self._thread = threading.Thread(target=self._run, name="stack-chart", daemon=True)
+
+    def start(self) -> ChartJob:
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        self._stop.set()
+
+    def join(self, timeout: float | None = None) -> None:
+        self._thread.join(timeout)
+
+    @property
+    def alive(self) -> bool:
+        return self._thread.is_alive()
+
+    def snapshot(self) -> ChartProgress:
+        with self._lock:
+            return self._progress
+
+    def _publish(self, **changes: object) -> None:
+        with self._lock:
+            p = self._progress
+            self._progress = ChartProgress(
+                str(changes.get("state", p.state)),
+                int(changes.get("done", p.done)),  # type: ignore[call-overload]
+                p.total,
+                changes.get("last_stack", p.last_stack),  # type: ignore[arg-type]
+                changes.get("chart", p.chart),  # type: ignore[arg-type]
+                str(changes.get("error", p.error)),
+            )
+
+    def _check(self) -> None:
+        if self._stop.is_set() or (self._alive is not None and not self._alive()):
+            raise _Stopped
+
+    def _run(self) -> None:
+        def progress(stack: float, fraction: float) -> None:
+            self._publish(done=round(fraction * len(self.stacks)), last_stack=stack)
+            self._check()
+
+        try:
+            if self._ready is not None:
+                self._ready.wait(READY_WAIT_S)
+            self._check()
+            chart = push_fold_chart(
+                self.stacks, ante=self.ante, target=self.target, progress=progress
+            )
+        except _Stopped:
+            self._publish(state=STOPPED)
+            return
+        except Exception as exc:  # shown on the page; the thread ends cleanly
+            self._publish(state=FAILED, error=f"{type(exc).__name__}: {exc}")
+            return
+        self._publish(state=DONE, chart=chart)
+
+
+def stack_list(first: float, last: float, step: float) -> list[float]:
+    """Stacks from ``first`` to ``last`` (bb, included when on the grid) every ``step``."""
+    n = round((last - first) / step) + 1 if step > 0 else 1
+    out = [round(first + i * step, 6) for i in range(max(n, 1))]
+    return [s for s in out if s <= last + 1e-9]
