@@ -136,6 +136,16 @@ def investments(game: Game, node: int) -> tuple[float, float, float]:
     started), from the action labels (``b:S``/``r:S`` = street commitment S; ``c`` matches)."""
     if not game.is_holdem:
         raise ValueError("investments are defined for hold'em subgames")
+    base, bets = chips_in(game, node)
+    inv = (base + bets[0], base + bets[1])
+    return game.starting_pot + inv[0] + inv[1], inv[0], inv[1]
+
+
+def chips_in(game: Game, node: int) -> tuple[float, tuple[float, float]]:
+    """The chips each player has put in along the line to ``node``, from its action labels
+    (``b:S``/``r:S`` = street commitment S; ``c`` matches): (per player before this street,
+    (player 0's, player 1's) on this street). The one reading of a line's bets
+    (:func:`investments`, :mod:`solver.study`)."""
     base = 0.0
     bets = [0.0, 0.0]
     t = game.tree
@@ -151,8 +161,7 @@ def investments(game: Game, node: int) -> tuple[float, float, float]:
             bets[p] = float(label[2:])
         elif label == "c":
             bets[p] = bets[1 - p]
-    inv = (base + bets[0], base + bets[1])
-    return game.starting_pot + inv[0] + inv[1], inv[0], inv[1]
+    return base, (bets[0], bets[1])
 
 
 @dataclass(frozen=True)

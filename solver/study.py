@@ -17,9 +17,9 @@ from solver.analysis import (
     NodeAnalysis,
     PlayerView,
     analyze,
+    chips_in,
     compatible,
     investments,
-    node_path,
 )
 from solver.cfr.bestresponse import node_values
 from solver.cfr.reach import chance_factor, path_reach
@@ -164,20 +164,7 @@ def action_names(game: Game, node: int) -> list[str]:
 
 def _street_commitments(game: Game, node: int) -> tuple[float, float]:
     """What each player has put in on the current street at ``node``."""
-    bets = [0.0, 0.0]
-    t = game.tree
-    for child in node_path(game, node):
-        parent = int(game.parents[child])
-        label = game.labels[child]
-        if t.kind[parent] == CHANCE:
-            bets = [0.0, 0.0]
-            continue
-        q = int(t.player[parent])
-        if label.startswith(("b:", "r:")):
-            bets[q] = float(label[2:])
-        elif label == "c":
-            bets[q] = bets[1 - q]
-    return bets[0], bets[1]
+    return chips_in(game, node)[1]
 
 
 # ----- runouts --------------------------------------------------------------------------------

@@ -1,0 +1,152 @@
+"""The house's floors, read from the imports (every ``import`` in a file, type-only and
+function-level ones included): the solver's layers import only downward — poker basics ←
+games/tree ← cfr ← algorithms/api ← study/files/run ← batch ← cli/app — and in app/ a
+screen never imports a screen, a component never imports a screen or the runtime that
+starts solves. :data:`KNOWN` lists the crossings the app still has (issue 32 takes them
+away); a new one fails here, and so does a listed one that is gone (strike it)."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+POKER = {
+    "solver.cards",
+    "solver.ranges",
+    "solver.handeval",
+    "solver.handclass",
+    "solver.flops",
+    "solver.quoting",
+    "solver.jit",
+    "solver.preflop_equity",
+}
+API = {"solver", "solver.algorithms", "solver.api"}
+CLI = {"solver.__main__", "solver.cli", "solver.cliargs", "solver.drill_cli", "solver.batch.cli"}
+FLOORS = ("poker basics", "games/tree", "cfr", "algorithms/api", "study/files/run", "batch")
+
+# (importer, imported): crossings that predate this test, to be taken away, not added to
+KNOWN = {
+    ("app.components.locking", "app.runtime"),
+    ("app.components.locking", "app.screens.solve"),
+    ("app.screens.compare", "app.screens.setup"),
+    ("app.screens.compare", "app.screens.solve"),
+    ("app.screens.export", "app.screens.explore"),
+    ("app.screens.export", "app.screens.setup"),
+    ("app.screens.reports", "app.screens.setup"),
+    ("app.screens.solve", "app.screens.setup"),
+}
+
+
+def floor(module: str) -> int:
+    """The solver module's floor: an index into :data:`FLOORS`, or len(FLOORS) for cli/app."""
+    if module in POKER:
+        return 0
+    if module.startswith(("solver.games", "solver.tree")):
+        return 1
+    if module.startswith("solver.cfr"):
+        return 2
+    if module in API:
+        return 3
+    if module in CLI or module.startswith("app"):
+        return len(FLOORS)
+    if module.startswith("solver.batch"):
+        return 5
+    return 4  # the rest of solver/: study views, files, jobs and runs, races
+
+
+def module_of(path: Path) -> str:
+    parts = list(path.relative_to(ROOT).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+def imported(path: Path, module: str, known: set[str]) -> set[str]:
+    """The project modules ``path`` imports (``from a import b`` counts ``a.b`` when that is a
+    module, else ``a``)."""
+    out: set[str] = set()
+    package = module.split(".") if path.name == "__init__.py" else module.split(".")[:-1]
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            names = [a.name for a in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                up = package[: len(package) - (node.level - 1)]
+                base = ".".join([*up, *([base] if base else [])])
+            names = [
+                f"{base}.{a.name}" if f"{base}.{a.name}" in known else base for a in node.names
+            ]
+        else:
+            continue
+        out |= {n for n in names if n in known and n != module}
+    return out
+
+
+def edges() -> set[tuple[str, str]]:
+    files = {
+        module_of(p): p
+        for top in ("solver", "app")
+        for p in (ROOT / top).rglob("*.py")
+        if "__pycache__" not in p.parts
+    }
+    known = set(files)
+    return {(m, d) for m, p in files.items() for d in imported(p, m, known)}
+
+
+def test_solver_layers_import_only_downward() -> None:
+    up = sorted(
+        f"{m} ({FLOORS[floor(m)]}) imports {d} ({FLOORS[floor(d)]})"
+        for m, d in edges()
+        if m.startswith("solver") and d.startswith("solver") and floor(d) > floor(m)
+    )
+    assert not up, "\n".join(up)
+
+
+def test_nothing_below_the_app_imports_it() -> None:
+    assert not sorted((m, d) for m, d in edges() if m.startswith("solver") and d.startswith("app"))
+
+
+def test_app_screens_and_components_keep_their_places() -> None:
+    crossings = {
+        (m, d)
+        for m, d in edges()
+        if (m.startswith("app.screens.") and d.startswith("app.screens."))
+        or (
+            m.startswith("app.components.") and (d.startswith("app.screens.") or d == "app.runtime")
+        )
+    }
+    assert crossings - KNOWN == set(), "new: " + str(sorted(crossings - KNOWN))
+    assert KNOWN - crossings == set(), "gone (strike from KNOWN): " + str(sorted(KNOWN - crossings))
+
+
+def test_no_import_cycle_in_the_solver() -> None:
+    graph: dict[str, set[str]] = {}
+    for m, d in edges():
+        if m.startswith("solver") and d.startswith("solver"):
+            graph.setdefault(m, set()).add(d)
+    for start in graph:  # a depth-first walk from each module back to itself
+        todo = list(graph[start])
+        seen: set[str] = set()
+        while todo:
+            m = todo.pop()
+            assert m != start, f"{start} imports itself through {sorted(seen)}"
+            if m not in seen:
+                seen.add(m)
+                todo.extend(graph.get(m, ()))
+
+
+def test_the_reader_sees_each_form_of_import(tmp_path: Path) -> None:
+    """A crafted games module importing the API and a study module, by both forms, and a
+    relative import: all seen, and each is upward."""
+    path = tmp_path / "x.py"
+    path.write_text("from solver.api import solve\nimport solver.study\nfrom ..cfr import walk\n")
+    known = {"solver.api", "solver.study", "solver.cfr.walk", "solver.cfr"}
+    assert imported(path, "solver.games.x", known) == {
+        "solver.api",
+        "solver.study",
+        "solver.cfr.walk",
+    }
+    assert floor("solver.games.x") < floor("solver.api") < floor("solver.study")
