@@ -95,7 +95,7 @@ COMPARE_STOP_AT_TARGET = "cmp_stop_at_target"  # checkbox
 COMPARE_X = "cmp_x"  # radio: "iterations", "seconds" (CPU) or "nodes"
 CURRENT_SETUP = "current"  # COMPARE_GAME value: the game of the Set up page
 
-# ----- reports (app/screens/reports.py names its keys; value widgets and objects use this
+# ----- reports (app/batch_run.py names its keys; value widgets and objects use this
 # prefix and are kept across pages, buttons and uploads use "reports_")
 REPORTS_PREFIX = "rep_"
 

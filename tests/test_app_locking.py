@@ -304,3 +304,67 @@ def test_shift_the_range_keeps_it_ranked() -> None:
     partial = (moved > 1e-9) & ~full
     assert not partial.any() or g[full & (moved > 1e-9)].min() >= g[partial].max() - 1e-9
     assert len({round(x, 6) for x in locked[bet][v.reach > 0]}) > 2  # not one flat mix
+
+
+def test_paint_the_grid_locks_painted_cells_to_the_action() -> None:
+    """Paint the grid: the brush paints a cell (or both halves, AKs with AKo), skips cells
+    with no combo at the node and unpaints with "Leave free"; the grid after the paint shows
+    before Lock; Lock records each painted cell playing its action, and every combo of those
+    cells is locked to it while the node's other hands stay free."""
+    from app.components import paint_lock as P
+    from solver.analysis import cell_of_hands
+    from solver.cfr.locks import build_locks
+
+    game, job, at = _explore()
+    labels = game.action_labels(0)
+    at.radio(key="lockui_mode").set_value(P.MODE).run()
+    assert not at.exception and not at.error
+    charts = [json.loads(c.proto.spec) for c in at.get("plotly_chart")]
+    canvas = [c for c in charts if c["data"][0].get("customdata")]
+    assert len(canvas) == 1 and canvas[0]["data"][0]["customdata"][13 * 12 + 1] == "K2o"
+    assert any("Nothing painted" in str(c["layout"].get("title")) for c in charts)
+    at.button(key="lockui_add").click().run()  # nothing painted: nothing locked, and said so
+    assert at.session_state[state.LOCKS][1] == {}
+    assert any("paint some cells first" in e.value for e in at.error)
+    average = job.engine.average_strategy()
+    a = analyze(game, average, 0, with_equity=False)
+    allowed = P.reached_cells(game, a)
+    suited = next(c for c in sorted(allowed) if c.endswith("s") and P.mirror(c) in allowed)
+    offsuit = str(P.mirror(suited))
+    pair = next(c for c in sorted(allowed) if len(c) == 2)
+    bet = labels[1]
+    # the brush: both halves, one cell, cells with no combo skipped, "Leave free" unpaints
+    outside = next(c for c in P.LABELS if c not in allowed)
+    both = P.paint({}, [suited, outside], bet, True, allowed)
+    assert both == {suited: bet, offsuit: bet}
+    one = P.paint(both, [offsuit, pair], "k", False, allowed)
+    assert one == {suited: bet, offsuit: "k", pair: "k"}
+    assert P.paint(one, [pair], None, False, allowed) == {suited: bet, offsuit: "k"}
+    painted = {suited: bet, offsuit: "k"}
+    at.session_state[P.PAINTED] = (game.name, game.num_nodes, 0, painted)
+    at.run()
+    assert not at.exception
+    titles = [str(json.loads(c.proto.spec)["layout"].get("title")) for c in at.get("plotly_chart")]
+    assert any("After the paint: 2 cells locked" in t for t in titles), titles
+    assert a.strategy is not None
+    cells = cell_of_hands(game, 0)
+    after = P.painted_strategy(a.strategy, cells, painted, labels)
+    s, o = cells == P.LABELS.index(suited), cells == P.LABELS.index(offsuit)
+    np.testing.assert_array_equal(after[1, s], 1.0)
+    np.testing.assert_array_equal(after[0, o], 1.0)
+    free = ~(s | o)
+    np.testing.assert_array_equal(after[:, free], a.strategy[:, free])
+    at.button(key="lockui_add").click().run()
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    lock = at.session_state[state.LOCKS][1]["root"]
+    assert lock == {suited: {bet: 1.0}, offsuit: {"k": 1.0}}
+    assert at.session_state[P.PAINTED][3] == {}  # the paint is spent
+    built = build_locks(game, {"root": lock}, average).locks
+    off, na, nh = game.block(0)
+    ioff = int(game.tree.ioffset[0])
+    hands = built.hand[ioff : ioff + nh] != 0
+    valid = game.valid_hands(0, 0)
+    np.testing.assert_array_equal(hands, (s | o) & valid)  # every combo of both cells, no other
+    table = built.strategy[off : off + na * nh].reshape(na, nh)
+    np.testing.assert_array_equal(table[1, s & valid], 1.0)
+    np.testing.assert_array_equal(table[0, o & valid], 1.0)

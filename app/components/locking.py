@@ -1,6 +1,7 @@
 """Node locking in Explore: "Lock this node" (a mix for the whole range; one action's
 frequency shifted through the range in the solution's order, :mod:`app.components.shift_lock`;
-a mix for picked grid cells / hand classes painted on the 13×13 grid; or "as solved"), the
+a mix for picked grid cells / hand classes; an action painted on the 13×13 grid's cells,
+:mod:`app.components.paint_lock`; or "as solved"), the
 list of locks, markers for the breadcrumb and the tree, "Re-solve with locks" as the session's
 background solve (warm from the current solve, or from scratch) with its live curve, and the
 effect when it is done (:mod:`app.components.lock_effect`). Locks are checked by the solver's
@@ -18,7 +19,7 @@ import numpy.typing as npt
 import streamlit as st
 
 from app import nav, state
-from app.components import shift_lock
+from app.components import paint_lock, shift_lock
 from app.components.controls import live_view
 from app.components.fields import Number, number_field, read
 from app.components.figures import curve_figure, range_paint_figure
@@ -157,20 +158,24 @@ def _form(game: Game, a: NodeAnalysis, line: str, locks: dict[str, Any]) -> None
         "docs/locking.md."
     )
     node = a.node
+    paints = [paint_lock.MODE] if game.is_holdem else []  # (toy games have no grid)
     mode = st.radio(
         "Lock",
-        ["Whole range", shift_lock.MODE, "Picked hands", "As solved"],
+        ["Whole range", shift_lock.MODE, *paints, "Picked hands", "As solved"],
         key=K + "mode",
         horizontal=True,
         help="Whole range: every hand plays the mix below. Shift the range: one action's "
         "frequency moves, hands taking it in the order the solution prefers it (highest EV "
-        "gain first), so the range stays ranked. Picked hands: a mix for hands, cells or "
-        "classes. As solved: the solve's own strategy.",
+        "gain first), so the range stays ranked. Paint the grid: cells painted with an "
+        "action play it. Picked hands: a mix for hands, cells or classes. As solved: the "
+        "solve's own strategy.",
     )
     names = action_labels(game, node)
     bad = False
     if mode == shift_lock.MODE:
         bad = shift_lock.fields(game, a, names, node_action_evs(game, node))
+    elif mode == paint_lock.MODE:
+        paint_lock.fields(game, a, names)
     elif mode != "As solved":
         if mode == "Picked hands":
             _pick(game, a)
@@ -289,7 +294,7 @@ def _add(game: Game, node: int, mode: str, names: list[str]) -> None:
     does not hold a percentage."""
     state.put(state.LOCK_ERROR, None)
     mix: dict[str, float] = {}
-    if mode not in ("As solved", shift_lock.MODE):
+    if mode in ("Whole range", "Picked hands"):
         mix, error = _mix_from_fields(game, node, names)
         if error:
             state.put(state.LOCK_ERROR, f"Not locked: {error}")
@@ -312,6 +317,11 @@ def _add(game: Game, node: int, mode: str, names: list[str]) -> None:
         if error:
             state.put(state.LOCK_ERROR, f"Not locked: {error}")
             return
+    elif mode == paint_lock.MODE:
+        new, error = paint_lock.lock_spec(game, node, locks.get(line))
+        if error:
+            state.put(state.LOCK_ERROR, f"Not locked: {line_name(game, node)}: {error}")
+            return
     elif mode == "Picked hands":
         picks = list(state.get(K + "pick") or [])
         if not picks:
@@ -333,6 +343,7 @@ def _add(game: Game, node: int, mode: str, names: list[str]) -> None:
         return
     _set_pending(game, trial)
     state.put(K + "pick", [])
+    paint_lock.clear(game, node)
 
 
 def _in_words(game: Game, exc: LockError) -> str:
