@@ -3,19 +3,25 @@
 once done, the :class:`~solver.preflop_chart.StackChart`. The thread never calls
 Streamlit: the page reads :meth:`ChartJob.snapshot` in a fragment.
 
-A job stops on :meth:`ChartJob.stop`, when ``alive()`` says its browser session is gone
-(checked after each stack: a stack takes about 0.25 s) and at process exit (a daemon thread)."""
+A job ends as a solve does (:mod:`solver.lifecycle`): on :meth:`ChartJob.stop`, when the
+app's job registry (:func:`app.runtime.registry`) finds no open page has watched it for the
+grace period — a page reload takes it back by the token in its URL, so a reload does not stop
+it — and at process exit (it is tracked, and its thread is a daemon). A stop is seen after the
+current stack (about 0.25 s)."""
 
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Sequence
+import time
+from collections.abc import Sequence
 from dataclasses import dataclass
 
+from solver.lifecycle import track
 from solver.preflop_chart import StackChart, push_fold_chart
 
 RUNNING, DONE, STOPPED, FAILED = "running", "done", "stopped", "failed"
 READY_WAIT_S = 600.0  # longest wait for the warm-up's kernels before solving anyway
+READY_POLL_S = 0.1  # while waiting for them, a stop is seen within this many seconds
 
 
 class _Stopped(Exception):
@@ -42,7 +48,8 @@ class ChartProgress:
 class ChartJob:
     """Push/fold solves at ``stacks`` (bb, 1 to 50) with ``ante`` (bb per player), each to
     ``target`` bb of exploitability. ``ready``: an event to wait for before the first solve
-    (the warm-up's kernels); ``alive``: whether the session that asked is still there."""
+    (the warm-up's kernels). It satisfies :class:`solver.lifecycle.Job`, so the app's job
+    registry can end it like a solve."""
 
     def __init__(
         self,
@@ -50,7 +57,6 @@ class ChartJob:
         ante: float = 0.0,
         target: float = 1e-6,
         ready: threading.Event | None = None,
-        alive: Callable[[], bool] | None = None,
     ) -> None:
         self.stacks = tuple(sorted({float(s) for s in stacks}))
         if not self.stacks:
@@ -58,21 +64,29 @@ class ChartJob:
         self.ante = float(ante)
         self.target = float(target)
         self._ready = ready
-        self._alive = alive
+        self.stopped_by = ""  # why it was stopped: "stop", "session" (the reaper), "exit"...
         self._stop = threading.Event()
         self._lock = threading.Lock()
         self._progress = ChartProgress(RUNNING, 0, len(self.stacks), None, None)
         self._thread = threading.Thread(target=self._run, name="stack-chart", daemon=True)
 
     def start(self) -> ChartJob:
+        track(self)  # (stopped with every job at process exit)
         self._thread.start()
         return self
 
-    def stop(self) -> None:
+    def stop(self, reason: str = "stop") -> None:
+        """Ask the job to end after the current stack (non-blocking); ``reason`` is kept."""
+        if not self._stop.is_set():
+            self.stopped_by = reason
         self._stop.set()
 
-    def join(self, timeout: float | None = None) -> None:
+    def join(self, timeout: float | None = None) -> bool:
+        """Wait for the thread; True when it has ended (or never started)."""
+        if self._thread.ident is None:
+            return True
         self._thread.join(timeout)
+        return not self._thread.is_alive()
 
     @property
     def alive(self) -> bool:
@@ -95,8 +109,16 @@ class ChartJob:
             )
 
     def _check(self) -> None:
-        if self._stop.is_set() or (self._alive is not None and not self._alive()):
+        if self._stop.is_set():
             raise _Stopped
+
+    def _wait_ready(self) -> None:
+        """Wait for the warm-up's kernels (at most :data:`READY_WAIT_S`), seeing a stop."""
+        if self._ready is None:
+            return
+        deadline = time.monotonic() + READY_WAIT_S
+        while not self._ready.wait(READY_POLL_S) and time.monotonic() < deadline:
+            self._check()
 
     def _run(self) -> None:
         def progress(stack: float, fraction: float) -> None:
@@ -104,8 +126,7 @@ class ChartJob:
             self._check()
 
         try:
-            if self._ready is not None:
-                self._ready.wait(READY_WAIT_S)
+            self._wait_ready()
             self._check()
             chart = push_fold_chart(
                 self.stacks, ante=self.ante, target=self.target, progress=progress

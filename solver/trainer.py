@@ -40,7 +40,7 @@ from typing import NamedTuple, Protocol
 import numpy as np
 import numpy.typing as npt
 
-from solver.analysis import compatible, investments, node_path
+from solver.analysis import compatible, node_path
 from solver.dealing import (
     IDENTITY,
     DealFilter,
@@ -67,7 +67,15 @@ from solver.grading import (
     to_json,
 )
 from solver.study import action_evs
-from solver.words import ARROW, DOT, STREETS, action_names, child_name, default_players
+from solver.words import (
+    ARROW,
+    DOT,
+    STREETS,
+    action_names,
+    child_name,
+    default_players,
+    node_pot,
+)
 
 __all__ = [
     "ANSWERS", "CSV_FIELDS", "GRADES", "IDENTITY", "SCOPES", "TIE", "Deal", "DealFilter",
@@ -86,11 +94,12 @@ ANSWERS = ("best", "solution", "uniform")
 # ----- the spot's numbers ---------------------------------------------------------------------
 def pot_at(game: Game, node: int) -> float:
     """Chips in the pot at ``node`` (before its action). Hold'em: the starting pot plus what
-    both players put in since (:func:`solver.analysis.investments`); toy games: the antes (1
-    each) plus the bets (``b:S`` adds S, ``r:S`` raises by S over the other's chips, ``c``
-    matches). 0 for games with neither."""
-    if game.is_holdem:
-        return investments(game, node)[0]
+    both players put in since (:func:`solver.words.node_pot`; preflop, bb: each player's
+    raise-to amount plus the antes, the blinds being part of those amounts); toy games: the
+    antes (1 each) plus the bets (``b:S`` adds S, ``r:S`` raises by S over the other's chips,
+    ``c`` matches). 0 for games with neither."""
+    if game.is_holdem:  # (investments() would count a preflop blind twice: pot + raise-to)
+        return node_pot(game, node)
     if game.meta.get("kind") != "toy" or "sizes" not in game.meta:
         return 0.0
     put = [1.0, 1.0]

@@ -378,3 +378,42 @@ def test_a_demo_blocked_by_a_setting_of_your_race_says_so_by_the_demo() -> None:
     at.button(key="btn_demo_3").click().run()
     assert not [e for e in _flat(at.main) if e.type == "error"]
     at.button(key="btn_race_stop").click().run()
+
+
+def test_preflop_race_reads_in_bb_and_mbb_per_hand() -> None:
+    """A preflop game's chips are big blinds: the targets are read in bb (or mbb), the curves
+    drawn in mbb/hand and the table and CSV give bb and mbb/hand — not % of the blinds."""
+    at = page("compare", **{state.COMPARE_GAME: "preset:preflop-pushfold-10bb"})
+    at.run()
+    field = at.text_input(key=state.COMPARE_TARGETS)
+    assert field.label == "Targets (bb, or mbb/hand as '1 mbb')"
+    assert field.placeholder == "default: 10 mbb, 1 mbb, 0.1 mbb"
+    field.set_value("0.5%").run()
+    assert [e.value for e in at.error] == [
+        "Targets: '0.5%': a preflop target is in bb or mbb, not % of the pot"
+    ]
+    at.text_input(key=state.COMPARE_TARGETS).set_value("0.01, 1 mbb")
+    at.text_input(key=state.COMPARE_ITERATIONS).set_value("40").run()
+    at.button(key="btn_race_start").click().run()
+    assert not at.exception
+    job = _race(at)
+    assert [(t.label, t.chips) for t in job.targets] == [("0.01 bb", 0.01), ("1 mbb", 0.001)]
+    poll(at, lambda: job.progress.finished)
+    at.run()
+    p = job.progress
+    chart = json.loads(at.get("plotly_chart")[0].proto.spec)
+    assert chart["layout"]["yaxis"]["title"]["text"] == "exploitability (mbb/hand)"
+    lane = p.lanes[0]
+    assert chart["data"][0]["y"][-1] == pytest.approx(1000 * lane.points[-1].exploitability)
+    assert sorted(s["y0"] for s in chart["layout"]["shapes"]) == pytest.approx([1.0, 10.0])
+    table = at.dataframe[0].value
+    assert "iterations to 1 mbb" in table.columns
+    assert not [c for c in table.columns if "% pot" in c or "chips" in c]
+    mbb = 1000 * float(lane.exploitability or 0.0)
+    assert table["exploitability (mbb/hand)"][0] == format(mbb, ".4g")
+    assert table["exploitability (bb)"][0] == format(lane.exploitability, ".4g")
+    rows = list(csv.DictReader(io.StringIO(export_bytes(p, "csv", preflop=True).decode())))
+    assert float(rows[0]["exploitability (mbb/hand)"]) == pytest.approx(mbb)
+    assert "exploitability (% pot)" not in rows[0]
+    points = export_bytes(p, "points", preflop=True).decode().splitlines()
+    assert points[0].endswith(",nodes_touched,exploitability_bb")

@@ -167,3 +167,67 @@ def test_filters_and_suits_on_the_page() -> None:
     assert not at.exception
     assert "leaves nothing to deal" in at.error[0].value
     job.stop()
+
+
+@pytest.mark.parametrize("hero", [0, 1])
+def test_practise_a_preflop_push_fold_solve(hero: int) -> None:
+    """Push/fold at 10 bb, both seats: each decision's EVs are the solve's (bb: a preflop
+    game's chips), the grade follows the rule on % of the pot at the node (blinds and antes
+    plus what was put in), and the score's EV lost is the sum of the losses."""
+    game = _push_fold()
+    job = finished_job(game, 300)
+    sigma, _ = job.average_strategy()
+    at = page(
+        "practice",
+        **{state.JOB: job, state.JOB_SOURCE: {}, state.PRACTICE_SEED: 5,
+           state.PRACTICE_PLAYER: hero, state.PRACTICE_WRONG: 2.0},
+    )  # fmt: skip
+    at.run()
+    assert not at.exception
+    at.button(key="practice_start").click().run()
+    assert not at.exception
+    graded: list[Decision] = []
+    clicks = 0
+    while len(graded) < 6 and clicks < 60:
+        clicks += 1
+        acts = [str(b.key) for b in at.button if str(b.key).startswith("practice_act_")]
+        if not acts:
+            at.button(key="practice_next").click().run()
+            assert not at.exception
+            continue
+        at.button(key=acts[len(graded) % len(acts)]).click().run()  # fold, then shove/call
+        assert not at.exception
+        graded.append(at.session_state[state.PRACTICE_LAST])
+    assert len(graded) == 6
+    thresholds = Thresholds(wrong_pct_pot=2.0)
+    lost = 0.0
+    for d in graded:
+        node, cmap = game.locate(list(d.history))
+        assert d.player == hero and int(game.tree.player[node]) == hero
+        assert cmap == []  # (no board: a hand is its own index)
+        h = game.hand_names[hero].index(d.hand)
+        evs = action_evs(game, sigma, node)[:, h]
+        np.testing.assert_allclose(d.evs, evs, atol=1e-12)
+        loss = float(evs.max() - evs[d.chosen])
+        assert d.ev_lost == pytest.approx(loss, abs=1e-12)
+        pot = pot_at(game, node)  # bb: the blinds; facing a shove to 10, 10 + the BB's 1
+        assert pot == pytest.approx(1.5 if hero == 0 else 11.0)
+        off, _na, nh = game.block(node)
+        freq = 100 * float(sigma[off + d.chosen * nh + h])
+        assert d.grade == grade_of(100 * loss / pot, freq, loss <= 1e-9, thresholds)
+        lost += loss
+    # folding the SB loses its blind, whatever the hand: the EV the solve gives it
+    folds = [d for d in graded if d.names[d.chosen] == "Fold"]
+    assert folds and all(d.evs[d.chosen] == pytest.approx(-0.5 if hero == 0 else -1.0)
+                         for d in folds)  # fmt: skip
+    metrics = {m.label: m.value for m in at.metric}
+    assert metrics["Decisions"] == "6"
+    assert metrics["EV lost"].startswith(f"{lost:,.2f}")
+    job.stop()
+
+
+@functools.cache
+def _push_fold() -> Game:
+    from solver.games import make_game
+
+    return make_game("preflop", stack_bb=10, tree="push-fold")

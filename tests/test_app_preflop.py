@@ -424,3 +424,42 @@ def test_a_stopped_chart_says_how_far_it_got() -> None:
     at = page("charts", **{state.CHART_JOB: job})
     at.run()
     assert at.warning[0].value == "Stopped after 0 of 2 stacks."
+
+
+def test_a_chart_outlives_a_reload_and_ends_only_past_the_grace_period() -> None:
+    """The chart job follows the solves' rule: a reload (a new session presenting the URL's
+    token) takes it back running, and it ends only once no page has watched it for the grace
+    period (it used to stop as soon as the session that started it was gone)."""
+    import time
+
+    from app.runtime import GRACE_S, registry
+
+    url_key = "chart"  # the query parameter a chart's page URL carries its token in
+
+    fields = {state.CHART_FROM: "1", state.CHART_TO: "20.9", state.CHART_STEP: "0.1"}
+    at = page("charts", **fields)  # 200 stacks: still running through this test
+    at.run()
+    at.button(key="chart_start").click().run()
+    job = at.session_state[state.CHART_JOB]
+    token = at.query_params[url_key]
+    assert isinstance(job, ChartJob) and token and registry().watchers(job)
+
+    reloaded = page("charts")  # a new session, on the same URL
+    reloaded.query_params[url_key] = token
+    reloaded.run()
+    assert not reloaded.exception
+    assert reloaded.session_state[state.CHART_JOB] is job
+    assert reloaded.text_input(key=state.CHART_STEP).value == "0.1"  # the fields it ran with
+    assert reloaded.button(key="chart_start").disabled  # running
+    assert not reloaded.button(key="chart_stop").disabled
+
+    now = time.monotonic()
+    registry().reap(lambda s: False, GRACE_S, now=now)  # every page closed: the grace begins
+    assert not job.snapshot().finished
+    registry().reap(lambda s: False, GRACE_S, now=now + GRACE_S)  # the grace is over
+    assert job.join(10.0) and job.snapshot().state == "stopped" and job.stopped_by == "session"
+    gone = page("charts")  # the URL again, once the job is forgotten
+    gone.query_params[url_key] = token
+    gone.run()
+    assert state.CHART_JOB not in gone.session_state
+    assert "has ended" in gone.info[0].value and url_key not in gone.query_params

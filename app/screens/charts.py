@@ -1,20 +1,24 @@
 """Chart by stack: solve heads-up push/fold at every stack of a range in one click (a background
 job, :mod:`app.stack_chart`) and show per hand class the largest stack at which the SB still
 shoves and the BB still calls — the classic Nash push/fold chart (docs/preflop.md, "The chart
-by stack"). The page never waits for the solves: a fragment shows their progress."""
+by stack"). The page never waits for the solves: a fragment shows their progress.
+
+The job ends as a solve does: on Stop, or once no open page has watched it for
+:data:`app.runtime.GRACE_S` seconds. Started, it gets a token that the page URL carries
+(``?chart=…``); a reloaded page (a new session) takes the job back with it, with the fields
+it was started with."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import secrets
 
 import streamlit as st
-from streamlit import runtime
-from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 from app import kernels, state
 from app.components.controls import live_view
 from app.components.fields import Number, number_field, read
 from app.components.stack_chart_view import chart_csv, stack_chart_figure
+from app.runtime import GRACE_S, registry, session_id
 from app.stack_chart import DONE, FAILED, STOPPED, ChartJob, stack_list
 
 MAX_STACKS = 200
@@ -56,6 +60,7 @@ def read_fields() -> tuple[list[float], float, float, list[str]]:
 
 
 def render() -> None:
+    _reattach()
     st.title("Chart by stack")
     st.caption(
         "Heads-up push/fold, full ranges, blinds 0.5/1: each stack is solved exactly (every "
@@ -81,6 +86,9 @@ def render() -> None:
         width="stretch",
     )
     cols[-1].button("Stop", key="chart_stop", disabled=not running, on_click=_stop, width="stretch")
+    ended = state.get(ENDED)
+    if ended:
+        st.info(str(ended), icon=":material/info:")
     for err in errors:
         st.error(err, icon=":material/error:")
     if not errors and not running:
@@ -88,17 +96,42 @@ def render() -> None:
     live_view(_live, running)
 
 
-def _session_alive() -> Callable[[], bool]:
-    """A check the job's thread may call: whether this browser session is still there."""
-    ctx = get_script_run_ctx()
-    sid = ctx.session_id if ctx is not None else None
+URL_KEY = "chart"  # query parameter holding the session's chart token
+TOKEN = "chart_token"  # session state: the token of the session's chart job
+ENDED = "chart_ended"  # session state: why the chart the URL named is not there any more
 
-    def alive() -> bool:
-        if sid is None or not runtime.exists():
-            return True  # (AppTest, bare runs: no sessions to lose)
-        return bool(runtime.get_instance().is_active_session(sid))
 
-    return alive
+def _show_token() -> None:
+    """Keep the session chart's token in the page URL (a page switch may drop it)."""
+    token = state.get(TOKEN)
+    if token and st.query_params.get(URL_KEY) != token:
+        st.query_params[URL_KEY] = token
+
+
+def _reattach() -> None:
+    """On a session's first look at this page: take back the chart job whose token is in the
+    URL (a reload, or the URL in another tab: this session then watches it too), with the
+    fields it was started with. A token whose job is gone is dropped with a note."""
+    if current_job() is not None:
+        _show_token()
+        return
+    token = st.query_params.get(URL_KEY)
+    if not token:
+        return
+    found = registry().attach(str(token), session_id())
+    if found is None or not isinstance(found[0], ChartJob):
+        del st.query_params[URL_KEY]
+        state.put(
+            ENDED,
+            "The chart this page was solving has ended: its page was closed for longer than "
+            f"{GRACE_S:g} s, or the server restarted.",
+        )
+        return
+    for key, value in found[1].get("fields", {}).items():
+        state.put(key, value)
+    state.put(state.CHART_JOB, found[0])
+    state.put(TOKEN, str(token))
+    state.put(LAST_STATE, found[0].snapshot().state)
 
 
 def _start() -> None:
@@ -110,9 +143,16 @@ def _start() -> None:
         old.stop()
         old.join(5.0)
     ready = kernels.warmup().events["opening"]  # (push/fold solves run its kernels)
-    job = ChartJob(stacks, ante, target, ready=ready, alive=_session_alive())
+    job = ChartJob(stacks, ante, target, ready=ready)
+    token = secrets.token_urlsafe(9)
+    fields = {key: state.get(key) for key in FIELDS}
+    # the registry ends it like a solve: when no page has watched it for the grace period
+    registry().add(session_id(), job, token=token, context={"fields": fields})
     state.put(state.CHART_JOB, job.start())
+    state.put(TOKEN, token)
+    state.put(ENDED, None)
     state.put(LAST_STATE, None)
+    _show_token()
 
 
 def _stop() -> None:
