@@ -8,6 +8,10 @@
   biggest flops first, results written as they finish, resume, stop;
 - :mod:`solver.batch.report` — per-flop table and weighted aggregates (overall and per
   texture group), CSV/JSON;
+- :mod:`solver.batch.summary` — a solved flop's per-node summary of the whole tree, stored
+  as :mod:`solver.batch.treedata` checks and compresses it;
+- :mod:`solver.batch.lines` and :mod:`solver.batch.linereport` — reports at any line
+  (``report --line``), per street and size, and comparisons of two databases;
 - :mod:`solver.batch.job` — :class:`BatchJob`, a batch in a background child process that
   the app polls;
 - :mod:`solver.batch.cli` — ``python -m solver batch`` and ``python -m solver report``.

@@ -12,7 +12,8 @@ failed) and a last line with ``"final": true`` (counts, ``aggregate``, ``groups`
 
 ``report FILE [--csv OUT] [--json] [--group KEY]`` prints the per-flop table and the weighted
 aggregate; with ``--json`` one line per flop and a last line with ``"final": true`` holding
-the aggregate; ``--csv`` writes the table.
+the aggregate; ``--csv`` writes the table. With ``--line LINE [--street turn|river]
+[--compare DB2]`` the report is at that line of the trees (:mod:`solver.batch.linereport`).
 
 Bad input prints one line (``error: FIELD: what``) on stderr and exits with code 2.
 """
@@ -101,6 +102,19 @@ def add_commands(sub: Any, add_game_args: Callable[[argparse.ArgumentParser], No
         help="also print the aggregate per texture group",
     )
     r.add_argument("--json", action="store_true", help="JSON lines output")
+    r.add_argument(
+        "--line",
+        default=None,
+        help="report at this line of the trees: actions from the flop root and a card or "
+        "'any' per street, e.g. 'k b:100 c any b:200' (docs/batch.md)",
+    )
+    r.add_argument(
+        "--street",
+        default=None,
+        choices=("turn", "river"),
+        help="with --line: group by that street's card (rank, relation to the board)",
+    )
+    r.add_argument("--compare", default=None, help="with --line: a second database to compare")
 
 
 def _positive_int(name: str, raw: str, minimum: int = 1) -> int:
@@ -307,6 +321,12 @@ def cmd_report(args: argparse.Namespace) -> int:
     )
     from solver.batch.store import BatchStore
 
+    if args.line is not None:
+        from solver.batch.linereport import cmd_line_report
+
+        return cmd_line_report(args)
+    if args.street is not None or args.compare is not None:
+        return _usage("--street" if args.street else "--compare", "needs --line")
     try:
         with BatchStore.open(args.file) as store:
             rows = store.rows()

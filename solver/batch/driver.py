@@ -319,7 +319,8 @@ def _store(store: BatchStore, flop: Flop, position: int, out: dict[str, Any]) ->
         solve_file = str(path.relative_to(store.path.parent))
     seconds = float(out["seconds"])
     try:
-        return store.record(flop, position, out["summary"], "", seconds, solve_file)
+        tree = out.get("tree")
+        return store.record(flop, position, out["summary"], "", seconds, solve_file, tree)
     except BatchError as exc:  # a summary the reports could not read: the flop failed
         if exc.field != "summary":
             raise

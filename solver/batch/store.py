@@ -14,6 +14,9 @@ Schema (version 1)::
           seconds REAL,                 -- task wall time
           solve_file TEXT,              -- saved solve (.npz) next to the database, or ""
           finished_at TEXT)
+    trees(flop TEXT PRIMARY KEY,        -- (since tree summaries; absent in older files)
+          version INTEGER,              -- tree summary format (solver.batch.treedata)
+          data BLOB)                    -- the flop's per-node summary, compressed
     lease(id INTEGER PRIMARY KEY,       -- one row (id 1) while a batch writes, else none
           writer TEXT,                  -- host/pid/start time/random: this lease's holder
           host TEXT, pid INTEGER, started TEXT,
@@ -38,29 +41,31 @@ checks every cell the reports use — types, finite numbers, known texture and s
 the summary's shape (lists of two, mixes of numbers, class rows with their combos and one
 frequency per action), sizes (:data:`MAX_SUMMARY_BYTES` and the other caps) — and turns the
 first problem into one :class:`BatchError` (field ``db``) naming the file, the flop and the
-column. :meth:`BatchStore.open` checks the stored spec the same way. Past these checks the
-report code may take every value as well-formed. A ``failed`` row's summary is not read.
+column. :meth:`BatchStore.open` checks the stored spec the same way, and
+:meth:`BatchStore.tree` a flop's tree summary (:func:`solver.batch.treedata.read_tree`).
+Past these checks the report code may take every value as well-formed. A ``failed`` row's
+summary is not read.
 """
 
 from __future__ import annotations
 
-import contextlib
 import json
 import math
-import os
-import socket
 import sqlite3
-import stat
-import threading
 import time
-import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NoReturn
 
+from solver.batch.lease import LEASE_TABLE, LeaseHolder, WriterLease
+from solver.batch.solvefiles import MAX_SOLVE_FILE_BYTES as MAX_SOLVE_FILE_BYTES
+from solver.batch.solvefiles import read_solve_file as read_solve_file
+from solver.batch.solvefiles import solve_dir_of
 from solver.batch.spec import BatchError, BatchSpec
+from solver.batch.treedata import VERSION as TREE_VERSION
+from solver.batch.treedata import TreeDataError, TreeSummary, decode, read_tree
 from solver.flops import ALL, CONNECTS, HIGH_CARDS, NUM_RAW_FLOPS, PAIRINGS, SUIT_CLASSES, Flop
 from solver.quoting import brief
 
@@ -120,13 +125,13 @@ _TABLES = (
     solve_file TEXT NOT NULL DEFAULT '',
     finished_at TEXT NOT NULL
 )""",
-    """CREATE TABLE IF NOT EXISTS lease (
-    id INTEGER PRIMARY KEY CHECK (id = 1),
-    writer TEXT NOT NULL,
-    host TEXT NOT NULL,
-    pid INTEGER NOT NULL,
-    started TEXT NOT NULL,
-    heartbeat REAL NOT NULL
+    LEASE_TABLE,
+    # per-node summaries of each done flop's whole tree (solver.batch.treedata); databases
+    # made before it have none: their reports hold the two root decisions of the summary
+    """CREATE TABLE IF NOT EXISTS trees (
+    flop TEXT PRIMARY KEY,
+    version INTEGER NOT NULL,
+    data BLOB NOT NULL
 )""",
 )
 
@@ -349,12 +354,20 @@ class BatchStore:
         error: str = "",
         seconds: float = 0.0,
         solve_file: str = "",
+        tree: bytes | None = None,
     ) -> FlopRow:
         """Write one finished flop (``summary`` None with an ``error`` for a failure). Only
         what the reader accepts is written: a summary it would refuse raises
         :class:`BatchError` (field ``summary``) and writes nothing; non-finite numbers are
-        stored as null (missing). Under a lease that another batch has taken over, raises
+        stored as null (missing). ``tree``: the flop's per-node summary
+        (:func:`solver.batch.treedata.encode`), checked as a reader checks it and written in
+        the same transaction. Under a lease that another batch has taken over, raises
         :class:`BatchError` (field ``db``) and writes nothing."""
+        if tree is not None:
+            try:
+                decode(tree)
+            except TreeDataError as bad:
+                raise BatchError("summary", f"flop {flop.text}: tree {bad}") from None
         text = "{}"
         parsed: dict[str, Any] = {}
         if summary is not None:
@@ -391,7 +404,30 @@ class BatchStore:
                 )
                 if cur.rowcount != 1:
                     raise BatchError("db", self._lease.lost_message())
+            if tree is not None:
+                con.execute(_TABLES[3])  # (a database made before tree summaries)
+                con.execute(
+                    "INSERT OR REPLACE INTO trees (flop, version, data) VALUES (?, ?, ?)",
+                    (row.flop, TREE_VERSION, sqlite3.Binary(tree)),
+                )
         return row
+
+    def has_trees(self) -> bool:
+        """Whether the database stores per-node tree summaries (made by a batch since they
+        exist); older ones hold only the summary's two root decisions."""
+        try:
+            found = self._con.execute(
+                "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'trees'"
+            ).fetchone()
+        except sqlite3.DatabaseError as exc:
+            raise BatchError("db", f"{self.path}: cannot read the results ({exc})") from None
+        return found is not None
+
+    def tree(self, flop: str) -> TreeSummary | None:
+        """The checked per-node summary of ``flop`` (None when none is stored); one that is
+        not well-formed raises :class:`BatchError` (field ``db``) naming the file, the flop
+        and the field (:func:`solver.batch.treedata.read_tree`)."""
+        return read_tree(self._con, self.path, flop) if self.has_trees() else None
 
     # ----- reading ---------------------------------------------------------------------------
     def rows(self, status: str | None = None) -> list[FlopRow]:
@@ -447,213 +483,6 @@ class BatchStore:
     def solve_dir(self) -> Path:
         """Where saved solves of this batch go: ``<db name>.solves/`` beside the database."""
         return solve_dir_of(self.path)
-
-
-# ----- the writer lease ----------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class LeaseHolder:
-    """Who holds (or held) a database's writer lease."""
-
-    writer: str  # host/pid/start time/random: unique to one acquire
-    host: str
-    pid: int
-    started: str  # local ISO time the lease was taken
-    heartbeat: float  # Unix time of the holder's last beat
-
-    def describe(self) -> str:
-        return f"pid {self.pid} on {self.host[:100]}, since {self.started[:40]}"
-
-
-def _process_gone(pid: int) -> bool:
-    """Whether no process ``pid`` runs on this host (someone else's process runs)."""
-    if pid <= 0:
-        return True
-    try:
-        os.kill(pid, 0)  # signal 0: only asks whether the process exists
-    except ProcessLookupError:
-        return True
-    except OverflowError:  # no pid is that big
-        return True
-    except OSError:  # EPERM: it exists, another user's
-        return False
-    return False
-
-
-class WriterLease:
-    """This process's hold on a database's writer lease (module doc), made by
-    :meth:`BatchStore.acquire_lease`: its own connection (autocommit, explicit transactions)
-    and a daemon thread that beats every ``heartbeat_s`` seconds until :meth:`release` — a
-    thread, so a long cluster start or kernel compile in the driver does not look like
-    death."""
-
-    def __init__(self, path: Path, timeout_s: float, heartbeat_s: float) -> None:
-        host, pid, now = socket.gethostname(), os.getpid(), time.time()
-        started = time.strftime("%Y-%m-%dT%H:%M:%S", time.localtime(now))
-        writer = f"{host}/{pid}/{started}/{uuid.uuid4().hex[:8]}"
-        self.path = path
-        self.timeout_s = float(timeout_s)
-        self.heartbeat_s = float(heartbeat_s)
-        self.holder = LeaseHolder(writer, host, pid, started, now)
-        self.lost = False  # set by a beat that found the lease no longer ours
-        self._held = False  # taken (release deletes the row only then)
-        self._lock = threading.Lock()  # the connection: one user at a time
-        self._stop = threading.Event()
-        self._thread: threading.Thread | None = None
-        self._con: sqlite3.Connection | None = sqlite3.connect(
-            str(path), timeout=30.0, isolation_level=None, check_same_thread=False
-        )
-
-    def dead(self, holder: LeaseHolder, now: float) -> bool:
-        """Whether ``holder`` no longer writes: silent past the timeout (or a heartbeat from
-        beyond it in the future), or its process gone on this host."""
-        age = now - holder.heartbeat
-        if not math.isfinite(age) or abs(age) > self.timeout_s:
-            return True
-        return holder.host == self.holder.host and _process_gone(holder.pid)
-
-    def take(self) -> LeaseHolder | None:
-        """Take the lease (and start beating), or raise :class:`BatchError` naming the live
-        holder; returns the dead holder taken over, if any."""
-        con = self._con
-        assert con is not None
-        try:
-            con.execute("BEGIN IMMEDIATE")  # the write lock first: racers queue here
-            try:
-                con.execute(_TABLES[2])  # a database made before leases gets the table
-                row = con.execute(
-                    "SELECT writer, host, pid, started, heartbeat FROM lease WHERE id = 1"
-                ).fetchone()
-                old = _holder(row)
-                now = time.time()
-                if old is not None and not self.dead(old, now):
-                    raise BatchError(
-                        "db",
-                        f"{self.path} is being written by another batch ({old.describe()}); "
-                        "stop it or wait",
-                    )
-                h = self.holder
-                con.execute(
-                    "INSERT OR REPLACE INTO lease (id, writer, host, pid, started, heartbeat) "
-                    "VALUES (1, ?, ?, ?, ?, ?)",
-                    (h.writer, h.host, h.pid, h.started, now),
-                )
-                con.execute("COMMIT")
-                self._held = True
-            except BaseException:
-                con.execute("ROLLBACK")
-                raise
-        except (BatchError, sqlite3.DatabaseError) as exc:
-            self.release()
-            if isinstance(exc, BatchError):
-                raise
-            raise BatchError("db", f"{self.path}: cannot take the writer lease ({exc})") from None
-        self._thread = threading.Thread(target=self._beat_loop, name="batch-lease", daemon=True)
-        self._thread.start()
-        return old
-
-    def _beat_loop(self) -> None:
-        while not self._stop.wait(self.heartbeat_s):
-            self.beat()
-
-    def beat(self) -> bool:
-        """Refresh the heartbeat; False once the lease is no longer ours (taken over)."""
-        with self._lock:
-            if self._con is None:
-                return False
-            try:
-                cur = self._con.execute(
-                    "UPDATE lease SET heartbeat = ? WHERE id = 1 AND writer = ?",
-                    (time.time(), self.holder.writer),
-                )
-            except sqlite3.Error:  # busy past the timeout, or the file went: the next beat
-                return not self.lost
-            if cur.rowcount == 0:
-                self.lost = True
-            return not self.lost
-
-    def lost_message(self) -> str:
-        return (
-            f"{self.path}: another batch took this batch's writer lease (this one was silent "
-            f"for over {self.timeout_s:.0f} s); stopped so as not to overwrite its flops"
-        )
-
-    def release(self) -> None:
-        """Stop beating and give the lease up (if still ours); closes the connection."""
-        self._stop.set()
-        if self._thread is not None and self._thread is not threading.current_thread():
-            self._thread.join()
-        with self._lock:
-            con, self._con = self._con, None
-            if con is None:
-                return
-            with contextlib.suppress(sqlite3.Error):  # (a lease taken over is not ours to end)
-                if self._held:
-                    con.execute(
-                        "DELETE FROM lease WHERE id = 1 AND writer = ?", (self.holder.writer,)
-                    )
-            con.close()
-
-
-def _holder(row: tuple[Any, ...] | None) -> LeaseHolder | None:
-    """The lease row as a holder; None for no row or a malformed one (taken over)."""
-    if row is None:
-        return None
-    writer, host, pid, started, beat = row
-    if not (isinstance(writer, str) and isinstance(host, str) and isinstance(started, str)):
-        return None
-    if isinstance(pid, bool) or not isinstance(pid, int):
-        return None
-    if isinstance(beat, bool) or not isinstance(beat, (int, float)):
-        return None
-    return LeaseHolder(writer, host, pid, started, float(beat))
-
-
-# A saved solve's size cap when a database names it (load_solve's own, checked before reading)
-MAX_SOLVE_FILE_BYTES = 2_000_000_000
-
-
-def solve_dir_of(db: Path) -> Path:
-    """``<db name>.solves/`` beside the database: the only folder its solve files may name."""
-    return db.with_name(db.name + ".solves")
-
-
-def read_solve_file(db: Path, solve_file: str, max_bytes: int = MAX_SOLVE_FILE_BYTES) -> bytes:
-    """The bytes of the saved solve a database row names (``solve_file``, relative to the
-    database's folder, as :mod:`solver.batch.driver` writes it), read only from inside the
-    database's own ``<db>.solves/`` folder: an absolute path, a ``..`` step, a symlink that
-    leads out, anything but a regular file or a file over ``max_bytes`` (checked before
-    reading) is refused with :class:`BatchError` (field ``solve_file``). The message never
-    says whether a path outside that folder exists."""
-    name = str(solve_file)
-    rel = Path(name)
-    if not name or "\0" in name or rel.is_absolute() or ".." in rel.parts:
-        raise BatchError("solve_file", f"{name[:80]!r} is not a file in the batch's .solves folder")
-    root = solve_dir_of(db)
-    try:  # where it leads first, existence after: nothing said about outside the folder
-        base = root.resolve()
-        target = (db.parent / rel).resolve()
-    except (OSError, RuntimeError):
-        raise BatchError("solve_file", f"{name[:80]!r}: no such saved solve") from None
-    if base not in target.parents:
-        raise BatchError("solve_file", f"{name[:80]!r} is not a file in the batch's .solves folder")
-    if not target.exists():
-        raise BatchError("solve_file", f"{name[:80]!r}: no such saved solve")
-    try:
-        fd = os.open(target, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
-    except OSError:
-        raise BatchError("solve_file", f"{name[:80]!r}: cannot be read") from None
-    with os.fdopen(fd, "rb") as f:
-        info = os.fstat(f.fileno())
-        if not stat.S_ISREG(info.st_mode):
-            raise BatchError("solve_file", f"{name[:80]!r} is not a regular file")
-        if info.st_size > max_bytes:
-            raise BatchError("solve_file", f"{name[:80]!r} is larger than {max_bytes:,} bytes")
-        data = f.read(max_bytes + 1)
-    if len(data) > max_bytes:  # grew while being read
-        raise BatchError("solve_file", f"{name[:80]!r} is larger than {max_bytes:,} bytes")
-    return data
 
 
 # ----- reading rows: every cell checked ------------------------------------------------------

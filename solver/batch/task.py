@@ -1,4 +1,5 @@
-"""One flop of a batch: build the template on the flop, solve it, summarise the root.
+"""One flop of a batch: build the template on the flop, solve it, summarise the root (and
+the whole tree: :mod:`solver.batch.summary`).
 
 :func:`solve_flop` is what a Dask worker runs (a module-level function, so workers import it
 from the installed ``solver`` package); it never raises — a failure comes back as
@@ -23,6 +24,7 @@ The summary (JSON-able; chips unless said otherwise):
 
 from __future__ import annotations
 
+import gc
 import time
 import traceback
 from typing import Any
@@ -32,6 +34,8 @@ import numpy.typing as npt
 
 from solver.api import SolveResult, exploitability_pct_pot, solve
 from solver.batch.spec import BatchSpec
+from solver.batch.summary import summarize_tree
+from solver.batch.treedata import encode
 from solver.games.holdem import build_holdem, runout_equity
 from solver.games.model import DECISION, Game
 from solver.handclass import class_table
@@ -73,9 +77,10 @@ def _mix(strategy: Array, reach: Array) -> Array:
     return (strategy @ reach) / total
 
 
-def summarize(game: Game, result: SolveResult) -> dict[str, Any]:
-    """The batch summary of a solved flop (see the module doc)."""
-    sigma = result.average_strategy()
+def summarize(game: Game, result: SolveResult, sigma: Array | None = None) -> dict[str, Any]:
+    """The batch summary of a solved flop (see the module doc); ``sigma`` the average
+    strategy when the caller has it (a srp-flop one is ~0.5 GB)."""
+    sigma = result.average_strategy() if sigma is None else sigma
     board = [int(c) for c in np.asarray(game.meta["board"])]
     pot = float(game.starting_pot)
     ev = result.ev
@@ -150,17 +155,26 @@ def run_flop(spec: BatchSpec, flop: str) -> tuple[Game, SolveResult]:
 
 
 def solve_flop(spec_json: str, flop: str) -> dict[str, Any]:
-    """The Dask task: ``{"flop", "summary", "seconds", "solve": npz bytes or None}``, or
+    """The Dask task: ``{"flop", "summary", "tree": the per-node summary's bytes
+    (:mod:`solver.batch.summary`), "seconds", "solve": npz bytes or None}``, or
     ``{"flop", "error", "seconds"}`` when the flop could not be solved."""
     t0 = time.perf_counter()
     try:
         spec = BatchSpec.from_json(spec_json)
         game, result = run_flop(spec, flop)
-        summary = summarize(game, result)
+        sigma = result.average_strategy()
+        summary = summarize(game, result, sigma)
         blob = _saved(spec, flop, game, result) if spec.save_solves else None
+        # the solver's arrays go before the tree summary's (a srp-flop flop: ~0.8 GB, then
+        # up to ~0.6 GB), so summarising does not raise the worker's peak memory
+        del result
+        gc.collect()
+        tree = encode(summarize_tree(game, sigma))
+        del sigma
         return {
             "flop": flop,
             "summary": summary,
+            "tree": tree,
             "seconds": time.perf_counter() - t0,
             "solve": blob,
         }
@@ -210,4 +224,5 @@ def warm(spec: BatchSpec) -> float:
     )
     game, result = run_flop(tiny, "2s3h4d")
     summarize(game, result)
+    summarize_tree(game, result.average_strategy())
     return time.perf_counter() - t0

@@ -1,0 +1,282 @@
+"""``python -m solver report DB --line LINE [--street turn|river] [--group KEY]
+[--compare DB2] [--json|--csv OUT]``: a batch's report at any line (:mod:`solver.batch.lines`).
+
+Output (``--json``): one line per flop that has the line — ``flop``, ``weight``, the
+texture, ``reach``, ``mix`` {action: frequency}, ``ev``/``equity``/``eqr`` [OOP, IP],
+``pot``, ``player``, ``sizes`` (where several bet sizes), ``classes``; with ``--street`` a
+``cards`` object (each card the tree deals there, suit-isomorphic cards once); with
+``--compare`` the flop's ``difference`` (this database − the other), flops that differ
+most in EV first — then a last line with ``"final": true``, ``line``, ``aggregate`` (the same
+numbers weighted over flops), ``groups`` (per texture group; with ``--street`` also ``rank``
+and ``relation`` of the card), the counts (``flops``, ``flops_without_line`` and which), and
+with ``--compare`` ``difference`` (of the aggregates, EV also in % of the pot) and
+``compare`` (the other database's aggregate).
+
+A database made before tree summaries holds only OOP's first action and IP's answer: a line
+of at most one action is answered from them (``"legacy": true``), a longer one is refused
+saying so.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+from typing import Any
+
+from solver.batch.lines import (
+    LineError,
+    Stats,
+    card_ints,
+    describe_miss,
+    difference,
+    flop_line,
+    over_flops,
+    parse_line,
+)
+from solver.batch.report import GROUP_KEYS, json_safe, to_csv
+from solver.batch.spec import BatchError
+from solver.batch.store import BatchStore, FlopRow
+
+STREETS = {"turn": 1, "river": 2}
+LEGACY_NOTE = (
+    "holds only OOP's first action and IP's answer (made before tree summaries): run the "
+    "batch again with this version for reports at any line"
+)
+
+
+class _Usage(Exception):
+    def __init__(self, field: str, message: str) -> None:
+        super().__init__(message)
+        self.field = field
+        self.message = message
+
+
+def _legacy_stats(row: FlopRow, steps: list[str]) -> Stats | None:
+    """A root or one-action line from an old summary's two decisions (None: not held)."""
+    s = row.summary
+    acts = s.get("actions") or {}
+    node = "oop" if not steps else f"ip vs {steps[0]}"
+    mix = s.get("oop_mix") if not steps else (s.get("ip_mix") or {}).get(steps[0])
+    if mix is None:
+        return None
+    nan2 = [math.nan, math.nan]
+
+    def nums(key: str) -> list[float]:
+        v = s.get(key) if not steps else None
+        return [math.nan if x is None else float(x) for x in v] if v else nan2
+
+    reach = 1.0 if not steps else float((s.get("oop_mix") or {}).get(steps[0]) or 0.0)
+    out = Stats(reach=reach, mix={a: float(f or 0.0) for a, f in mix.items()}, ev=nums("ev"),
+                equity=nums("equity"), eqr=nums("eqr"), pot=float(s.get("pot") or math.nan),
+                player=0 if not steps else 1, flops=1)  # fmt: skip
+    for c in (s.get("classes") or {}).get(node, []):
+        if c.get("mix") is not None:
+            m = dict(zip(acts.get(node, []), (float(f) for f in c["mix"]), strict=False))
+            out.classes[str(c["class"])] = (float(c["combos"]), m)
+    return out
+
+
+def report_at(path: str, steps: list[str], street: int | None, groups: list[str]) -> dict[str, Any]:
+    """Per flop and weighted numbers of a database at a line: ``{"rows": [(row, FlopLine)],
+    "aggregate": Stats, "groups": {name: {value: Stats}}, "without": [flops],
+    "no_summary": [flops], "legacy": bool}``; :class:`LineError` for a line no flop has."""
+    with BatchStore.open(path) as store:
+        rows = store.rows("done")
+        legacy = not store.has_trees()
+        found: list[tuple[FlopRow, Any]] = []
+        misses: list[tuple[int, list[str]]] = []
+        no_summary: list[str] = []
+        for row in rows:
+            if legacy:
+                if len(steps) > 1 or street is not None:
+                    raise LineError(f"{path} {LEGACY_NOTE}")
+                st = _legacy_stats(row, steps)
+                if st is None:
+                    misses.append((0, sorted(row.summary.get("oop_mix") or {})))
+                    continue
+                from solver.batch.lines import FlopLine
+
+                found.append((row, FlopLine(st, {}, {}, {})))
+                continue
+            ts = store.tree(row.flop)
+            if ts is None:
+                no_summary.append(row.flop)
+                continue
+            fl = flop_line(ts, card_ints(row.flop), steps, street)
+            if isinstance(fl, tuple):
+                misses.append(fl)
+            else:
+                found.append((row, fl))
+    if not found:
+        if not rows or not misses:
+            raise LineError(f"{path} has no finished flop with a tree summary")
+        at, options = max(misses, key=lambda m: m[0])  # the furthest any flop got
+        raise LineError(describe_miss(steps, at, options))
+    agg = over_flops((fl.stats, r.weight) for r, fl in found)
+    out_groups: dict[str, dict[str, Stats]] = {}
+    for key in groups:
+        vals: dict[str, list[tuple[Stats, float]]] = {}
+        for r, fl in found:
+            vals.setdefault(str(getattr(r, key)), []).append((fl.stats, r.weight))
+        out_groups[key] = {v: over_flops(items) for v, items in vals.items()}
+    if street is not None:
+        for name, attr in (("rank", "by_rank"), ("relation", "by_relation")):
+            vals = {}
+            for r, fl in found:
+                for v, st in getattr(fl, attr).items():
+                    vals.setdefault(v, []).append((st, r.weight))
+            out_groups[name] = {v: over_flops(items) for v, items in vals.items()}
+    without = sorted({r.flop for r in rows} - {r.flop for r, _ in found} - set(no_summary))
+    return {
+        "rows": found, "aggregate": agg, "groups": out_groups, "without": without,
+        "no_summary": no_summary, "legacy": legacy,
+    }  # fmt: skip
+
+
+def cmd_line_report(args: argparse.Namespace) -> int:
+    """The ``report --line`` command (module doc)."""
+    try:
+        return _run(args)
+    except _Usage as u:
+        print(f"error: {u.field}: {u.message}", file=sys.stderr)
+        return 2
+
+
+def _run(args: argparse.Namespace) -> int:
+    try:
+        steps = parse_line(args.line)
+    except ValueError as exc:
+        raise _Usage("--line", str(exc)) from None
+    street = None
+    if args.street is not None:
+        street = STREETS[args.street]
+        if sum(1 for s in steps if s == "any" or s.startswith("d:")) < street:
+            raise _Usage("--street", f"the line has no {args.street} card step (a card or any)")
+    groups = [args.group] if args.group else ["suits", "pairing"]
+    if any(g not in GROUP_KEYS for g in groups):
+        raise _Usage("--group", f"one of {', '.join(GROUP_KEYS)}")
+    reports = []
+    for flag, path in (("FILE", args.file), ("--compare", args.compare)):
+        if path is None:
+            continue
+        try:
+            reports.append(report_at(path, steps, street, groups))
+        except BatchError as exc:
+            raise _Usage(flag, exc.message) from None
+        except LineError as exc:
+            raise _Usage("--line", f"{path}: {exc}" if flag == "--compare" else str(exc)) from None
+    main = reports[0]
+    other = reports[1] if len(reports) > 1 else None
+    other_rows = {r.flop: fl for r, fl in other["rows"]} if other else {}
+    records = []
+    for r, fl in main["rows"]:
+        rec: dict[str, Any] = {
+            "flop": r.flop, "weight": r.weight, "suits": r.suits, "pairing": r.pairing,
+            "high": r.high, "connect": r.connect, **fl.stats.record(),
+        }  # fmt: skip
+        if main["legacy"]:
+            rec["legacy"] = True
+        if street is not None:
+            rec["cards"] = {c: s.record() for c, s in fl.cards.items()}
+        if r.flop in other_rows:
+            rec["difference"] = difference(fl.stats, other_rows[r.flop].stats)
+        records.append(rec)
+    if other:  # the flops that differ most first
+        records.sort(key=lambda rec: -abs(_num((rec.get("difference") or {}).get("ev", [0])[0])))
+    final: dict[str, Any] = {
+        "final": True,
+        "line": args.line,
+        "flops": len(main["rows"]),
+        "flops_without_line": len(main["without"]),
+        "without_line": main["without"],
+        "flops_without_summary": len(main["no_summary"]),
+        "aggregate": main["aggregate"].record(totals=True),
+        "groups": {
+            k: {v: s.record(totals=True) for v, s in g.items()} for k, g in main["groups"].items()
+        },
+    }
+    if main["legacy"]:
+        final["legacy"] = True
+        final["note"] = f"{args.file} {LEGACY_NOTE}"
+    if other:
+        final["difference"] = difference(main["aggregate"], other["aggregate"])
+        final["compare"] = {
+            "file": args.compare,
+            "aggregate": other["aggregate"].record(totals=True),
+        }
+    if args.csv:
+        try:
+            with open(args.csv, "w", encoding="utf-8") as f:
+                f.write(to_csv([_flat(rec) for rec in records]))
+        except OSError as exc:
+            raise _Usage("--csv", f"cannot write {args.csv} ({exc.strerror})") from None
+    if args.json:
+        for rec in records:
+            print(json.dumps(json_safe(rec)))
+        print(json.dumps(json_safe(final)))
+        return 0
+    _print_text(records, final, args)
+    return 0
+
+
+def _num(x: object) -> float:
+    return float(x) if isinstance(x, (int, float)) and math.isfinite(x) else 0.0
+
+
+def _flat(rec: dict[str, Any]) -> dict[str, Any]:
+    out = {
+        k: rec[k] for k in ("flop", "weight", "suits", "pairing", "high", "connect", "reach", "pot")
+    }
+    for p, who in enumerate(("oop", "ip")):
+        for key in ("ev", "equity", "eqr"):
+            out[f"{who}_{key}"] = rec[key][p]
+    for a, f in rec["mix"].items():
+        out[f"mix {a}"] = f
+    if "difference" in rec:
+        out["diff oop_ev"] = rec["difference"]["ev"][0]
+    return out
+
+
+def _pct(x: float) -> str:
+    return f"{100 * x:6.1f}%" if math.isfinite(x) else "     - "
+
+
+def _print_text(
+    records: list[dict[str, Any]], final: dict[str, Any], args: argparse.Namespace
+) -> None:
+    agg = final["aggregate"]
+    acts = list(agg["mix"])
+    print(f"# {args.file} at line {args.line!r}: {final['flops']} flops "
+          f"({final['flops_without_line']} without the line)")  # fmt: skip
+    if final.get("note"):
+        print(f"# note: {final['note']}")
+    head = ["flop", "weight", "reach", *acts, "oop ev", "ip ev", "oop eq"]
+    print("  ".join(f"{h:>11s}" if i == 0 else f"{h:>9s}" for i, h in enumerate(head)))
+
+    def line(name: str, w: float, r: dict[str, Any]) -> str:
+        cells = [f"{name:>11s}", f"{w:9.1f}", _pct(r["reach"]).rjust(9)]
+        cells += [_pct(r["mix"].get(a, 0.0)).rjust(9) for a in acts]
+        cells += [f"{r['ev'][0]:9.2f}", f"{r['ev'][1]:9.2f}", _pct(r["equity"][0]).rjust(9)]
+        return "  ".join(cells)
+
+    for rec in records:
+        print(line(rec["flop"], rec["weight"], rec))
+    print(line("weighted", sum(r["weight"] for r in records), agg))
+    if "sizes" in agg:
+        print("sizes: " + ", ".join(f"{a} {100 * f:.1f}%" for a, f in agg["sizes"].items()))
+    for key, g in final["groups"].items():
+        print(f"\nby {key}:")
+        for v, r in g.items():
+            print(line(str(v)[:11], r["weight"], r))
+    if agg["classes"]:
+        print("\nper class (combos, mix):")
+        for c in agg["classes"]:
+            mix = ", ".join(f"{a} {100 * f:.1f}%" for a, f in c["mix"].items())
+            print(f"  {c['class']:>14s}  {c['combos']:7.2f}  {mix}")
+    if "difference" in final:
+        d = final["difference"]
+        mix = ", ".join(f"{a} {100 * f:+.1f}%" for a, f in d["mix"].items())
+        print(f"\ndifference vs {args.compare}: reach {100 * d['reach']:+.2f}%, {mix}, "
+              f"OOP EV {d['ev'][0]:+.2f} ({d['ev_pct_pot'][0]:+.2f}% pot)")  # fmt: skip
