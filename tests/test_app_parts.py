@@ -284,6 +284,7 @@ def test_solve_estimate_is_time_to_the_target() -> None:
     assert iterations_to(0.0001, True, 500) == 500  # never past the limit
     assert estimate_line(0.02, 0.3, "% pot", True, 100_000) == "≈ 3.0 s to 0.3 % pot"
     assert estimate_line(0.02, 0.6, "chips", True, 100_000, pot=200) == "≈ 3.0 s to 0.6 chips"
+    assert estimate_line(0.0002, 0.3, "% pot", True, 100_000) == "under a second to 0.3 % pot"
     assert (
         estimate_line(0.001, 0, "% pot", True, 1000) == "≈ 1.0 s for 1,000 iterations (no target)"
     )

@@ -1,4 +1,6 @@
-"""What a solve will cost before it starts, as one line: "≈ 4 s to 0.3 % pot".
+"""What a solve will cost before it starts, as one line: "≈ 4 s to 0.3 % pot" ("under a
+second" below that: there the solve's fixed costs, checks and job start, outweigh the
+iterations this counts).
 
 Time = iterations to the target × seconds per iteration. Seconds per iteration come from the
 tree's hand-cells times this machine's measured cost per hand-cell
@@ -52,4 +54,7 @@ def estimate_line(
             return f"≈ {duration(seconds_per_iteration)} per iteration"
         typical = 100.0 * target / pot
     n = iterations_to(typical, holdem, max_iterations)
-    return f"≈ {duration(n * seconds_per_iteration)} to {target:g} {unit}"
+    seconds = n * seconds_per_iteration
+    if seconds < 1.0:  # the iterations alone; below a second a solve's fixed costs rule
+        return f"under a second to {target:g} {unit}"
+    return f"≈ {duration(seconds)} to {target:g} {unit}"
