@@ -437,26 +437,33 @@ def range_paint_figure(grid: Array, height: int = 400) -> go.Figure:
     every selected class to the chosen weight). Point ``k`` is cell ``(k // 13, k % 13)`` of
     ``GRID_LABELS``: pairs on the diagonal, suited above it, offsuit below. ``grid``: (13, 13)
     weights in [0, 1]."""
-    xs, ys, labels, colors, hover = [], [], [], [], []
+    colors, hover = [], []
     for i in range(13):
         for j in range(13):
             v = float(grid[i, j]) if np.isfinite(grid[i, j]) else 0.0
             base = "#fbe3c4" if i == j else ("#dbe9f7" if i < j else "#eeeeee")
-            xs.append(j)
-            ys.append(12 - i)
-            labels.append(GRID_LABELS[i][j])
             colors.append(f"rgba(212, 61, 51, {0.25 + 0.75 * v:.2f})" if v > 0 else base)
             hover.append(f"{GRID_LABELS[i][j]}: weight {v:.2f}")
+    return cell_canvas(colors, hover, "#222", height)
+
+
+def cell_canvas(
+    colors: list[str], hover: list[str], text_color: str | list[str], height: int
+) -> go.Figure:
+    """The 13×13 grid as 169 square markers a click, box or lasso selects: point ``k`` is cell
+    ``(k // 13, k % 13)`` of ``GRID_LABELS`` (its label in ``customdata``), filled with
+    ``colors[k]``, ``hover[k]`` on hover; the range painter's and the paint-lock's canvas."""
+    labels = [GRID_LABELS[k // 13][k % 13] for k in range(169)]
     fig = go.Figure(
         go.Scatter(
-            x=xs,
-            y=ys,
+            x=[k % 13 for k in range(169)],
+            y=[12 - k // 13 for k in range(169)],
             mode="markers+text",
             text=labels,
             customdata=labels,
             hovertext=hover,
             hoverinfo="text",
-            textfont={"size": 9, "color": "#222"},
+            textfont={"size": 9, "color": text_color},
             marker={"symbol": "square", "size": 24, "color": colors, "line": {"width": 0}},
             selected={"marker": {"opacity": 1.0}},
             unselected={"marker": {"opacity": 1.0}},

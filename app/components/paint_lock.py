@@ -18,6 +18,7 @@ import streamlit as st
 
 from app import state
 from app.components.colors import EMPTY, action_colors
+from app.components.figures import cell_canvas
 from app.components.views import grid_figure
 from solver.analysis import NodeAnalysis, cell_of_hands
 from solver.games.model import Game
@@ -123,31 +124,7 @@ def canvas_figure(painted: Mapping[str, str], actions: list[str], allowed: set[s
             fill.append(EMPTY)
             hover.append(f"{label}: no combo here")
         text.append("#222" if label in allowed else "#999")
-    fig = go.Figure(
-        go.Scatter(
-            x=[k % 13 for k in range(169)],
-            y=[12 - k // 13 for k in range(169)],
-            mode="markers+text",
-            text=LABELS,
-            customdata=LABELS,
-            hovertext=hover,
-            hoverinfo="text",
-            textfont={"size": 9, "color": text},
-            marker={"symbol": "square", "size": 24, "color": fill, "line": {"width": 0}},
-            selected={"marker": {"opacity": 1.0}},
-            unselected={"marker": {"opacity": 1.0}},
-        )
-    )
-    fig.update_layout(
-        height=330,
-        dragmode="select",
-        margin={"l": 5, "r": 5, "t": 5, "b": 5},
-        xaxis={"visible": False, "fixedrange": True, "range": [-0.6, 12.6]},
-        yaxis={"visible": False, "fixedrange": True, "range": [-0.6, 12.6], "scaleanchor": "x"},
-        showlegend=False,
-        template="plotly_white",
-    )
-    return fig
+    return cell_canvas(fill, hover, text, 330)
 
 
 def fields(game: Game, a: NodeAnalysis, names: list[str]) -> None:
