@@ -132,6 +132,15 @@ def test_a_reached_target_says_so() -> None:
     assert any(m.startswith(done) for m in (x.value for x in at.markdown))
     metrics = {m.label: m.value for m in at.metric}
     assert metrics["Time to target"] == "reached"
+    # over before anyone saw it: the finished curve replays check by check (issue 33, 16)
+    curve = json.loads(at.get("plotly_chart")[0].proto.spec)
+    button = curve["layout"]["updatemenus"][0]["buttons"][0]
+    assert button["label"] == "▶ Replay" and button["method"] == "animate"
+    frames = curve["frames"]
+    assert frames[-1]["data"][0]["x"] == curve["data"][0]["x"]  # the last frame: all of it
+    sizes = [len(f["data"][0]["x"]) for f in frames]
+    assert sizes == sorted(sizes) and sizes[0] < sizes[-1]
+    assert any("too fast to watch: press **▶ Replay**" in c.value for c in at.caption)
 
 
 def test_pause_resume_stop_buttons() -> None:

@@ -69,12 +69,14 @@ def curve_figure(
     limit: int | None = None,
     markers_up_to: int | None = None,
     height: int = 340,
+    replay: bool = False,
 ) -> go.Figure:
     """Exploitability of the average strategy (log y) against iterations, seconds or nodes
     touched (``x_axis``, one of :data:`CURVE_X`). ``scale`` converts chips to ``unit`` (e.g.
     100 / pot for % pot). At most about ``limit`` points (:func:`thin`; default
     :data:`MAX_CURVE_POINTS`); a marker per point unless there are more than
-    ``markers_up_to``."""
+    ``markers_up_to``. ``replay``: a *Replay* button that redraws the curve check by check
+    (:data:`REPLAY_FRAMES` frames at most, axes fixed), for a solve too fast to watch."""
     pts = thin([p for p in history if p.exploitability > 0], limit or MAX_CURVE_POINTS)
     xs = [point_x(p, x_axis) for p in pts]
     ys = [p.exploitability * scale for p in pts]
@@ -103,7 +105,41 @@ def curve_figure(
         margin={"l": 60, "r": 20, "t": 30, "b": 50},
         showlegend=False,
     )
+    if replay and len(xs) > 1:
+        _add_replay(fig, xs, ys, shown)
     return fig
+
+
+REPLAY_FRAMES = 40
+REPLAY_FRAME_MS = 80
+
+
+def _add_replay(fig: go.Figure, xs: list[float], ys: list[float], shown: list[float]) -> None:
+    """Frames showing the first k points of the curve (k up to all), a *Replay* button that
+    plays them, and the axes fixed to the whole curve so that the replay does not rescale."""
+    n = len(xs)
+    counts = sorted({max(1, round(n * (i + 1) / REPLAY_FRAMES)) for i in range(REPLAY_FRAMES)})
+    fig.frames = [go.Frame(data=[go.Scatter(x=xs[:k], y=ys[:k])], name=str(k)) for k in counts]
+    pos = [v for v in shown if v > 0 and math.isfinite(v)]
+    lo, hi = math.log10(min(pos)), math.log10(max(pos))
+    pad = max(0.05 * (hi - lo), 0.05)
+    fig.update_yaxes(range=[lo - pad, hi + pad], autorange=False)
+    span = (max(xs) - min(xs)) or 1.0
+    fig.update_xaxes(range=[min(xs) - 0.02 * span, max(xs) + 0.02 * span], autorange=False)
+    play = {"frame": {"duration": REPLAY_FRAME_MS, "redraw": False}, "fromcurrent": False,
+            "transition": {"duration": 0}, "mode": "immediate"}  # fmt: skip
+    fig.update_layout(
+        updatemenus=[
+            {
+                "type": "buttons",
+                "showactive": False,
+                "x": 1.0,
+                "y": 1.12,
+                "xanchor": "right",
+                "buttons": [{"label": "▶ Replay", "method": "animate", "args": [None, play]}],
+            }
+        ]
+    )
 
 
 _BYTE_UNITS = (("GB", 2**30), ("MB", 2**20), ("KB", 2**10))

@@ -27,7 +27,7 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from app import state
-from app.components.fields import PERSIST
+from app.components.fields import PERSIST, duration
 from app.components.figures import (
     CURVE_X,
     byte_unit,
@@ -290,10 +290,21 @@ def _curves(job: SolveJob, p: Progress) -> None:
             "curve",
             key,
             lambda: curve_figure(
-                p.history, x_axis, job.target, unit=unit, scale=scale, height=CURVE_HEIGHT
+                p.history,
+                x_axis,
+                job.target,
+                unit=unit,
+                scale=scale,
+                height=CURVE_HEIGHT,
+                replay=p.state != PAUSED,
             ),
         )
         st.plotly_chart(fig, key="live_curve", width="stretch", config=_CONFIG)
+        if p.state != PAUSED and p.elapsed_s < QUICK_S and len(p.history) > 1:
+            st.caption(
+                f"Solved in {duration(p.elapsed_s)}, too fast to watch: press **▶ Replay** on "
+                "the curve to see it fall check by check."
+            )
     if getattr(job.engine, "pruning", "") in RBP:
         change = memory_change(p.history)
         st.markdown(
@@ -325,6 +336,7 @@ def _curves(job: SolveJob, p: Progress) -> None:
 
 
 _CONFIG: dict[str, Any] = {"displaylogo": False}
+QUICK_S = 3.0  # a finished solve shorter than this says how to replay its curve
 
 
 def _strategy(job: SolveJob, p: Progress) -> None:

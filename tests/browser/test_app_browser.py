@@ -353,3 +353,21 @@ def test_solve_page_at_1280x720(page: Page, server: str, tmp_path: Path) -> None
     expect(page.locator("[data-testid='stMetric']").first).to_be_visible()
     assert page.evaluate(CUT_LABELS) == []
     page.screenshot(path=str(tmp_path / "solve-1280x720.png"))
+
+
+def test_a_solve_too_fast_to_watch_replays_its_curve(page: Page, server: str) -> None:
+    """The opening river solves in a fraction of a second: the finished curve's Replay button
+    redraws it from its first checks to its last, as a person sees it (issue 33, item 16)."""
+    page.set_viewport_size({"width": 1440, "height": 900})
+    page.goto(server)
+    idle(page)
+    page.locator(".st-key-btn_solve button").click()
+    expect(page.get_by_text(re.compile(r"too fast to watch"))).to_be_visible(timeout=WAIT)
+    curve = chart(page, "live_curve")
+    expect(curve).to_be_visible(timeout=WAIT)
+    points = "() => " + chart_js("live_curve") + ".data[0].x.length"
+    full = page.evaluate(points)
+    assert full > 2
+    curve.locator(".updatemenu-button", has_text="Replay").click()
+    page.wait_for_function(points.replace("() => ", "() => (") + f") < {full}", timeout=WAIT)
+    page.wait_for_function(points.replace("() => ", "() => (") + f") === {full}", timeout=WAIT)
