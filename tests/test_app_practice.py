@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 from app_helpers import finished_job, no_threads_left, page
 from conftest import small_turn
+from streamlit.testing.v1 import AppTest
 
 from app import state
 from solver import Game
@@ -28,6 +29,21 @@ def _turn() -> Game:
     return small_turn("AA,KQs,T8s,76s", "QQ-99,AK,J9s")
 
 
+def started(job: object, seed: int, hero: int) -> AppTest:
+    """The Practice page on ``job``'s solve with a session started: dealing ``seed``, the
+    hero ``hero``, Wrong above 2 % of the pot."""
+    at = page(
+        "practice",
+        **{state.JOB: job, state.JOB_SOURCE: {}, state.PRACTICE_SEED: seed,
+           state.PRACTICE_PLAYER: hero, state.PRACTICE_WRONG: 2.0},
+    )  # fmt: skip
+    at.run()
+    assert not at.exception
+    at.button(key="practice_start").click().run()
+    assert not at.exception
+    return at
+
+
 def test_nothing_to_practise_yet() -> None:
     at = page("practice")
     at.run()
@@ -38,15 +54,7 @@ def test_play_a_few_hands_and_read_the_score() -> None:
     game = _turn()
     job = finished_job(game, 40)
     sigma, _ = job.average_strategy()
-    at = page(
-        "practice",
-        **{state.JOB: job, state.JOB_SOURCE: {}, state.PRACTICE_SEED: 3,
-           state.PRACTICE_PLAYER: 1, state.PRACTICE_WRONG: 2.0},
-    )  # fmt: skip
-    at.run()
-    assert not at.exception
-    at.button(key="practice_start").click().run()
-    assert not at.exception
+    at = started(job, seed=3, hero=1)
     graded: list[Decision] = []
     clicks = 0
     while len(graded) < 6 and clicks < 40:
@@ -177,15 +185,7 @@ def test_practise_a_preflop_push_fold_solve(hero: int) -> None:
     game = _push_fold()
     job = finished_job(game, 300)
     sigma, _ = job.average_strategy()
-    at = page(
-        "practice",
-        **{state.JOB: job, state.JOB_SOURCE: {}, state.PRACTICE_SEED: 5,
-           state.PRACTICE_PLAYER: hero, state.PRACTICE_WRONG: 2.0},
-    )  # fmt: skip
-    at.run()
-    assert not at.exception
-    at.button(key="practice_start").click().run()
-    assert not at.exception
+    at = started(job, seed=5, hero=hero)
     graded: list[Decision] = []
     clicks = 0
     while len(graded) < 6 and clicks < 60:

@@ -89,3 +89,19 @@ def fill(page: Page, key: str, value: str, tag: str = "input") -> None:
     page.wait_for_timeout(300)  # let the rerun start before waiting for it to end
     idle(page)
     expect(box).to_have_value(value)
+
+
+def solve_preset(page: Page, server: str, label: str = "SRP river: Td9d6h Qc 2s") -> None:
+    """A fresh page: pick the preset ``label`` on Set up and solve it on Solve to "Done"."""
+    import re
+
+    page.goto(server)
+    idle(page)
+    nav(page, "Set up")
+    page.get_by_role("combobox", name="Game or preset").click()
+    page.get_by_role("option", name=label).click()
+    idle(page)
+    nav(page, "Solve")
+    page.locator(".st-key-btn_solve button").click()
+    # generous: a cold Numba cache compiles the kernels on the first solve
+    expect(page.get_by_text(re.compile(r"^Done"))).to_be_visible(timeout=3 * WAIT)

@@ -10,20 +10,11 @@ import re
 from pathlib import Path
 
 from playwright.sync_api import Page, expect
-from pw import WAIT, chart, chart_js, fill, idle, nav
+from pw import WAIT, chart, chart_js, fill, idle, nav, solve_preset
 
 
 def test_lock_a_node_and_see_the_changed_ev(page: Page, server: str, tmp_path: Path) -> None:
-    page.goto(server)
-    idle(page)
-    nav(page, "Set up")
-    page.get_by_role("combobox", name="Game or preset").click()
-    page.get_by_role("option", name="SRP river: Td9d6h Qc 2s").click()
-    idle(page)
-    nav(page, "Solve")
-    page.locator(".st-key-btn_solve button").click()
-    # generous: a cold Numba cache compiles the kernels on the first solve
-    expect(page.get_by_text(re.compile(r"^Done"))).to_be_visible(timeout=3 * WAIT)
+    solve_preset(page, server)
     nav(page, "Explore")
     _spot_header_in_words(page, tmp_path)
     page.locator("summary", has_text="Lock this node").click()

@@ -8,22 +8,13 @@ from __future__ import annotations
 import re
 
 from playwright.sync_api import Page, expect
-from pw import WAIT, idle, metric, nav
+from pw import idle, metric, nav, solve_preset
 
 GRADES = "Best|Correct|Inaccuracy|Wrong|Blunder"
 
 
 def test_play_three_decisions_and_read_the_score(page: Page, server: str) -> None:
-    page.goto(server)
-    idle(page)
-    nav(page, "Set up")
-    page.get_by_role("combobox", name="Game or preset").click()
-    page.get_by_role("option", name="SRP river: Td9d6h Qc 2s").click()
-    idle(page)
-    nav(page, "Solve")
-    page.locator(".st-key-btn_solve button").click()
-    # generous: a cold Numba cache compiles the kernels on the first solve
-    expect(page.get_by_text(re.compile(r"^Done"))).to_be_visible(timeout=3 * WAIT)
+    solve_preset(page, server)
     nav(page, "Practice")
     page.get_by_text("Randomise suits").click()
     idle(page)
