@@ -35,6 +35,7 @@ from pw import (  # noqa: E402
     iteration_above,
     metric,
     nav,
+    pick_game,
     picture_changes,
     src,
 )
@@ -293,12 +294,7 @@ def test_compare_races_two_algorithms_on_leduc(page: Page, server: str) -> None:
 def test_sampled_solve_on_leduc(page: Page, server: str) -> None:
     page.goto(server)
     idle(page)
-    nav(page, "Set up")
-    page.get_by_role("combobox", name="Game or preset").click()
-    page.get_by_role("option", name="Leduc hold'em", exact=True).click()
-    idle(page)
-    nav(page, "Solve")
-    expect(page.get_by_text("Game: Leduc hold'em")).to_be_visible()
+    pick_game(page, "Leduc hold'em")
     algo = page.get_by_role("combobox", name="Algorithm")
     algo.scroll_into_view_if_needed()
     algo.click()

@@ -25,6 +25,7 @@ from pw import (
     iteration,
     iteration_above,
     nav,
+    pick_game,
     picture_changes,
 )
 
@@ -32,14 +33,6 @@ from app.serve import Server, running_server
 
 GRACE_S = 3.0  # the memory test's server: a closed tab's jobs end 3 s after it is gone
 VIEW: ViewportSize = {"width": 1440, "height": 900}
-
-
-def _pick(page: Page, label: str) -> None:
-    nav(page, "Set up")
-    page.get_by_role("combobox", name="Game or preset").click()
-    page.get_by_role("option", name=label).click()
-    idle(page)
-    nav(page, "Solve")
 
 
 def test_reload_takes_its_solve_back_and_a_hidden_page_polls_nothing(
@@ -95,7 +88,7 @@ def _solving(browser: Browser, url: str, label: str) -> Page:
     page.set_default_timeout(WAIT)
     page.goto(url)
     idle(page)
-    _pick(page, label)
+    pick_game(page, label)
     fill(page, "target_value", "0")
     page.locator(".st-key-btn_solve button").click()
     expect(page.locator(".st-key-btn_stop button")).to_be_enabled()
