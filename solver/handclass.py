@@ -55,7 +55,7 @@ API (cards are indices, ``rank * 4 + suit``, see :mod:`solver.cards`):
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -293,20 +293,138 @@ def classify_hands(
 ) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.bool_]]:
     """Classes of many combos on one board: ``cards`` (n, 2) card indices. Returns ``made``
     (n,) indices into :data:`MADE` (−1 for a combo that shares a card with the board) and
-    ``draws`` (n, len(DRAWS)) flags."""
+    ``draws`` (n, len(DRAWS)) flags — :func:`classify`'s rules on whole arrays (a tree
+    summary classifies every hand on thousands of boards); the tests check the two agree."""
     b = _cards(board, "board")
+    if not 3 <= len(b) <= 5:
+        raise ValueError(f"board: 3 to 5 cards, got {len(b)}")
+    if len(set(b)) != len(b):
+        raise ValueError("board: a card appears twice")
     arr = np.asarray(cards, dtype=np.int64).reshape(-1, 2)
-    made = np.full(arr.shape[0], -1, dtype=np.int64)
-    draws = np.zeros((arr.shape[0], len(DRAWS)), dtype=bool)
-    bset = set(b)
-    for i, (x, y) in enumerate(arr):
-        if int(x) in bset or int(y) in bset:
-            continue
-        hc = classify((int(x), int(y)), b)
-        made[i] = MADE.index(hc.made)
-        for d in hc.draws:
-            draws[i, DRAWS.index(d)] = True
+    if arr.size and (arr.min() < 0 or arr.max() >= 52):
+        raise ValueError("cards: card indices must be in 0..51")
+    if np.any(arr[:, 0] == arr[:, 1]):
+        raise ValueError("cards: a hand holds the same card twice")
+    n = arr.shape[0]
+    made = np.full(n, -1, dtype=np.int64)
+    draws = np.zeros((n, len(DRAWS)), dtype=bool)
+    barr = np.asarray(b, dtype=np.int64)
+    live = ~np.isin(arr, barr).any(axis=1)
+    h = arr[live]
+    if h.shape[0] == 0:
+        return made, draws
+    m, d = _classify_live(h, barr)
+    made[live] = m
+    draws[live] = d
     return made, draws
+
+
+def _mask_table(f: Callable[[int], int]) -> npt.NDArray[np.int64]:
+    return np.array([f(m) for m in range(1 << 13)], dtype=np.int64)
+
+
+_STRAIGHT_HIGH = _mask_table(straight_high)  # by 13-bit rank mask
+_POPCOUNT = _mask_table(lambda m: bin(m).count("1"))
+_IDX = {k: i for i, k in enumerate(MADE)}
+
+
+def _classify_live(
+    h: npt.NDArray[np.int64], board: npt.NDArray[np.int64]
+) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.bool_]]:
+    """:func:`classify_hands` of hands (n, 2) that share no card with ``board``."""
+    n = h.shape[0]
+    hr, hs = h >> 2, h & 3
+    br, bs = board >> 2, board & 3
+    ranks = np.arange(13)
+    bcount = np.bincount(br, minlength=13)
+    hcount = (hr[:, :, None] == ranks).sum(axis=1)  # (n, 13)
+    total = hcount + bcount
+    bmask = int(np.bitwise_or.reduce(1 << br))
+    hbits = (1 << hr[:, 0]) | (1 << hr[:, 1])
+    amask = hbits | bmask
+    sh = _STRAIGHT_HIGH
+    out = np.full(n, _IDX["high_card"], dtype=np.int64)
+    decided = np.zeros(n, dtype=bool)
+
+    def settle(cond: npt.NDArray[np.bool_], key: str) -> None:
+        take = cond & ~decided
+        out[take] = _IDX[key]
+        decided[take] = True
+
+    # flushes and straight flushes a hole card takes part in
+    flush = np.zeros(n, dtype=bool)
+    sflush = np.zeros(n, dtype=bool)
+    fd = np.zeros(n, dtype=bool)
+    bd = np.zeros(n, dtype=bool)
+    for s in range(4):
+        on_board = br[bs == s]
+        bsmask = int(np.bitwise_or.reduce(1 << on_board)) if on_board.size else 0
+        in_suit = hs == s  # (n, 2)
+        smask = (
+            bsmask
+            | np.where(in_suit[:, 0], 1 << hr[:, 0], 0)
+            | np.where(in_suit[:, 1], 1 << hr[:, 1], 0)
+        )
+        count = on_board.size + in_suit.sum(axis=1)
+        # a hole card of the suit is among the best five when fewer than five suited ranks
+        # lie above it
+        above = _POPCOUNT[smask[:, None] >> (hr + 1)]
+        in_top5 = (in_suit & (above < 5)).any(axis=1)
+        five = count >= 5
+        flush |= five & in_top5
+        sflush |= five & (sh[smask] > sh[bsmask])
+        has_hole = in_suit.any(axis=1)
+        fd |= has_hole & (count == 4)
+        bd |= has_hole & (count == 3) & (board.size == 3)
+    settle(sflush, "straight_flush")
+    settle(((total == 4) & (hcount > 0)).any(axis=1), "quads")
+    at3 = total >= 3
+    trips_rank = np.where(at3.any(axis=1), 12 - np.argmax(at3[:, ::-1], axis=1), -1)
+    at2 = (total >= 2) & (ranks != trips_rank[:, None])
+    pair_rank = np.where(at2.any(axis=1), 12 - np.argmax(at2[:, ::-1], axis=1), -1)
+    rows = np.arange(n)
+    own_trips_or_pair = (trips_rank >= 0) & (pair_rank >= 0)
+    hole_in = (hcount[rows, np.maximum(trips_rank, 0)] > 0) | (
+        hcount[rows, np.maximum(pair_rank, 0)] > 0
+    )
+    settle(own_trips_or_pair & hole_in, "full_house")
+    settle(flush, "flush")
+    settle(sh[amask] > sh[bmask], "straight")
+    own = (hcount > 0) & (total >= 2)
+    own_t = own & (total >= 3)
+    t_rank = 12 - np.argmax(own_t[:, ::-1], axis=1)
+    has_t = own_t.any(axis=1)
+    settle(has_t & (hcount[rows, t_rank] == 2), "set")
+    settle(has_t, "trips")
+    n_own = own.sum(axis=1)
+    settle(n_own >= 2, "two_pair")
+    one = n_own == 1
+    r = np.argmax(own, axis=1)
+    pocket = hcount[rows, r] == 2
+    top = int(br.max())
+    settle(one & pocket & (r > top), "overpair")
+    settle(one & pocket, "underpair")
+    distinct = np.unique(br)[::-1]
+    pos = np.searchsorted(-distinct, -r)  # r's place among the board's ranks, highest first
+    settle(one & (pos == 0), "top_pair")
+    settle(one & (pos == 1), "second_pair")
+    settle(one, "weaker_pair")
+
+    draws = np.zeros((n, len(DRAWS)), dtype=bool)
+    if board.size < 5:
+        weaker_than_flush = out > _IDX["flush"]
+        draws[:, DRAWS.index("flush_draw")] = fd & weaker_than_flush
+        outs = np.zeros(n, dtype=np.int64)
+        for rank in range(13):
+            bit = 1 << rank
+            with_r = sh[amask | bit]
+            outs += (total[:, rank] != 4) & (with_r >= 0) & (with_r > sh[bmask | bit])
+        weaker_than_straight = out > _IDX["straight"]
+        draws[:, DRAWS.index("oesd")] = weaker_than_straight & (outs >= 2)
+        draws[:, DRAWS.index("gutshot")] = weaker_than_straight & (outs == 1)
+        draws[:, DRAWS.index("backdoor_fd")] = bd & ~fd & weaker_than_flush
+    draws[:, DRAWS.index("overcards")] = (out == _IDX["high_card"]) & (hr.min(axis=1) > top)
+    return out, draws
 
 
 @dataclass(frozen=True)

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from phevaluator.evaluator import evaluate_cards
 
@@ -144,6 +144,59 @@ def test_every_combo_of_boards_against_the_evaluator() -> None:
                 assert credited == ours, (card_str(a), card_str(b), text)
         if len(board) == 5:  # no card to come: no draw (overcards is not a draw)
             assert not draws[:, [DRAWS.index(d) for d in DRAWS if d != "overcards"]].any()
+
+
+_ALL_COMBOS = np.array([(a, b) for a in range(52) for b in range(a + 1, 52)])
+
+
+@st.composite
+def _boards(draw: st.DrawFn) -> list[int]:
+    """Boards of 3–5 cards drawn from few ranks and few suits, so pairs, trips, quads,
+    flushes, straights and wheels are common (uniform boards rarely hold them)."""
+    k = draw(st.integers(3, 5))
+    ranks = draw(st.lists(st.integers(0, 12), min_size=1, max_size=5, unique=True))
+    straights = [[12, 0, 1, 2, 3], [8, 9, 10, 11, 12], [3, 4, 5, 6, 7]]
+    ranks = draw(st.sampled_from([ranks, *straights]))
+    suits = draw(st.lists(st.integers(0, 3), min_size=1, max_size=4, unique=True))
+    pool = sorted({r * 4 + s for r in ranks for s in suits} | set(draw(st.lists(
+        st.integers(0, 51), max_size=2))))  # fmt: skip
+    if len(pool) < k:
+        pool = sorted(set(pool) | set(range(k + 4)))
+    return draw(st.lists(st.sampled_from(pool), min_size=k, max_size=k, unique=True))
+
+
+@settings(max_examples=60, deadline=None)
+@given(_boards())
+@example(parse_cards("AhKh9h5h4h"))  # a suited hole card below the board's five: no flush
+@example(parse_cards("Kh7h2h5h"))  # four to a flush: a one-card flush, straight flush draws
+@example(parse_cards("5h5d5c5sKd"))  # quads on the board
+@example(parse_cards("KhKd5c5d2s"))  # two pairs on the board
+@example(parse_cards("Ah2d3c4s5h"))  # a wheel on the board
+def test_classify_hands_is_classify_on_every_combo(board: list[int]) -> None:
+    """The array version against the one-combo rules, on all 1,326 combos of a board."""
+    made, draws = classify_hands(board, _ALL_COMBOS)
+    for (a, b), m, d in zip(_ALL_COMBOS, made, draws, strict=True):
+        if a in board or b in board:
+            assert m == -1 and not d.any()
+            continue
+        hc = classify((int(a), int(b)), board)
+        assert (MADE[m], tuple(k for k, f in zip(DRAWS, d, strict=True) if f)) == (
+            hc.made,
+            hc.draws,
+        ), (card_str(a), card_str(b), [card_str(c) for c in board])
+
+
+def test_classify_hands_bad_input() -> None:
+    with pytest.raises(ValueError, match="3 to 5"):
+        classify_hands("Kd7h", _ALL_COMBOS)
+    with pytest.raises(ValueError, match="twice"):
+        classify_hands([4, 4, 9], _ALL_COMBOS)
+    with pytest.raises(ValueError, match="twice"):
+        classify_hands("Kh7h2c", [[3, 3]])
+    with pytest.raises(ValueError, match=r"0\.\.51"):
+        classify_hands("Kh7h2c", [[3, 52]])
+    made, draws = classify_hands("Kh7h2c", np.zeros((0, 2), dtype=np.int64))
+    assert made.shape == (0,) and draws.shape == (0, len(DRAWS))
 
 
 def test_class_table_mix() -> None:
