@@ -8,6 +8,7 @@ Run (each prints a markdown table; the machine should be otherwise idle)::
     .venv/bin/python benchmarks/batch.py srp [--flops 49] [--target 5%] [--db FILE]
     .venv/bin/python benchmarks/batch.py all --db FILE        # the small tree on 1,755 flops
     .venv/bin/python benchmarks/batch.py subsets --db FILE    # subsets against that database
+    .venv/bin/python benchmarks/batch.py summary [--flops Td9d6h,AsKh7d] [--iterations 30]
 
 ``scaling`` runs the same batch (the small tree below, a fixed iteration count so every run
 does the same work) with 1 and 2 workers, interleaved, each on a fresh database; flops per
@@ -19,7 +20,10 @@ projects the wall time to 16 and 64 cores from the tasks' own seconds: between
 ``max(Σ/cores, longest task)`` (perfect packing) and ``Σ/cores + longest task`` (the bound for
 biggest-first scheduling). ``subsets`` reads a database of all 1,755 flops (``all``) and
 prints each subset's weighted aggregate against the full one, with the spread of random
-subsets of the same size for comparison.
+subsets of the same size for comparison. ``summary`` measures a flop's tree summary against
+its solve, the two figures a batch's estimate uses (``SUMMARY_ITERATIONS`` and
+``SUMMARY_BYTES_PER_NODE`` in ``solver/batch/spec.py``): the summary's seconds in one-thread
+iterations of the same tree, and its stored bytes per tree node.
 """
 
 from __future__ import annotations
@@ -191,6 +195,40 @@ def cmd_srp(args: argparse.Namespace) -> None:
           f"{100 * agg['oop_equity']:.1f}% |")  # fmt: skip
 
 
+def cmd_summary(args: argparse.Namespace) -> None:
+    from solver.algorithms import make_solver
+    from solver.batch.spec import SUMMARY_BYTES_PER_NODE, SUMMARY_ITERATIONS
+    from solver.batch.summary import summarize_tree
+    from solver.batch.treedata import encode
+    from solver.games.holdem import build_holdem
+
+    preset = load_preset("srp-flop").holdem
+    assert preset is not None
+    _header(f"srp-flop tree summaries after {args.iterations} iterations, one thread")
+    print("| flop | tree nodes | nodes kept | iteration s | summary s | summary / iteration "
+          "| on disk | bytes / tree node |")  # fmt: skip
+    print("|---|---:|---:|---:|---:|---:|---:|---:|")
+    for flop in args.flops.split(","):
+        game = build_holdem(replace(preset, board=flop.strip()))
+        eng = make_solver(game, "dcfr-tuned", {}, threads=1)
+        eng.iterate(max(args.iterations - 5, 1))
+        t0 = time.perf_counter()
+        eng.iterate(5)
+        per = (time.perf_counter() - t0) / 5
+        sigma = eng.average_strategy()
+        del eng
+        t0 = time.perf_counter()
+        ts = summarize_tree(game, sigma)
+        took = time.perf_counter() - t0
+        size = len(encode(ts))
+        nodes = int(game.tree.kind.size)
+        print(f"| {flop.strip()} | {nodes:,} | {len(ts.arrays['reach']):,} | {per:.3f} | "
+              f"{took:.1f} | {took / per:.0f} | {size / 1e6:.2f} MB | {size / nodes:.1f} |",
+              flush=True)  # fmt: skip
+    print(f"\nThe estimate uses {SUMMARY_ITERATIONS} iterations and {SUMMARY_BYTES_PER_NODE} "
+          "bytes per node.")  # fmt: skip
+
+
 def cmd_all(args: argparse.Namespace) -> None:
     spec = BatchSpec(SMALL, flops="all", target_pct=1.0, max_iterations=1000, name="small")
     t0 = time.perf_counter()
@@ -262,6 +300,9 @@ def main() -> None:
     b = sub.add_parser("subsets")
     b.add_argument("--db", required=True)
     b.add_argument("--draws", type=int, default=200)
+    m = sub.add_parser("summary")
+    m.add_argument("--flops", default="Td9d6h,AsKh7d")
+    m.add_argument("--iterations", type=int, default=30)
     args = parser.parse_args()
     if args.cmd == "srp":
         try:
@@ -272,7 +313,7 @@ def main() -> None:
             parser.error(f"--target: must be a positive % of the pot, got {args.target!r}")
     try:
         {"scaling": cmd_scaling, "overhead": cmd_overhead, "srp": cmd_srp, "all": cmd_all,
-         "subsets": cmd_subsets}[args.cmd](args)  # fmt: skip
+         "subsets": cmd_subsets, "summary": cmd_summary}[args.cmd](args)  # fmt: skip
     except BatchError as exc:  # e.g. --flops 12 (not a subset size): a message, no traceback
         parser.error(f"--{exc.field.replace('_', '-')}: {exc.message}")
 

@@ -326,9 +326,10 @@ def test_reports_open_in_explore_refuses_a_crafted_path(
 def test_a_batch_says_what_it_costs_before_it_starts() -> None:
     """batch_cost: the biggest flop's solve (the most memory of any flop's tree, counted
     flop by flop here), its time per iteration from the machine's cost per hand-cell, and
-    the whole batch at its iteration cap with two workers at once."""
+    the whole batch at its iteration cap with two workers at once, each flop's tree summary
+    counted as SUMMARY_ITERATIONS one-thread iterations and SUMMARY_BYTES_PER_NODE."""
     from solver import calibration
-    from solver.batch.spec import batch_cost
+    from solver.batch.spec import SUMMARY_BYTES_PER_NODE, SUMMARY_ITERATIONS, batch_cost
     from solver.games.holdem import estimate, validate
 
     spec = tiny_spec(max_iterations=300)
@@ -337,5 +338,8 @@ def test_a_batch_says_what_it_costs_before_it_starts() -> None:
     assert cost.flops == 3 and cost.memory_mb == max(e.memory_mb for e in ests.values())
     per = calibration.load().seconds(calibration.cells_of_estimate(ests[cost.biggest]))
     assert cost.seconds_per_iteration == pytest.approx(per)
-    assert cost.max_seconds == pytest.approx(2 * 300 * per)  # 3 flops, 2 at a time
+    assert cost.summary_seconds == pytest.approx(SUMMARY_ITERATIONS * per)
+    assert cost.max_seconds == pytest.approx(2 * (300 + SUMMARY_ITERATIONS) * per)  # 2 at once
+    nodes = ests[cost.biggest].nodes
+    assert cost.disk_mb == pytest.approx(3 * SUMMARY_BYTES_PER_NODE * nodes / 1e6)
     assert cost.memory_mb_at_once == pytest.approx(2 * cost.memory_mb)

@@ -296,35 +296,53 @@ def by_size(spec: BatchSpec, flops: Sequence[Flop]) -> list[Flop]:
     return sorted(flops, key=key, reverse=True)
 
 
+SUMMARY_ITERATIONS = 50
+"""A flop's tree summary (:mod:`solver.batch.summary`, one thread) costs about this many
+solver iterations of its tree on one thread (measured on srp-flop flops: 47)."""
+SUMMARY_BYTES_PER_NODE = 10
+"""A flop's stored tree summary per node of its tree, bytes (measured on srp-flop flops at
+0.5–5 % pot: 8.8–10.0)."""
+
+
 @dataclass(frozen=True)
 class BatchCost:
     """What a batch will cost, said before it starts: its flops, the biggest one's solve
-    (memory in MB, seconds per iteration on this machine), and the most the whole batch can
-    take at its iteration cap with ``workers`` solving at once (a target usually stops each
-    flop sooner)."""
+    (memory in MB, seconds per iteration on this machine), its tree summary (seconds, MB on
+    disk), and the most the whole batch can take at its iteration cap with ``workers``
+    solving at once (a target usually stops each flop sooner)."""
 
     flops: int
     biggest: str
     memory_mb: float  # one solve of the biggest flop
     seconds_per_iteration: float  # the biggest flop's, one solve, its threads
     workers: int
-    max_seconds: float  # every flop to the iteration cap, ``workers`` at once
+    max_seconds: float  # every flop to the iteration cap and summarised, ``workers`` at once
+    summary_seconds: float = 0.0  # the biggest flop's tree summary
+    summary_mb: float = 0.0  # the biggest flop's tree summary on disk
 
     @property
     def memory_mb_at_once(self) -> float:
         return self.memory_mb * min(self.workers, self.flops)
 
+    @property
+    def disk_mb(self) -> float:
+        """The database's tree summaries, every flop counted as the biggest (MB)."""
+        return self.summary_mb * self.flops
+
 
 def batch_cost(spec: BatchSpec, workers: int) -> BatchCost:
     """:class:`BatchCost` of a checked ``spec`` (:func:`check`) with ``workers`` solving at
     once, from the biggest flop's tree (:func:`by_size`) and the machine's measured cost per
-    hand-cell (:mod:`solver.calibration`); every flop is counted as the biggest."""
+    hand-cell (:mod:`solver.calibration`); every flop is counted as the biggest, its summary
+    as :data:`SUMMARY_ITERATIONS` one-thread iterations and :data:`SUMMARY_BYTES_PER_NODE`."""
     from solver.calibration import cells_of_estimate, load
 
     flops = spec.flop_set()
     biggest = by_size(spec, flops)[0]
     est = estimate(validate(spec.spot(biggest)))
-    per_iteration = load().seconds(cells_of_estimate(est), spec.threads)
+    cost = load()
+    per_iteration = cost.seconds(cells_of_estimate(est), spec.threads)
+    summary_s = SUMMARY_ITERATIONS * cost.seconds(cells_of_estimate(est), 1)
     rounds = -(-len(flops) // max(workers, 1))
     return BatchCost(
         flops=len(flops),
@@ -332,5 +350,7 @@ def batch_cost(spec: BatchSpec, workers: int) -> BatchCost:
         memory_mb=est.memory_mb,
         seconds_per_iteration=per_iteration,
         workers=workers,
-        max_seconds=rounds * spec.max_iterations * per_iteration,
+        max_seconds=rounds * (spec.max_iterations * per_iteration + summary_s),
+        summary_seconds=summary_s,
+        summary_mb=SUMMARY_BYTES_PER_NODE * est.nodes / 1e6,
     )
