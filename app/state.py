@@ -16,6 +16,7 @@ import streamlit as st
 from solver.algorithms import Solver
 from solver.games import Game
 from solver.games.holdem import HoldemSpec
+from solver.games.model import DECISION
 from solver.jobs import Point, SolveJob
 from solver.race import RaceJob
 
@@ -214,3 +215,21 @@ def solved() -> Solved | None:
             None,
         )
     return None
+
+
+def explored_node(game: Game) -> int:
+    """The explored node (:data:`EXPLORE_NODE`) when it is a node of ``game``, else the root:
+    a node kept from another game (a re-solve, a loaded file) is never read out of range."""
+    node = get(EXPLORE_NODE)
+    if isinstance(node, int) and not isinstance(node, bool) and 0 <= node < game.num_nodes:
+        return node
+    return 0
+
+
+def watched_node(game: Game) -> int:
+    """The explored node when it is a decision node of ``game``, else the first decision
+    node: the node a live view and a lock's re-solve watch."""
+    node = explored_node(game)
+    if game.tree.kind[node] == DECISION:
+        return node
+    return int(game.decision_nodes()[0])

@@ -46,6 +46,22 @@ def test_nothing_to_explore_yet() -> None:
     assert not at.exception and "Nothing solved yet" in at.info[0].value
 
 
+@pytest.mark.parametrize("kept", [10**9, -1, True, "3"])
+def test_a_node_kept_from_another_game_explores_the_root(kept: object) -> None:
+    """An explored node out of this game's range (or not a node number) reads as the root,
+    on Explore and on every page that watches the node (app.state.explored_node)."""
+    game, source = _river()
+    job = _finished(game)
+    at = page("explore", **{state.JOB: job, state.JOB_SOURCE: source, state.EXPLORE_NODE: kept})
+    at.run()
+    assert not at.exception
+    assert at.session_state[state.EXPLORE_NODE] == 0
+    for name in ("export", "practice"):
+        other = page(name, **{state.JOB: job, state.JOB_SOURCE: source, state.EXPLORE_NODE: kept})
+        other.run()
+        assert not other.exception, name
+
+
 def test_walk_two_actions_and_read_the_numbers() -> None:
     game, source = _river()
     job = _finished(game)

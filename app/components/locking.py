@@ -475,7 +475,7 @@ def _resolve() -> None:
             engine=engine,
             target=target / per_chip if target > 0 else None,
             max_iterations=int(iterations),
-            watch=_watch(game),
+            watch=state.watched_node(game),
         )
     except (LockError, ValueError, MemoryError) as exc:
         state.put(state.LOCK_ERROR, f"Cannot re-solve: {exc}")
@@ -495,13 +495,6 @@ def _resolve() -> None:
                       f"locked: {label}" if had else "no locks")  # fmt: skip
     _adopt(new, solved.source, solved.holdem)
     state.put(state.LOCK_RUN, run)
-
-
-def _watch(game: Game) -> int:
-    node = state.get(state.EXPLORE_NODE)
-    if isinstance(node, int) and 0 <= node < game.num_nodes and game.tree.kind[node] == DECISION:
-        return node
-    return int(game.decision_nodes()[0])
 
 
 def _stop(job: SolveJob) -> None:

@@ -94,10 +94,8 @@ def render() -> None:
         return
     game = solved.game
     names.remember(game, S.player_names(solved.source))
-    node = state.get(state.EXPLORE_NODE, 0)
-    if not isinstance(node, int) or not 0 <= node < game.num_nodes:
-        node = 0
-        state.put(state.EXPLORE_NODE, 0)
+    node = state.explored_node(game)
+    state.put(state.EXPLORE_NODE, node)
     running = solved.job is not None and solved.job.alive
     st.caption(
         f"{game.name} · average strategy of iteration {solved.iteration:,}"

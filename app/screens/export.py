@@ -59,9 +59,7 @@ def render() -> None:
         nav.link("solve", "Go to Solve", ":material/play_arrow:")
         return
     game = solved.game
-    node = state.get(state.EXPLORE_NODE, 0)
-    if not isinstance(node, int) or not 0 <= node < game.num_nodes:
-        node = 0
+    node = state.explored_node(game)
     name = _slug(game.name)
     names.remember(game, S.player_names(solved.source))
     hist = names.line(game, node)  # (codes stay in the files; people read words)

@@ -87,9 +87,7 @@ def start(solved: Solved) -> None:
     (a fixed copy: a running solve goes on without changing the grades), and deal."""
     game = solved.game
     scope = str(state.get(state.PRACTICE_SCOPE) or "hand")
-    node = int(state.get(state.EXPLORE_NODE, 0) or 0)
-    if not 0 <= node < game.num_nodes:
-        node = 0
+    node = state.explored_node(game)
     player = int(state.get(state.PRACTICE_PLAYER) or 0)
     if scope == "node" and game.tree.kind[node] == DECISION:
         player = int(game.tree.player[node])  # the hero is who acts there
@@ -249,8 +247,7 @@ def _settings(solved: Solved, run: PracticeRun | None) -> None:
         _filters(game)
         scope = state.get(state.PRACTICE_SCOPE) or "hand"
         if scope != "hand":
-            node = int(state.get(state.EXPLORE_NODE, 0) or 0)
-            line = names.line(game, node) if 0 <= node < game.num_nodes else "Start"
+            line = names.line(game, state.explored_node(game))
             st.caption(f"Explore node: {line}")
             nav.link("explore", "Pick another node in Explore", ":material/account_tree:")
         st.button(

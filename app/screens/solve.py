@@ -28,7 +28,6 @@ from app.settings import PRUNING_LABELS, RBP, Settings
 from solver import calibration
 from solver.algorithms import ALGORITHMS, algorithm_defaults, make_algorithm
 from solver.cards import card_str, parse_board
-from solver.games.model import DECISION, Game
 from solver.jobs import FINISHED, PAUSED, RUNNING, SolveJob
 from solver.words import HOLDEM_PLAYERS, is_preflop, spot, start_spot
 
@@ -46,17 +45,6 @@ PRUNING_HELP = (
     "(CFR, CFR+): regret-based pruning, on one thread with float32/float64 storage. What each "
     "does and costs: docs/pruning.md."
 )
-
-
-def first_decision(game: Game) -> int:
-    return int(game.decision_nodes()[0])
-
-
-def watched_node(game: Game) -> int:
-    n = state.get(state.EXPLORE_NODE)
-    if isinstance(n, int) and 0 <= n < game.num_nodes and game.tree.kind[n] == DECISION:
-        return n
-    return first_decision(game)
 
 
 def algorithm_names() -> list[str]:
@@ -435,9 +423,9 @@ def _start(req: Request) -> None:
     except ValueError as exc:
         state.put(START_ERROR, f"Cannot start: {exc}")
         return
-    node = watched_node(game)
+    node = state.watched_node(game)
     if old is None or old.released or old.game is not game:
-        node = first_decision(game)
+        node = int(game.decision_nodes()[0])
         state.put(state.EXPLORE_NODE, node)
     group = kernels.group_for(
         game.is_holdem, cfg.algorithm, cfg.threads, cfg.precision, cfg.pruning,
