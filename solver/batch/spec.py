@@ -297,11 +297,11 @@ def by_size(spec: BatchSpec, flops: Sequence[Flop]) -> list[Flop]:
 
 
 SUMMARY_ITERATIONS = 50
-"""A flop's tree summary (:mod:`solver.batch.summary`, one thread) costs about this many
-solver iterations of its tree on one thread (measured on srp-flop flops: 47)."""
-SUMMARY_BYTES_PER_NODE = 10
-"""A flop's stored tree summary per node of its tree, bytes (measured on srp-flop flops at
-0.5–5 % pot: 8.8–10.0)."""
+"""A flop's tree summary (:mod:`solver.batch.summary`, one thread) costs at most about this
+many solver iterations of its tree on one thread (``benchmarks/batch.py summary``)."""
+SUMMARY_BYTES_PER_NODE = 12
+"""A flop's stored tree summary per node of its tree, bytes: a little above what
+``benchmarks/batch.py summary`` measures on srp-flop flops."""
 
 
 @dataclass(frozen=True)
