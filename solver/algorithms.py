@@ -10,7 +10,7 @@ from collections.abc import Callable, Mapping
 from typing import Any, TypedDict
 
 from solver.cfr.engine import PRUNING, Engine
-from solver.cfr.locks import LockSet, check_locks_type
+from solver.cfr.locks import LockSet
 from solver.cfr.options import OptionError, check_options, raise_first
 from solver.cfr.protocol import Solver
 from solver.cfr.registry import (
@@ -33,6 +33,7 @@ from solver.cfr.rules import Rule
 from solver.cfr.sampling.engine import SampledEngine
 from solver.cfr.sampling.rules import SamplingRule
 from solver.games.model import Game
+from solver.lockspec import check_locks_type, resolve
 from solver.quoting import brief
 
 
@@ -106,7 +107,7 @@ def make_solver(
     object). ``pruning`` None takes the algorithm's default; ``seed`` fixes the draws of the
     sampling algorithms (ignored by the others); ``threads`` > 1 only for full-width rules;
     ``rbp_*`` tune interval/Total RBP (see :mod:`solver.cfr.pruning`); ``locks`` fixes the
-    strategy of some infosets (:mod:`solver.cfr.locks`; full-width algorithms and
+    strategy of some infosets (:mod:`solver.lockspec`; full-width algorithms and
     ``mccfr-cs``, without regret-based pruning). The first option that
     does not hold raises :class:`~solver.cfr.options.OptionError` naming its field;
     an unknown algorithm name raises :class:`UnknownAlgorithmError`."""
@@ -136,7 +137,7 @@ def make_solver(
     pr = info.prunings[0] if pruning is None else pruning
     if isinstance(rule, SamplingRule):
         return SampledEngine(game, rule.name, rule.params(), seed=seed, precision=precision)
-    return Engine(
+    engine = Engine(
         game,
         rule,
         threads=threads,
@@ -147,8 +148,10 @@ def make_solver(
         rbp_check_every=rbp_check_every,
         rbp_threshold=rbp_threshold,
         rbp_free_opponent=rbp_free_opponent,
-        locks=locks,
     )
+    if locks:  # resolved here, above the engine ("solved" takes the fresh average)
+        engine.lock(resolve(game, locks, engine.average_strategy()))
+    return engine
 
 
 __all__ = [

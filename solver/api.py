@@ -25,9 +25,9 @@ from solver.algorithms import (
     default_algorithm,
     make_solver,
 )
-from solver.cfr.locks import check_locks_type
 from solver.games import Game, make_game
 from solver.games.model import DECISION
+from solver.lockspec import check_locks_type, lock_engine
 from solver.quoting import brief
 
 Array = npt.NDArray[np.float64]
@@ -287,7 +287,7 @@ def solve(
     work). ``locks`` fixes the strategy of some
     infosets: ``{line: mix}`` with ``line`` a node's actions as :meth:`SolveResult.strategy`
     takes them and ``mix`` ``{action: probability}`` for every hand there, ``{hand:
-    {action: probability}}`` for some, or ``"solved"`` (see :mod:`solver.cfr.locks`);
+    {action: probability}}`` for some, or ``"solved"`` (see :mod:`solver.lockspec`);
     exploitability and EVs are then the locked game's.
 
     ``warm_start``: start from another result's regrets (same game, algorithm and storage;
@@ -314,9 +314,8 @@ def solve(
     if warm_start is not None:
         engine: Solver = make_solver(g, algorithm, dict(params or {}), **opts)
         continue_from(engine, warm_start)
-        engine_lock = getattr(engine, "lock", None)
-        if locks and engine_lock is not None:
-            engine_lock(locks, average=warm_start.average_strategy())
+        if locks and hasattr(engine, "lock"):
+            lock_engine(engine, locks, warm_start.average_strategy())
     else:
         engine = make_solver(g, algorithm, dict(params or {}), **opts, locks=locks)
     # the solver's own game: a sampled solve plays every card (Game.without_isomorphism)

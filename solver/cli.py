@@ -55,7 +55,6 @@ from solver.algorithms import (
 )
 from solver.api import Checkpoint, exploitability_pct_pot, solve
 from solver.batch import cli as batch_cli
-from solver.cfr.locks import LockError
 from solver.cliargs import EXIT_INTERNAL, EXIT_USAGE, UsageError
 from solver.cliargs import float_arg as _float_arg
 from solver.cliargs import int_arg as _int_arg
@@ -71,6 +70,7 @@ from solver.games.holdem import (
     over_memory,
     validate,
 )
+from solver.lockspec import LockError
 from solver.presets import PresetError, list_presets, load_preset
 from solver.race import (
     DEFAULT_ITERATIONS,

@@ -162,7 +162,7 @@ def _items(raw: str | None) -> tuple[str, ...]:
 def _node(game: Game, line: str | None) -> int:
     if line is None:
         return 0
-    from solver.cfr.locks import parse_line
+    from solver.lockspec import parse_line
 
     try:
         return game.locate(list(parse_line(line)))[0]

@@ -26,7 +26,6 @@ from solver.algorithms import ALGORITHMS, MCCFR_CS, Solver, make_solver
 from solver.analysis import NodeAnalysis, analyze, compatible
 from solver.cfr.engine import Engine
 from solver.cfr.layout import Storage
-from solver.cfr.locks import LockError
 from solver.cfr.sampling.walk import SampledStorage
 from solver.games import GAMES, Game, make_game
 from solver.games.holdem import HoldemSpec, SpecError, build_holdem, estimate, validate
@@ -35,6 +34,7 @@ from solver.games.preflop import PreflopSpec, build_preflop
 from solver.games.preflop import validate as validate_preflop
 from solver.games.spec import DEFAULT_MAX_MEMORY_MB
 from solver.jobs import Point
+from solver.lockspec import LockError, lock_engine
 from solver.quoting import brief
 from solver.safe_npz import NpzError, NpzReader
 
@@ -511,14 +511,14 @@ def _rng_state(saved: object, fresh: object) -> dict:
 
 
 def _restore_locks(engine: Engine, locks: object) -> None:
-    """The saved locks (``{line: mix}``, :mod:`solver.cfr.locks`) applied again, or an
+    """The saved locks (``{line: mix}``, :mod:`solver.lockspec`) applied again, or an
     ExportError naming what is wrong with them."""
     if not locks:
         return
     if not isinstance(locks, dict):
         raise ExportError(f"metadata: locks must be an object, got {brief(locks)}")
     try:
-        engine.lock(locks)
+        lock_engine(engine, locks)
     except (LockError, ValueError, TypeError) as exc:
         raise ExportError(f"metadata: bad locks ({exc})") from None
 

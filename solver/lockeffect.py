@@ -23,6 +23,7 @@ from solver.api import continue_from
 from solver.cfr.locks import LockSet
 from solver.cfr.reach import chance_factor, path_reach
 from solver.games.model import DECISION, Game
+from solver.lockspec import resolve
 from solver.studygroups import Group, group_ev
 
 Array = npt.NDArray[np.float64]
@@ -42,7 +43,7 @@ def relock(
     pruning, seed) and ``locks``. ``warm``: it starts from what ``old`` learnt (its regrets:
     :func:`solver.api.continue_from`, the rule's schedule going on; the average strategy
     starts again), else from scratch. "solved" locks take ``average`` (A,), by default
-    ``old``'s average strategy. Raises :class:`~solver.cfr.locks.LockError` (naming the line
+    ``old``'s average strategy. Raises :class:`~solver.lockspec.LockError` (naming the line
     and hand) for a bad lock, ValueError/OptionError when the algorithm or its options take
     no locks or no warm start."""
     avg = old.average_strategy() if average is None else average
@@ -59,17 +60,14 @@ def relock(
         )
     if pruning is not None:
         opts["pruning"] = pruning
+    spec = resolve(old.game, locks, avg)
     if not warm:
-        from solver.cfr.locks import build_locks
-
-        spec = locks if isinstance(locks, LockSet) else build_locks(old.game, locks, avg)
         return make_solver(old.game, old.rule, locks=spec, **opts)
     engine = make_solver(old.game, old.rule, **opts)
     continue_from(engine, old)
-    lock = getattr(engine, "lock", None)
-    if lock is None:
+    if not hasattr(engine, "lock"):
         raise ValueError(f"{old.rule.name} solves take no locks")
-    lock(locks, average=avg)
+    engine.lock(spec)
     return engine
 
 
@@ -200,9 +198,9 @@ def _deal_reach(
 
 def locked_nodes(game: Game, spec: Mapping[str, Any]) -> dict[int, str]:
     """Node id → line text of each line of a lock spec that names a decision node of
-    ``game`` (lines that do not are left out; :func:`solver.cfr.locks.build_locks` names
+    ``game`` (lines that do not are left out; :func:`solver.lockspec.build_locks` names
     them)."""
-    from solver.cfr.locks import line_text, parse_line
+    from solver.lockspec import line_text, parse_line
 
     out: dict[int, str] = {}
     for raw in spec:

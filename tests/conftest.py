@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 
 from solver import Game, make_game
+from solver.cfr.engine import Engine
 
 # ----- kernels compiled during the run ----------------------------------------------------------
 # The warm-up (python -m solver.warmup) must cover every kernel signature the suite uses: with
@@ -72,6 +73,16 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
 @functools.cache
 def game(name: str) -> Game:
     return make_game(name)
+
+
+def locked_engine(g: Game, rule: str, locks: Any) -> Engine:
+    """A full-width engine of ``g`` for ``rule`` locked from the start with ``locks`` as users
+    write them (resolved above the engine by make_solver)."""
+    from solver.algorithms import make_solver
+
+    e = make_solver(g, rule, locks=locks)
+    assert isinstance(e, Engine)
+    return e
 
 
 @functools.cache

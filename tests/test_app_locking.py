@@ -313,7 +313,7 @@ def test_paint_the_grid_locks_painted_cells_to_the_action() -> None:
     cells is locked to it while the node's other hands stay free."""
     from app.components import paint_lock as P
     from solver.analysis import cell_of_hands
-    from solver.cfr.locks import build_locks
+    from solver.lockspec import build_locks
 
     game, job, at = _explore()
     labels = game.action_labels(0)

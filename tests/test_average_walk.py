@@ -13,6 +13,7 @@ from solver import Engine, make_rule
 from solver.cfr.bestresponse import best_response_values, root_player_values
 from solver.cfr.walk import AVERAGE
 from solver.games.holdem import HoldemSpec, build_holdem
+from solver.lockspec import lock_engine
 
 TURN = HoldemSpec(
     board="Ks7h2d9c", pot=100, stack=300, oop_range="AA,KQs,T8s,76s,QJo", ip_range="QQ-99,AK,J9s"
@@ -38,7 +39,7 @@ def test_average_in_the_walk_equals_the_average_array(
     if locked:
         line = "k" if name == "leduc" else "root"
         node = 0 if line == "root" else g.find(tuple(line.split()))
-        e.lock({line: {g.action_labels(node)[0]: 1.0}})
+        lock_engine(e, {line: {g.action_labels(node)[0]: 1.0}})
         e.iterate(5)
     sigma = e.average_strategy()
     par = e.check_parallel  # the float64 split the solve's checks run on

@@ -9,7 +9,7 @@ import time
 
 import numpy as np
 import pytest
-from conftest import game
+from conftest import game, locked_engine
 
 from solver import Engine, exploitability, make_rule
 from solver.cfr.reach import path_reach
@@ -94,7 +94,7 @@ def test_the_watched_view_of_a_locked_solve_shows_the_locked_mix() -> None:
     """A locked node's sums are never updated, so the raw sums would show it uniform: the
     live view reads the locks as Engine.average_strategy does, at the node and on the path."""
     g = game("leduc")
-    eng = Engine(g, make_rule("dcfr"), locks={"root": {"k": 0.25, "b:2": 0.75}})
+    eng = locked_engine(g, "dcfr", {"root": {"k": 0.25, "b:2": 0.75}})
     eng.iterate(20)
     assert eng.lockset is not None
     locks = eng.lockset.locks

@@ -22,7 +22,7 @@ POKER = {
     "solver.jit",
     "solver.preflop_equity",
 }
-API = {"solver", "solver.algorithms", "solver.api"}
+API = {"solver", "solver.algorithms", "solver.api", "solver.lockspec"}
 CLI = {"solver.__main__", "solver.cli", "solver.cliargs", "solver.drill_cli", "solver.batch.cli"}
 FLOORS = ("poker basics", "games/tree", "cfr", "algorithms/api", "study/files/run", "batch")
 
@@ -103,6 +103,14 @@ def test_solver_layers_import_only_downward() -> None:
         if m.startswith("solver") and d.startswith("solver") and floor(d) > floor(m)
     )
     assert not up, "\n".join(up)
+
+
+def test_the_engine_reads_no_poker_text() -> None:
+    """The engine sees arrays: hand names, ranges and hand classes (a lock's text) are
+    resolved above it (solver.lockspec)."""
+    text = {"solver.cards", "solver.ranges", "solver.handclass", "solver.handeval"}
+    reads = sorted((m, d) for m, d in edges() if m.startswith("solver.cfr") and d in text)
+    assert not reads, reads
 
 
 def test_nothing_below_the_app_imports_it() -> None:

@@ -6,17 +6,17 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from conftest import full_game, game
+from conftest import full_game, game, locked_engine
 
 from solver import Engine, make_rule
 from solver.analysis import analyze, cell_of_hands
 from solver.api import solve
-from solver.cfr.locks import LockError
 from solver.games import Game
 from solver.games.holdem import HoldemSpec, build_holdem
 from solver.games.model import DECISION
 from solver.handclass import MADE, classify
 from solver.lockeffect import ev_changes, frequency_shifts, locked_nodes, relock
+from solver.lockspec import LockError
 from solver.study import board_cards, range_summary
 from solver.studygroups import cell_means, class_groups, group_ev, group_mean, hand_groups
 
@@ -71,7 +71,7 @@ def test_frequency_shifts_against_a_naive_reach_walk() -> None:
     g = game("kuhn")
     assert int(g.tree.kind[0]) == DECISION
     before = solve(g, "cfr+", iterations=300).average_strategy()
-    e = Engine(g, make_rule("cfr+"), locks=KUHN_EXPLOIT)
+    e = locked_engine(g, "cfr+", KUHN_EXPLOIT)
     e.iterate(1000)
     after = e.average_strategy()
     locked = set(locked_nodes(g, KUHN_EXPLOIT))
@@ -141,7 +141,7 @@ def test_group_evs_add_up_to_the_range_and_match_each_hand() -> None:
 def test_ev_changes_pair_the_groups() -> None:
     g = game("kuhn")
     before = solve(g, "cfr+", iterations=200).average_strategy()
-    e = Engine(g, make_rule("cfr+"), locks=KUHN_EXPLOIT)
+    e = locked_engine(g, "cfr+", KUHN_EXPLOIT)
     e.iterate(300)
     b = analyze(g, before, 0, with_equity=False).players[0]
     a = analyze(g, e.average_strategy(), 0, with_equity=False).players[0]

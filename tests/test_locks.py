@@ -12,22 +12,23 @@ import numpy as np
 import pytest
 import reference
 from cli_helpers import run
-from conftest import game, small_turn
+from conftest import game, locked_engine, small_turn
 
 from solver import Engine, make_rule, solve
 from solver.algorithms import make_solver
 from solver.cfr.bestresponse import expected_values
-from solver.cfr.locks import LockError, build_locks, locked_cells
+from solver.cfr.locks import locked_cells
 from solver.cfr.options import OptionError
 from solver.export import load_solve, save_solve
 from solver.games import Game
+from solver.lockspec import LockError, build_locks, lock_engine
 
 KUHN_EXPLOIT = {"k": {"k": 1.0}, "b:1": {"f": 1.0}}  # player 2 checks behind, folds to bets
 
 
 def test_kuhn_first_player_takes_a_chip_from_a_folder_and_the_locked_game_is_solved() -> None:
     for rule in ("cfr", "cfr+", "dcfr", "pcfr+"):
-        e = Engine(game("kuhn"), make_rule(rule), locks=KUHN_EXPLOIT)
+        e = locked_engine(game("kuhn"), rule, KUHN_EXPLOIT)
         e.iterate(300)
         ev = expected_values(e.game, e.average_strategy())
         assert ev[0] == pytest.approx(1.0, abs=1e-3), rule  # it bets every card
@@ -66,8 +67,9 @@ def test_locked_cells_never_change_and_the_rest_solves(name: str, rule: str, opt
     assert isinstance(e, Engine)
     e.iterate(20)  # a warm state: locked cells hold non-zero regrets and sums
     lines = ["k", "k b:2"] if name == "leduc" else ["root", "k b:100"]
-    e.lock(
-        {lines[0]: "solved", lines[1]: {g.action_labels(g.find(tuple(lines[1].split())))[0]: 1.0}}
+    lock_engine(
+        e,
+        {lines[0]: "solved", lines[1]: {g.action_labels(g.find(tuple(lines[1].split())))[0]: 1.0}},
     )
     before = _locked_storage(e)
     regrets_before = np.array(e.storage.regrets, dtype=np.float64)
@@ -108,7 +110,7 @@ def test_best_response_in_the_locked_game_equals_a_reference_best_response() -> 
         "k k d:Kh": {"k": 1.0},  # a heart: the stored spade node, hands mapped
         "k k d:Js b:4": {"J": {"c": 1.0}, "*": {"f": 1.0}},
     }
-    e = Engine(g, make_rule("dcfr"), locks=locks)
+    e = locked_engine(g, "dcfr", locks)
     e.iterate(50)
     sigma = e.average_strategy()
     ref_sigma = _reference_strategy(g, sigma, "leduc")
@@ -141,7 +143,7 @@ def test_a_lock_at_the_equilibrium_leaves_the_equilibrium() -> None:
     ev = expected_values(g, e.average_strategy())
     expl = 0.5 * sum(e.best_response_values())
     assert expl < 2e-3
-    e.lock({"k": "solved", "b:2": "solved", "k k d:Qs": "solved"})
+    lock_engine(e, {"k": "solved", "b:2": "solved", "k k d:Qs": "solved"})
     locked_expl = 0.5 * sum(e.best_response_values())
     assert locked_expl <= expl + 1e-12  # the locked game offers fewer deviations
     e.iterate(500)
@@ -157,7 +159,7 @@ def test_per_hand_locks_leave_the_other_hands_free() -> None:
 
     g = build_holdem(HoldemSpec(board="Td9d6hQc2s", pot=100, stack=200, oop_range="AA,KK,T9s,87s",
                                 ip_range="JJ,AK,KQs", bets="50%, a", raises="a"))  # fmt: skip
-    e = Engine(g, make_rule("dcfr"), locks={"root": {"AA": {"k": 1.0}}})
+    e = locked_engine(g, "dcfr", {"root": {"AA": {"k": 1.0}}})
     node = 0
     off, na, nh = g.block(node)
     first = e.current_strategy()[off : off + na * nh].reshape(na, nh).copy()  # uniform
@@ -260,7 +262,7 @@ def test_a_warm_start_goes_on_with_the_rules_schedule() -> None:
 
 
 def test_saved_solves_keep_their_locks() -> None:
-    e = Engine(game("leduc"), make_rule("dcfr"), locks={"k": {"k": 1.0}, "b:2": {"K": {"c": 1.0}}})
+    e = locked_engine(game("leduc"), "dcfr", {"k": {"k": 1.0}, "b:2": {"K": {"c": 1.0}}})
     e.iterate(30)
     loaded = load_solve(save_solve(e, {"kind": "toy", "name": "leduc"})).engine
     assert isinstance(loaded, Engine) and loaded.lockset is not None

@@ -5,7 +5,7 @@ a mix for picked grid cells / hand classes; an action painted on the 13×13 grid
 list of locks, markers for the breadcrumb and the tree, "Re-solve with locks" as the session's
 background solve (warm from the current solve, or from scratch) with its live curve, and the
 effect when it is done (:mod:`app.components.lock_effect`). Locks are checked by the solver's
-own :func:`solver.cfr.locks.build_locks`: a bad one gets its message (line and hand), never a
+own :func:`solver.lockspec.build_locks`: a bad one gets its message (line and hand), never a
 traceback."""
 
 from __future__ import annotations
@@ -30,11 +30,11 @@ from app.runtime import start_solve
 from app.screens.solve import LAST_STATE
 from app.state import Solved
 from solver.analysis import NodeAnalysis, cell_of_hands
-from solver.cfr.locks import SOLVED, LockError, build_locks, line_text, parse_line
 from solver.games.model import DECISION, Game
 from solver.handclass import DRAW_LABELS, MADE_LABELS
 from solver.jobs import FINISHED, RUNNING, SolveJob
 from solver.lockeffect import locked_nodes, relock
+from solver.lockspec import SOLVED, LockError, build_locks, line_text, parse_line
 from solver.ranges import GRID_LABELS
 from solver.studygroups import class_groups
 

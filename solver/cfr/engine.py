@@ -5,9 +5,6 @@ layer that runs the walk (:mod:`solver.cfr.walk`) over it, serially or split ove
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
-
 import numpy as np
 import numpy.typing as npt
 
@@ -24,7 +21,7 @@ from solver.cfr.layout import (
     pass_flags,
     walk_dtype,
 )
-from solver.cfr.locks import LockSet, build_locks, locked_cells, no_locks
+from solver.cfr.locks import LockSet, locked_cells, no_locks
 from solver.cfr.options import check_options, raise_first
 from solver.cfr.parallel import make_parallel, parallel_pass, split_iterations
 from solver.cfr.pruning.manager import RegretPruning
@@ -66,7 +63,7 @@ class Engine:
         rbp_check_every: int = 10,
         rbp_threshold: float = 0.0,
         rbp_free_opponent: bool = False,
-        locks: Mapping[Any, Any] | LockSet | None = None,
+        locks: LockSet | None = None,
     ) -> None:
         """``precision``: "float64", "float32" (regrets and sums stored in float32, and the
         CFR passes compute in float32 — reach, values, strategies, regret updates — with
@@ -95,8 +92,9 @@ class Engine:
         (public chance sampling) — and weights its subtree by 1/probability, so every update
         is unbiased. Draws come from a generator seeded with ``seed``. Needs one thread.
 
-        ``locks``: infosets that play a fixed strategy (line → mix, or a
-        :class:`~solver.cfr.locks.LockSet`; see :mod:`solver.cfr.locks` and :meth:`lock`).
+        ``locks``: infosets that play a fixed strategy, resolved against ``game``
+        (:class:`~solver.cfr.locks.LockSet`, from :func:`solver.lockspec.build_locks`; see
+        :meth:`lock`).
 
         Every option is checked by :func:`~solver.cfr.options.check_options`; the first
         that does not hold raises :class:`~solver.cfr.options.OptionError`."""
@@ -172,28 +170,21 @@ class Engine:
         self._eval_scratch = make_scratch(self.game)
         self._leaves = empty_leaves(dtype)
 
-    def lock(
-        self, locks: Mapping[Any, Any] | LockSet | None, average: Array | None = None
-    ) -> LockSet | None:
-        """Lock infosets from now on (``None`` or ``{}``: unlock everything), keeping the
-        solve's state. A spec's "solved" locks take ``average`` (A,), by default the current
-        average strategy. Locked infosets play their mix as current and average strategy and
-        are never updated; best responses and exploitability are the locked game's. Returns
-        the locks
-        (:class:`~solver.cfr.locks.LockError` names the line and hand of a bad one)."""
+    def lock(self, locks: LockSet | None) -> LockSet | None:
+        """Lock infosets from now on (``None``: unlock everything), keeping the solve's state.
+        ``locks`` are resolved against this game (:func:`solver.lockspec.build_locks`; or
+        :func:`solver.lockspec.lock_engine` from text). Locked infosets play their mix as
+        current and average strategy and are never updated; best responses and
+        exploitability are the locked game's. Returns the locks."""
         if self.rbp is not None and locks:
             raise ValueError(f"locks do not combine with pruning {self.pruning!r}")
         if not locks:
             self.lockset, self._locks = None, no_locks()
             self._locked_cells = np.zeros(0, dtype=bool)
             return None
-        lockset = (
-            locks
-            if isinstance(locks, LockSet)
-            else build_locks(
-                self.game, locks, self.average_strategy() if average is None else average
-            )
-        )
+        if not isinstance(locks, LockSet):
+            raise TypeError(f"locks must be a resolved LockSet, got {type(locks).__name__}")
+        lockset = locks
         self.lockset = lockset
         self._locks = lockset.locks
         self._locked_cells = locked_cells(self.game, lockset.locks)

@@ -1,4 +1,4 @@
-"""Hypothesis strategies for node locks (:mod:`solver.cfr.locks`): the ``locks=`` and
+"""Hypothesis strategies for node locks (:mod:`solver.lockspec`): the ``locks=`` and
 ``warm_start=`` arguments of :func:`solver.solve` and the JSON file of ``solve --locks``.
 Lines, mixes for every hand, per hand / rank / range / hand class, ``"solved"``; plausible
 ones on Kuhn and Leduc (some accepted) with hostile keys, values and types among them."""
