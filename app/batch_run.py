@@ -21,7 +21,7 @@ from solver.batch.driver import check_scheduler, check_workers
 from solver.batch.job import BatchJob
 from solver.batch.spec import BatchError, BatchSpec, check
 from solver.batch.store import BatchStore, FlopRow
-from solver.flops import CONNECTS, HIGH_CARDS, PAIRINGS, SUBSET_SIZES, SUIT_CLASSES
+from solver.poker.flops import CONNECTS, HIGH_CARDS, PAIRINGS, SUBSET_SIZES, SUIT_CLASSES
 
 P = state.REPORTS_PREFIX
 JOB = P + "job"  # the session's BatchJob (or None)

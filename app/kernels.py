@@ -9,7 +9,7 @@ waits for it (its status says so) instead of compiling the same kernels a second
 server, so the first solve starts as soon as its own kernels are ready.
 
 Then, once, it measures this machine's cost per hand-cell for the time estimates
-(:func:`solver.calibration.measure`) if none is kept yet.
+(:func:`solver.run.calibration.measure`) if none is kept yet.
 
 ``REGRET_LAB_BACKGROUND_WARMUP=0`` turns both off (the test servers: the test command warms
 the cache first).
@@ -25,8 +25,8 @@ from dataclasses import dataclass, field
 
 import streamlit as st
 
-from solver import calibration
 from solver.games.model import AUTO_FLOAT64_CELLS, auto_precision
+from solver.run import calibration
 from solver.warmup import COMPILING, GROUPS, group_command, is_warm, mark_warm
 
 WAITING, LOADING, COMPILING_NOW, READY, FAILED = (

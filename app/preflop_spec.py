@@ -16,7 +16,7 @@ import numpy as np
 from app.components.fields import Number, show
 from solver.games.preflop import MAX_STACK_BB, MIN_STACK_BB, TREES, PreflopSpec, validate
 from solver.games.spec import SpecError
-from solver.ranges import range_to_text
+from solver.poker.ranges import range_to_text
 
 TREE_LABELS = {"push-fold": "push/fold", "raise-jam": "raise/jam"}
 EVERY_HAND = range_to_text(np.ones(1326))

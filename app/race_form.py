@@ -26,8 +26,8 @@ from app.settings import SEED, read_params
 from solver.algorithms import ALGORITHMS
 from solver.cfr.options import check_options, sentence
 from solver.games.holdem import HoldemSpec
-from solver.jobs import RUNNING
-from solver.race import (
+from solver.run.jobs import RUNNING
+from solver.run.race import (
     DEFAULT_TARGETS_HOLDEM,
     DEFAULT_TARGETS_TOY,
     MAX_ALGORITHMS,
@@ -40,8 +40,8 @@ from solver.race import (
     default_targets,
     parse_targets,
 )
-from solver.race.entries import number_text
-from solver.race.targets import MAX_TARGETS
+from solver.run.race.entries import number_text
+from solver.run.race.targets import MAX_TARGETS
 
 DEFAULT_GAME = "preset:leduc"
 DEFAULT_ROWS = ("cfr+", "dcfr")

@@ -1,5 +1,5 @@
 """The bridge between Streamlit sessions and background jobs (solves and races): one shared
-:class:`~solver.lifecycle.JobRegistry` per server (with its reaper thread), the current
+:class:`~solver.run.lifecycle.JobRegistry` per server (with its reaper thread), the current
 session's id, starting a job for it, and taking a solve back after a page reload.
 
 Jobs end on Stop, when every browser session watching them has been gone for :data:`GRACE_S`
@@ -25,8 +25,8 @@ from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 from app import state
 from solver.games.holdem import HoldemSpec
-from solver.jobs import JobRegistry, SolveJob
-from solver.race import RaceJob
+from solver.run.jobs import JobRegistry, SolveJob
+from solver.run.race import RaceJob
 
 GRACE_S = float(os.environ.get("REGRET_LAB_GRACE_S", "10"))
 """Seconds a job keeps running once the last tab watching it is closed (a reload within it

@@ -21,7 +21,7 @@ from app.components.fields import Number, read, show
 from solver.algorithms import ALGORITHMS, algorithm_defaults, default_algorithm
 from solver.cfr.options import check_options, sentence
 from solver.cfr.parallel import max_threads
-from solver.jobs import CHECK_EVERY
+from solver.run.jobs import CHECK_EVERY
 
 RBP = ("interval", "total")  # pruning modes that need one thread and float32/float64 storage
 PRUNING_LABELS = {

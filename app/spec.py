@@ -15,7 +15,8 @@ import numpy as np
 import streamlit as st
 
 from app.components.fields import Number, show
-from solver.export import preflop_source, preflop_spec
+from solver.files.export import preflop_source, preflop_spec
+from solver.files.presets import Preset, list_presets
 from solver.games import GAMES, Game, make_game
 from solver.games.holdem import (
     Estimate,
@@ -27,8 +28,7 @@ from solver.games.holdem import (
     validate,
 )
 from solver.games.preflop import PreflopSpec, build_preflop
-from solver.presets import Preset, list_presets
-from solver.ranges import range_to_text
+from solver.poker.ranges import range_to_text
 
 TOY_LABELS = {"kuhn": "Kuhn poker", "leduc": "Leduc hold'em", "leduc5": "Leduc-5"}
 CUSTOM = "custom"
@@ -146,7 +146,7 @@ def is_holdem_spot(source: str, uploaded: Preset | None = None) -> bool:
 def preflop_in(source: object) -> PreflopSpec | None:
     """The preflop spec of game-source metadata (a save's, a solve's), or None for any other
     game or a spec that does not check."""
-    from solver.export import ExportError
+    from solver.files.export import ExportError
 
     if not isinstance(source, dict) or source.get("kind") != "preflop":
         return None
@@ -342,7 +342,7 @@ def _preflop_key(source: dict) -> str:
     bb and a digest of both ranges' weights."""
     import hashlib
 
-    from solver.export import ExportError
+    from solver.files.export import ExportError
     from solver.games.preflop import validate as validate_preflop
 
     try:
@@ -379,7 +379,7 @@ _GAMES_LOCK = threading.Lock()
 
 
 def build_game(source: dict) -> Game:
-    """Build (or reuse) the game for game-source metadata (see :mod:`solver.export`).
+    """Build (or reuse) the game for game-source metadata (see :mod:`solver.files.export`).
     Games are read-only once built, so sessions share them. A big game is kept only while
     something uses it (a solve, a race, a page): when the last solve on it is released its
     memory goes back too; small games stay cached."""

@@ -1,9 +1,9 @@
 """The chart by stack as a background job: solve full-range push/fold at each stack of a list
-(:func:`solver.preflop_chart.push_fold_chart`) in a thread, and publish how far it got and,
-once done, the :class:`~solver.preflop_chart.StackChart`. The thread never calls
+(:func:`solver.study.preflop_chart.push_fold_chart`) in a thread, and publish how far it got and,
+once done, the :class:`~solver.study.preflop_chart.StackChart`. The thread never calls
 Streamlit: the page reads :meth:`ChartJob.snapshot` in a fragment.
 
-A job ends as a solve does (:mod:`solver.lifecycle`): on :meth:`ChartJob.stop`, when the
+A job ends as a solve does (:mod:`solver.run.lifecycle`): on :meth:`ChartJob.stop`, when the
 app's job registry (:func:`app.runtime.registry`) finds no open page has watched it for the
 grace period — a page reload takes it back by the token in its URL, so a reload does not stop
 it — and at process exit (it is tracked, and its thread is a daemon). A stop is seen after the
@@ -16,8 +16,8 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from solver.lifecycle import track
-from solver.preflop_chart import StackChart, push_fold_chart
+from solver.run.lifecycle import track
+from solver.study.preflop_chart import StackChart, push_fold_chart
 
 RUNNING, DONE, STOPPED, FAILED = "running", "done", "stopped", "failed"
 READY_WAIT_S = 600.0  # longest wait for the warm-up's kernels before solving anyway
@@ -48,7 +48,7 @@ class ChartProgress:
 class ChartJob:
     """Push/fold solves at ``stacks`` (bb, 1 to 50) with ``ante`` (bb per player), each to
     ``target`` bb of exploitability. ``ready``: an event to wait for before the first solve
-    (the warm-up's kernels). It satisfies :class:`solver.lifecycle.Job`, so the app's job
+    (the warm-up's kernels). It satisfies :class:`solver.run.lifecycle.Job`, so the app's job
     registry can end it like a solve."""
 
     def __init__(

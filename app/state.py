@@ -17,8 +17,8 @@ from solver.algorithms import Solver
 from solver.games import Game
 from solver.games.holdem import HoldemSpec
 from solver.games.model import DECISION
-from solver.jobs import Point, SolveJob
-from solver.race import RaceJob
+from solver.run.jobs import Point, SolveJob
+from solver.run.race import RaceJob
 
 # ----- set-up widgets ----------------------------------------------------------------------
 SOURCE = "setup_source"  # selectbox: "preset:<key>" or "toy:<name>" or "custom"
@@ -112,17 +112,17 @@ LOCK_PREFIX = "lockui_"  # + widget name: the lock panel's widgets
 
 # ----- practice (app/screens/practice.py): widgets kept across pages, the session's drill
 PRACTICE_PLAYER = "practice_player"  # radio: 0 or 1, the hero
-PRACTICE_SCOPE = "practice_scope"  # radio: "hand", "street" or "node" (solver.trainer.SCOPES)
+PRACTICE_SCOPE = "practice_scope"  # radio: "hand", "street" or "node" (trainer.SCOPES)
 PRACTICE_RNG = "practice_rng"  # checkbox: RNG mode (Best = the action a draw from the mix picks)
 PRACTICE_SEED = "practice_seed"  # number input: the dealing seed (0: a fresh one per session)
 PRACTICE_CORRECT = "practice_correct"  # number input: % of the mix from which a play is Correct
 PRACTICE_WRONG = "practice_wrong"  # number input: EV lost (% pot) above which a play is Wrong
 PRACTICE_BLUNDER = "practice_blunder"  # number input: EV lost (% pot) above which: Blunder
-PRACTICE_DRILL = "practice_drill"  # PracticeRun: the session's solver.trainer.Drill and its solve
-PRACTICE_LAST = "practice_last"  # the last graded solver.trainer.Decision (or None)
+PRACTICE_DRILL = "practice_drill"  # PracticeRun: the session's trainer Drill and its solve
+PRACTICE_LAST = "practice_last"  # the last graded solver.study.trainer.Decision (or None)
 PRACTICE_ERROR = "practice_error"  # why the last Start was refused, or None
 PRACTICE_SHOW_RANGE = "practice_show_range"  # toggle: the last decision node's range grid
-PRACTICE_CLASSES = "practice_classes"  # multiselect: hand classes dealt (solver.dealing filter)
+PRACTICE_CLASSES = "practice_classes"  # multiselect: hand classes dealt (the dealing filter)
 PRACTICE_CELLS = "practice_cells"  # multiselect: grid cells (toy games: cards, ranks) dealt
 PRACTICE_MIN_REACH = "practice_min_reach"  # number input: least reach (%) of a dealt hero hand
 PRACTICE_SUITS = "practice_suits"  # checkbox: show each hand under a random suit permutation
@@ -161,7 +161,7 @@ def put(key: str, value: Any) -> None:
 
 def job() -> SolveJob | None:
     """The session's solve job; None when there is none or it was released (its session
-    was gone past the grace period, see :mod:`solver.lifecycle`)."""
+    was gone past the grace period, see :mod:`solver.run.lifecycle`)."""
     j = st.session_state.get(JOB)
     return j if isinstance(j, SolveJob) and not j.released else None
 

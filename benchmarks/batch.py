@@ -48,9 +48,9 @@ from solver.batch.driver import BatchProgress, run_batch  # noqa: E402
 from solver.batch.report import aggregate  # noqa: E402
 from solver.batch.spec import BatchError, BatchSpec, check  # noqa: E402
 from solver.batch.store import BatchStore, FlopRow  # noqa: E402
-from solver.flops import SUBSET_SIZES, all_flops, subset  # noqa: E402
+from solver.files.presets import load_preset  # noqa: E402
 from solver.games.holdem import HoldemSpec  # noqa: E402
-from solver.presets import load_preset  # noqa: E402
+from solver.poker.flops import SUBSET_SIZES, all_flops, subset  # noqa: E402
 
 SMALL = HoldemSpec(
     board="",

@@ -4,7 +4,7 @@ the nodes touched to each target, the exploitability at a few iterations, and ho
 algorithm compares with the first one check by check.
 
 Run: ``.venv/bin/python benchmarks/race.py [--demos cfr-vs-cfr+,predictive] [--no-cli]``.
-Races run exactly as in the app (``solver.race.RaceJob``, two worker threads, CPU seconds
+Races run exactly as in the app (``solver.run.race.RaceJob``, two worker threads, CPU seconds
 per algorithm from ``time.thread_time``); the curves do not depend on timing, the seconds do.
 """
 
@@ -18,7 +18,7 @@ import time
 
 import numpy as np
 
-from solver.race import (
+from solver.run.race import (
     DEMOS,
     Demo,
     RaceJob,

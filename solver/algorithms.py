@@ -51,7 +51,7 @@ def check_pruning(name: str, pruning: str | None) -> str:
 class SolverOptions(TypedDict, total=False):
     """How :func:`make_solver` builds a solver, beyond the game and the algorithm; every key
     optional (defaults as in :func:`make_solver`). :func:`solver.api.solve` and
-    :class:`solver.jobs.SolveJob` take these as keyword arguments and pass them on.
+    :class:`solver.run.jobs.SolveJob` take these as keyword arguments and pass them on.
 
     ``threads``: solver threads (full-width rules; > 1 splits passes below the first chance
     nodes, or a river past :data:`~solver.cfr.parallel.MIN_SPLIT_COST` at its decision nodes;

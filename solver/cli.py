@@ -60,6 +60,7 @@ from solver.cliargs import float_arg as _float_arg
 from solver.cliargs import int_arg as _int_arg
 from solver.cliargs import json_line as _json_line
 from solver.cliargs import target as _target
+from solver.files.presets import PresetError, list_presets, load_preset
 from solver.games import GAMES, Game, make_game
 from solver.games.holdem import (
     HoldemSpec,
@@ -71,8 +72,7 @@ from solver.games.holdem import (
     validate,
 )
 from solver.lockspec import LockError
-from solver.presets import PresetError, list_presets, load_preset
-from solver.race import (
+from solver.run.race import (
     DEFAULT_ITERATIONS,
     EntryError,
     RaceJob,

@@ -1,5 +1,5 @@
 """``python -m solver drill``: practise a solve with an automatic answerer and print the score
-(:mod:`solver.trainer`; docs/trainer.md).
+(:mod:`solver.study.trainer`; docs/trainer.md).
 
 The spot is a game, preset or hold'em spot as for ``solve`` (solved here with ``--iterations``
 or to ``--target``), a save file (``--load FILE.npz``, as the app's Export page writes) or a
@@ -14,7 +14,7 @@ permutations; ``--rng-mode`` grades as the app's RNG mode.
 
 Output: one line per decision and the score; with ``--json`` one JSON object per decision
 (``hand``, ``line``, ``action``, ``mix`` and ``evs`` as {action: value}, EVs in chips,
-``ev_lost`` chips, ``grade``, and the rest of :meth:`solver.grading.Decision.row`) and a final
+``ev_lost`` chips, ``grade``, and the rest of :meth:`solver.study.grading.Decision.row`) and a final
 line with ``"final": true``, ``decisions``, ``hands``, ``ev_lost_total``,
 ``ev_lost_per_decision``, ``ev_lost_per_hand`` (chips), ``pct_pot_per_decision``, ``grades``
 {grade: count}, ``exploitability`` (chips, of the strategy practised) and ``iteration``.
@@ -43,7 +43,7 @@ MAX_LOAD_BYTES = 2_000_000_000
 
 def add_command(sub: Any, add_game_args: Callable[[argparse.ArgumentParser], None]) -> None:
     """Register ``drill`` on the CLI's subparsers (``add_game_args``: the shared spot flags)."""
-    from solver.trainer import ANSWERS, SCOPES
+    from solver.study.trainer import ANSWERS, SCOPES
 
     d = sub.add_parser("drill", help="practise a solve with an automatic answerer; print the score")
     add_game_args(d)
@@ -93,7 +93,7 @@ def _solved(
             raise _usage("--load: give either --load or a game, preset or spot, not both")
         if args.iterations is not None or args.target is not None:
             raise _usage("--load: a saved solve is practised as saved (no --iterations, --target)")
-        from solver.export import ExportError, load_solve
+        from solver.files.export import ExportError, load_solve
 
         try:
             with open(args.load, "rb") as f:
@@ -124,7 +124,7 @@ def _batch_flop(args: argparse.Namespace) -> Solved:
 
     from solver.batch.spec import BatchError
     from solver.batch.store import BatchStore, read_solve_file
-    from solver.export import ExportError, load_solve
+    from solver.files.export import ExportError, load_solve
 
     if args.batch is None or args.flop is None:
         raise _usage(f"{'--flop' if args.batch is None else '--batch'}: needs --batch and --flop")
@@ -174,8 +174,8 @@ def cmd_drill(
     args: argparse.Namespace, game_from_args: Callable[[argparse.Namespace], Game]
 ) -> int:
     """Run ``drill`` (arguments parsed by :func:`add_command`'s parser)."""
-    from solver.dealing import FilterError
-    from solver.trainer import ANSWERS, SCOPES, DealFilter, Drill, play
+    from solver.study.dealing import FilterError
+    from solver.study.trainer import ANSWERS, SCOPES, DealFilter, Drill, play
 
     player = {"oop": 0, "ip": 1, "0": 0, "1": 1}.get(str(args.player).strip().lower())
     if player is None:

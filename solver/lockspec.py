@@ -10,7 +10,7 @@ Locks are given per line (a node's actions and cards from the root, as
 * ``{hands: {action: probability}}`` — those hands play it, the node's other hands stay free;
   ``hands`` is a hand (``"AsKs"``; ``"Qh"`` or the rank ``"Q"`` in Leduc), range text
   (``"AKs"``, ``"TT+"``), a
-  hand class on hold'em boards (``"top_pair"``, ``"flush_draw"``: :mod:`solver.handclass`)
+  hand class on hold'em boards (``"top_pair"``, ``"flush_draw"``: :mod:`solver.poker.handclass`)
   or ``"*"`` for every hand not named otherwise;
 * ``"solved"`` — every hand plays the current average strategy there (lock as solved).
 
@@ -147,9 +147,9 @@ class _HandTables:
     def classes(
         self, node: int, player: int, board: list[int]
     ) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.bool_]]:
-        """:func:`solver.handclass.classify_hands` of ``player``'s hands on ``board``
+        """:func:`solver.poker.handclass.classify_hands` of ``player``'s hands on ``board``
         (``node``'s), computed once per node."""
-        from solver.handclass import classify_hands
+        from solver.poker.handclass import classify_hands
 
         key = (node, player)
         if key not in self._classes:
@@ -184,14 +184,14 @@ def _hands_of(
     if key in tables.by_name[player]:
         pick(np.array([tables.by_name[player][key]]))
     elif game.is_holdem and board is not None:
-        from solver.handclass import DRAWS, MADE
+        from solver.poker.handclass import DRAWS, MADE
 
         if key in MADE or key in DRAWS:
             made, draws = tables.classes(node, player, board)
             picked = made == MADE.index(key) if key in MADE else draws[:, DRAWS.index(key)]
             picked = np.asarray(picked, dtype=bool)
         else:
-            from solver.ranges import RangeError, parse_range
+            from solver.poker.ranges import RangeError, parse_range
 
             try:
                 weights = parse_range(key)

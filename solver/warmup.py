@@ -113,10 +113,10 @@ def _exercise(game: object, runs: list[tuple[str, dict]]) -> None:
     import numpy as np
 
     from solver.algorithms import make_solver
-    from solver.analysis import analyze, compatible
     from solver.cfr.bestresponse import expected_values
     from solver.cfr.pruning.bounds import compatible_mass
     from solver.games.model import Game
+    from solver.study.analysis import analyze, compatible
 
     assert isinstance(game, Game)
     for name, kw in runs:
@@ -160,9 +160,9 @@ def _opening() -> None:
     Explore's first view of it (the root's analysis, each action's EVs, the hands ranked by
     strength), given the average as a job hands it over: read-only."""
     from solver.algorithms import make_solver
-    from solver.analysis import analyze, compatible
-    from solver.presets import load_preset
-    from solver.study import action_evs, strength_order
+    from solver.files.presets import load_preset
+    from solver.study.analysis import analyze, compatible
+    from solver.study.views import action_evs, strength_order
 
     eng = make_solver(load_preset("srp-river").build(), "dcfr-tuned", precision="auto")
     eng.iterate(2)
@@ -245,10 +245,10 @@ def _parts() -> None:
     from solver.cfr.terminal import fold_values, showdown_values
     from solver.cfr.update import strategy_rows, update_block
     from solver.games import make_game
-    from solver.handeval import rank_batch
+    from solver.poker.handeval import rank_batch
 
     rank_batch(np.array([[0, 5, 10, 15, 20, 25, 30]]))
-    from solver.preflop_equity import accumulate  # the preflop equity table's builder
+    from solver.poker.preflop_equity import accumulate  # the preflop equity table's builder
 
     wins = np.zeros((1326, 1326), dtype=np.int32)
     accumulate(np.array([[0, 5, 10, 15, 20]]), np.ones(1), wins, np.zeros_like(wins[:1]))

@@ -10,7 +10,7 @@ from pathlib import Path
 from streamlit.testing.v1 import AppTest
 
 from solver import Game, make_rule
-from solver.jobs import SolveJob, live_jobs, stop_all
+from solver.run.jobs import SolveJob, live_jobs, stop_all
 
 MAIN = str(Path(__file__).resolve().parent.parent / "app" / "main.py")
 
@@ -61,7 +61,7 @@ def preset_game(key: str) -> tuple[Game, dict]:
     """A hold'em preset's game (built once per test session) and its game-source metadata."""
     from dataclasses import asdict
 
-    from solver.presets import load_preset
+    from solver.files.presets import load_preset
 
     p = load_preset(key)
     assert p.holdem is not None

@@ -4,6 +4,7 @@ flop solves in well under a second) and batch specs over it."""
 from __future__ import annotations
 
 from dataclasses import replace
+from pathlib import Path
 
 from app import state
 from solver.batch.spec import BatchSpec
@@ -48,3 +49,16 @@ PAGE_SPOT: dict[str, object] = {
     state.OOP_RANGE: TEMPLATE.oop_range,
     state.IP_RANGE: TEMPLATE.ip_range,
 }
+
+
+def solved_db(path: Path, spec: BatchSpec) -> Path:
+    """A batch database of ``spec`` with its tree summaries, every flop solved in this
+    process one after the other (what a worker runs: no cluster, for page tests)."""
+    from solver.batch.driver import _store
+    from solver.batch.store import BatchStore
+    from solver.batch.task import solve_flop
+
+    with BatchStore.create_or_open(path, spec) as store:
+        for i, flop in enumerate(spec.flop_set()):
+            _store(store, flop, i, solve_flop(spec.to_json(), flop.text))
+    return path

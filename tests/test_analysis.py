@@ -11,7 +11,10 @@ import pytest
 from conftest import game
 
 from solver import Engine, Game, expected_values, make_rule
-from solver.analysis import (
+from solver.files.presets import load_preset
+from solver.games.model import DECISION
+from solver.poker.handeval import rank_hands
+from solver.study.analysis import (
     action_frequencies,
     analyze,
     compatible,
@@ -19,9 +22,6 @@ from solver.analysis import (
     grid_mix,
     investments,
 )
-from solver.games.model import DECISION
-from solver.handeval import rank_hands
-from solver.presets import load_preset
 
 
 @functools.cache

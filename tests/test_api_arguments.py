@@ -2,12 +2,12 @@
 module's own error (or a TypeError/ValueError) whose message names the argument — never an
 internal TypeError, AttributeError, OverflowError or KeyError, never a solve that cannot stop.
 
-Covers :class:`solver.jobs.SolveJob` (``target``, ``max_iterations``, ``chunk_s``, unknown
-keywords), :mod:`solver.flops` (``parse_flop_list``, ``select``, ``apply_filters``,
+Covers :class:`solver.run.jobs.SolveJob` (``target``, ``max_iterations``, ``chunk_s``, unknown
+keywords), :mod:`solver.poker.flops` (``parse_flop_list``, ``select``, ``apply_filters``,
 ``parse_filter``) and :func:`solver.batch.spec.parse_filters`, rule parameters and
 ``rbp_threshold`` past the float range (:func:`solver.solve`,
 :func:`solver.cfr.options.check_options`), ``solve(..., bogus=1)``,
-:func:`solver.race.parse_entries` / ``parse_entry`` / ``parse_targets``, and the CLI's
+:func:`solver.run.race.parse_entries` / ``parse_entry`` / ``parse_targets``, and the CLI's
 ``--param`` and strict JSON output. Each case has a valid call beside it that still works.
 """
 
@@ -26,10 +26,17 @@ from solver.algorithms import make_algorithm
 from solver.batch.spec import BatchError, parse_filters
 from solver.cfr.options import OptionError, check_options
 from solver.cli import main
-from solver.flops import FlopError, all_flops, apply_filters, parse_filter, parse_flop_list, select
 from solver.games import make_game
-from solver.jobs import SolveJob
-from solver.race import EntryError, TargetError, parse_entries, parse_entry, parse_targets
+from solver.poker.flops import (
+    FlopError,
+    all_flops,
+    apply_filters,
+    parse_filter,
+    parse_flop_list,
+    select,
+)
+from solver.run.jobs import SolveJob
+from solver.run.race import EntryError, TargetError, parse_entries, parse_entry, parse_targets
 
 
 def bad(value: object) -> Any:
@@ -309,7 +316,7 @@ def test_a_save_with_odd_settings_resumes_without_them() -> None:
     SolveJob (which refuses both now): the resumed job has no target and its own limit."""
     from app.screens.export import resume_job
     from solver.algorithms import make_solver
-    from solver.export import load_solve, save_solve
+    from solver.files.export import load_solve, save_solve
 
     e = make_solver(make_game("kuhn"), "cfr")
     e.iterate(3)

@@ -24,7 +24,7 @@ from app.screens.compare import (
     memory_error,
     progress_figure,
 )
-from solver.race import DEMOS, RaceJob, check_schedule, parse_entries, parse_targets
+from solver.run.race import DEMOS, RaceJob, check_schedule, parse_entries, parse_targets
 
 
 @pytest.fixture(autouse=True)
@@ -198,8 +198,8 @@ def test_invalid_current_setup_is_reported() -> None:
 def test_races_that_need_too_much_memory_are_refused() -> None:
     from dataclasses import replace
 
+    from solver.files.presets import load_preset
     from solver.games.holdem import estimate, validate
-    from solver.presets import load_preset
 
     spec = load_preset("srp-river").holdem
     assert spec is not None

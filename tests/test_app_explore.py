@@ -16,9 +16,9 @@ from streamlit.testing.v1 import AppTest
 
 from app import state
 from solver import Game, make_rule
-from solver.analysis import analyze
-from solver.jobs import SolveJob
-from solver.presets import load_preset
+from solver.files.presets import load_preset
+from solver.run.jobs import SolveJob
+from solver.study.analysis import analyze
 
 
 @pytest.fixture(autouse=True)

@@ -13,8 +13,8 @@ from app import state
 from app.screens.export import resume_job
 from solver import make_game, make_rule
 from solver.algorithms import make_algorithm, make_solver
-from solver.export import load_solve, save_solve
-from solver.jobs import SolveJob
+from solver.files.export import load_solve, save_solve
+from solver.run.jobs import SolveJob
 
 
 @pytest.fixture(autouse=True)
@@ -200,7 +200,7 @@ def test_the_resume_note_shows_while_that_solve_runs_and_then_goes() -> None:
 def test_the_page_says_the_whole_tree_exports_size_first() -> None:
     from app_helpers import finished_job
 
-    from solver.presets import load_preset
+    from solver.files.presets import load_preset
 
     game = load_preset("srp-river").build()
     job = finished_job(game, 10)

@@ -16,10 +16,10 @@ from streamlit.testing.v1 import AppTest
 from app import state
 from app.components.locking import LockRun
 from solver import Game
-from solver.analysis import analyze
-from solver.jobs import SolveJob
-from solver.lockeffect import frequency_shifts
-from solver.study import summaries
+from solver.run.jobs import SolveJob
+from solver.study.analysis import analyze
+from solver.study.lock_effect import frequency_shifts
+from solver.study.views import summaries
 
 
 @pytest.fixture(autouse=True)
@@ -225,10 +225,10 @@ def test_picking_offers_only_what_the_node_holds_in_words() -> None:
     """Picked hands: the hand classes and grid cells offered are those the acting player
     brings to the node, classes in words (a class with no combo there was offered, then
     refused as ``hand 'two_pair'``)."""
-    from solver.analysis import cell_of_hands
-    from solver.handclass import DRAWS, MADE
-    from solver.ranges import GRID_LABELS
-    from solver.studygroups import class_groups
+    from solver.poker.handclass import DRAWS, MADE
+    from solver.poker.ranges import GRID_LABELS
+    from solver.study.analysis import cell_of_hands
+    from solver.study.groups import class_groups
 
     game, job, at = _explore()
     at.radio(key="lockui_mode").set_value("Picked hands").run()
@@ -265,9 +265,9 @@ def test_shift_the_range_keeps_it_ranked() -> None:
     """ "Bet 60 % instead of 35 %": the grid after the shift shows before Lock, and the lock
     gives each hand its own mix — the hands that gain most by betting bet first — with the
     range betting 60 %; a flat lock would give every hand the same mix."""
-    from solver.analysis import analyze
-    from solver.shiftlock import frequency
-    from solver.study import action_evs
+    from solver.study.analysis import analyze
+    from solver.study.shift_lock import frequency
+    from solver.study.views import action_evs
 
     game, job, at = _explore()
     at.radio(key="lockui_mode").set_value("Shift the range").run()
@@ -312,8 +312,8 @@ def test_paint_the_grid_locks_painted_cells_to_the_action() -> None:
     before Lock; Lock records each painted cell playing its action, and every combo of those
     cells is locked to it while the node's other hands stay free."""
     from app.components import paint_lock as P
-    from solver.analysis import cell_of_hands
     from solver.lockspec import build_locks
+    from solver.study.analysis import cell_of_hands
 
     game, job, at = _explore()
     labels = game.action_labels(0)

@@ -20,8 +20,8 @@ from app import spec as S
 from app.components.fields import Number, show
 from app.components.hand_filter import FilterError, card_mask, combo_mask, hand_mask
 from app.components.raster import curve_png, grid_picture, log_ticks, nice_ticks, tick_text
-from solver.cards import COMBOS, combo_str
-from solver.presets import load_preset
+from solver.files.presets import load_preset
+from solver.poker.cards import COMBOS, combo_str
 
 
 # ----- number fields ---------------------------------------------------------------------------
@@ -223,8 +223,8 @@ def test_log_axes_are_labelled_in_full_at_1_2_5() -> None:
     past three), labelled in full — no bare "5" for 50 or 0.5, no SI "100μ" — and the
     target's label on its line."""
     from app.components.figures import curve_figure, log_axis, race_figure
-    from solver.jobs import Point
-    from solver.race import RacePoint
+    from solver.run.jobs import Point
+    from solver.run.race import RacePoint
 
     axis = log_axis([0.3, 40.0])
     assert axis["tickvals"] == pytest.approx([0.2, 0.5, 1, 2, 5, 10, 20, 50])

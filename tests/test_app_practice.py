@@ -14,8 +14,8 @@ from streamlit.testing.v1 import AppTest
 
 from app import state
 from solver import Game
-from solver.study import action_evs
-from solver.trainer import GRADES, Decision, Thresholds, grade_of, pot_at
+from solver.study.trainer import GRADES, Decision, Thresholds, grade_of, pot_at
+from solver.study.views import action_evs
 
 
 @pytest.fixture(autouse=True)
@@ -132,8 +132,8 @@ def test_filters_and_suits_on_the_page() -> None:
     shows its cards permuted and grades it as the solve's own hand; a filter that leaves
     nothing is said in words."""
     from app.components.practice_views import cards_html
-    from solver.handclass import classify
-    from solver.trainer import shown_card
+    from solver.poker.handclass import classify
+    from solver.study.trainer import shown_card
 
     game = _turn()
     job = finished_job(game, 40)

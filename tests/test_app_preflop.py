@@ -30,19 +30,19 @@ from app.components.stack_chart_view import chart_csv, stack_text
 from app.components.views import charts_html
 from app.stack_chart import ChartJob
 from solver import Game, make_rule
-from solver.export import (
+from solver.files.export import (
     ExportError,
     build_from_source,
     load_solve,
     preflop_source,
     save_solve,
 )
+from solver.files.grid_export import chart_rows
 from solver.games import make_game
 from solver.games.preflop import PreflopSpec
-from solver.grid_export import chart_rows
-from solver.jobs import SolveJob
-from solver.ranges import CLASS_LABELS
-from solver.words import action_names, line_words, node_pot, spot
+from solver.poker.ranges import CLASS_LABELS
+from solver.run.jobs import SolveJob
+from solver.study.words import action_names, line_words, node_pot, spot
 
 PUSH_FOLD = "preset:preflop-pushfold-10bb"
 RAISE_JAM = "preset:preflop-raisejam-15bb"

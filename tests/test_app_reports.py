@@ -19,7 +19,7 @@ from streamlit.testing.v1 import AppTest
 from app import files, state
 from app.screens import reports as R
 from solver.batch.store import BatchStore
-from solver.flops import parse_flop
+from solver.poker.flops import parse_flop
 
 SPOT = PAGE_SPOT
 

@@ -15,8 +15,8 @@ from app import files, state
 from app.screens import reports as R
 from solver.batch.store import BatchStore
 from solver.batch.task import run_flop, summarize
-from solver.export import game_source, save_solve
-from solver.flops import parse_flop
+from solver.files.export import game_source, save_solve
+from solver.poker.flops import parse_flop
 
 FLOP = "Ks9s5s"
 

@@ -15,7 +15,7 @@ from streamlit.testing.v1 import AppTest
 from app import spec as S
 from app import state
 from app.screens.setup import paint_cells
-from solver.ranges import grid_from_weights, parse_range
+from solver.poker.ranges import grid_from_weights, parse_range
 
 
 def _run(**st: object) -> AppTest:

@@ -183,7 +183,7 @@ def test_bad_parameter_is_shown_and_blocks_solve() -> None:
 
 def test_long_histories_are_thinned_for_the_curve() -> None:
     from app.components.figures import curve_figure, thin
-    from solver.jobs import Point
+    from solver.run.jobs import Point
 
     pts = [Point(i, 0.01 * i, 1.0 / (i + 1)) for i in range(10_000)]
     kept = thin(pts)
@@ -448,7 +448,7 @@ def test_a_running_solve_keeps_the_page_on_its_game() -> None:
 
 def test_time_and_speed_texts() -> None:
     from app.components.live import fmt_speed, fmt_time
-    from solver.jobs import Progress
+    from solver.run.jobs import Progress
 
     assert fmt_time(None) == "—" and fmt_time(float("inf")) == "> 1 day"
     assert fmt_time(2 * 86_400.0) == "> 1 day" and fmt_time(4.25) == "4.2 s"
@@ -462,7 +462,7 @@ def test_time_and_speed_texts() -> None:
 
 def test_memory_figure_and_units() -> None:
     from app.components.figures import byte_unit, memory_figure
-    from solver.jobs import Point
+    from solver.run.jobs import Point
 
     assert human_bytes(512) == "512 bytes" and human_bytes(36960) == "36.09 KB"
     assert byte_unit(3 * 2**30) == ("GB", 2**30)

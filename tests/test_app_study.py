@@ -15,9 +15,10 @@ from streamlit.testing.v1 import AppTest
 
 from app import state
 from solver import make_game
-from solver.analysis import analyze, cell_of_hands
-from solver.handclass import class_table
-from solver.study import (
+from solver.poker.handclass import class_table
+from solver.study.analysis import analyze, cell_of_hands
+from solver.study.groups import cell_means
+from solver.study.views import (
     action_evs,
     board_cards,
     distribution,
@@ -25,7 +26,6 @@ from solver.study import (
     strength_order,
     summaries,
 )
-from solver.studygroups import cell_means
 
 
 @pytest.fixture(autouse=True)
@@ -82,7 +82,7 @@ def test_river_study_views() -> None:
     summary = _table(at, "combos")
     for row, s in zip(summary.to_dict("records"), summaries(a), strict=True):
         assert row["EV"] == pytest.approx(s.ev) and row["equity %"] == pytest.approx(100 * s.equity)
-    # hand classes of the acting player: combos and mix of solver.handclass.class_table
+    # hand classes of the acting player: combos and mix of solver.poker.handclass.class_table
     classes = _table(at, "share %")
     rows = class_table(board_cards(game, 0), game.hands.cards[0, : game.num_hands[0]], v.reach,
                        a.strategy)  # fmt: skip

@@ -15,7 +15,6 @@ import pytest
 from batch_helpers import TEMPLATE, tiny_spec
 
 from solver import solve
-from solver.analysis import action_frequencies
 from solver.batch.report import (
     aggregate,
     aggregate_groups,
@@ -26,10 +25,11 @@ from solver.batch.report import (
 from solver.batch.spec import BatchError, BatchSpec, by_size, check
 from solver.batch.store import BatchStore, FlopRow
 from solver.batch.task import root_equity, run_flop, solve_flop, summarize
-from solver.cards import parse_cards
-from solver.flops import parse_flop
 from solver.games.holdem import HoldemSpec, build_holdem
-from solver.handeval import evaluate
+from solver.poker.cards import parse_cards
+from solver.poker.flops import parse_flop
+from solver.poker.handeval import evaluate
+from solver.study.analysis import action_frequencies
 
 
 @pytest.mark.parametrize(
@@ -328,9 +328,9 @@ def test_a_batch_says_what_it_costs_before_it_starts() -> None:
     flop by flop here), its time per iteration from the machine's cost per hand-cell, and
     the whole batch at its iteration cap with two workers at once, each flop's tree summary
     counted as SUMMARY_ITERATIONS one-thread iterations and SUMMARY_BYTES_PER_NODE."""
-    from solver import calibration
     from solver.batch.spec import SUMMARY_BYTES_PER_NODE, SUMMARY_ITERATIONS, batch_cost
     from solver.games.holdem import estimate, validate
+    from solver.run import calibration
 
     spec = tiny_spec(max_iterations=300)
     cost = batch_cost(spec, workers=2)

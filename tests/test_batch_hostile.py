@@ -25,7 +25,7 @@ from solver.batch.report import table_rows
 from solver.batch.spec import BatchError
 from solver.batch.store import BatchStore
 from solver.cli import main
-from solver.flops import parse_flop
+from solver.poker.flops import parse_flop
 
 GOOD: dict[str, Any] = {
     "pot": 100.0,

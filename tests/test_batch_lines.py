@@ -23,15 +23,15 @@ from batch_helpers import FLOPS, TEMPLATE, tiny_spec
 from cli_helpers import run
 from distributed import LocalCluster
 
-from solver.analysis import analyze, compatible
 from solver.batch.driver import run_batch
 from solver.batch.store import BatchStore, read_solve_file
 from solver.batch.treedata import MAGIC, decode, encode
 from solver.cfr.reach import chance_factor
-from solver.export import load_solve
+from solver.files.export import load_solve
 from solver.games.model import Game
-from solver.handclass import class_table
-from solver.study import board_cards, summaries
+from solver.poker.handclass import class_table
+from solver.study.analysis import analyze, compatible
+from solver.study.views import board_cards, summaries
 
 TOL = 2e-4  # stored shares are exact to 1/65,534, chips are float32
 

@@ -27,7 +27,7 @@ from solver.batch.job import BatchJob
 from solver.batch.spec import BatchError
 from solver.batch.store import LEASE_TIMEOUT_S, BatchStore
 from solver.cli import main
-from solver.flops import parse_flop
+from solver.poker.flops import parse_flop
 
 ROOT = Path(__file__).resolve().parent.parent
 HOST = socket.gethostname()

@@ -1,4 +1,4 @@
-"""Cards, combos, boards and the Libratus endgame file format (solver/cards.py)."""
+"""Cards, combos, boards and the Libratus endgame file format (solver/poker/cards.py)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from solver.cards import (
+from solver.poker.cards import (
     COMBO_INDEX,
     COMBOS,
     CardError,

@@ -14,10 +14,10 @@ from cli_helpers import run
 
 from solver import solve
 from solver.algorithms import make_solver
-from solver.export import save_solve
+from solver.files.export import save_solve
 from solver.games import make_game
-from solver.study import action_evs
-from solver.trainer import Thresholds, grade_of, pot_at
+from solver.study.trainer import Thresholds, grade_of, pot_at
+from solver.study.views import action_evs
 
 
 def records(*args: str) -> tuple[list[dict], dict]:
@@ -123,9 +123,9 @@ def test_a_flop_of_a_batch_database(tmp_path: Path) -> None:
     from batch_helpers import TEMPLATE, tiny_spec
 
     from solver.batch.store import BatchStore
-    from solver.export import game_source
-    from solver.flops import parse_flop
+    from solver.files.export import game_source
     from solver.games.holdem import build_holdem
+    from solver.poker.flops import parse_flop
 
     db = tmp_path / "b.db"
     spot = replace(TEMPLATE, board="Ks9s5s")

@@ -15,8 +15,7 @@ import pytest
 from conftest import game
 
 from solver import Engine, make_rule
-from solver.analysis import analyze
-from solver.export import (
+from solver.files.export import (
     ExportError,
     game_source,
     load_solve,
@@ -26,8 +25,9 @@ from solver.export import (
     tree_csv,
     tree_json,
 )
-from solver.jobs import Point
-from solver.presets import load_preset
+from solver.files.presets import load_preset
+from solver.run.jobs import Point
+from solver.study.analysis import analyze
 
 
 def _engine(name: str = "leduc", iterations: int = 30) -> Engine:
@@ -207,8 +207,8 @@ def test_a_whole_tree_export_says_its_size_first() -> None:
     """tree_export_cost: the rows exactly, and the CSV and JSON sizes from a few nodes'
     rows near the real ones (the page shows them before the button builds the file)."""
     from solver import solve
-    from solver.export import rows_to_csv, tree_export_cost, tree_rows
-    from solver.presets import load_preset
+    from solver.files.export import rows_to_csv, tree_export_cost, tree_rows
+    from solver.files.presets import load_preset
 
     g = load_preset("srp-river").build()
     sigma = solve(g, "dcfr-tuned", iterations=10).average_strategy()

@@ -11,8 +11,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from solver import flops as F
-from solver.cards import parse_cards
+from solver.poker import flops as F
+from solver.poker.cards import parse_cards
 
 
 def test_1755_classes_weights_sum_to_all_raw_flops() -> None:

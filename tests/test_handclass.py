@@ -10,8 +10,8 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from phevaluator.evaluator import evaluate_cards
 
-from solver.cards import card_str, parse_cards
-from solver.handclass import (
+from solver.poker.cards import card_str, parse_cards
+from solver.poker.handclass import (
     DRAWS,
     MADE,
     MADE_CATEGORY,
@@ -20,7 +20,7 @@ from solver.handclass import (
     classify_hands,
     straight_high,
 )
-from solver.handeval import FLUSH, STRAIGHT, category, evaluate
+from solver.poker.handeval import FLUSH, STRAIGHT, category, evaluate
 
 # (hole, board, made class, draw flags)
 CASES = [

@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 from phevaluator.card import Card
 from phevaluator.evaluator import evaluate_5cards, evaluate_6cards, evaluate_7cards
 
-from solver.handeval import (
+from solver.poker.handeval import (
     CATEGORY_NAMES,
     FLUSH,
     FULL_HOUSE,

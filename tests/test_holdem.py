@@ -9,7 +9,6 @@ import numpy as np
 import pytest
 
 from solver import expected_values, solve
-from solver.cards import COMBOS, card_str, parse_board
 from solver.cfr.layout import make_scratch
 from solver.cfr.terminal import fold_values, showdown_values
 from solver.games import make_game
@@ -23,7 +22,8 @@ from solver.games.model import (
     Game,
     auto_precision,
 )
-from solver.handeval import rank_hands
+from solver.poker.cards import COMBOS, card_str, parse_board
+from solver.poker.handeval import rank_hands
 
 OOP = "66+,A8s+,A5s-A4s,AJo+,K9s+,KQo,QTs+,JTs,96s+,85s+,75s+,65s,54s"
 IP = "QQ-22,AQs-A2s,ATo+,K5s+,KJo+,Q8s+,J8s+,T7s+,96s+,86s+,75s+,64s+,53s+"
@@ -166,7 +166,7 @@ def test_every_deal_enumerated_on_a_flop_allin_spot() -> None:
 
 def _equity(board: str, oop: str, ip: str) -> float:
     """OOP's share of the pot at showdown, by brute force over hand pairs (river)."""
-    from solver.ranges import parse_range
+    from solver.poker.ranges import parse_range
 
     b = parse_board(board)
     w0, w1 = parse_range(oop), parse_range(ip)

@@ -18,14 +18,14 @@ import pytest
 
 from solver import make_rule, solve
 from solver.algorithms import make_solver
-from solver.cards import parse_board
-from solver.export import ExportError, load_solve, save_solve
+from solver.files.export import ExportError, load_solve, save_solve
+from solver.files.presets import PRESET_DIR, PresetError, load_preset, parse_preset
 from solver.games import UnknownGameError, make_game
 from solver.games.holdem import HoldemSpec, SpecError, build_holdem, estimate, validate
 from solver.games.spec import MAX_RAISE_CAP, MAX_STACK_BB
-from solver.jobs import SolveJob
-from solver.presets import PRESET_DIR, PresetError, load_preset, parse_preset
-from solver.ranges import parse_range
+from solver.poker.cards import parse_board
+from solver.poker.ranges import parse_range
+from solver.run.jobs import SolveJob
 from solver.tree.betting import MAX_BETTING_NODES
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -155,7 +155,7 @@ def test_a_preset_name_never_reads_a_file_outside_presets(tmp_path: Path) -> Non
 def test_an_uploaded_preset_is_measured_before_it_is_decoded() -> None:
     """The upload path's bytes: refused by size before decoding (decoding 300 MB took 600 MB
     more), and bytes that are not UTF-8 are one message."""
-    from solver.presets import parse_preset_bytes
+    from solver.files.presets import parse_preset_bytes
 
     big = b"#" * 20_000_000
     tracemalloc.start()
@@ -290,7 +290,7 @@ def test_a_loaded_file_never_raises_the_memory_cap(monkeypatch: pytest.MonkeyPat
             max_memory_mb=1e12,
         )
     )
-    monkeypatch.setattr("solver.export.build_holdem", lambda spec: pytest.fail("built"))
+    monkeypatch.setattr("solver.files.export.build_holdem", lambda spec: pytest.fail("built"))
     with pytest.raises(ExportError, match="saved from another game"):
         load_solve(save_solve(e, {"kind": "holdem", "spec": big}))
 
@@ -302,7 +302,7 @@ def test_a_zip_directory_longer_than_its_count_is_refused_before_zipfile_reads_i
     would build an object per entry (a 1,000,000-entry directory took +600 MB)."""
     import struct
 
-    from solver import safe_npz
+    from solver.files import safe_npz
 
     buf = io.BytesIO()
     with zipfile.ZipFile(buf, "w", zipfile.ZIP_STORED) as z:
@@ -342,7 +342,7 @@ def test_a_small_save_naming_a_big_game_is_refused_before_the_game_is_built(
     """A kilobyte file naming the srp-flop spot (1.29 M nodes), its strategy sums' header
     matching the game's count: refused from the headers — data its members cannot hold, or
     a storage array missing — before the game is built (10 s and +600 MB before)."""
-    from solver import export
+    from solver.files import export
 
     spec = load_preset("srp-flop").holdem
     assert spec is not None

@@ -13,7 +13,7 @@ from conftest import game, locked_engine
 
 from solver import Engine, exploitability, make_rule
 from solver.cfr.reach import path_reach
-from solver.jobs import (
+from solver.run.jobs import (
     DONE,
     PAUSED,
     RUNNING,
@@ -284,7 +284,7 @@ def test_first_snapshot_reports_the_memory_the_solve_holds() -> None:
 
 
 def test_history_snapshots_do_not_change_when_the_solve_checks_again() -> None:
-    from solver.jobs import History
+    from solver.run.jobs import History
 
     h0 = History()
     h1 = h0.appended(Point(0, 0.0, 1.0))

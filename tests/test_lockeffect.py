@@ -1,4 +1,4 @@
-"""What a lock changes (solver.lockeffect) and hands by group (solver.studygroups): the
+"""What a lock changes (solver.study.lock_effect) and hands by group (solver.study.groups): the
 re-solve engine solves the locked game warm and fresh, frequency shifts against a naive
 reach walk, group EVs against the per-hand numbers and the range summary."""
 
@@ -9,16 +9,16 @@ import pytest
 from conftest import full_game, game, locked_engine
 
 from solver import Engine, make_rule
-from solver.analysis import analyze, cell_of_hands
 from solver.api import solve
 from solver.games import Game
 from solver.games.holdem import HoldemSpec, build_holdem
 from solver.games.model import DECISION
-from solver.handclass import MADE, classify
-from solver.lockeffect import ev_changes, frequency_shifts, locked_nodes, relock
 from solver.lockspec import LockError
-from solver.study import board_cards, range_summary
-from solver.studygroups import cell_means, class_groups, group_ev, group_mean, hand_groups
+from solver.poker.handclass import MADE, classify
+from solver.study.analysis import analyze, cell_of_hands
+from solver.study.groups import cell_means, class_groups, group_ev, group_mean, hand_groups
+from solver.study.lock_effect import ev_changes, frequency_shifts, locked_nodes, relock
+from solver.study.views import board_cards, range_summary
 
 KUHN_EXPLOIT = {"k": {"k": 1.0}, "b:1": {"f": 1.0}}  # player 1 checks behind, folds to bets
 
@@ -157,9 +157,9 @@ def test_the_chance_of_reaching_a_line_adds_up_over_its_children() -> None:
     """On a hold'em river and on Leduc (chance nodes: the turn card): a decision node's
     reach is the sum of its children's that are decisions or terminals under the same
     strategy, and a chance node's the sum over its cards."""
-    from solver.analysis import compatible
     from solver.cfr.reach import path_reach
-    from solver.lockeffect import _deal_reach
+    from solver.study.analysis import compatible
+    from solver.study.lock_effect import _deal_reach
 
     for g in (_river(), game("leduc"), full_game("leduc")):  # (suit isomorphism or not)
         sigma = solve(g, "cfr+", iterations=30).average_strategy()

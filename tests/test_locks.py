@@ -19,7 +19,7 @@ from solver.algorithms import make_solver
 from solver.cfr.bestresponse import expected_values
 from solver.cfr.locks import locked_cells
 from solver.cfr.options import OptionError
-from solver.export import load_solve, save_solve
+from solver.files.export import load_solve, save_solve
 from solver.games import Game
 from solver.lockspec import LockError, build_locks, lock_engine
 

@@ -14,7 +14,7 @@ import pytest
 from solver import Engine, make_rule
 from solver.api import solve
 from solver.cfr.engine import PROMOTE_AT
-from solver.export import game_source, load_solve, save_solve
+from solver.files.export import game_source, load_solve, save_solve
 from solver.games import model
 from solver.games.holdem import HoldemSpec, build_holdem
 from solver.games.model import Game

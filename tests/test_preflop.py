@@ -17,14 +17,14 @@ import pytest
 from solver import solve
 from solver.api import SolveResult
 from solver.cli import main as cli_main
+from solver.files.presets import load_preset
 from solver.games import make_game
 from solver.games.build import make_hands
 from solver.games.model import FIXED, RUNOUT
 from solver.games.preflop import PreflopSpec, _hands, validate
 from solver.games.spec import SpecError
-from solver.preflop_equity import allin_sign, collisions
-from solver.presets import load_preset
-from solver.ranges import parse_range
+from solver.poker.preflop_equity import allin_sign, collisions
+from solver.poker.ranges import parse_range
 
 Array = npt.NDArray[np.float64]
 
@@ -103,7 +103,7 @@ def test_runout_values_are_the_equity_table() -> None:
 def test_hands_as_make_hands_makes_them() -> None:
     w0, w1 = parse_range("AA, KQs, 72o"), parse_range("QQ+, AK, T9s:0.5")
     ids = [np.flatnonzero(w0 > 0), np.flatnonzero(w1 > 0)]
-    from solver.cards import COMBOS
+    from solver.poker.cards import COMBOS
 
     cards: list[list[tuple[int, ...]]] = [
         [(int(COMBOS[i, 0]), int(COMBOS[i, 1])) for i in ids[p]] for p in range(2)
@@ -295,9 +295,9 @@ def test_presets_build_the_preflop_games() -> None:
 
 def test_chart_by_stack() -> None:
     """The push/fold chart by stack reads HRC's thresholds where its stacks bracket them, and
-    its per-hand EV margins (solver.study.action_evs) equal the brute force's."""
-    from solver.preflop_chart import format_grid, push_fold_chart
-    from solver.ranges import CLASS_LABELS, COMBO_CELL
+    its per-hand EV margins (solver.study.views.action_evs) equal the brute force's."""
+    from solver.poker.ranges import CLASS_LABELS, COMBO_CELL
+    from solver.study.preflop_chart import format_grid, push_fold_chart
 
     chart = push_fold_chart([7.8, 5.6, 7.7, 5.7])
     assert chart.stacks == (5.6, 5.7, 7.7, 7.8) and np.all(chart.exploitability <= 1e-6)

@@ -1,4 +1,4 @@
-"""The preflop all-in equity table (solver.preflop_equity) against what no one here wrote:
+"""The preflop all-in equity table (solver.poker.preflop_equity) against what no one here wrote:
 phevaluator by exhaustive enumeration of every board on a sample of matchups, and published
 exact equities; its builder on a small deck against a naive count over every board."""
 
@@ -11,10 +11,10 @@ import numpy as np
 import pytest
 from phevaluator._pheval import evaluate_7cards
 
-from solver import preflop_equity as pe
-from solver.cards import COMBOS, parse_combo
-from solver.handeval import rank_boards
-from solver.ranges import parse_range
+from solver.poker import preflop_equity as pe
+from solver.poker.cards import COMBOS, parse_combo
+from solver.poker.handeval import rank_boards
+from solver.poker.ranges import parse_range
 
 N = pe.BOARDS_PER_MATCHUP
 

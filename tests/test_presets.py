@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 
 from solver import Engine, expected_values, make_rule
-from solver.cards import read_libratus_endgame
-from solver.presets import PRESET_DIR, PresetError, list_presets, load_preset, parse_preset
+from solver.files.presets import PRESET_DIR, PresetError, list_presets, load_preset, parse_preset
+from solver.poker.cards import read_libratus_endgame
 
 ALL = sorted(p.stem for p in PRESET_DIR.glob("*.toml"))
 DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "libratus_endgames"

@@ -16,8 +16,8 @@ from conftest import game
 from solver import Engine, Game
 from solver.algorithms import make_solver
 from solver.games.holdem import HoldemSpec, build_holdem
-from solver.jobs import DONE, FAILED, PAUSED, RUNNING, STOPPED, JobRegistry, live_jobs, stop_all
-from solver.race import (
+from solver.run.jobs import DONE, FAILED, PAUSED, RUNNING, STOPPED, JobRegistry, live_jobs, stop_all
+from solver.run.race import (
     DEMOS,
     MAX_ALGORITHMS,
     Entry,
@@ -416,7 +416,7 @@ def test_table_markdown_and_csv() -> None:
 
 
 def test_demos_are_well_formed() -> None:
-    from solver.presets import load_preset
+    from solver.files.presets import load_preset
 
     assert len(DEMOS) == 6 and len({d.key for d in DEMOS}) == 6
     for d in DEMOS:

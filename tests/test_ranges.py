@@ -1,4 +1,4 @@
-"""Range text, the 13×13 grid and per-combo weights (solver/ranges.py)."""
+"""Range text, the 13×13 grid and per-combo weights (solver/poker/ranges.py)."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
-from solver.cards import COMBOS, combo_str, parse_combo
-from solver.ranges import (
+from solver.poker.cards import COMBOS, combo_str, parse_combo
+from solver.poker.ranges import (
     CLASS_LABELS,
     COMBO_CELL,
     GRID_LABELS,

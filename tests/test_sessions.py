@@ -10,8 +10,8 @@ import pytest
 from conftest import game
 
 from solver import make_rule
-from solver.jobs import STOPPED, JobRegistry, SolveJob, live_jobs, stop_all
-from solver.race import RaceJob, parse_entries
+from solver.run.jobs import STOPPED, JobRegistry, SolveJob, live_jobs, stop_all
+from solver.run.race import RaceJob, parse_entries
 
 
 @pytest.fixture(autouse=True)

@@ -1,4 +1,4 @@
-"""Shift locks (solver.shiftlock): an action's frequency over the range moved to a target in
+"""Shift locks (solver.study.shift_lock): an action's frequency over the range moved to a target in
 the order of the solution's preference, against a hand-worked example and properties."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as hs
 
-from solver.shiftlock import frequency, shift
+from solver.study.shift_lock import frequency, shift
 
 
 def test_a_worked_example() -> None:

@@ -14,9 +14,9 @@ from app_helpers import page
 from cli_helpers import run
 
 from app import state
+from solver.files.presets import load_preset
 from solver.games.holdem import HoldemSpec, betting_tree, build_holdem, size_notes, validate
 from solver.games.spec import MAX_STACK_BB, SpecError
-from solver.presets import load_preset
 from solver.tree.betting import SizeNote
 
 # The spot: a 200-chip flop pot, 900 behind, "33%, 75%, a".

@@ -1,4 +1,4 @@
-"""Study views (solver.study): EV per action, range summaries, distributions, hands by
+"""Study views (solver.study.views): EV per action, range summaries, distributions, hands by
 strength, action names, runout reports — each against an independent computation."""
 
 from __future__ import annotations
@@ -10,12 +10,12 @@ import pytest
 from conftest import game
 
 from solver import Engine, make_rule
-from solver.analysis import analyze
 from solver.cfr.bestresponse import expected_values
 from solver.games import Game
 from solver.games.holdem import HoldemSpec, build_holdem
-from solver.handeval import rank_hands
-from solver.study import (
+from solver.poker.handeval import rank_hands
+from solver.study.analysis import analyze
+from solver.study.views import (
     action_evs,
     action_names,
     distribution,

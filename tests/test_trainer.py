@@ -1,4 +1,4 @@
-"""The trainer (solver/trainer.py): exact dealing against brute force, card removal, grades at
+"""The trainer (solver/study/trainer.py): exact dealing against brute force, card removal, grades at
 their thresholds' edges, and EVs against the solve's own per-hand EVs and a naive walk."""
 
 from __future__ import annotations
@@ -17,10 +17,9 @@ from hypothesis import strategies as hst
 from scipy.stats import chisquare
 
 from solver import Game, solve
-from solver.analysis import analyze, compatible, node_path
 from solver.games.model import CHANCE, DECISION, FIXED, SHOWDOWN
-from solver.study import action_evs
-from solver.trainer import (
+from solver.study.analysis import analyze, compatible, node_path
+from solver.study.trainer import (
     GRADES,
     DealFilter,
     Drill,
@@ -38,6 +37,7 @@ from solver.trainer import (
     to_csv,
     to_json,
 )
+from solver.study.views import action_evs
 
 Array = np.ndarray
 
@@ -239,8 +239,8 @@ def test_kuhn_evs_match_a_naive_walk() -> None:
 
 @pytest.mark.parametrize("name", ["leduc", "turn"])
 def test_graded_evs_are_the_solves_per_hand_evs(name: str) -> None:
-    """Each decision's EVs are Explore's per-action EVs for the hand (solver.study), their
-    mix is the hand's EV at the node (solver.analysis), and EV lost is best − chosen."""
+    """Each decision's EVs are Explore's per-action EVs for the hand (solver.study.views), their
+    mix is the hand's EV at the node (solver.study.analysis), and EV lost is best − chosen."""
     g, sigma = solved(name)
     drill = Drill(g, sigma, 1, "hand", seed=11)
     for d in play(drill, "uniform", 12):
@@ -361,7 +361,7 @@ def test_filtered_deal_is_the_deal_conditioned_on_the_filter(
     """The filtered table equals the brute-force table with the pairs whose hero hand fails
     the filter (classes by :func:`classify` one hand at a time, grid cells spelt out, reach
     multiplied out along the line) set to 0 and renormalised; at the root and deeper."""
-    from solver.handclass import classify
+    from solver.poker.handclass import classify
 
     g, sigma = solved(name)
     nodes = [0, int(g.tree.first_child[0]) + 1] + ([below_chance(g)] if name == "leduc" else [])
@@ -442,8 +442,8 @@ def permuted_spot(g: Game, sigma: Array, pi: tuple[int, ...]) -> tuple[Game, Arr
     carried over: at each decision node (found by its π-permuted line) each hand plays what
     its π-preimage plays. (Two solves are no reference: DCFR trajectories drift apart by
     rounding after some ten iterations.)"""
-    from solver.dealing import shown_card, shown_hand
     from solver.games.holdem import HoldemSpec, build_holdem
+    from solver.study.dealing import shown_card, shown_hand
 
     board = "".join(shown_card(c, pi) for c in ("Td", "9d", "6h", "Qc"))
     g2 = build_holdem(HoldemSpec(board=board, pot=100, stack=200, oop_range="AA,KQs,T8s,76s",
@@ -511,7 +511,7 @@ def kuhn_equilibrium() -> object:
 
 
 def test_kuhn_root_evs_per_card_equal_the_closed_form() -> None:
-    from solver.trainer import deal
+    from solver.study.trainer import deal
 
     result = kuhn_equilibrium()
     assert result.exploitability < 1e-4  # type: ignore[attr-defined]
@@ -528,7 +528,7 @@ def test_kuhn_root_evs_per_card_equal_the_closed_form() -> None:
 def test_deal_and_grade_are_the_drills_own() -> None:
     """deal() deals what a node-scope Drill with the same Generator deals; grade() records
     the Drill's Decision (EV lost = best EV − chosen EV), by index or by code, once."""
-    from solver.trainer import deal, grade
+    from solver.study.trainer import deal, grade
 
     result = solve(small_turn("AA,KQs,T8s,76s", "QQ-99,AK,J9s"), "dcfr", iterations=60)
     g = result.game

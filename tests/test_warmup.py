@@ -12,9 +12,10 @@ from pathlib import Path
 import pytest
 from numba import njit
 
-from solver import calibration, warmup
+from solver import warmup
+from solver.files.presets import load_preset
 from solver.games.holdem import estimate, validate
-from solver.presets import load_preset
+from solver.run import calibration
 
 
 @pytest.fixture

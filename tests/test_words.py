@@ -1,4 +1,4 @@
-"""A game's tree in a player's words (solver.words): action names, the line so far and the
+"""A game's tree in a player's words (solver.study.words): action names, the line so far and the
 spot header's numbers, as known strings on Kuhn, Leduc and a small hold'em turn."""
 
 from __future__ import annotations
@@ -8,10 +8,10 @@ import functools
 import pytest
 from conftest import game
 
+from solver.files.presets import PresetError, load_preset, parse_preset
 from solver.games import Game
 from solver.games.holdem import HoldemSpec, build_holdem
-from solver.presets import PresetError, load_preset, parse_preset
-from solver.words import (
+from solver.study.words import (
     action_names,
     card_text,
     first_street_name,

@@ -12,8 +12,8 @@ import plotly.graph_objects as go
 
 from app.components.colors import action_colors
 from app.components.number_formats import combos_text
-from solver.flops import HIGH_CARDS
-from solver.words import first_street_name
+from solver.poker.flops import HIGH_CARDS
+from solver.study.words import first_street_name
 
 TEXTURES = ("rainbow", "two-tone", "monotone", "paired", "trips")
 SUIT_COLORS = {"rainbow": "#1f77b4", "two-tone": "#ff7f0e", "monotone": "#2ca02c"}
@@ -40,7 +40,7 @@ def mix_bars(
 ) -> go.Figure:
     """Stacked bars: one bar per flop, one segment per action column (``prefix`` + label),
     flops sorted by their aggressive frequency (most betting first). Actions named as
-    everywhere in the app (:func:`solver.words.first_street_name` with the batch's ``pot``
+    everywhere in the app (:func:`solver.study.words.first_street_name` with the batch's ``pot``
     and ``stack``, chips)."""
     done = [r for r in records if r.get("status") == "done"]
     cols = [c for c in columns if c.startswith(prefix)]
@@ -151,7 +151,7 @@ def class_bars(
     """Horizontal stacked bars: one bar per hand class (strongest at the top), one segment
     per action, from :func:`solver.batch.report.class_aggregate` (actions named as
     :func:`mix_bars` names them)."""
-    from solver.handclass import DRAW_LABELS, MADE_LABELS
+    from solver.poker.handclass import DRAW_LABELS, MADE_LABELS
 
     labels = {**MADE_LABELS, **DRAW_LABELS}
     classes = [c for c in agg["classes"] if c["mix"]]

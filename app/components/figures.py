@@ -13,10 +13,10 @@ import plotly.graph_objects as go
 
 from app.components.colors import EMPTY, action_colors
 from app.components.raster import GRID_CELL_PX, cell_bars, grid_png, log_ticks, tick_text
-from solver.jobs import Point
-from solver.race import RacePoint
-from solver.ranges import GRID_LABELS
-from solver.words import label_name
+from solver.poker.ranges import GRID_LABELS
+from solver.run.jobs import Point
+from solver.run.race import RacePoint
+from solver.study.words import label_name
 
 Array = npt.NDArray[np.float64]
 
@@ -165,7 +165,7 @@ def memory_figure(
     x_axis: str = "iterations",
     limit: int | None = None,
 ) -> go.Figure:
-    """Memory the solve holds (:attr:`solver.jobs.Point.memory_bytes`: regrets, strategy sums
+    """Memory the solve holds (:attr:`solver.run.jobs.Point.memory_bytes`: regrets, strategy sums
     and buffers still needed; it falls while Total RBP prunes) against iterations, seconds or
     nodes touched (``x_axis``, one of :data:`CURVE_X`). One unit for the whole curve, chosen
     by its largest value; points without a memory figure (old saves) are left out. The y axis
@@ -303,7 +303,7 @@ def strategy_grid_figure(
     pixel ratio of 1): a handful of elements for the browser to draw, where a rectangle per
     cell and action meant hundreds (the live view redraws it while a solve runs). ``vector`` draws
     rectangles instead, for exported files (SVG stays vector, PNG stays sharp at any scale).
-    ``names`` label the actions in the legend (default: :func:`solver.words.label_name` of
+    ``names`` label the actions in the legend (default: :func:`solver.study.words.label_name` of
     each).
     """
     colors = action_colors(actions)

@@ -1,5 +1,5 @@
 """Explore's hand filter: the range syntax players use (``KK``, ``AK``, ``AKs``, ``T9s+``,
-``KQo-KTo``, ``AsKs`` — :func:`solver.ranges.parse_range`) plus the words ``suited``,
+``KQo-KTo``, ``AsKs`` — :func:`solver.poker.ranges.parse_range`) plus the words ``suited``,
 ``offsuit`` and ``pairs``, comma separated; a hand matches when any part covers it.
 
 Toy games have single cards (Leduc's ``Ks``, Kuhn's ``K``): a part there matches the cards of
@@ -11,8 +11,8 @@ from __future__ import annotations
 import numpy as np
 import numpy.typing as npt
 
-from solver.cards import COMBOS, NUM_COMBOS
-from solver.ranges import RangeError, parse_range
+from solver.poker.cards import COMBOS, NUM_COMBOS
+from solver.poker.ranges import RangeError, parse_range
 
 EXAMPLES = "KK, AK, AKs, T9s+, suited, pairs"
 _SUITS = COMBOS % 4  # card = rank * 4 + suit

@@ -12,7 +12,7 @@ What keeps watching cheap (a live view may cost at most a few percent of the sol
   while few;
 * a preflop game's chips are big blinds: its exploitability reads in bb/hand and mbb/hand (no
   pot to speak of in % pot), its curve in mbb/hand;
-* the snapshot read here (:class:`solver.jobs.Progress`) carries the watched node's strategy
+* the snapshot read here (:class:`solver.run.jobs.Progress`) carries the watched node's strategy
   and reach, copied by the job thread from that node's sums and its path's only.
 """
 
@@ -44,8 +44,8 @@ from app.components.views import card_table, grid_figure, grid_picture_of
 from app.settings import PRUNING_LABELS, RBP
 from solver.algorithms import ALGORITHMS
 from solver.games.model import Game
-from solver.jobs import PAUSED, RUNNING, Point, Progress, SolveJob, estimate_eta
-from solver.words import is_preflop, line_words, node_pot
+from solver.run.jobs import PAUSED, RUNNING, Point, Progress, SolveJob, estimate_eta
+from solver.study.words import is_preflop, line_words, node_pot
 
 LIVE_CURVE_POINTS = 400
 """Most points a live curve draws (log-spaced over the history; the last is always kept)."""

@@ -1,7 +1,7 @@
 """What a re-solve with locks changed, side by side: each player's EV at the root before and
 after, EVs per hand class or hand at the root and at each locked node, and the lines whose
-action frequencies moved most. Numbers from :mod:`solver.lockeffect` and
-:mod:`solver.analysis` (tested there); this module lays them out."""
+action frequencies moved most. Numbers from :mod:`solver.study.lock_effect` and
+:mod:`solver.study.analysis` (tested there); this module lays them out."""
 
 from __future__ import annotations
 
@@ -18,11 +18,11 @@ from app.components.downloads import download_row
 from app.components.names import line as line_name
 from app.components.names import player_name
 from app.components.study_views import action_labels, cached, file_name
-from solver.analysis import NodeAnalysis, analyze
 from solver.games.model import Game
-from solver.lockeffect import ev_changes, frequency_shifts, locked_nodes
-from solver.study import summaries
-from solver.studygroups import class_groups, hand_groups
+from solver.study.analysis import NodeAnalysis, analyze
+from solver.study.groups import class_groups, hand_groups
+from solver.study.lock_effect import ev_changes, frequency_shifts, locked_nodes
+from solver.study.views import summaries
 
 if TYPE_CHECKING:
     from app.components.locking import LockRun

@@ -29,14 +29,14 @@ from app.components.study_views import action_labels, node_action_evs
 from app.runtime import start_solve
 from app.screens.solve import LAST_STATE
 from app.state import Solved
-from solver.analysis import NodeAnalysis, cell_of_hands
 from solver.games.model import DECISION, Game
-from solver.handclass import DRAW_LABELS, MADE_LABELS
-from solver.jobs import FINISHED, RUNNING, SolveJob
-from solver.lockeffect import locked_nodes, relock
 from solver.lockspec import SOLVED, LockError, build_locks, line_text, parse_line
-from solver.ranges import GRID_LABELS
-from solver.studygroups import class_groups
+from solver.poker.handclass import DRAW_LABELS, MADE_LABELS
+from solver.poker.ranges import GRID_LABELS
+from solver.run.jobs import FINISHED, RUNNING, SolveJob
+from solver.study.analysis import NodeAnalysis, cell_of_hands
+from solver.study.groups import class_groups
+from solver.study.lock_effect import locked_nodes, relock
 
 Array = npt.NDArray[np.float64]
 K = state.LOCK_PREFIX

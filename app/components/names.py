@@ -1,6 +1,6 @@
 """The players' names of a game as the app says them: a preset's own (``BB``, ``BTN``) when
 it names them, else OOP and IP on hold'em and player 0 / player 1 on the toy games
-(:func:`solver.words.default_players`).
+(:func:`solver.study.words.default_players`).
 
 Names belong to the game, not to a session: pages record them once they know the game's
 source (:func:`remember`), and every component reads them from the game (:func:`of`). The
@@ -12,7 +12,7 @@ import threading
 import weakref
 
 from solver.games.model import Game
-from solver.words import default_players, line_words
+from solver.study.words import default_players, line_words
 
 _NAMES: dict[int, tuple[str, str]] = {}
 _LOCK = threading.Lock()
@@ -42,6 +42,6 @@ def player_name(game: Game, player: int) -> str:
 
 
 def line(game: Game, node: int) -> str:
-    """The line to ``node`` in words with these names (:func:`solver.words.line_words`),
+    """The line to ``node`` in words with these names (:func:`solver.study.words.line_words`),
     ``Start`` at the root."""
     return line_words(game, node, of(game)) or "Start"

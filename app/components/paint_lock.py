@@ -20,9 +20,9 @@ from app import state
 from app.components.colors import EMPTY, action_colors
 from app.components.figures import cell_canvas
 from app.components.views import grid_figure
-from solver.analysis import NodeAnalysis, cell_of_hands
 from solver.games.model import Game
-from solver.ranges import GRID_LABELS
+from solver.poker.ranges import GRID_LABELS
+from solver.study.analysis import NodeAnalysis, cell_of_hands
 
 Array = npt.NDArray[np.float64]
 MODE = "Paint the grid"

@@ -1,7 +1,7 @@
 """The Practice page's parts: the hand at the table (spot header, the hero's cards), the
 actions' button labels, a graded decision (mix, EVs, EV lost, grade) and a session's score.
-Data in (a :class:`solver.trainer.Drill`, a :class:`~solver.trainer.Decision`, a
-:class:`~solver.trainer.Score`), elements out: no session state, no solve."""
+Data in (a :class:`solver.study.trainer.Drill`, a :class:`~solver.study.trainer.Decision`, a
+:class:`~solver.study.trainer.Score`), elements out: no session state, no solve."""
 
 from __future__ import annotations
 
@@ -13,12 +13,12 @@ import streamlit as st
 
 from app.components.colors import CARD_SUIT_COLORS
 from app.components.spot_header import amount, header_html
-from solver.analysis import investments
 from solver.games.model import DECISION, Game
-from solver.handclass import DRAW_LABELS, DRAWS, MADE, MADE_LABELS
-from solver.ranges import GRID_LABELS
-from solver.trainer import GRADES, Decision, Drill, Score, pot_at
-from solver.words import STREETS, SUITS, Spot, default_players, node_words
+from solver.poker.handclass import DRAW_LABELS, DRAWS, MADE, MADE_LABELS
+from solver.poker.ranges import GRID_LABELS
+from solver.study.analysis import investments
+from solver.study.trainer import GRADES, Decision, Drill, Score, pot_at
+from solver.study.words import STREETS, SUITS, Spot, default_players, node_words
 
 GRADE_COLORS = {
     "Best": "#1b8a3a",
@@ -72,7 +72,7 @@ def cards_html(cards: Sequence[str]) -> str:
 
 
 def table_spot(drill: Drill) -> Spot:
-    """The :class:`solver.words.Spot` of the hand at the table, with its real cards (a
+    """The :class:`solver.study.words.Spot` of the hand at the table, with its real cards (a
     suit-isomorphic deal keeps the suits that were dealt)."""
     g = drill.game
     t = drill.table

@@ -1,6 +1,6 @@
 """A race's results as the Compare page shows them: the overlaid exploitability curves, the
 table of iterations and CPU seconds to each target, the winners, and the download files.
-Pure: a :class:`~solver.race.RaceProgress` snapshot in, figures, rows, bytes or elements out
+Pure: a :class:`~solver.run.race.RaceProgress` snapshot in, figures, rows, bytes or elements out
 (nothing here starts a race or reads the session).
 
 Units follow the Solve page: a hold'em spot's exploitability reads in % of its starting pot;
@@ -19,7 +19,7 @@ import streamlit as st
 
 from app.components.figures import race_figure
 from app.components.images import html_bytes, image_bytes, image_problem
-from solver.race import RaceProgress, cell_text, points_csv, race_csv, table_rows, winner_rows
+from solver.run.race import RaceProgress, cell_text, points_csv, race_csv, table_rows, winner_rows
 
 FORMATS = {
     "png": ("Chart as PNG", "image/png", "chart.png"),
@@ -28,7 +28,7 @@ FORMATS = {
     "csv": ("Table as CSV", "text/csv", "table.csv"),
     "points": ("Curves as CSV", "text/csv", "curves.csv"),
 }
-CHIPS_COLUMN = "exploitability (chips)"  # solver.race.table_rows' final exploitability
+CHIPS_COLUMN = "exploitability (chips)"  # solver.run.race.table_rows' final exploitability
 BB_COLUMN = "exploitability (bb)"
 MBB_COLUMN = "exploitability (mbb/hand)"
 
@@ -78,7 +78,7 @@ def _in_bb(row: dict[str, object]) -> dict[str, object]:
 
 
 def race_rows(progress: RaceProgress, preflop: bool = False) -> list[dict[str, object]]:
-    """:func:`solver.race.table_rows`, with a preflop race's final exploitability in bb and
+    """:func:`solver.run.race.table_rows`, with a preflop race's final exploitability in bb and
     mbb/hand instead of chips and % pot."""
     if not preflop:
         return table_rows(progress)
@@ -86,7 +86,7 @@ def race_rows(progress: RaceProgress, preflop: bool = False) -> list[dict[str, o
 
 
 def table_csv(progress: RaceProgress, preflop: bool = False) -> bytes:
-    """:func:`solver.race.race_csv` (UTF-8), with a preflop race's columns as in
+    """:func:`solver.run.race.race_csv` (UTF-8), with a preflop race's columns as in
     :func:`race_rows` (numbers unrounded, empty where not reached)."""
     if not preflop:
         return race_csv(progress)
@@ -104,7 +104,7 @@ def table_csv(progress: RaceProgress, preflop: bool = False) -> bytes:
 
 
 def curves_csv(progress: RaceProgress, preflop: bool = False) -> bytes:
-    """:func:`solver.race.points_csv`; a preflop race names its exploitability column
+    """:func:`solver.run.race.points_csv`; a preflop race names its exploitability column
     ``exploitability_bb`` (its chips are bb)."""
     data = points_csv(progress)
     if not preflop:

@@ -23,7 +23,7 @@ import numpy.typing as npt
 from PIL import Image, ImageDraw, ImageFont
 
 from app.components.colors import EMPTY
-from solver.ranges import GRID_LABELS
+from solver.poker.ranges import GRID_LABELS
 
 Array = npt.NDArray[np.float64]
 _CELL_COMBOS = np.array(

@@ -11,7 +11,7 @@ from typing import Any
 
 import streamlit as st
 
-from solver.words import first_street_name
+from solver.study.words import first_street_name
 
 FIXED = {  # key → (title, unit: "chips", "%" (a fraction shown as %), "ratio", "weight",
     # "count" or "" for text)
@@ -40,7 +40,7 @@ FIXED = {  # key → (title, unit: "chips", "%" (a fraction shown as %), "ratio"
 def column_title(key: str, pot: float | None, stack: float | None) -> tuple[str, str]:
     """A record key's title and unit (see :data:`FIXED`); action columns (``oop X``: OOP's
     first action, ``ip vs A: B``: IP's answer B to OOP's A) named as everywhere in the app
-    (:func:`solver.words.first_street_name` with the batch's pot and stack, chips)."""
+    (:func:`solver.study.words.first_street_name` with the batch's pot and stack, chips)."""
     if key in FIXED:
         return FIXED[key]
     if key.startswith("oop "):

@@ -1,6 +1,6 @@
 """The "Shift the range" lock mode of Explore: pick an action and the frequency the whole range
 should play it ("Bet 50 % (100) at 60 % instead of 35 %"); hands move in the order of the
-solution's own preference (:mod:`solver.shiftlock`: highest EV gain of the action first), so
+solution's own preference (:mod:`solver.study.shift_lock`: highest EV gain of the action first), so
 the range stays ranked. The grid after the shift shows before Lock; the lock is recorded as
 each reaching hand's own mix. Nothing here solves: the numbers are the current solve's."""
 
@@ -15,11 +15,11 @@ import streamlit as st
 from app import state
 from app.components.fields import Number, number_field, read
 from app.components.views import grid_figure
-from solver.analysis import NodeAnalysis, analyze
 from solver.games.model import Game
-from solver.shiftlock import frequency, shift
-from solver.study import action_evs
-from solver.words import action_names
+from solver.study.analysis import NodeAnalysis, analyze
+from solver.study.shift_lock import frequency, shift
+from solver.study.views import action_evs
+from solver.study.words import action_names
 
 Array = npt.NDArray[np.float64]
 MODE = "Shift the range"
@@ -33,7 +33,7 @@ def _target_field(name: str) -> Number:
 
 def shifted(a: NodeAnalysis, evs: Array, action: int, target: float) -> Array:
     """(num_actions, H[actor]) the node's strategy with ``action`` at ``target`` (fraction of
-    the reaching range), shifted by EV gain (``evs``: :func:`solver.study.action_evs`)."""
+    the reaching range), shifted by EV gain (``evs``: :func:`solver.study.views.action_evs`)."""
     assert a.strategy is not None and a.actor is not None
     gain = evs[action] - a.actor.ev
     return shift(a.strategy, a.actor.reach, gain, action, target)

@@ -4,7 +4,7 @@ iterations this counts).
 
 Time = iterations to the target × seconds per iteration. Seconds per iteration come from the
 tree's hand-cells times this machine's measured cost per hand-cell
-(:mod:`solver.calibration`). Iterations to a target follow what DCFR took on the SRP presets
+(:mod:`solver.run.calibration`). Iterations to a target follow what DCFR took on the SRP presets
 (BENCHMARKS.md, "Against the native solver": 90–150 iterations to 0.3 % pot on the river and
 turn, 180–270 to 0.1 %) and on Leduc (docs/algorithms.md: 400 to 0.001 chips, four times as
 many per tenth of the target): a power law, iterations ∝ target^-0.6. An estimate good to a

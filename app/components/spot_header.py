@@ -1,5 +1,5 @@
 """The spot header of Solve and Explore: the board as four-colour cards, pot, effective stack,
-SPR, the players' names, who acts and the line so far in words (:class:`solver.words.Spot`);
+SPR, the players' names, who acts and the line so far in words (:class:`solver.study.words.Spot`);
 a preflop game's: SB vs BB, blinds, ante, stack and pot in bb.
 Data in, element out: it reads no session state and starts nothing."""
 
@@ -10,7 +10,7 @@ import html
 import streamlit as st
 
 from app.components.colors import CARD_SUIT_COLORS
-from solver.words import SUITS, Spot
+from solver.study.words import SUITS, Spot
 
 _CARD = (
     "display:inline-block;min-width:1.9em;padding:0.1em 0.35em;margin-right:0.2em;"

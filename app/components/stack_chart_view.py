@@ -1,5 +1,5 @@
 """The chart by stack as a 13×13 heatmap: per hand class the largest stack (bb) at which it
-still shoves (SB) or calls (BB), as :meth:`solver.preflop_chart.StackChart.largest`
+still shoves (SB) or calls (BB), as :meth:`solver.study.preflop_chart.StackChart.largest`
 gives it. Pure: data in, figure out."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ import numpy as np
 import numpy.typing as npt
 import plotly.graph_objects as go
 
-from solver.ranges import CLASS_LABELS
+from solver.poker.ranges import CLASS_LABELS
 
 Array = npt.NDArray[np.float64]
 

@@ -1,7 +1,7 @@
 """Figures of the study views in Explore: a 13×13 grid coloured by a value (EV, equity,
 EQR), each hand class's action mix as stacked bars, equity/EV distribution curves of both
 players, and the card grid of a runout report. Data in, figures out: the numbers come from
-:mod:`solver.study`, :mod:`solver.studygroups` and :mod:`solver.handclass`."""
+:mod:`solver.study.views`, :mod:`solver.study.groups` and :mod:`solver.poker.handclass`."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import plotly.graph_objects as go
 
 from app.components.colors import CARD_SUIT_COLORS, EMPTY, action_colors
 from app.components.figures import _rect, legend_swatches
-from solver.ranges import GRID_LABELS
+from solver.poker.ranges import GRID_LABELS
 
 Array = npt.NDArray[np.float64]
 
@@ -87,7 +87,7 @@ def distribution_figure(
     curves: list[tuple[str, Array, Array]], what: str, title: str = ""
 ) -> go.Figure:
     """Each player's hands sorted from best to worst: ``curves`` of (name, share of the
-    range in %, value), one line each (:func:`solver.study.distribution`)."""
+    range in %, value), one line each (:func:`solver.study.views.distribution`)."""
     fig = go.Figure()
     for i, (name, share, value) in enumerate(curves):
         fig.add_trace(

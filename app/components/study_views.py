@@ -1,8 +1,8 @@
 """The study views of Explore: EV per action and hand strength in the per-hand table, the grid
 coloured by strategy, EV, EV of an action, equity or EQR, both ranges' summary, hand classes
 (table and stacked bar), equity/EV distributions, and the runout report at a chance node;
-each view with its downloads. Every number comes from :mod:`solver.study`,
-:mod:`solver.studygroups` and :mod:`solver.handclass` (tested there)."""
+each view with its downloads. Every number comes from :mod:`solver.study.views`,
+:mod:`solver.study.groups` and :mod:`solver.poker.handclass` (tested there)."""
 
 from __future__ import annotations
 
@@ -27,10 +27,11 @@ from app.components.study_figures import (
     value_grid_figure,
 )
 from app.components.views import grid_figure
-from solver.analysis import NodeAnalysis, cell_of_hands
 from solver.games.model import CHANCE, DECISION, Game
-from solver.handclass import class_table
-from solver.study import (
+from solver.poker.handclass import class_table
+from solver.study.analysis import NodeAnalysis, cell_of_hands
+from solver.study.groups import cell_means, class_groups, group_ev
+from solver.study.views import (
     RunoutRow,
     action_evs,
     board_cards,
@@ -39,8 +40,7 @@ from solver.study import (
     strength_order,
     summaries,
 )
-from solver.studygroups import cell_means, class_groups, group_ev
-from solver.words import action_names, is_preflop
+from solver.study.words import action_names, is_preflop
 
 Array = npt.NDArray[np.float64]
 T = TypeVar("T")
@@ -49,7 +49,7 @@ VIEWS = ("Hand classes", "Distribution", "Runouts")
 
 
 def action_labels(game: Game, node: int) -> list[str]:
-    """The actions at a decision node as players read them (:func:`solver.words.action_names`:
+    """The actions at a decision node as players read them (:func:`solver.study.words.action_names`:
     ``Check``, ``Bet 50 % (100)``, ``All-in 900``)."""
     return action_names(game, node)
 
@@ -83,7 +83,8 @@ def _sigma() -> tuple[Array, tuple] | None:
 
 
 def node_action_evs(game: Game, node: int) -> Array | None:
-    """(num_actions, H[actor]) chips: :func:`solver.study.action_evs` under the current solve."""
+    """(num_actions, H[actor]) chips: :func:`solver.study.views.action_evs` under the
+    current solve."""
     got = _sigma()
     if got is None or game.tree.kind[node] != DECISION:
         return None
@@ -94,9 +95,9 @@ def node_action_evs(game: Game, node: int) -> Array | None:
 # ----- the per-hand table ----------------------------------------------------------------------
 def table_extras(game: Game, a: NodeAnalysis, player: int, df: pd.DataFrame) -> pd.DataFrame:
     """The per-hand table with hand strength (``strength``: 1 = the strongest hand the player
-    can hold here, :func:`solver.study.strength_order`), strongest first, and, for the acting
+    can hold here, :func:`solver.study.views.strength_order`), strongest first, and, for the acting
     player, the EV of each action (``EV <action>``, chips); action columns named as players
-    say them (:func:`solver.words.action_names`)."""
+    say them (:func:`solver.study.words.action_names`)."""
     if df.empty:
         return df
     names = a.players[player].hand_names
@@ -126,7 +127,7 @@ def table_extras(game: Game, a: NodeAnalysis, player: int, df: pd.DataFrame) -> 
 def _allin_strength() -> Array:
     """(1326,): each combo's all-in P(win) − P(lose) against a random hand (no board yet:
     how a preflop range is ranked, strongest first)."""
-    from solver.preflop_equity import allin_sign
+    from solver.poker.preflop_equity import allin_sign
 
     return allin_sign().sum(axis=1) / 1225.0  # the 1,225 combos that share no card
 
@@ -154,7 +155,7 @@ def table_columns(game: Game, a: NodeAnalysis, player: int) -> dict[str, Any]:
 def decision_grid(game: Game, a: NodeAnalysis) -> None:
     """The acting player's 13×13 grid coloured by its strategy, or by a value per class:
     EV, EV of one action, equity or EQR (reach × opponent-weighted means of the class's
-    hands, :func:`solver.studygroups.cell_means`)."""
+    hands, :func:`solver.study.groups.cell_means`)."""
     assert a.strategy is not None
     actor = a.players[a.player]
     labels = action_labels(game, a.node)
@@ -236,7 +237,7 @@ def _has_view(game: Game, a: NodeAnalysis, view: str) -> bool:
 
 
 def summary_frame(game: Game, a: NodeAnalysis) -> pd.DataFrame:
-    """Both players' :class:`solver.study.RangeSummary` at the node."""
+    """Both players' :class:`solver.study.views.RangeSummary` at the node."""
     rows = []
     for s in summaries(a):
         rows.append(
@@ -319,7 +320,7 @@ def _classes(game: Game, a: NodeAnalysis) -> None:
 
 def distribution_curves(a: NodeAnalysis, by: str, game: Game) -> list[tuple[str, Array, Array]]:
     """Each player's (name, share %, value) curve: equity (%) or EV (chips) sorted from best
-    to worst, hands weighted by their reach (:func:`solver.study.distribution`)."""
+    to worst, hands weighted by their reach (:func:`solver.study.views.distribution`)."""
     out = []
     for p, v in enumerate(a.players):
         values = 100 * v.equity if by == "Equity" else v.ev

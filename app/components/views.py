@@ -12,11 +12,11 @@ from app.components.colors import action_colors
 from app.components.figures import strategy_grid_figure
 from app.components.number_formats import combos_text
 from app.components.raster import grid_picture
-from solver.analysis import cell_of_hands, grid_mix
 from solver.cfr.reach import path_reach
 from solver.games.model import Game
-from solver.ranges import GRID_LABELS
-from solver.words import action_names
+from solver.poker.ranges import GRID_LABELS
+from solver.study.analysis import cell_of_hands, grid_mix
+from solver.study.words import action_names
 
 Array = npt.NDArray[np.float64]
 MAX_HOVER_COMBOS = 12
@@ -118,7 +118,7 @@ def charts_html(game: Game, sigma: Array, players: tuple[str, str] | None = None
     """Every decision node's 13×13 grid of a hold'em game (a preflop game's charts: the SB's
     shove/raise chart, the BB's answers, …) as one HTML page, each titled by its line in
     words; ``sigma`` (action_size,) the average strategy. plotly.js is embedded once."""
-    from solver.words import line_words, node_words
+    from solver.study.words import line_words, node_words
 
     parts: list[str] = []
     for k, n in enumerate(int(x) for x in game.decision_nodes()):

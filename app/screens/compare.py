@@ -1,7 +1,7 @@
 """Compare: race up to six algorithms on one game — any algorithm of
 :data:`solver.algorithms.ALGORITHMS` (full-width CFR rules and Monte Carlo CFR) with its
 parameters, pruning mode and, for sampling algorithms, seed. Fair CPU sharing
-(``solver.race``), every exploitability curve overlaid live (log-log; x as iterations, each
+(``solver.run.race``), every exploitability curve overlaid live (log-log; x as iterations, each
 algorithm's own CPU seconds, or nodes touched), the table of iterations and CPU seconds to each
 target with a winner per target, one-click demos, and downloads (chart PNG/SVG/HTML, table
 and curves as CSV).
@@ -55,10 +55,10 @@ from app.screens.setup import current_request
 from app.screens.solve import PRUNING_HELP, algorithm_names
 from app.settings import PRUNING_LABELS, param_text
 from solver.algorithms import ALGORITHMS, algorithm_defaults
-from solver.export import preflop_source
-from solver.jobs import FINISHED, PAUSED, RUNNING
-from solver.race import DEMOS, MAX_ALGORITHMS, RaceJob, RaceProgress, demo
-from solver.words import is_preflop
+from solver.files.export import preflop_source
+from solver.run.jobs import FINISHED, PAUSED, RUNNING
+from solver.run.race import DEMOS, MAX_ALGORITHMS, RaceJob, RaceProgress, demo
+from solver.study.words import is_preflop
 
 __all__ = [  # (the pure helpers stay importable from the page, as before the split)
     "GameChoice",

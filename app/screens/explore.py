@@ -23,10 +23,10 @@ from app.components.hand_filter import EXAMPLES, FilterError, card_mask, hand_ma
 from app.components.spot_header import spot_header
 from app.components.views import card_table
 from app.state import Solved
-from solver.analysis import NodeAnalysis, analyze, compatible, node_path
 from solver.games.model import CHANCE, DECISION, Game
-from solver.ranges import COMBO_CELL
-from solver.words import action_names, child_name, is_preflop, node_pot, node_words, spot
+from solver.poker.ranges import COMBO_CELL
+from solver.study.analysis import NodeAnalysis, analyze, compatible, node_path
+from solver.study.words import action_names, child_name, is_preflop, node_pot, node_words, spot
 
 OVERVIEW_DEPTH = 2
 

@@ -24,7 +24,7 @@ from app.screens.explore import analysis_for
 from app.screens.setup import show_on_setup
 from app.state import Solved
 from solver.algorithms import ALGORITHMS
-from solver.export import (
+from solver.files.export import (
     MAX_TREE_EXPORT_NODES,
     ExportError,
     LoadedSolve,
@@ -38,10 +38,10 @@ from solver.export import (
     tree_export_cost,
     tree_json,
 )
+from solver.files.grid_export import chart_rows
 from solver.games.model import DECISION
-from solver.grid_export import chart_rows
-from solver.jobs import CHECK_EVERY, PAUSED, SolveJob
-from solver.words import is_preflop
+from solver.run.jobs import CHECK_EVERY, PAUSED, SolveJob
+from solver.study.words import is_preflop
 
 TREE_COST = "export_tree_cost"  # ((game, iteration), TreeExportCost) of the solve shown
 

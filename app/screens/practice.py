@@ -1,5 +1,5 @@
 """Practice: drill the session's solve (its running or finished job, or a save loaded on the
-Export page). A hand is dealt from the solution (:mod:`solver.trainer`: both ranges' weights,
+Export page). A hand is dealt from the solution (:mod:`solver.study.trainer`: both ranges' weights,
 card removal and the reach of the line), the villain and the cards to come follow the
 solution, and each of the hero's decisions is graded by the EV it loses; the session's score
 and its decisions download as CSV or JSON. Filters (hand classes, grid cells, a minimum reach)
@@ -32,7 +32,7 @@ from app.components.views import card_table, grid_figure
 from app.state import Solved
 from solver.cfr.reach import path_reach
 from solver.games.model import DECISION, Game
-from solver.trainer import (
+from solver.study.trainer import (
     DealFilter,
     Drill,
     Thresholds,
@@ -42,7 +42,7 @@ from solver.trainer import (
     to_csv,
     to_json,
 )
-from solver.words import action_names
+from solver.study.words import action_names
 
 SCOPE_NAMES = {
     "hand": "Whole hand (from the start)",

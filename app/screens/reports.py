@@ -43,7 +43,7 @@ from solver.batch.driver import check_scheduler, check_workers
 from solver.batch.job import BatchJob
 from solver.batch.spec import BatchError, BatchSpec, batch_cost, check
 from solver.batch.store import FlopRow, read_solve_file
-from solver.export import ExportError, load_solve
+from solver.files.export import ExportError, load_solve
 
 __all__ = [
     "CLASS_NODE", "DB", "DB_PATH", "ERROR", "FILTER", "FLOPS", "FLOP_LIST", "ITERATIONS",

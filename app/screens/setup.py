@@ -19,14 +19,13 @@ from app.components.fields import PERSIST, duration, number_field
 from app.components.figures import range_paint_figure
 from app.components.number_formats import combos_text
 from app.components.preflop_fields import preflop_fields
-from solver import calibration
-from solver.cards import RANKS, SUITS, card_str, parse_cards
-from solver.export import preflop_source
+from solver.files.export import preflop_source
+from solver.files.presets import PresetError, parse_preset_bytes
 from solver.games.holdem import Estimate, HoldemSpec, SpecError, size_notes, validate
 from solver.games.preflop import PreflopSpec
 from solver.games.spec import DEFAULT_MAX_MEMORY_MB
-from solver.presets import PresetError, parse_preset_bytes
-from solver.ranges import (
+from solver.poker.cards import RANKS, SUITS, card_str, parse_cards
+from solver.poker.ranges import (
     GRID_LABELS,
     RangeError,
     combo_count,
@@ -36,6 +35,7 @@ from solver.ranges import (
     range_to_text,
     set_cell,
 )
+from solver.run import calibration
 
 WIDGET = {k: f"hs_{k}" for k in S.FIELDS}  # form field → widget key
 assert WIDGET["board"] == state.BOARD and WIDGET["oop_range"] == state.OOP_RANGE

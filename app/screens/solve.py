@@ -5,7 +5,7 @@ background solve (:mod:`app.components.live`), redrawn about once a second by a 
 The page shows one game at a time: the running solve's while one runs (with a note when Set
 up now holds another game, which opens here once the solve stops), else the Set up page's.
 Settings follow the game (:mod:`app.settings`). Before solving, the game line estimates the
-time per iteration (:mod:`solver.calibration`)."""
+time per iteration (:mod:`solver.run.calibration`)."""
 
 from __future__ import annotations
 
@@ -25,11 +25,11 @@ from app.components.spot_header import spot_header
 from app.runtime import start_solve
 from app.screens.setup import Request, current_request
 from app.settings import PRUNING_LABELS, RBP, Settings
-from solver import calibration
 from solver.algorithms import ALGORITHMS, algorithm_defaults, make_algorithm
-from solver.cards import card_str, parse_board
-from solver.jobs import FINISHED, PAUSED, RUNNING, SolveJob
-from solver.words import HOLDEM_PLAYERS, is_preflop, spot, start_spot
+from solver.poker.cards import card_str, parse_board
+from solver.run import calibration
+from solver.run.jobs import FINISHED, PAUSED, RUNNING, SolveJob
+from solver.study.words import HOLDEM_PLAYERS, is_preflop, spot, start_spot
 
 PRECISIONS = {
     "auto": "auto (float32 for big hold'em spots, float64 for small ones, long solves, toys)",

@@ -154,7 +154,7 @@ class SpotFlags:
 
 def spec_from_args(args: argparse.Namespace, spot: SpotFlags) -> BatchSpec:
     """The batch spec the flags describe; :class:`BatchError` naming the flag."""
-    from solver.presets import PresetError, load_preset
+    from solver.files.presets import PresetError, load_preset
 
     if args.spec is not None:
         if args.preset is not None or args.pot is not None or args.oop_range is not None:

@@ -43,7 +43,7 @@ from typing import Any
 from solver.batch.spec import BatchError, BatchSpec, by_size, check
 from solver.batch.store import BatchStore, FlopRow
 from solver.batch.task import solve_flop, warm
-from solver.flops import Flop
+from solver.poker.flops import Flop
 
 CONNECT_TIMEOUT_S = 10.0
 _ADDRESS = re.compile(r"^(tcp|tls|inproc|ucx|ws|wss)://[^\s/]+(:\d+)?$|^[A-Za-z0-9_.\-\[\]:]+:\d+$")

@@ -9,7 +9,7 @@ Streamlit server (and under AppTest) ``__main__`` is the app's page script, so w
 run the app. A ``python -m solver`` process has a package ``__main__`` that spawn skips, and a
 crash in the cluster cannot take the server down.
 
-It is a :class:`solver.jobs.Job`: tracked (stopped at interpreter exit) and stoppable by the
+It is a :class:`solver.run.jobs.Job`: tracked (stopped at interpreter exit) and stoppable by the
 session registry. :meth:`stop` sends the child SIGINT: the driver cancels what is pending,
 closes the cluster and exits; finished flops are already in the database (solves in progress
 are dropped and run again on resume). A child that does not end within ``kill_after_s`` is
@@ -31,7 +31,7 @@ from pathlib import Path
 
 from solver.batch.driver import BatchProgress
 from solver.batch.spec import BatchSpec
-from solver.jobs import ThreadOwner, track
+from solver.run.jobs import ThreadOwner, track
 
 
 class BatchJob(ThreadOwner[BatchProgress]):

@@ -12,7 +12,7 @@ class under suit isomorphism once, counted ``mult`` times). They combine weighte
 line given the flop, cards included), the mix, EVs (chips), equity, EQR and the per-class
 mix are means with those weights (a class's mix also by its combos).
 
-**Over flops** each flop counts with its weight (:mod:`solver.flops`) for ``reach``, and
+**Over flops** each flop counts with its weight (:mod:`solver.poker.flops`) for ``reach``, and
 with weight × reach for the rest: "IP bets 40 % facing a check" is over the times IP faces a
 check on dealt flops. (The root report's ``ip vs k`` columns weight each flop alike; at the
 root both agree.) Flops whose tree lacks the line — a size it does not offer, a line below
@@ -30,8 +30,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from solver.batch.treedata import TreeSummary
-from solver.cards import RANKS, SUITS, card_str, parse_card
-from solver.handclass import DRAWS, MADE
+from solver.poker.cards import RANKS, SUITS, card_str, parse_card
+from solver.poker.handclass import DRAWS, MADE
 
 RELATIONS = ("pairs_board", "flush", "straight", "overcard", "blank")
 _CLASS_ORDER = {k: i for i, k in enumerate((*MADE, *DRAWS))}

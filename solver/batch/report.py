@@ -175,7 +175,7 @@ def class_aggregate(rows: Iterable[FlopRow], node: str = "oop") -> dict[str, Any
     action frequencies over every flop's combos of the class, each flop counted by its
     weight (flop weight × the class's combos on it). Classes in strength order (made, then
     draws)."""
-    from solver.handclass import DRAWS, MADE
+    from solver.poker.handclass import DRAWS, MADE
 
     order = {k: i for i, k in enumerate((*MADE, *DRAWS))}
     total_w = 0.0

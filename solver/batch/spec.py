@@ -24,12 +24,12 @@ from typing import Any, TypeVar
 import numpy as np
 
 from solver.algorithms import algorithm_info, default_algorithm
-from solver.cards import COMBO_INDEX, COMBOS
 from solver.cfr.options import check_options
-from solver.flops import Flop, FlopError, parse_filter, select
 from solver.games.holdem import HoldemSpec, SpecError, estimate, over_memory, validate
+from solver.poker.cards import COMBO_INDEX, COMBOS
+from solver.poker.flops import Flop, FlopError, parse_filter, select
+from solver.poker.ranges import parse_range
 from solver.quoting import brief
-from solver.ranges import parse_range
 
 DEFAULT_TARGET_PCT = 1.0
 _NUMERIC = (
@@ -333,9 +333,9 @@ class BatchCost:
 def batch_cost(spec: BatchSpec, workers: int) -> BatchCost:
     """:class:`BatchCost` of a checked ``spec`` (:func:`check`) with ``workers`` solving at
     once, from the biggest flop's tree (:func:`by_size`) and the machine's measured cost per
-    hand-cell (:mod:`solver.calibration`); every flop is counted as the biggest, its summary
+    hand-cell (:mod:`solver.run.calibration`); every flop is counted as the biggest, its summary
     as :data:`SUMMARY_ITERATIONS` one-thread iterations and :data:`SUMMARY_BYTES_PER_NODE`."""
-    from solver.calibration import cells_of_estimate, load
+    from solver.run.calibration import cells_of_estimate, load
 
     flops = spec.flop_set()
     biggest = by_size(spec, flops)[0]

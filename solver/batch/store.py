@@ -66,7 +66,15 @@ from solver.batch.solvefiles import solve_dir_of
 from solver.batch.spec import BatchError, BatchSpec
 from solver.batch.treedata import VERSION as TREE_VERSION
 from solver.batch.treedata import TreeDataError, TreeSummary, decode, read_tree
-from solver.flops import ALL, CONNECTS, HIGH_CARDS, NUM_RAW_FLOPS, PAIRINGS, SUIT_CLASSES, Flop
+from solver.poker.flops import (
+    ALL,
+    CONNECTS,
+    HIGH_CARDS,
+    NUM_RAW_FLOPS,
+    PAIRINGS,
+    SUIT_CLASSES,
+    Flop,
+)
 from solver.quoting import brief
 
 FORMAT = "regret-lab-batch"

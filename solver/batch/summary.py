@@ -3,8 +3,8 @@ for every decision and chance node the players reach with non-negligible probabi
 range-weighted mix, each player's EV, equity and EQR, the reach, and the actor's mix per hand
 class; turn and river cards per card class under suit isomorphism.
 
-Every number is the one :func:`solver.analysis.analyze` and :mod:`solver.study` give at that
-node (Explore's numbers), computed for all kept nodes at once instead of node by node:
+Every number is the one :func:`solver.study.analysis.analyze` and :mod:`solver.study.views`
+give at that node (Explore's numbers), computed for all kept nodes at once instead of node by node:
 
 - own reach vectors are carried down the tree (the products :func:`solver.cfr.reach.own_reach`
   takes, in the same order), so a node's reach costs O(H) instead of a walk up;
@@ -12,12 +12,12 @@ node (Explore's numbers), computed for all kept nodes at once instead of node by
   what :func:`solver.cfr.bestresponse.node_values` runs) with one scratch for all nodes:
   ``node_values`` builds a scratch per call, and sizing it (``Game.max_depth``, a Python loop
   over the nodes) costs 60 ms on a srp-flop tree — 100× the walk below a river node;
-- equities are the boards of :func:`solver.analysis.final_boards` per group of nodes with the
+- equities are the boards of :func:`solver.study.analysis.final_boards` per group of nodes with the
   same boards, one matrix product per group; on the flop (where ``analyze`` gives NaN past
   its budget or under suit isomorphism) the exact runout equity of
   :func:`solver.games.holdem.runout_equity`, which is the same average over turn and river;
-- EV, equity and EQR of a range are :func:`solver.study.range_summary` of the per-hand
-  numbers; the per-class mix is :func:`solver.handclass.class_table`'s, by one matrix product
+- EV, equity and EQR of a range are :func:`solver.study.views.range_summary` of the per-hand
+  numbers; the per-class mix is :func:`solver.poker.handclass.class_table`'s, by one matrix product
   per node (each hand classified once per board, when a node first needs it).
 
 **Kept nodes.** A node is kept when its *line reach* — the probability that both players
@@ -33,15 +33,21 @@ from __future__ import annotations
 import numpy as np
 import numpy.typing as npt
 
-from solver.analysis import PlayerView, action_frequencies, compatible, final_boards, investments
 from solver.batch.treedata import TreeSummary
 from solver.cfr.bestresponse import _NO_LEAVES, _NO_LOCKS, _NO_RBP, _NO_RULE, _NO_STORAGE
 from solver.cfr.drive import run_pass
 from solver.cfr.layout import MODE_EVAL, NO_DRAWS, check_strategy, make_scratch, pass_flags
 from solver.games.holdem import runout_equity
 from solver.games.model import CHANCE, DECISION, Game
-from solver.handclass import DRAWS, MADE, classify_hands
-from solver.study import range_summary
+from solver.poker.handclass import DRAWS, MADE, classify_hands
+from solver.study.analysis import (
+    PlayerView,
+    action_frequencies,
+    compatible,
+    final_boards,
+    investments,
+)
+from solver.study.views import range_summary
 
 Array = npt.NDArray[np.float64]
 
@@ -173,7 +179,7 @@ class _Summarizer:
         return sc.value[0, : self.nh[player]].copy()
 
     def equities(self) -> list[tuple[npt.NDArray, npt.NDArray]]:
-        """Per kept node, each player's per-hand equity (:func:`solver.analysis.equities`),
+        """Per kept node, each player's per-hand equity (:func:`solver.study.analysis.equities`),
         nodes with the same boards in one matrix product."""
         g, t = self.g, self.g.tree
         groups: dict[tuple, list[int]] = {}

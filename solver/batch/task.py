@@ -15,7 +15,7 @@ The summary (JSON-able; chips unless said otherwise):
 - ``eqr``: [OOP, IP] equity realisation, ``ev / (equity × pot)``;
 - ``oop_mix``: OOP's first action, ``{action label: frequency}`` (range-weighted);
 - ``ip_mix``: IP's response to each OOP action, ``{OOP action: {IP action: frequency}}``;
-- ``classes``: per hand class (:mod:`solver.handclass`) at the root, for OOP and for IP facing
+- ``classes``: per hand class (:mod:`solver.poker.handclass`) at the root, for OOP and for IP facing
   each OOP action: ``{"oop": [{"class", "kind", "combos", "mix": [..]}...], "ip vs x": ...}``
   (mix in the order of the node's actions, ``actions`` gives them);
 - ``exploitability`` (chips), ``exploitability_pct_pot``, ``iterations``, ``stopped_by``,
@@ -38,8 +38,8 @@ from solver.batch.summary import summarize_tree
 from solver.batch.treedata import encode
 from solver.games.holdem import build_holdem, runout_equity
 from solver.games.model import DECISION, Game
-from solver.handclass import class_table
-from solver.handeval import rank_hands
+from solver.poker.handclass import class_table
+from solver.poker.handeval import rank_hands
 
 Array = npt.NDArray[np.float64]
 
@@ -189,8 +189,8 @@ def solve_flop(spec_json: str, flop: str) -> dict[str, Any]:
 
 
 def _saved(spec: BatchSpec, flop: str, game: Game, result: SolveResult) -> bytes:
-    from solver.export import game_source, save_solve
-    from solver.jobs import Point
+    from solver.files.export import game_source, save_solve
+    from solver.run.jobs import Point
 
     points = [
         Point(c.iteration, c.elapsed_s, c.exploitability, c.nodes_touched, c.memory_bytes)

@@ -20,7 +20,7 @@ chips unless said otherwise; NaN where a number is not defined):
 ``reach``       (n,) f32     probability of reaching the node given the flop (both ranges
                              and the cards dealt; one canonical card's share, not × mult)
 ``pot``         (n,) f32     chips in the pot at the node
-``ev``          (n, 2) f32   each player's EV at the node (:func:`solver.study.range_summary`)
+``ev``          (n, 2) f32   each player's EV at the node (:func:`solver.study.views.range_summary`)
 ``equity``      (n, 2) q16   each player's equity at the node, [0, 1]
 ``eqr``         (n, 2) f32   each player's EQR at the node
 ``actions``     (n, A) int32 label ids of the node's actions, −1 padding
@@ -108,7 +108,7 @@ class TreeDataError(ValueError):
 @dataclass(frozen=True)
 class TreeSummary:
     """A flop's per-node summary (module doc): ``labels`` (action and card labels the ids
-    index), ``classes`` (hand-class keys, :mod:`solver.handclass`), ``arrays`` by name."""
+    index), ``classes`` (hand-class keys, :mod:`solver.poker.handclass`), ``arrays`` by name."""
 
     labels: list[str]
     classes: list[str]

@@ -19,7 +19,6 @@ from dataclasses import dataclass, replace
 import numpy as np
 import numpy.typing as npt
 
-from solver.cards import COMBO_INDEX, COMBOS, card_str
 from solver.games.build import NodeSpec, finish_boards, flatten, make_hands
 from solver.games.model import (
     CHANCE,
@@ -31,8 +30,9 @@ from solver.games.model import (
     auto_precision,
 )
 from solver.games.spec import HoldemSetup, HoldemSpec, SpecError, validate
-from solver.handeval import rank7, rank_boards
 from solver.jit import kernel
+from solver.poker.cards import COMBO_INDEX, COMBOS, card_str
+from solver.poker.handeval import rank7, rank_boards
 from solver.tree.betting import ActionNode, SizeNote, SizeNotes, TreeTooLarge, build_betting_tree
 
 __all__ = [  # the spec lives in solver.games.spec; it is imported from here everywhere

@@ -16,7 +16,7 @@ included; the all-in is ``r:`` the stack less the ante):
 Terminals: a fold pays what the folder had put in (blind, ante and any raise); a call of an
 all-in is a RUNOUT terminal worth the whole stack to the winner, valued through
 ``Boards.runout_eq`` = P(win) − P(lose) over all 1,712,304 boards for each pair of hands
-(:func:`solver.preflop_equity.allin_sign`; 0 for hands sharing a card). Values are zero-sum
+(:func:`solver.poker.preflop_equity.allin_sign`; 0 for hands sharing a card). Values are zero-sum
 net winnings for the hand (the blinds count as lost by whoever posted them), so EVs and
 exploitability read in bb, mbb/hand with ×1000.
 """
@@ -29,10 +29,10 @@ from dataclasses import dataclass, field
 import numpy as np
 import numpy.typing as npt
 
-from solver.cards import COMBOS
 from solver.games.build import NodeSpec, finish_boards, flatten, pack_hands
 from solver.games.model import DECISION, FIXED, RUNOUT, Game, Hands
 from solver.games.spec import SpecError, _can_meet, _number, _range, _weights
+from solver.poker.cards import COMBOS
 from solver.quoting import brief
 
 TREES = ("push-fold", "raise-jam")
@@ -204,7 +204,7 @@ def _hands(
     :func:`solver.games.build.make_hands` makes them (no suit permutations), with the pairs
     that can be dealt together counted by array operations: make_hands' pair loop takes ~5 s
     for two full ranges."""
-    from solver.preflop_equity import collisions
+    from solver.poker.preflop_equity import collisions
 
     n = [len(ids[0]), len(ids[1])]
     hmax = max(n)
@@ -225,7 +225,7 @@ def _hands(
 
 
 def _combo_name(i: int) -> str:
-    from solver.cards import card_str
+    from solver.poker.cards import card_str
 
     a, b = sorted((int(COMBOS[i, 0]), int(COMBOS[i, 1])), reverse=True)
     return card_str(a) + card_str(b)
@@ -235,7 +235,7 @@ def build_preflop(spec: PreflopSpec | PreflopSetup | None = None, /, **fields: o
     """Build the game of ``spec`` (or of :class:`PreflopSpec` ``fields``: ``stack_bb``,
     ``tree``, ``raise_sizes``, ``sb``, ``bb``, ``ante``, ``sb_range``, ``bb_range``, ``name``);
     :class:`SpecError` naming a bad field, TypeError for an unknown one."""
-    from solver.preflop_equity import allin_sign
+    from solver.poker.preflop_equity import allin_sign
 
     if spec is None:
         known = set(PreflopSpec.__dataclass_fields__)

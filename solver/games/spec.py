@@ -26,9 +26,9 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from solver.cards import COMBOS, parse_board
+from solver.poker.cards import COMBOS, parse_board
+from solver.poker.ranges import parse_range
 from solver.quoting import brief
-from solver.ranges import parse_range
 from solver.tree.betting import STREETS, BettingConfig, PlayerSizes
 from solver.tree.sizes import SizeError, parse_sizes
 

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 import app
-from solver.ranges import grid_from_weights, parse_range
+from solver.poker.ranges import grid_from_weights, parse_range
 
 ROOT = Path(app.__file__).absolute().parent.parent
 SCREENSHOT = Path(__file__).resolve().parents[2] / "assets" / "screenshot.png"

@@ -11,7 +11,7 @@ from fuzz_inputs import ODD_NUMBERS, odd_text, range_text, size_text
 from hypothesis import strategies as st
 
 from solver.batch.spec import BatchSpec
-from solver.presets import load_preset
+from solver.files.presets import load_preset
 
 FLOP_SETS = ["25", "49", "95", "all", "AhKd7c, Qs8s3d", "AhAd", "Ah Kd 7c", "7", "", "ALL"]
 FILTERS = [

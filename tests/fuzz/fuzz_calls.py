@@ -84,7 +84,7 @@ def solve_kwargs() -> st.SearchStrategy[dict[str, Any]]:
 
 
 def job_kwargs() -> st.SearchStrategy[dict[str, Any]]:
-    """Arguments of :class:`solver.jobs.SolveJob` (constructed, never started)."""
+    """Arguments of :class:`solver.run.jobs.SolveJob` (constructed, never started)."""
     plausible = st.fixed_dictionaries(
         {"watch": st.integers(-2, 40), "rule": st.sampled_from(ALGORITHM_NAMES)}
     )

@@ -35,8 +35,8 @@ def base_database() -> bytes:
     per-class summaries; written by the project itself), as bytes."""
     from solver.batch.spec import BatchSpec
     from solver.batch.store import BatchStore
-    from solver.flops import parse_flop
     from solver.games.holdem import HoldemSpec
+    from solver.poker.flops import parse_flop
 
     template = HoldemSpec(board="", pot=100, stack=100, oop_range="AA, KK, T9s",
                           ip_range="QQ, AKs, KQs", bets="a", raises="a")  # fmt: skip
@@ -153,7 +153,7 @@ def flop_selection() -> st.SearchStrategy[tuple[Any, Any]]:
 
 def run_select(args: tuple[Any, Any]) -> None:
     from solver.batch.spec import parse_filters
-    from solver.flops import select
+    from solver.poker.flops import select
 
     flops, filters = args
     select(flops, filters)
@@ -184,7 +184,7 @@ def race_input() -> st.SearchStrategy[tuple[Any, Any, Any]]:
 
 
 def run_race_input(args: tuple[Any, Any, Any]) -> None:
-    from solver.race import parse_entries, parse_targets
+    from solver.run.race import parse_entries, parse_targets
 
     entries, targets, pot = args
     parse_entries(entries)
@@ -223,8 +223,8 @@ def crafted_file() -> st.SearchStrategy[tuple[str, Any]]:
 def run_crafted(args: tuple[str, Any]) -> None:
     from fuzz_targets import run_cli
 
-    from solver.export import load_solve
-    from solver.presets import parse_preset_bytes
+    from solver.files.export import load_solve
+    from solver.files.presets import parse_preset_bytes
 
     how, what = args
     if how == "save":

@@ -17,7 +17,7 @@ import numpy as np
 from hypothesis import strategies as st
 
 from solver.algorithms import make_solver
-from solver.export import game_source, save_solve
+from solver.files.export import game_source, save_solve
 from solver.games import make_game
 from solver.games.holdem import HoldemSpec, build_holdem
 

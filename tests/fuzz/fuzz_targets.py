@@ -35,10 +35,9 @@ from hypothesis import strategies as st
 from solver import solve
 from solver.batch.spec import BatchError, BatchSpec
 from solver.batch.spec import check as check_batch
-from solver.cards import CardError, parse_board
 from solver.cli import main as cli_main
-from solver.export import ExportError, load_solve
-from solver.flops import FlopError
+from solver.files.export import ExportError, load_solve
+from solver.files.presets import PRESET_DIR, PresetError, load_preset, parse_preset
 from solver.games.holdem import (
     HoldemSpec,
     SpecError,
@@ -47,10 +46,11 @@ from solver.games.holdem import (
     over_memory,
     validate,
 )
-from solver.jobs import SolveJob
-from solver.presets import PRESET_DIR, PresetError, load_preset, parse_preset
-from solver.race import EntryError, TargetError
-from solver.ranges import RangeError, parse_range, range_to_text
+from solver.poker.cards import CardError, parse_board
+from solver.poker.flops import FlopError
+from solver.poker.ranges import RangeError, parse_range, range_to_text
+from solver.run.jobs import SolveJob
+from solver.run.race import EntryError, TargetError
 from solver.tree.sizes import SizeError, parse_sizes
 
 BUILD_NODES = 2_000

@@ -35,7 +35,7 @@ def test_a_refusal_must_come_from_a_raise_of_the_project() -> None:
     from fuzz_harness import ours
 
     from solver.batch import cli as batch_cli
-    from solver.flops import FlopError, select
+    from solver.poker.flops import FlopError, select
 
     with pytest.raises(FlopError) as flop:
         select("", None)

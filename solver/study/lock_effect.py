@@ -2,10 +2,10 @@
 scratch), and what players read after it — EVs before and after (a range's, per hand, per
 hand class) and the lines whose action frequencies moved most.
 
-Nothing here solves anything or defines a new value: EVs are :class:`~solver.analysis.
-PlayerView` numbers (chips, the units of :mod:`solver.analysis`), averaged over hands with the
-weights :func:`solver.study.range_summary` uses (own reach × compatible opponent reach), and
-frequencies are :func:`solver.analysis.action_frequencies` of each decision node.
+Nothing here solves anything or defines a new value: EVs are :class:`~solver.study.analysis.
+PlayerView` numbers (chips, the units of :mod:`solver.study.analysis`), averaged over hands with the
+weights :func:`solver.study.views.range_summary` uses (own reach × compatible opponent reach), and
+frequencies are :func:`solver.study.analysis.action_frequencies` of each decision node.
 """
 
 from __future__ import annotations
@@ -18,13 +18,13 @@ import numpy as np
 import numpy.typing as npt
 
 from solver.algorithms import Solver, make_solver
-from solver.analysis import PlayerView, action_frequencies, compatible
 from solver.api import continue_from
 from solver.cfr.locks import LockSet
 from solver.cfr.reach import chance_factor, path_reach
 from solver.games.model import DECISION, Game
 from solver.lockspec import resolve
-from solver.studygroups import Group, group_ev
+from solver.study.analysis import PlayerView, action_frequencies, compatible
+from solver.study.groups import Group, group_ev
 
 Array = npt.NDArray[np.float64]
 

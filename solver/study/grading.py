@@ -1,4 +1,4 @@
-"""The trainer's grades and records (:mod:`solver.trainer`): the thresholds, the grade of a
+"""The trainer's grades and records (:mod:`solver.study.trainer`): the thresholds, the grade of a
 decision, a graded :class:`Decision`, a session's :class:`Score` and the CSV/JSON exports.
 
 The grade, first that applies (EV lost = best action's EV − chosen action's EV, chips ≥ 0; the
@@ -23,8 +23,8 @@ from dataclasses import asdict, dataclass
 
 import numpy as np
 
-from solver.cards import SUITS
-from solver.dealing import IDENTITY, Perm, shown_card, shown_hand
+from solver.poker.cards import SUITS
+from solver.study.dealing import IDENTITY, Perm, shown_card, shown_hand
 
 GRADES = ("Best", "Correct", "Inaccuracy", "Wrong", "Blunder")
 TIE = 1e-9
@@ -75,7 +75,7 @@ class Decision:
     """One graded hero decision. ``node`` is the tree node (its suit-isomorphic canonical
     node when the real cards were mapped); ``history``, ``hand`` and ``board`` the dealt
     labels and cards in the solve's suits; ``suits`` the suit permutation the deal was shown
-    under (:mod:`solver.dealing`; identity when suits are not randomised) and ``line`` the
+    under (:mod:`solver.study.dealing`; identity when suits are not randomised) and ``line`` the
     line in words as shown; EVs and EV lost in chips, ``pot`` chips before the action;
     ``mix`` the solution's frequencies (sum 1) of ``actions`` for the hero's hand."""
 

@@ -17,7 +17,7 @@ No Streamlit here. The threading contract:
   reader asks for it (:meth:`SolveJob.average_strategy`: the Explore page). Readers never
   see an array a kernel is writing.
 
-Lifecycle (owners, tokens, the reaper, ``atexit``): :mod:`solver.lifecycle`, whose names are
+Lifecycle (owners, tokens, the reaper, ``atexit``): :mod:`solver.run.lifecycle`, whose names are
 re-exported here.
 """
 
@@ -40,11 +40,11 @@ from solver.algorithms import (
     check_option_names,
     make_solver,
 )
-from solver.analysis import node_path
 from solver.cfr.locks import Locks
 from solver.cfr.options import finite
 from solver.games.model import CHANCE, DECISION, Game
-from solver.lifecycle import (
+from solver.quoting import brief
+from solver.run.lifecycle import (
     DONE,
     FAILED,
     FINISHED,
@@ -60,7 +60,7 @@ from solver.lifecycle import (
     track,
     trim_memory,
 )
-from solver.quoting import brief
+from solver.study.analysis import node_path
 
 Array = npt.NDArray[np.float64]
 

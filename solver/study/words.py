@@ -27,9 +27,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from solver.analysis import investments, node_path
 from solver.games.model import CHANCE, DECISION, FIXED, Game
-from solver.study import board_cards
+from solver.study.analysis import investments, node_path
+from solver.study.views import board_cards
 
 HOLDEM_PLAYERS = ("OOP", "IP")
 """Default names of hold'em players 0 and 1 (a preset may name them, e.g. BB and BTN)."""

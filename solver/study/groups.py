@@ -1,5 +1,5 @@
 """Hands grouped as players read them — one hand, a hand class, a grid cell — and a range's
-numbers averaged over a group: the weights are those of :func:`solver.study.range_summary`
+numbers averaged over a group: the weights are those of :func:`solver.study.views.range_summary`
 (own reach × compatible opponent reach), so a range's EV is the weighted mean of its groups'.
 """
 
@@ -10,8 +10,8 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from solver.analysis import PlayerView
 from solver.games.model import Game
+from solver.study.analysis import PlayerView
 
 Array = npt.NDArray[np.float64]
 Mask = npt.NDArray[np.bool_]
@@ -20,7 +20,7 @@ Mask = npt.NDArray[np.bool_]
 @dataclass(frozen=True)
 class Group:
     """Some of a player's hands at a node: ``key`` (a hand name, or a hand-class key of
-    :mod:`solver.handclass`), the label people read, ``mask`` (H[player],) bool."""
+    :mod:`solver.poker.handclass`), the label people read, ``mask`` (H[player],) bool."""
 
     key: str
     label: str
@@ -42,12 +42,12 @@ def hand_groups(game: Game, node: int, player: int) -> list[Group]:
 
 def class_groups(game: Game, node: int, player: int) -> list[Group]:
     """Hold'em: one group per made class, then per draw flag, of the hands the player can
-    hold at ``node`` (the board there: :func:`solver.study.board_cards`); classes no hand
+    hold at ``node`` (the board there: :func:`solver.study.views.board_cards`); classes no hand
     holds are left out. Toy games: :func:`hand_groups`."""
     if not game.is_holdem:
         return hand_groups(game, node, player)
-    from solver.handclass import DRAW_LABELS, DRAWS, MADE, MADE_LABELS, classify_hands
-    from solver.study import board_cards
+    from solver.poker.handclass import DRAW_LABELS, DRAWS, MADE, MADE_LABELS, classify_hands
+    from solver.study.views import board_cards
 
     nh = game.num_hands[player]
     valid = game.valid_hands(node, player)
@@ -66,7 +66,7 @@ def class_groups(game: Game, node: int, player: int) -> list[Group]:
 
 def group_mean(view: PlayerView, values: Array, mask: Mask) -> float:
     """``values`` (H[player],) of the hands in ``mask`` averaged with the weights of
-    :func:`solver.study.range_summary` (own reach × compatible opponent reach); NaN where no
+    :func:`solver.study.views.range_summary` (own reach × compatible opponent reach); NaN where no
     such weight is positive (or no value is finite)."""
     w = np.where(mask, view.reach * view.opponent_mass, 0.0)
     ok = np.isfinite(values) & (w > 0)
@@ -84,7 +84,7 @@ def cell_means(
     view: PlayerView, values: Array, cells: npt.NDArray[np.int64], n: int = 169
 ) -> Array:
     """(n,) :func:`group_mean` of ``values`` over the hands of each cell (``cells`` (H,) the
-    cell of each hand, e.g. :func:`solver.analysis.cell_of_hands` for the 13×13 grid), NaN
+    cell of each hand, e.g. :func:`solver.study.analysis.cell_of_hands` for the 13×13 grid), NaN
     where nothing reaches; all cells at once."""
     w = view.reach * view.opponent_mass
     ok = np.isfinite(values) & (w > 0)

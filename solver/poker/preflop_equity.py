@@ -1,8 +1,8 @@
 """Exact heads-up preflop all-in equities, from the project's own evaluator.
 
-For two disjoint hole-card combos ``h`` and ``j`` (indices of :data:`solver.cards.COMBOS`),
+For two disjoint hole-card combos ``h`` and ``j`` (indices of :data:`solver.poker.cards.COMBOS`),
 ``wins[h, j]`` is the number of the C(48, 5) = 1,712,304 five-card boards (none of the four
-hole cards) on which ``h`` beats ``j`` (:func:`solver.handeval.rank_packed`); the boards
+hole cards) on which ``h`` beats ``j`` (:func:`solver.poker.handeval.rank_packed`); the boards
 neither wins are ties. Nothing is sampled.
 
 **How it is made** (:func:`count_wins`; ~20 s of one core here, docs/preflop.md). Board by
@@ -19,7 +19,7 @@ share a card are zeroed.
 matchups under suit permutations (47,008 unordered pairs) — the pair and both win counts —
 and :func:`expand` fills the 1,326 × 1,326 table from them. When that file is missing, the
 table is built once into the user's cache with a progress line (:func:`load_wins`).
-``python -m solver.preflop_equity --out PATH`` rebuilds the file.
+``python -m solver.poker.preflop_equity --out PATH`` rebuilds the file.
 """
 
 from __future__ import annotations
@@ -37,14 +37,14 @@ from pathlib import Path
 import numpy as np
 import numpy.typing as npt
 
-from solver.cards import COMBO_INDEX, COMBOS, NUM_COMBOS, parse_combo
-from solver.handeval import card_bit, rank_packed
 from solver.jit import kernel
+from solver.poker.cards import COMBO_INDEX, COMBOS, NUM_COMBOS, parse_combo
+from solver.poker.handeval import card_bit, rank_packed
 
 IntArray = npt.NDArray[np.int64]
 BOARDS_PER_MATCHUP = 1_712_304  # C(48, 5)
 NUM_MATCHUP_CLASSES = 47_008  # unordered disjoint combo pairs up to suit permutation
-DATA_PATH = Path(__file__).resolve().parent / "data" / "preflop_equity.npz"
+DATA_PATH = Path(__file__).resolve().parent.parent / "data" / "preflop_equity.npz"
 FORMAT = 1
 _UNRANKED = np.int32(2**31 - 1)  # a combo the board blocks: never beaten, never beats
 BATCH = 64  # boards per kernel call: W's row stays in L1 across them (64 was as fast as 16)
@@ -320,9 +320,9 @@ def equity(h: int | str, j: int | str) -> float:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """``python -m solver.preflop_equity [--out PATH] [--threads N]``: build the table and
+    """``python -m solver.poker.preflop_equity [--out PATH] [--threads N]``: build the table and
     write it (default: the package's file), with the time taken."""
-    parser = argparse.ArgumentParser(prog="python -m solver.preflop_equity")
+    parser = argparse.ArgumentParser(prog="python -m solver.poker.preflop_equity")
     parser.add_argument("--out", type=Path, default=DATA_PATH)
     parser.add_argument("--threads", type=int, default=1)
     args = parser.parse_args(argv)

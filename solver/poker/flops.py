@@ -48,7 +48,7 @@ from functools import cache
 
 import numpy as np
 
-from solver.cards import RANKS, SUITS, CardError, parse_cards
+from solver.poker.cards import RANKS, SUITS, CardError, parse_cards
 from solver.quoting import brief
 
 NUM_RAW_FLOPS = 22_100

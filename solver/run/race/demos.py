@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from solver.files.presets import load_preset
 from solver.games.model import Game
-from solver.presets import load_preset
-from solver.race.entries import Entry, parse_entries
+from solver.run.race.entries import Entry, parse_entries
 
 
 @dataclass(frozen=True)

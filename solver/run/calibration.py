@@ -117,7 +117,7 @@ def measure(seconds: float = 1.0) -> Cost:
     """Time the ``srp-turn`` preset for about ``seconds`` (dcfr-tuned, one thread) and keep
     its cost per hand-cell. Needs the kernels compiled (they load from Numba's cache)."""
     from solver.algorithms import make_solver
-    from solver.presets import load_preset
+    from solver.files.presets import load_preset
 
     game = load_preset("srp-turn").build()
     eng = make_solver(game, "dcfr-tuned")

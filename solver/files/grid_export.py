@@ -1,6 +1,6 @@
 """Charts as tables: a hold'em game's 13×13 grids (a preflop game's push, raise and call
 charts above all) as rows of per-class action frequencies, for CSV exports
-(:func:`solver.export.rows_to_csv`)."""
+(:func:`solver.files.export.rows_to_csv`)."""
 
 from __future__ import annotations
 
@@ -9,11 +9,11 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from solver.analysis import grid_mix
 from solver.cfr.reach import path_reach
-from solver.export import MAX_TREE_EXPORT_NODES, ExportError
+from solver.files.export import MAX_TREE_EXPORT_NODES, ExportError
 from solver.games.model import Game
-from solver.ranges import GRID_LABELS
+from solver.poker.ranges import GRID_LABELS
+from solver.study.analysis import grid_mix
 
 Array = npt.NDArray[np.float64]
 

@@ -1,7 +1,7 @@
 """Hand ranges: range text, the 13×13 hand-class grid and per-combo weights.
 
 A range is a (1326,) float64 array of weights in [0, 1], one per two-card combo in the order of
-:data:`solver.cards.COMBOS`.
+:data:`solver.poker.cards.COMBOS`.
 
 Range text is a comma-separated list of tokens (whitespace anywhere is ignored, empty text is the
 empty range). Each token sets the weight of the combos it covers; later tokens override earlier
@@ -34,7 +34,7 @@ from collections.abc import Iterable
 import numpy as np
 import numpy.typing as npt
 
-from solver.cards import (
+from solver.poker.cards import (
     COMBOS,
     NUM_COMBOS,
     RANKS,
@@ -63,7 +63,7 @@ __all__ = [
 ]
 
 Weights = npt.NDArray[np.float64]
-"""(1326,) float64 weights in [0, 1], combo order as :data:`solver.cards.COMBOS`."""
+"""(1326,) float64 weights in [0, 1], combo order as :data:`solver.poker.cards.COMBOS`."""
 
 
 class RangeError(ValueError):

@@ -4,25 +4,26 @@ grade each decision by the EV it loses against the solution.
 Everything is read from a game and a strategy profile ``sigma`` (the flat (action_size,)
 average strategy of a solve); nothing here solves anything and nothing imports Streamlit.
 Three modules: this one (a practice session, :class:`Drill`, and its automatic answers),
-:mod:`solver.dealing` (the exact deal table, deal filters, suit permutations) and
-:mod:`solver.grading` (grades, records, score, exports); their names are importable from here.
+:mod:`solver.study.dealing` (the exact deal table, deal filters, suit permutations) and
+:mod:`solver.study.grading` (grades, records, score, exports); their names are importable from here.
 
-**Dealing** (:func:`~solver.dealing.deal_table`, :func:`~solver.dealing.deal_hands`): a pair
+**Dealing** (:func:`~solver.study.dealing.deal_table`,
+:func:`~solver.study.dealing.deal_hands`): a pair
 of hands is dealt at the scope's start node in proportion to both range weights, card removal
 and each hand's own probability of the line (the chance cards' probability cancels), and
-conditioned on the hero's hand passing the session's :class:`~solver.dealing.DealFilter`.
+conditioned on the hero's hand passing the session's :class:`~solver.study.dealing.DealFilter`.
 After the deal the hand is played forward: the villain's action is drawn from ``sigma`` for
 its dealt hand, each chance card uniformly over the live deck (cards in neither hand nor on
 the board, in the real suits: a suit-isomorphic card is mapped to the canonical node that
 stores it, :meth:`solver.games.model.Game.locate`). With ``suits=True`` each hand is shown
-under a random suit permutation (:func:`~solver.dealing.suit_permutations`); everything is
+under a random suit permutation (:func:`~solver.study.dealing.suit_permutations`); everything is
 computed in the solve's suits, so the grades do not change.
 
-**Grading** (:func:`~solver.grading.grade_of`). At a hero decision the EV of each action for
-the hero's hand is :func:`solver.study.action_evs` (chips, the units of Explore's per-hand EV:
+**Grading** (:func:`~solver.study.grading.grade_of`). At a hero decision the EV of each action for
+the hero's hand is :func:`solver.study.views.action_evs` (chips, the units of Explore's per-hand EV:
 the hand plays the action, both play ``sigma`` after it, against the villain's *range*
 reaching the node); EV lost = best action's EV − chosen action's EV; the grades are
-:mod:`solver.grading`'s.
+:mod:`solver.study.grading`'s.
 
 **Scopes**: ``node`` deals at one hero decision node and grades that one decision; ``street``
 deals at the first node of the node's street and plays to the street's end (a chance node or
@@ -40,8 +41,9 @@ from typing import NamedTuple, Protocol
 import numpy as np
 import numpy.typing as npt
 
-from solver.analysis import compatible, node_path
-from solver.dealing import (
+from solver.games.model import CHANCE, DECISION, Game
+from solver.study.analysis import compatible, node_path
+from solver.study.dealing import (
     IDENTITY,
     DealFilter,
     Perm,
@@ -53,8 +55,7 @@ from solver.dealing import (
     shown_card,
     suit_permutations,
 )
-from solver.games.model import CHANCE, DECISION, Game
-from solver.grading import (
+from solver.study.grading import (
     CSV_FIELDS,
     GRADES,
     TIE,
@@ -66,8 +67,8 @@ from solver.grading import (
     to_csv,
     to_json,
 )
-from solver.study import action_evs
-from solver.words import (
+from solver.study.views import action_evs
+from solver.study.words import (
     ARROW,
     DOT,
     STREETS,
@@ -94,7 +95,7 @@ ANSWERS = ("best", "solution", "uniform")
 # ----- the spot's numbers ---------------------------------------------------------------------
 def pot_at(game: Game, node: int) -> float:
     """Chips in the pot at ``node`` (before its action). Hold'em: the starting pot plus what
-    both players put in since (:func:`solver.words.node_pot`; preflop, bb: each player's
+    both players put in since (:func:`solver.study.words.node_pot`; preflop, bb: each player's
     raise-to amount plus the antes, the blinds being part of those amounts); toy games: the
     antes (1 each) plus the bets (``b:S`` adds S, ``r:S`` raises by S over the other's chips,
     ``c`` matches). 0 for games with neither."""
@@ -140,7 +141,7 @@ class Table:
     """The hand being played: both players' hands (indices in the frame of the drill's start
     node), the real labels from the root, the node standing for them and the card map into
     its frame (real card → card of that node's frame), the line's steps (node, real label) and
-    the suit permutation the hand is shown under (:mod:`solver.dealing`)."""
+    the suit permutation the hand is shown under (:mod:`solver.study.dealing`)."""
 
     hands: tuple[int, int]
     history: list[str]
@@ -158,7 +159,7 @@ class Drill:
     deals, plays the villain and draws RNG-mode picks (the same seed and answers give the
     same session). ``deal_filter`` conditions the deal on the hero's hand (ValueError in
     words when it leaves no hand to deal); ``suits`` shows each hand under a random suit
-    permutation of :func:`~solver.dealing.suit_permutations` (drawn from its own Generator,
+    permutation of :func:`~solver.study.dealing.suit_permutations` (drawn from its own Generator,
     so the deals and grades are those of the same seed without it). Not thread-safe (one
     browser session owns one)."""
 
@@ -305,7 +306,7 @@ class Drill:
 
     # ----- the hero's decision --------------------------------------------------------------
     def action_evs(self, node: int) -> Array:
-        """(num_actions, H[hero]) chips: :func:`solver.study.action_evs` at ``node``, kept
+        """(num_actions, H[hero]) chips: :func:`solver.study.views.action_evs` at ``node``, kept
         for the session (the strategy does not change)."""
         if node not in self._evs:
             self._evs[node] = action_evs(self.game, self.sigma, node, self.compat)
@@ -373,7 +374,7 @@ class Drill:
         return tuple(shown_card(c, t.suits) if shown else c for c in cards)
 
     def line(self, shown: bool = False) -> str:
-        """The line from the root in words (:func:`solver.words.line_words`' style), with
+        """The line from the root in words (:func:`solver.study.words.line_words`' style), with
         the real cards (``shown``: under the hand's suit permutation)."""
         t = self._table()
         g = self.game

@@ -1,4 +1,4 @@
-"""The trainer's dealing (:mod:`solver.trainer`): the exact deal table at a node, drawing
+"""The trainer's dealing (:mod:`solver.study.trainer`): the exact deal table at a node, drawing
 from it, the deal filters (hand classes, grid cells, a minimum reach) and the suit
 permutations a deal may be shown under.
 
@@ -12,7 +12,7 @@ not block (one over the live deck at each deal), so it cancels.
 **Filters** (:class:`DealFilter`) condition that law on the hero's hand: the filtered table is
 the unfiltered one with the rows (or columns) of the hands the filter drops set to 0 and
 renormalised — exactly ``P(h0, h1 | hero's hand passes)``. A hand passes when it is in one of
-the chosen hand classes (:mod:`solver.handclass`, on the board at the deal node) or grid cells
+the chosen hand classes (:mod:`solver.poker.handclass`, on the board at the deal node) or grid cells
 (either, when both are chosen; every hand when neither is), and its reach at the deal node
 (range weight × its own probability of the line, 0 to 1 — what Explore shows as the hand's
 weight there) is at least ``min_reach_pct`` %.
@@ -34,10 +34,10 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from solver.analysis import compatible
-from solver.cards import SUITS
 from solver.cfr.reach import path_reach
 from solver.games.model import Game
+from solver.poker.cards import SUITS
+from solver.study.analysis import compatible
 
 Array = npt.NDArray[np.float64]
 Mask = npt.NDArray[np.bool_]
@@ -122,7 +122,8 @@ class FilterError(ValueError):
 @dataclass(frozen=True)
 class DealFilter:
     """Which of the hero's hands may be dealt (module doc): ``classes`` keys of
-    :data:`solver.handclass.MADE` or :data:`~solver.handclass.DRAWS` (hold'em), ``cells``
+    :data:`solver.poker.handclass.MADE` or :data:`~solver.poker.handclass.DRAWS` (hold'em),
+    ``cells``
     grid labels (``AKs``, ``QQ``, ``T9o``; toy games: a card ``Ks`` or a rank ``K``),
     ``min_reach_pct`` the least reach at the deal node, % in [0, 100]."""
 
@@ -143,7 +144,7 @@ class DealFilter:
 
     def words(self) -> str:
         """The filter as a player says it (``top pair or AKs, reaching ≥ 20 %``)."""
-        from solver.handclass import DRAW_LABELS, MADE_LABELS
+        from solver.poker.handclass import DRAW_LABELS, MADE_LABELS
 
         names = [(MADE_LABELS.get(k) or DRAW_LABELS.get(k) or k).lower() for k in self.classes]
         parts = [" or ".join([*names, *self.cells])] if names or self.cells else []
@@ -153,8 +154,8 @@ class DealFilter:
 
 
 def _class_mask(game: Game, node: int, player: int, classes: tuple[str, ...]) -> Mask:
-    from solver.handclass import DRAWS, MADE, classify_hands
-    from solver.study import board_cards
+    from solver.poker.handclass import DRAWS, MADE, classify_hands
+    from solver.study.views import board_cards
 
     nh = int(game.hands.num_hands[player])
     if not game.is_holdem:
@@ -176,8 +177,8 @@ def _class_mask(game: Game, node: int, player: int, classes: tuple[str, ...]) ->
 def _cell_mask(game: Game, player: int, cells: tuple[str, ...]) -> Mask:
     names = game.hand_names[player]
     if game.is_holdem:
-        from solver.analysis import cell_of_hands
-        from solver.ranges import GRID_LABELS
+        from solver.poker.ranges import GRID_LABELS
+        from solver.study.analysis import cell_of_hands
 
         labels = [lab for row in GRID_LABELS for lab in row]
         bad = [c for c in cells if c not in labels]
@@ -216,13 +217,13 @@ def filter_mask(game: Game, sigma: Array, node: int, player: int, f: DealFilter)
 # ----- suits ------------------------------------------------------------------------------------
 def suit_permutations(game: Game) -> list[Perm]:
     """The suit permutations (``perm[s]`` the suit ``s`` is shown as, suits in
-    :data:`solver.cards.SUITS` order) a deal may be shown under: all 24 for a hold'em spot
+    :data:`solver.poker.cards.SUITS` order) a deal may be shown under: all 24 for a hold'em spot
     whose two ranges give every grid cell's hands (those the board leaves) one weight, else
     only the identity (toy games too)."""
     if not game.is_holdem:
         return [IDENTITY]
-    from solver.cards import COMBOS, NUM_COMBOS
-    from solver.ranges import COMBO_CELL
+    from solver.poker.cards import COMBOS, NUM_COMBOS
+    from solver.poker.ranges import COMBO_CELL
 
     board = np.asarray(game.meta["board"], dtype=np.int64)
     free = ~np.isin(COMBOS, board).any(axis=1)  # the combos the board leaves
@@ -242,7 +243,7 @@ def suit_permutations(game: Game) -> list[Perm]:
 
 def shown_card(name: str, perm: Perm) -> str:
     """A card's name under a suit permutation (``Td`` with d → s: ``Ts``); names without a
-    suit of :data:`~solver.cards.SUITS` are left as they are."""
+    suit of :data:`~solver.poker.cards.SUITS` are left as they are."""
     if perm == IDENTITY or len(name) != 2 or name[1] not in SUITS:
         return name
     return name[0] + SUITS[perm[SUITS.index(name[1])]]
@@ -252,7 +253,7 @@ def shown_hand(name: str, perm: Perm) -> str:
     """A hand's name (``AsKd``, or a toy card) under a suit permutation, high card first."""
     if perm == IDENTITY or len(name) != 4:
         return name
-    from solver.cards import RANKS
+    from solver.poker.cards import RANKS
 
     a, b = shown_card(name[:2], perm), shown_card(name[2:], perm)
     order = (RANKS.index(a[0]), SUITS.index(a[1])), (RANKS.index(b[0]), SUITS.index(b[1]))

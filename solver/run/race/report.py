@@ -1,4 +1,4 @@
-"""What a race shows: the immutable snapshot a :class:`~solver.race.job.RaceJob` publishes
+"""What a race shows: the immutable snapshot a :class:`~solver.run.race.job.RaceJob` publishes
 (:class:`RaceProgress`, one :class:`Lane` per algorithm, one :class:`RacePoint` per check),
 and the results read from it — :func:`standings`, :func:`winners`, and the tables
 (:func:`table_rows`, :func:`markdown_table`, :func:`race_csv`, :func:`points_csv`)."""
@@ -10,9 +10,9 @@ import io
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from solver.jobs import FINISHED, READY
-from solver.race.entries import Entry, number_text
-from solver.race.targets import Target
+from solver.run.jobs import FINISHED, READY
+from solver.run.race.entries import Entry, number_text
+from solver.run.race.targets import Target
 
 
 # ----- snapshots ----------------------------------------------------------------------------
@@ -33,7 +33,7 @@ class Lane:
     """One algorithm in a race snapshot."""
 
     entry: Entry
-    state: str = READY  # READY, RUNNING, DONE, STOPPED or FAILED (see solver.jobs)
+    state: str = READY  # READY, RUNNING, DONE, STOPPED or FAILED (see solver.run.jobs)
     iteration: int = 0
     cpu_s: float = 0.0  # CPU seconds in iterations (checks excluded)
     nodes_touched: int = 0

@@ -5,7 +5,7 @@ lock gives every hand the same mix.
 
 Pure NumPy on one decision node's numbers (no tree walk): the strategy ``(num_actions, H)``,
 the acting player's reach ``(H,)`` and each hand's EV gain of the action ``(H,)`` chips (the
-action's EV minus the hand's EV at the node, :func:`solver.study.action_evs`).
+action's EV minus the hand's EV at the node, :func:`solver.study.views.action_evs`).
 """
 
 from __future__ import annotations

@@ -28,7 +28,7 @@ On a river whose five cards make a straight or a flush, a hand that only plays t
 classed by what its hole cards add (often ``high_card``). So the class's evaluator category
 (:data:`MADE_CATEGORY`) equals the evaluator's category of the seven cards on every board
 with no pair and no five-card straight or flush, and is never above it on any board
-(``tests/test_handclass.py`` checks both against :mod:`solver.handeval` and phevaluator).
+(``tests/test_handclass.py`` checks both against :mod:`solver.poker.handeval` and phevaluator).
 
 **Draws** are flags a hand may hold beside its made class (:data:`DRAWS`), only while a card
 is still to come (flop and turn), and only where a hole card takes part:
@@ -43,7 +43,7 @@ is still to come (flop and turn), and only where a hole card takes part:
 - ``overcards`` (any street): a ``high_card`` hand whose two hole cards are both above the
   board's top card.
 
-API (cards are indices, ``rank * 4 + suit``, see :mod:`solver.cards`):
+API (cards are indices, ``rank * 4 + suit``, see :mod:`solver.poker.cards`):
 
 - :func:`classify` ``(hole, board) → HandClass`` for one combo (text accepted: ``"AhKh"``);
 - :func:`classify_hands` ``(board, cards (n, 2)) → (made (n,) int index into MADE,
@@ -61,8 +61,8 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from solver.cards import parse_cards
-from solver.handeval import (
+from solver.poker.cards import parse_cards
+from solver.poker.handeval import (
     FLUSH,
     FULL_HOUSE,
     HIGH_CARD,
@@ -125,7 +125,7 @@ MADE_CATEGORY: dict[str, int] = {
     "weaker_pair": PAIR,
     "high_card": HIGH_CARD,
 }
-"""The evaluator category (:mod:`solver.handeval`) each made class belongs to."""
+"""The evaluator category (:mod:`solver.poker.handeval`) each made class belongs to."""
 
 DRAWS: tuple[str, ...] = ("flush_draw", "oesd", "gutshot", "backdoor_fd", "overcards")
 DRAW_LABELS: dict[str, str] = {

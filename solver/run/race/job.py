@@ -8,10 +8,10 @@ a worker's thread time is the time its kernel ran), which makes curves comparabl
 as well as in iterations whatever else the machine does. Exploitability is measured at a
 fixed schedule of iterations (:func:`check_schedule`), so every curve equals a solo run of
 the same algorithm checked at the same iterations; check time is not counted in the
-algorithm's CPU time. Snapshots follow the threading contract of :mod:`solver.jobs`: only
+algorithm's CPU time. Snapshots follow the threading contract of :mod:`solver.run.jobs`: only
 the worker holding an algorithm touches its engine; readers only ever see snapshots.
 
-A started race counts among :func:`solver.jobs.live_jobs` (so ``stop_all``, the ``atexit``
+A started race counts among :func:`solver.run.jobs.live_jobs` (so ``stop_all``, the ``atexit``
 hook and the app's session reaper end it) until its threads are gone.
 """
 
@@ -23,7 +23,7 @@ from collections.abc import Callable, Sequence
 
 from solver.cfr.protocol import Solver
 from solver.games.model import Game
-from solver.jobs import (
+from solver.run.jobs import (
     DONE,
     FAILED,
     PAUSED,
@@ -33,9 +33,9 @@ from solver.jobs import (
     ThreadOwner,
     track,
 )
-from solver.race.entries import Entry, build_engine, check_entries
-from solver.race.report import Lane, RacePoint, RaceProgress
-from solver.race.targets import MAX_TARGETS, Target
+from solver.run.race.entries import Entry, build_engine, check_entries
+from solver.run.race.report import Lane, RacePoint, RaceProgress
+from solver.run.race.targets import MAX_TARGETS, Target
 
 DEFAULT_ITERATIONS = 1000
 DEFAULT_CHUNK_S = 0.075  # seconds of one algorithm's work per chunk (stop latency)

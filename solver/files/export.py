@@ -23,20 +23,20 @@ import numpy as np
 import numpy.typing as npt
 
 from solver.algorithms import ALGORITHMS, MCCFR_CS, Solver, make_solver
-from solver.analysis import NodeAnalysis, analyze, compatible
 from solver.cfr.engine import Engine
 from solver.cfr.layout import Storage
 from solver.cfr.sampling.walk import SampledStorage
+from solver.files.safe_npz import NpzError, NpzReader
 from solver.games import GAMES, Game, make_game
 from solver.games.holdem import HoldemSpec, SpecError, build_holdem, estimate, validate
 from solver.games.model import DECISION, KIND_NAMES
 from solver.games.preflop import PreflopSpec, build_preflop
 from solver.games.preflop import validate as validate_preflop
 from solver.games.spec import DEFAULT_MAX_MEMORY_MB
-from solver.jobs import Point
 from solver.lockspec import LockError, lock_engine
 from solver.quoting import brief
-from solver.safe_npz import NpzError, NpzReader
+from solver.run.jobs import Point
+from solver.study.analysis import NodeAnalysis, analyze, compatible
 
 Array = npt.NDArray[np.float64]
 
@@ -377,7 +377,7 @@ class LoadedSolve:
 def load_solve(data: bytes, max_memory_mb: float = DEFAULT_MAX_MEMORY_MB) -> LoadedSolve:
     """Rebuild a solve saved by :func:`save_solve`; :class:`ExportError` for anything else.
 
-    Hostile files are answered, not obeyed (:mod:`solver.safe_npz`): the metadata is read
+    Hostile files are answered, not obeyed (:mod:`solver.files.safe_npz`): the metadata is read
     first (at most :data:`MAX_META_BYTES`) and checked field by field; the game is rebuilt
     under ``max_memory_mb`` (the user's cap: a file may lower it, never raise it); solver
     options go through :func:`solver.cfr.options.check_options`; then each array is read only

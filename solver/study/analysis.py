@@ -145,7 +145,7 @@ def chips_in(game: Game, node: int) -> tuple[float, tuple[float, float]]:
     """The chips each player has put in along the line to ``node``, from its action labels
     (``b:S``/``r:S`` = street commitment S; ``c`` matches): (per player before this street,
     (player 0's, player 1's) on this street). The one reading of a line's bets
-    (:func:`investments`, :mod:`solver.study`)."""
+    (:func:`investments`, :mod:`solver.study.views`)."""
     base = 0.0
     bets = [0.0, 0.0]
     t = game.tree
@@ -283,8 +283,8 @@ def grid_mix(game: Game, player: int, strategy: Array, reach: Array) -> tuple[Ar
     """Hold'em: the 13×13 grid of a player's action mix. Returns ``(mix, weight)``:
     ``mix`` (13, 13, num_actions) reach-weighted action frequencies of each hand class
     (NaN where no combo reaches), ``weight`` (13, 13) the reach mass (weighted combos) of
-    each class. Layout as :data:`solver.ranges.GRID_LABELS`."""
-    from solver.ranges import COMBO_CELL
+    each class. Layout as :data:`solver.poker.ranges.GRID_LABELS`."""
+    from solver.poker.ranges import COMBO_CELL
 
     combos = game.meta["combos"][player]  # type: ignore[index]
     cells = COMBO_CELL[np.asarray(combos)]
@@ -301,7 +301,7 @@ def grid_mix(game: Game, player: int, strategy: Array, reach: Array) -> tuple[Ar
 
 def cell_of_hands(game: Game, player: int) -> npt.NDArray[np.int64]:
     """Hold'em: the grid cell (0..168, row-major as GRID_LABELS) of each of a player's hands."""
-    from solver.ranges import COMBO_CELL
+    from solver.poker.ranges import COMBO_CELL
 
     combos = game.meta["combos"][player]  # type: ignore[index]
     return COMBO_CELL[np.asarray(combos)].astype(np.int64)

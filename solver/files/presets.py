@@ -42,7 +42,7 @@ from solver.games.preflop import PreflopSpec, build_preflop
 from solver.games.preflop import validate as validate_preflop
 from solver.quoting import brief, odd_characters
 
-PRESET_DIR = Path(__file__).resolve().parent.parent / "presets"
+PRESET_DIR = Path(__file__).resolve().parents[2] / "presets"
 MAX_PRESET_BYTES = 1_000_000
 NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,99}")
 """A preset name: a file stem in ``presets/`` (letters, digits, ``-`` and ``_``)."""

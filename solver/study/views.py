@@ -2,7 +2,7 @@
 hand classes, equity and EV distributions, runout reports, hands by strength, and action names
 as people say them ("All-in").
 
-Every number comes from :mod:`solver.analysis` (EV, equity, EQR per hand, with their units)
+Every number comes from :mod:`solver.study.analysis` (EV, equity, EQR per hand, with their units)
 and the walk's evaluation of a strategy profile; nothing here solves anything.
 """
 
@@ -13,7 +13,10 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from solver.analysis import (
+from solver.cfr.bestresponse import node_values
+from solver.cfr.reach import chance_factor, path_reach
+from solver.games.model import CHANCE, DECISION, Game
+from solver.study.analysis import (
     NodeAnalysis,
     PlayerView,
     analyze,
@@ -21,9 +24,6 @@ from solver.analysis import (
     compatible,
     investments,
 )
-from solver.cfr.bestresponse import node_values
-from solver.cfr.reach import chance_factor, path_reach
-from solver.games.model import CHANCE, DECISION, Game
 
 Array = npt.NDArray[np.float64]
 
@@ -34,7 +34,7 @@ def action_evs(
 ) -> Array:
     """(num_actions, H[actor]) chips: the EV of each action for every hand of the player acting
     at decision ``node`` — the hand plays that action, everyone plays ``sigma`` after it — in
-    the units of :class:`~solver.analysis.PlayerView.ev` (so the mix of a hand's action EVs
+    the units of :class:`~solver.study.analysis.PlayerView.ev` (so the mix of a hand's action EVs
     by its strategy is its EV at the node). NaN where the hand cannot be at the node."""
     t = game.tree
     if t.kind[node] != DECISION:
@@ -119,7 +119,7 @@ def strength_order(game: Game, node: int, player: int) -> npt.NDArray[np.int64]:
     """A player's hands at ``node`` from strongest to weakest by what they make now (hold'em:
     the best five of hole and board cards; toy games: the card's rank, pairs with the board
     first). Hands the board blocks come last."""
-    from solver.handeval import rank_cards
+    from solver.poker.handeval import rank_cards
 
     nh = game.num_hands[player]
     valid = game.valid_hands(node, player)

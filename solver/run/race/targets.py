@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from solver.cfr.options import finite
 from solver.games.model import Game
 from solver.quoting import brief
-from solver.race.entries import number_text
+from solver.run.race.entries import number_text
 
 MAX_TARGETS = 6
 

@@ -3,10 +3,10 @@ per hand class, the largest stack at which shoving (SB) or calling (BB) is still
 response — the classic Nash push/fold chart (HoldemResources publishes one; docs/preflop.md).
 
 A hand "plays" at a stack when the EV of shoving (calling) is within ``tolerance`` bb of the EV
-of folding, against the other player's solved strategy (:func:`solver.study.action_evs`): a
+of folding, against the other player's solved strategy (:func:`solver.study.views.action_evs`): a
 hand indifferent at equilibrium counts as played, whatever mix the solve settled on.
 
-``python -m solver.preflop_chart --stacks 1:20:0.5`` prints both charts as 13 × 13 grids.
+``python -m solver.study.preflop_chart --stacks 1:20:0.5`` prints both charts as 13 × 13 grids.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from solver.ranges import CLASS_LABELS, COMBO_CELL
+from solver.poker.ranges import CLASS_LABELS, COMBO_CELL
 
 Array = npt.NDArray[np.float64]
 WHO = ("SB", "BB")
@@ -27,7 +27,7 @@ WHO = ("SB", "BB")
 
 @dataclass(frozen=True)
 class StackChart:
-    """Per stack (S,) and hand class (169, :data:`solver.ranges.CLASS_LABELS` order): the
+    """Per stack (S,) and hand class (169, :data:`solver.poker.ranges.CLASS_LABELS` order): the
     solved frequency and the EV margin (bb) of shoving (SB) and of calling a shove (BB)."""
 
     stacks: tuple[float, ...]  # bb, ascending
@@ -75,7 +75,7 @@ def push_fold_chart(
     ``progress(stack, fraction done)`` after each stack."""
     from solver.api import solve
     from solver.games.preflop import build_preflop
-    from solver.study import action_evs
+    from solver.study.views import action_evs
 
     order = sorted({float(s) for s in stacks})
     if not order:
@@ -133,7 +133,7 @@ def _stacks(text: str) -> list[float]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m solver.preflop_chart")
+    parser = argparse.ArgumentParser(prog="python -m solver.study.preflop_chart")
     parser.add_argument("--stacks", default="1:20:0.5", help="first:last:step or a list (bb)")
     parser.add_argument("--ante", type=float, default=0.0, help="ante per player (bb)")
     args = parser.parse_args(argv)

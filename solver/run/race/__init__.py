@@ -3,23 +3,23 @@ sharing, reproducible exploitability curves, and who reaches each target first.
 
 No Streamlit here. One module per concern:
 
-* :mod:`~solver.race.entries` — :class:`Entry`, one algorithm with its parameters, parsed
+* :mod:`~solver.run.race.entries` — :class:`Entry`, one algorithm with its parameters, parsed
   from ``NAME[:param=value;...]`` by :func:`parse_entry`; :func:`build_engine` is the one
   place an entry becomes a solver.
-* :mod:`~solver.race.targets` — :class:`Target`, an exploitability to reach, in chips or in
+* :mod:`~solver.run.race.targets` — :class:`Target`, an exploitability to reach, in chips or in
   % of a hold'em pot (:func:`parse_targets`).
-* :mod:`~solver.race.job` — :class:`RaceJob`, the race in background threads with fair CPU
+* :mod:`~solver.run.race.job` — :class:`RaceJob`, the race in background threads with fair CPU
   sharing (:func:`pick_lane`) and checks at fixed iterations (:func:`check_schedule`).
-* :mod:`~solver.race.report` — :class:`RaceProgress`, the immutable snapshot a job
+* :mod:`~solver.run.race.report` — :class:`RaceProgress`, the immutable snapshot a job
   publishes; :func:`standings`, :func:`winners` and the tables read from it.
-* :mod:`~solver.race.demos` — :data:`DEMOS`, the ready-made races of the app, the CLI and
+* :mod:`~solver.run.race.demos` — :data:`DEMOS`, the ready-made races of the app, the CLI and
   ``benchmarks/race.py``.
 
-Every name is re-exported here, so callers import from ``solver.race``.
+Every name is re-exported here, so callers import from ``solver.run.race``.
 """
 
-from solver.race.demos import DEMOS, Demo, demo
-from solver.race.entries import (
+from solver.run.race.demos import DEMOS, Demo, demo
+from solver.run.race.entries import (
     MAX_ALGORITHMS,
     Entry,
     EntryError,
@@ -28,7 +28,7 @@ from solver.race.entries import (
     parse_entries,
     parse_entry,
 )
-from solver.race.job import (
+from solver.run.race.job import (
     DEFAULT_CHUNK_S,
     DEFAULT_ITERATIONS,
     RaceJob,
@@ -36,7 +36,7 @@ from solver.race.job import (
     chunk_size,
     pick_lane,
 )
-from solver.race.report import (
+from solver.run.race.report import (
     Lane,
     RacePoint,
     RaceProgress,
@@ -53,7 +53,7 @@ from solver.race.report import (
     winner_rows,
     winners,
 )
-from solver.race.targets import (
+from solver.run.race.targets import (
     DEFAULT_TARGETS_HOLDEM,
     DEFAULT_TARGETS_TOY,
     MAX_TARGETS,
