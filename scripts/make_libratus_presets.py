@@ -10,7 +10,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from solver.cards import card_str, read_libratus_endgame
+from solver.poker.cards import card_str, read_libratus_endgame
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT.parent / "shared" / "data" / "libratus_endgames"
