@@ -10,7 +10,7 @@ import re
 from pathlib import Path
 
 from playwright.sync_api import Page, expect
-from pw import WAIT, chart, chart_js, fill, idle, nav, solve_preset
+from pw import WAIT, chart, drag, fill, idle, nav, solve_preset
 
 
 def test_lock_a_node_and_see_the_changed_ev(page: Page, server: str, tmp_path: Path) -> None:
@@ -77,28 +77,6 @@ def test_lock_a_node_and_see_the_changed_ev(page: Page, server: str, tmp_path: P
     expect(page.locator(".st-key-crumb_0 [data-testid='stIconMaterial']")).to_have_text("lock")
 
 
-def _drag(page: Page, key: str, x0: float, y0: float, x1: float, y1: float) -> None:
-    """Drag a box on the paint chart ``key`` from data point (x0, y0) to (x1, y1)."""
-    canvas = chart(page, key)
-    expect(canvas).to_be_visible(timeout=WAIT)
-    canvas.scroll_into_view_if_needed()  # mouse coordinates are the viewport's
-    page.wait_for_timeout(500)
-    box = page.evaluate(
-        "([a, b, c, d]) => { const gd = " + chart_js(key) + ";"
-        " const fl = gd._fullLayout; const r = gd.getBoundingClientRect();"
-        " const px = (x) => r.left + fl._size.l + fl.xaxis.d2p(x);"
-        " const py = (y) => r.top + fl._size.t + fl.yaxis.d2p(y);"
-        " return [px(a), py(b), px(c), py(d)]; }",
-        [x0, y0, x1, y1],
-    )
-    page.mouse.move(box[0], box[1])
-    page.mouse.down()
-    page.mouse.move(box[2], box[3], steps=12)
-    page.mouse.up()
-    page.wait_for_timeout(300)  # let the rerun start before waiting for it to end
-    idle(page)
-
-
 def _paint_the_grid(page: Page, tmp_path: Path) -> None:
     """Paint the grid: drag over AA, AKs, AQs (one cell each), then over KQs with both
     halves (KQo too); the grid after the paint says 5 cells; Lock records them. The form's
@@ -107,13 +85,13 @@ def _paint_the_grid(page: Page, tmp_path: Path) -> None:
     idle(page)
     result = chart(page, "lock_paint_result")
     expect(result.locator("text.gtitle")).to_contain_text("Nothing painted", timeout=WAIT)
-    _drag(page, "lockui_paint_grid", -0.45, 12.45, 2.45, 11.55)  # the top row's first 3
+    drag(page, "lockui_paint_grid", -0.45, 12.45, 2.45, 11.55)  # the top row's first 3
     expect(chart(page, "lock_paint_result").locator("text.gtitle")).to_contain_text(
         "After the paint: 3 cells locked", timeout=WAIT
     )
     page.locator("[data-testid='stRadio'] label", has_text="Suited and offsuit together").click()
     idle(page)
-    _drag(page, "lockui_paint_grid", 1.55, 11.45, 2.45, 10.55)  # KQs, and KQo with it
+    drag(page, "lockui_paint_grid", 1.55, 11.45, 2.45, 10.55)  # KQs, and KQo with it
     expect(chart(page, "lock_paint_result").locator("text.gtitle")).to_contain_text(
         "After the paint: 5 cells locked", timeout=WAIT
     )

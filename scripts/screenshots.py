@@ -1,0 +1,221 @@
+"""The pictures of docs/app.md and docs/locking.md, taken from the running app.
+
+Run it after a change to what a pictured page shows (layout, wording, colours, a chart), and
+look at the new PNGs before committing them::
+
+    .venv/bin/python scripts/screenshots.py                   # every picture
+    .venv/bin/python scripts/screenshots.py --only lock-paint # one (its journey runs whole)
+
+It starts the app on a free loopback port (``app.serve.running_app``), drives Debian's
+``chromium`` through Playwright as the browser tests do (never a downloaded browser:
+``scripts/ensure_chromium.sh`` installs it) and walks real journeys on the *SRP river*
+preset, saving each picture into ``assets/`` (PNGs 1440 px wide or cropped to the part a doc
+talks about, each well under 250 KB). The waits and clicks are the browser tests' own
+(``tests/browser/pw.py``; the grid drag from ``tests/browser/test_locking_browser.py``). With
+a warm Numba cache (``python -m solver.warmup``) the whole run takes about a minute on a
+2-core machine (a cold one compiles the kernels first: minutes).
+
+``assets/screenshot.png`` (README; taken by ``tests/browser/test_app_browser.py``) and
+``assets/practice.png`` (docs/trainer.md) are not this script's: it leaves them alone.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import shutil
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # the app's packages
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests" / "browser"))
+
+from playwright.sync_api import FloatRect, Locator, Page, expect, sync_playwright
+from pw import WAIT, chart, drag, fill, idle, nav, solve_preset  # the browser tests' helpers
+
+from app.serve import CHROMIUM_ARGS, running_app
+
+ROOT = Path(__file__).resolve().parent.parent
+ASSETS = ROOT / "assets"
+WIDTH = 1440
+PAGE_HEIGHT = 900  # whole-page pictures
+TALL = 2000  # cropped pictures: the parts fit without the app's inner scrolling
+MAIN = "[data-testid='stMainBlockContainer']"
+
+
+class Shots:
+    """Saves the pictures asked for (all by default) and remembers what it saved."""
+
+    def __init__(self, only: set[str] | None) -> None:
+        self.only = only
+        self.saved: list[Path] = []
+
+    def wanted(self, *names: str) -> bool:
+        return self.only is None or bool(self.only & set(names))
+
+    def _path(self, name: str) -> Path | None:
+        if not self.wanted(name):
+            return None
+        path = ASSETS / f"{name}.png"
+        self.saved.append(path)
+        return path
+
+    def page(self, name: str, page: Page) -> None:
+        """The whole viewport."""
+        path = self._path(name)
+        if path is not None:
+            page.wait_for_timeout(1000)  # the charts' last redraw
+            page.screenshot(path=str(path))
+
+    def region(self, name: str, page: Page, top: Locator, bottom: Locator, pad: int = 12) -> None:
+        """The main column from ``top``'s top to ``bottom``'s bottom."""
+        path = self._path(name)
+        if path is None:
+            return
+        top.evaluate("(e) => e.scrollIntoView({block: 'start'})")
+        page.mouse.move(1, 1)  # off the charts: no hover label, no toolbar
+        page.wait_for_timeout(1000)  # the scroll, and the charts' last redraw
+        a, b, m = top.bounding_box(), bottom.bounding_box(), page.locator(MAIN).bounding_box()
+        assert a is not None and b is not None and m is not None, name
+        y0 = max(a["y"] - pad, 0)
+        y1 = min(b["y"] + b["height"] + pad, page.viewport_size["height"])  # type: ignore[index]
+        assert y1 - y0 > 50, f"{name}: nothing to crop ({y0}..{y1})"
+        x0 = m["x"] + 2  # (not the sidebar's border)
+        clip: FloatRect = {"x": x0, "y": y0, "width": m["width"] - 2, "height": y1 - y0}
+        page.screenshot(path=str(path), clip=clip)
+
+
+def drawn(page: Page, key: str) -> Locator:
+    """The 13×13 chart keyed ``key``, once its 169 cell labels are drawn."""
+    grid = chart(page, key)
+    expect(grid.locator("g.textpoint")).to_have_count(169)
+    return grid
+
+
+def radio(page: Page, label: str) -> None:
+    page.locator("[data-testid='stRadio'] label", has_text=label).click()
+    idle(page)
+
+
+def app_journey(page: Page, url: str, shots: Shots) -> None:
+    """docs/app.md: Solve after the opening preset's solve; Explore two actions below the
+    root (BB check → BTN bet 50 %, BB to act); the hand classes study view there."""
+    page.set_viewport_size({"width": WIDTH, "height": PAGE_HEIGHT})
+    solve_preset(page, url)
+    drawn(page, "live_grid")
+    expect(chart(page, "live_curve")).to_be_visible()
+    shots.page("app-solve", page)
+
+    page.set_viewport_size({"width": WIDTH, "height": TALL})
+    nav(page, "Explore")
+    header = page.locator(".st-key-spot_header")
+    page.locator(".st-key-act_0 button").click()  # BB checks
+    idle(page)
+    expect(header).to_contain_text("Line: BB check — BTN to act")
+    page.locator(".st-key-act_1 button", has_text="Bet 50 %").click()
+    idle(page)
+    expect(header).to_contain_text("Line: BB check → BTN bet 50 % (100) — BB to act")
+    grid = drawn(page, "explore_grid")
+    expect(chart(page, "explore_freq")).to_be_visible()
+    shots.region("app-explore", page, page.locator("h1", has_text="Explore"), grid)
+
+    radio(page, "Hand classes")
+    bar = chart(page, "study_class_bar")
+    expect(bar).to_be_visible()
+    study = page.locator("[data-testid='stRadio']", has_text="Study view")
+    shots.region("app-study", page, study, bar)
+
+
+def locking_journey(page: Page, url: str, shots: Shots) -> None:
+    """docs/locking.md: at the root (BB to act) the lock form, a shift of the range, a paint
+    (Bet 50 % to half the range), a paint of the grid (AA, AKs, AQs, then KQ both halves,
+    to All-in), Lock, Re-solve with locks and its effect."""
+    page.set_viewport_size({"width": WIDTH, "height": TALL})
+    solve_preset(page, url)
+    nav(page, "Explore")
+    expect(page.locator(".st-key-spot_header")).to_contain_text("Line: start of the river")
+    page.locator("summary", has_text="Lock this node").click()
+    idle(page)
+    form = page.locator("[data-testid='stExpander']", has_text="Lock this node").first
+    expect(page.locator("[class*='st-key-lockui_mix_0_'] input").first).to_be_visible()
+    drawn(page, "explore_grid")
+    shots.region("lock-form", page, form, form)
+
+    radio(page, "Shift the range")
+    page.get_by_role("combobox", name="Action").click()
+    page.get_by_role("option", name="Bet 50 % (100)", exact=True).click()
+    idle(page)
+    fill(page, "lockui_shift_target", "50")
+    shifted = drawn(page, "lock_shift_grid")
+    expect(shifted.locator("text.gtitle")).to_contain_text(
+        re.compile(r"After the shift: Bet 50 % \(100\) 50 % instead of \d")
+    )
+    shots.region("lock-shift", page, form, form)
+
+    radio(page, "Paint the grid")
+    drawn(page, "lock_paint_result")
+    drag(page, "lockui_paint_grid", -0.45, 12.45, 2.45, 11.55)  # AA, AKs, AQs
+    radio(page, "Suited and offsuit together")
+    drag(page, "lockui_paint_grid", 1.55, 11.45, 2.45, 10.55)  # KQs, and KQo with it
+    painted = drawn(page, "lock_paint_result")
+    expect(painted.locator("text.gtitle")).to_contain_text("After the paint: 5 cells locked")
+    shots.region("lock-paint", page, form, form)
+
+    if not shots.wanted("lock-effect"):
+        return
+    page.locator(".st-key-lockui_add button").click()
+    idle(page)
+    expect(page.get_by_text("re-solve to apply")).to_be_visible()
+    page.locator(".st-key-lockui_resolve button").first.click()
+    idle(page)
+    title = page.locator("h3", has_text="Effect of the locks")
+    expect(title).to_be_visible(timeout=3 * WAIT)
+    idle(page)
+    shifts = page.locator(".st-key-dl_lock_shifts")  # the moved lines' downloads, last
+    expect(shifts).to_be_visible()
+    shots.region("lock-effect", page, title, shifts, pad=4)
+
+
+JOURNEYS: dict[str, tuple[tuple[str, ...], Callable[[Page, str, Shots], None]]] = {
+    "app": (("app-solve", "app-explore", "app-study"), app_journey),
+    "locking": (("lock-form", "lock-shift", "lock-paint", "lock-effect"), locking_journey),
+}
+NAMES = [n for names, _ in JOURNEYS.values() for n in names]
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument(
+        "--only", action="append", choices=NAMES, metavar="NAME",
+        help=f"take only this picture (repeatable): {', '.join(NAMES)}",
+    )  # fmt: skip
+    args = parser.parse_args(argv)
+    if shutil.which("chromium") is None:
+        print("screenshots: no chromium on PATH (bash scripts/ensure_chromium.sh)")
+        return 1
+    shots = Shots(set(args.only) if args.only else None)
+    ASSETS.mkdir(exist_ok=True)
+    start = time.monotonic()
+    with running_app() as url, sync_playwright() as p:
+        browser = p.chromium.launch(
+            executable_path=shutil.which("chromium"), headless=True, args=CHROMIUM_ARGS
+        )
+        try:
+            for names, journey in JOURNEYS.values():
+                if shots.wanted(*names):
+                    page = browser.new_page(viewport={"width": WIDTH, "height": PAGE_HEIGHT})
+                    page.set_default_timeout(WAIT)
+                    journey(page, url, shots)
+                    page.close()
+        finally:
+            browser.close()
+    for path in shots.saved:
+        print(f"{path.relative_to(ROOT)}: {path.stat().st_size / 1024:.0f} KB")
+    print(f"{len(shots.saved)} pictures in {time.monotonic() - start:.0f} s")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
