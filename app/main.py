@@ -23,7 +23,7 @@ from app import files, kernels, nav, runtime, state  # noqa: E402
 from app import settings as cfgmod  # noqa: E402
 from app import spec as S  # noqa: E402
 from app.errors import shown  # noqa: E402
-from app.screens.setup import ensure_form  # noqa: E402
+from app.request import ensure_form  # noqa: E402
 
 # Tighter than Streamlit's defaults, so the Solve page's curve and grid are in view at
 # 1440×900 without scrolling; smaller metric values fit seven in a row. Elements being redrawn

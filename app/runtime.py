@@ -24,6 +24,8 @@ from streamlit import runtime
 from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 from app import state
+from app.request import show_on_setup
+from app.spec import preflop_in
 from solver.games.holdem import HoldemSpec
 from solver.run.jobs import JobRegistry, SolveJob
 from solver.run.race import RaceJob
@@ -159,11 +161,7 @@ def reattach() -> None:
     state.put(state.JOB_GAME_ID, ctx.get("game_id"))
     state.put(state.JOB_LABEL, ctx.get("label"))
     state.put(state.JOB_TOKEN, str(token))
-    from app.screens.setup import show_on_setup  # the pages import this module
-
     spec = ctx.get("spec")
-    from app.spec import preflop_in
-
     held = spec if isinstance(spec, HoldemSpec) else preflop_in(ctx.get("source"))
     show_on_setup(str(ctx.get("game_id")), held)
     state.put(state.JOB_WIDGETS, ctx.get("widgets", {}))

@@ -161,7 +161,7 @@ def test_custom_preflop_game_round_trips_through_a_save() -> None:
 
 
 def _form(at: AppTest) -> dict[str, object]:
-    from app.screens.setup import PF_WIDGET
+    from app.request import PF_WIDGET
 
     return {f: at.session_state[k] for f, k in PF_WIDGET.items()}
 

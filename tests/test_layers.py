@@ -21,12 +21,8 @@ FLOORS = ("poker basics", "games/tree", "cfr", "algorithms/api", "study/files/ru
 KNOWN = {
     ("app.components.locking", "app.runtime"),
     ("app.components.locking", "app.screens.solve"),
-    ("app.screens.compare", "app.screens.setup"),
     ("app.screens.compare", "app.screens.solve"),
     ("app.screens.export", "app.screens.explore"),
-    ("app.screens.export", "app.screens.setup"),
-    ("app.screens.reports", "app.screens.setup"),
-    ("app.screens.solve", "app.screens.setup"),
 }
 
 

@@ -51,7 +51,7 @@ from app.race_form import (
     stop,
     unused_algorithm,
 )
-from app.screens.setup import current_request
+from app.request import current_request
 from app.screens.solve import PRUNING_HELP, algorithm_names
 from app.settings import PRUNING_LABELS, param_text
 from solver.algorithms import ALGORITHMS, algorithm_defaults

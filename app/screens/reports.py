@@ -38,7 +38,7 @@ from app.components import batch_report as BR
 from app.components.batch_report import CLASS_NODE, records
 from app.components.controls import live_view
 from app.components.fields import PERSIST, duration, number_field
-from app.screens.setup import current_request
+from app.request import current_request
 from solver.batch.driver import check_scheduler, check_workers
 from solver.batch.job import BatchJob
 from solver.batch.spec import BatchError, BatchSpec, batch_cost, check

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import functools
 import json
-from dataclasses import asdict, dataclass
+from dataclasses import asdict
 
 import numpy as np
 import streamlit as st
@@ -19,10 +19,9 @@ from app.components.fields import PERSIST, duration, number_field
 from app.components.figures import range_paint_figure
 from app.components.number_formats import combos_text
 from app.components.preflop_fields import preflop_fields
-from solver.files.export import preflop_source
+from app.request import PF_WIDGET, WIDGET, Request, current_request, ensure_form, load_source
 from solver.files.presets import PresetError, parse_preset_bytes
-from solver.games.holdem import Estimate, HoldemSpec, SpecError, size_notes, validate
-from solver.games.preflop import PreflopSpec
+from solver.games.holdem import HoldemSpec, SpecError, size_notes, validate
 from solver.games.spec import DEFAULT_MAX_MEMORY_MB
 from solver.poker.cards import RANKS, SUITS, card_str, parse_cards
 from solver.poker.ranges import (
@@ -36,88 +35,6 @@ from solver.poker.ranges import (
     set_cell,
 )
 from solver.run import calibration
-
-WIDGET = {k: f"hs_{k}" for k in S.FIELDS}  # form field → widget key
-assert WIDGET["board"] == state.BOARD and WIDGET["oop_range"] == state.OOP_RANGE
-PF_WIDGET = {  # preflop spec field → widget key (the ranges share the hold'em form's)
-    "stack_bb": state.PF_STACK,
-    "tree": state.PF_TREE,
-    "raise_sizes": state.PF_RAISES,
-    "sb": state.PF_SB,
-    "bb": state.PF_BB,
-    "ante": state.PF_ANTE,
-    "sb_range": state.OOP_RANGE,
-    "bb_range": state.IP_RANGE,
-}
-
-
-@dataclass(frozen=True)
-class Request:
-    """What Solve would build now: ``source`` (game metadata) is None while input is bad."""
-
-    label: str
-    source: dict | None
-    spec: HoldemSpec | None
-    errors: dict[str, str]
-    estimate: Estimate | None
-    preflop: PreflopSpec | None = None  # a preflop game's spec (then ``spec`` is None)
-
-    @property
-    def valid(self) -> bool:
-        return self.source is not None and not self.errors
-
-
-def load_source(source_id: str) -> None:
-    """Fill the form with a source's values (on first run and when the game changes)."""
-    spec = S.spec_of_source(source_id, state.get(state.UPLOADED))
-    if spec is not None:
-        for key, value in S.form_values(spec).items():
-            state.put(WIDGET[key], value)
-        for key, value in S.size_values(spec).items():
-            state.put(key, value)
-    pre = S.preflop_of_source(source_id, state.get(state.UPLOADED))
-    if pre is not None:
-        _fill_preflop(pre)
-    state.put(state.LOADED_FROM, source_id)
-
-
-def _fill_preflop(spec: PreflopSpec) -> None:
-    for field, value in PF.form_values(spec).items():
-        state.put(PF_WIDGET[field], value)
-
-
-def show_on_setup(source_id: str, spec: HoldemSpec | PreflopSpec | None) -> None:
-    """Make Set up hold ``source_id`` with the form showing ``spec`` as it is (a solve taken
-    back after a reload, a resumed save); the source's own values when ``spec`` is None."""
-    state.put(state.SOURCE, source_id)
-    if spec is None:
-        load_source(source_id)
-        return
-    if isinstance(spec, PreflopSpec):
-        _fill_preflop(spec)
-        state.put(state.LOADED_FROM, source_id)
-        return
-    for key, value in S.form_values(spec).items():
-        state.put(WIDGET[key], value)
-    for key, value in S.size_values(spec).items():
-        state.put(key, value)
-    state.put(state.LOADED_FROM, source_id)
-
-
-def ensure_form() -> None:
-    """Initialise the game choice and form on a session's first run."""
-    choices = S.sources()
-    if state.get(state.UPLOADED) is not None:
-        choices["upload"] = "Uploaded preset"
-    if state.get(state.SOURCE) not in choices:
-        state.put(state.SOURCE, S.default_source())
-    if state.get(state.LOADED_FROM) is None:
-        load_source(state.get(state.SOURCE))
-
-
-@functools.lru_cache(maxsize=64)
-def _check_cached(spec_json: str) -> S.Checked:
-    return S.check(HoldemSpec(**json.loads(spec_json)))
 
 
 @functools.lru_cache(maxsize=64)
@@ -142,34 +59,6 @@ def _size_notes(req: Request) -> None:
             + "\n".join(f"- {line}" for line in lines),
             icon=":material/info:",
         )
-
-
-def current_request() -> Request:
-    """The game the form describes now (validated). ``errors`` maps a spec field to its
-    message, which names the field."""
-    ensure_form()
-    source_id = str(state.get(state.SOURCE))
-    labels = {**S.sources(), "upload": "Uploaded preset"}
-    label = labels.get(source_id, source_id)
-    toy = S.toy_name(source_id)
-    if toy is not None:
-        return Request(label, {"kind": "toy", "name": toy}, None, {}, None)
-    base_pf = S.preflop_of_source(source_id, state.get(state.UPLOADED))
-    if base_pf is not None:
-        got = PF.check_form({f: state.get(k) for f, k in PF_WIDGET.items()}, base_pf.name)
-        pf = got.spec
-        return Request(
-            label, None if pf is None else preflop_source(pf), None, got.errors, None, pf
-        )
-    values, errors = S.read_numbers({k: state.get(w) for k, w in WIDGET.items()})
-    sizes = {S.size_key(*slot): state.get(S.size_key(*slot)) for slot in S.SIZE_SLOTS}
-    base = S.spec_of_source(source_id, state.get(state.UPLOADED))
-    spec = S.spec_from_form(values, base, sizes)
-    checked = _check_cached(json.dumps(asdict(spec), sort_keys=True))
-    for field, msg in checked.errors.items():
-        errors.setdefault(field, f"{S.label(field)}: {msg}")
-    source = None if errors else S.holdem_source(spec)
-    return Request(label, source, spec, errors, checked.estimate if not errors else None)
 
 
 def _on_source_change() -> None:

@@ -22,8 +22,8 @@ from app.components.fields import PERSIST, number_field
 from app.components.live import show_progress
 from app.components.solve_estimate import estimate_line
 from app.components.spot_header import spot_header
+from app.request import Request, current_request
 from app.runtime import start_solve
-from app.screens.setup import Request, current_request
 from app.settings import PRUNING_LABELS, RBP, Settings
 from solver.algorithms import ALGORITHMS, algorithm_defaults, make_algorithm
 from solver.poker.cards import card_str, parse_board
