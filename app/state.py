@@ -99,6 +99,18 @@ CURRENT_SETUP = "current"  # COMPARE_GAME value: the game of the Set up page
 # ----- reports (app/batch_run.py names its keys; value widgets and objects use this
 # prefix and are kept across pages, buttons and uploads use "reports_")
 REPORTS_PREFIX = "rep_"
+# reports at any line (app/screens/reports.py; the picker: app/components/line_picker.py)
+REPORTS_LINE = "rep_line"  # the picked line: its steps in the API's codes (list[str])
+REPORTS_LINE_DB = "rep_line_db"  # the database the line was picked on (path)
+REPORTS_LINE_NOTE = "rep_line_note"  # why the picked line went back to the flop, or None
+REPORTS_LINE_CARD = "reports_line_card"  # the picker's card selectbox (read by on_change)
+REPORTS_LINE_CACHE = "reports_line_cache"  # (key, line view) of the last line drawn
+REPORTS_LINE_GROUP = "rep_line_group"  # selectbox: what the line's group table groups by
+REPORTS_GRID_FLOP = "rep_grid_flop"  # selectbox: the card grid's flop
+REPORTS_GRID_METRIC = "rep_grid_metric"  # selectbox: what colours the card grid
+REPORTS_COMPARE_PATH = "rep_compare_path"  # text: a second database to compare (a name)
+REPORTS_COMPARE = "rep_compare"  # the second database's path (compared), or None
+REPORTS_COMPARE_ERROR = "rep_compare_error"  # why the second database could not be opened
 
 # ----- Explore's study views and node locks (app/components/study_views.py, locking.py)
 GRID_COLOUR = "explore_grid_colour"  # selectbox: "Strategy", "EV", "EV of <action>", …

@@ -146,22 +146,28 @@ def ev_equity(records: Sequence[dict[str, Any]], pot: float | None) -> go.Figure
 
 
 def class_bars(
-    agg: dict[str, Any], title: str, pot: float | None = None, stack: float | None = None
+    agg: dict[str, Any],
+    title: str,
+    pot: float | None = None,
+    stack: float | None = None,
+    names: dict[str, str] | None = None,
 ) -> go.Figure:
     """Horizontal stacked bars: one bar per hand class (strongest at the top), one segment
     per action, from :func:`solver.batch.report.class_aggregate` (actions named as
-    :func:`mix_bars` names them)."""
+    :func:`mix_bars` names them, or by ``names`` {code: words} where given: a node past the
+    flop's first action)."""
     from solver.poker.handclass import DRAW_LABELS, MADE_LABELS
 
+    said = names or {}
     labels = {**MADE_LABELS, **DRAW_LABELS}
     classes = [c for c in agg["classes"] if c["mix"]]
-    names = [f"{labels.get(c['class'], c['class'])} ({combos_text(c['combos'])})" for c in classes]
+    rows = [f"{labels.get(c['class'], c['class'])} ({combos_text(c['combos'])})" for c in classes]
     actions = list(agg["actions"])
     fig = go.Figure()
     for a, color in zip(actions, action_colors(actions), strict=True):
-        name = first_street_name(a, pot, stack)
+        name = said.get(a) or first_street_name(a, pot, stack)
         fig.add_bar(
-            y=names,
+            y=rows,
             x=[100 * c["mix"].get(a, 0.0) for c in classes],
             orientation="h",
             name=name,
@@ -176,5 +182,121 @@ def class_bars(
         height=max(300, 28 * len(classes) + 120),
         margin={"l": 230, "r": 20, "t": 50, "b": 50},
         legend={"orientation": "h", "y": 1.08},
+    )
+    return fig
+
+
+def line_mix_bars(
+    records: Sequence[dict[str, Any]],
+    aggregate: dict[str, float],
+    names: dict[str, str],
+    title: str,
+) -> go.Figure:
+    """The mix at a line (:mod:`solver.batch.lines`): a first bar for the flops' weighted
+    ``aggregate`` {code: frequency}, then one per flop's record (``flop``, ``mix``), flops
+    sorted by their bet and raise frequency (most first); actions named by ``names``
+    {code: words}."""
+    actions = list(aggregate)
+    for r in records:
+        actions += [a for a in r["mix"] if a not in actions]
+    flops = sorted(
+        records,
+        key=lambda r: (-sum(f for a, f in r["mix"].items() if a.startswith(("b:", "r:"))),
+                       r["flop"]),
+    )  # fmt: skip
+    x = ["all flops", *(r["flop"] for r in flops)]
+    fig = go.Figure()
+    for a, color in zip(actions, action_colors(actions), strict=True):
+        name = names.get(a, a)
+        fig.add_bar(
+            x=x,
+            y=[100 * aggregate.get(a, 0.0), *(100 * r["mix"].get(a, 0.0) for r in flops)],
+            name=name,
+            marker_color=color,
+            hovertemplate="%{x}: %{y:.1f} %<extra>" + name + "</extra>",
+        )
+    fig.update_layout(
+        barmode="stack",
+        title=title,
+        yaxis={"title": "frequency (%)", "range": [0, 100]},
+        xaxis={"title": "all flops (weighted), then each flop (most betting first)",
+               "type": "category"},
+        height=420,
+        margin={"l": 60, "r": 20, "t": 50, "b": 80},
+        legend={"orientation": "h", "y": 1.08},
+    )  # fmt: skip
+    return fig
+
+
+def group_bars(
+    groups: Sequence[tuple[str, dict[str, float]]], names: dict[str, str], title: str
+) -> go.Figure:
+    """Horizontal stacked bars: one bar per group (``(name, mix)``, in the order given), one
+    segment per action named by ``names`` {code: words}."""
+    actions: list[str] = []
+    for _g, mix in groups:
+        actions += [a for a in mix if a not in actions]
+    fig = go.Figure()
+    for a, color in zip(actions, action_colors(actions), strict=True):
+        name = names.get(a, a)
+        fig.add_bar(
+            y=[g for g, _m in groups],
+            x=[100 * m.get(a, 0.0) for _g, m in groups],
+            orientation="h",
+            name=name,
+            marker_color=color,
+            hovertemplate="%{y}: %{x:.1f} %<extra>" + name + "</extra>",
+        )
+    fig.update_layout(
+        barmode="stack",
+        title=title,
+        xaxis={"title": "frequency (%)", "range": [0, 100]},
+        yaxis={"autorange": "reversed", "type": "category"},
+        height=max(260, 32 * len(groups) + 120),
+        margin={"l": 160, "r": 20, "t": 50, "b": 50},
+        legend={"orientation": "h", "y": 1.08},
+    )
+    return fig
+
+
+GRID_RANKS = "AKQJT98765432"
+GRID_SUITS = "shdc"
+
+
+def card_grid(values: dict[str, float | None], title: str, unit: str) -> go.Figure:
+    """A street's cards as a grid: ranks (rows, ace first) × suits (columns), each dealt
+    card coloured by its value (``values`` {card name: number}; a card the line does not
+    deal — on the board, or under the summary's cut — blank). ``unit``: ``%`` for
+    fractions shown × 100, else the numbers' unit (chips)."""
+    from solver.study.words import SUITS
+
+    scale = 100.0 if unit == "%" else 1.0
+
+    def cell(card: str) -> float | None:
+        v = values.get(card)
+        return scale * float(v) if v is not None and math.isfinite(float(v)) else None
+
+    z = [[cell(r + s) for s in GRID_SUITS] for r in GRID_RANKS]
+    fig = go.Figure(
+        go.Heatmap(
+            z=z,
+            x=[SUITS[s] for s in GRID_SUITS],
+            y=list(GRID_RANKS),
+            colorscale="RdBu_r" if unit == "%" else "Viridis",
+            zmin=0.0 if unit == "%" else None,
+            zmax=100.0 if unit == "%" else None,
+            texttemplate="%{z:.1f}",
+            hovertemplate="%{y}%{x}: %{z:.2f}<extra></extra>",
+            colorbar={"title": unit},
+            xgap=2,
+            ygap=2,
+        )
+    )
+    fig.update_layout(
+        title=title,
+        height=520,
+        yaxis={"autorange": "reversed", "type": "category"},
+        xaxis={"type": "category", "side": "top"},
+        margin={"l": 50, "r": 20, "t": 80, "b": 30},
     )
     return fig

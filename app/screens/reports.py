@@ -35,14 +35,19 @@ from app.batch_run import (  # (the page's keys, as tests and other pages name t
     WORKERS,
 )
 from app.components import batch_report as BR
+from app.components import line_picker as LP
+from app.components import line_report_view as LV
 from app.components.batch_report import CLASS_NODE, records
 from app.components.controls import live_view
 from app.components.fields import PERSIST, duration, number_field
 from app.request import current_request
 from solver.batch.driver import check_scheduler, check_workers
 from solver.batch.job import BatchJob
+from solver.batch.linereport import LEGACY_NOTE, line_final, line_records, report_at
+from solver.batch.lines import LineError
+from solver.batch.report import GROUP_KEYS
 from solver.batch.spec import BatchError, BatchSpec, batch_cost, check
-from solver.batch.store import FlopRow, read_solve_file
+from solver.batch.store import BatchStore, FlopRow, read_solve_file
 from solver.files.export import ExportError, load_solve
 
 __all__ = [
@@ -238,6 +243,7 @@ def report(rows: list[FlopRow], spec: BatchSpec, path: Path) -> None:
     figs = BR.charts(done, mixes, spec, rows)
     BR.groups(rows, spec)
     BR.exports(recs, figs, path.stem)
+    _line_section(spec, path)
 
 
 def _table(
@@ -302,3 +308,184 @@ def _explore(path: Path, files: dict[str, str], page: str = "explore") -> None:
     state.put(state.LOADED, loaded)
     state.put(state.EXPLORE_NODE, int(loaded.game.decision_nodes()[0]))
     st.switch_page(nav.pages()[page])
+
+
+# ----- the report at any line -------------------------------------------------------------------
+
+LINE = state.REPORTS_LINE
+COMPARE = state.REPORTS_COMPARE
+
+
+def _line_section(spec: BatchSpec, path: Path) -> None:
+    """The line picker and the report at the picked line (:mod:`app.components.line_picker`,
+    :mod:`app.components.line_report_view`), with a second database to compare."""
+    st.subheader("Report at any line")
+    st.caption(
+        "Follow a line through every flop's tree as Explore follows one: click an action, "
+        "pick a turn or river card or *any* (every card, each as often as it comes). The "
+        "numbers are at the node the line reaches, weighted over the flops (docs/batch.md)."
+    )
+    pot, stack = float(spec.template.pot), float(spec.template.stack)
+    if state.get(state.REPORTS_LINE_DB) != str(path):  # a line belongs to its database
+        state.put(LINE, [])
+        state.put(state.REPORTS_LINE_DB, str(path))
+    note = state.get(state.REPORTS_LINE_NOTE)
+    if note:
+        st.info(note, icon=":material/info:")
+    _compare_inputs()
+    steps = [str(s) for s in state.get(LINE) or []]
+    compare = state.get(COMPARE)
+    try:
+        view = _line_view(str(path), steps, compare)
+    except BatchError as exc:
+        st.error(BR.unreadable(str(path), exc), icon=":material/error:")
+        return
+    except LineError as exc:
+        if not steps:  # no flop has a tree summary (yet): nothing to walk
+            st.info(f"No report at other lines: {files.without_paths(str(exc))}.",
+                    icon=":material/info:")  # fmt: skip
+            return
+        state.put(LINE, [])  # a line kept from before the database changed: back to the flop
+        state.put(state.REPORTS_LINE_NOTE, f"The line {_code(steps)!r} is not in this "
+                  "database's trees: back to the flop.")  # fmt: skip
+        st.rerun()
+        return
+    if view.get("legacy"):
+        st.info(
+            f"This database {LEGACY_NOTE}. The charts above show those two decisions.",
+            icon=":material/info:",
+        )
+        return
+    records, final = view["records"], view["final"]
+    LP.picker(steps, view["next"], pot, stack, int(final["flops"]), _line_back, _line_push,
+              state.REPORTS_LINE_CARD, _line_card)  # fmt: skip
+    LV.counts(final)
+    if view["compare_error"]:
+        st.warning(view["compare_error"], icon=":material/compare_arrows:")
+    LV.metrics(final)
+    at = LP.step_states(steps, pot)[-1]
+    agg = final["aggregate"]
+    codes = [*agg["mix"], *view["next"]["actions"], *(final.get("difference") or {}).get("mix", {})]
+    names = {a: LP.action_name(a, at, stack) for a in codes}
+    actor = LV.PLAYERS[agg["player"]] if agg["player"] in (0, 1) else ""
+    said = LP.line_text(steps, pot, stack)
+    LV.charts(records, final, names, actor, said)
+    street = LP.street_of_last_any(steps)
+    if street is not None:
+        LV.street_view(records, final, names, LP.STREET_OF_CARD[street - 1],
+                       state.REPORTS_GRID_FLOP, state.REPORTS_GRID_METRIC)  # fmt: skip
+    if compare and final.get("difference"):
+        LV.difference(final, names, files.relative_name(compare))
+    LV.flop_table(records, names, pot, stack)
+    LV.groups(final, state.REPORTS_LINE_GROUP, pot, stack)
+    LV.exports(records, final, f"{path.stem}-line-{B.slug(_code(steps) or 'flop')}")
+
+
+def _code(steps: list[str]) -> str:
+    """A line in the API's codes, as ``report --line`` reads it (``k b:33 c any``)."""
+    return " ".join(s[2:] if s.startswith("d:") else s for s in steps)
+
+
+def _signature(path: str) -> tuple[object, ...]:
+    p = Path(path)
+    return tuple(
+        (q.stat().st_mtime_ns, q.stat().st_size) if q.exists() else None
+        for q in (p, p.with_name(p.name + "-wal"))
+    )
+
+
+def _line_view(path: str, steps: list[str], compare: str | None) -> dict[str, Any]:
+    """The report at ``steps`` (:func:`solver.batch.linereport.report_at`, every group key,
+    the next steps offered) as the CLI's records, with ``compare``'s difference; computed
+    again only when the line or a database changed. :class:`LineError` for a line the
+    database lacks; ``{"legacy": True}`` for a database made before tree summaries."""
+    street = LP.street_of_last_any(steps)
+    key = (path, _signature(path), tuple(steps), compare,
+           _signature(compare) if compare else None)  # fmt: skip
+    cached = state.get(state.REPORTS_LINE_CACHE)
+    if cached is not None and cached[0] == key:
+        return dict(cached[1])
+    with BatchStore.open(path) as store:
+        legacy = not store.has_trees()
+    if legacy:
+        view: dict[str, Any] = {"legacy": True}
+    else:
+        main = report_at(path, steps, street, list(GROUP_KEYS), with_next=True)
+        other = None
+        problem = None
+        if compare:
+            name = files.relative_name(compare)
+            try:
+                other = report_at(compare, steps, street, list(GROUP_KEYS))
+            except LineError as exc:
+                problem = f"{name} has no flop with this line ({files.without_paths(str(exc))})."
+            except BatchError as exc:
+                problem = BR.unreadable(compare, exc)
+        view = {
+            "records": line_records(main, other, street),
+            "final": line_final(main, other, _code(steps), files.relative_name(path),
+                                files.relative_name(compare) if compare else None),
+            "next": main["next"],
+            "compare_error": problem,
+        }  # fmt: skip
+    state.put(state.REPORTS_LINE_CACHE, (key, view))
+    return view
+
+
+def _line_back(keep: int) -> None:
+    state.put(LINE, list(state.get(LINE) or [])[:keep])
+    state.put(state.REPORTS_LINE_NOTE, None)
+
+
+def _line_push(code: str) -> None:
+    state.put(LINE, [*(state.get(LINE) or []), code])
+    state.put(state.REPORTS_LINE_NOTE, None)
+
+
+def _line_card() -> None:
+    picked = state.get(state.REPORTS_LINE_CARD)
+    state.put(state.REPORTS_LINE_CARD, None)
+    if picked:
+        _line_push("any" if picked == "any" else "d:" + str(picked))
+
+
+def _compare_inputs() -> None:
+    c = st.columns([3, 1, 1], vertical_alignment="bottom")
+    c[0].text_input(
+        "Compare with a second database", key=state.REPORTS_COMPARE_PATH,
+        placeholder="three-sizes.db", persist_state=PERSIST,
+        help=f"a name in {files.folder_label()}: the same spot with other sizes, stacks or "
+        "rake, on the same flops or some of them",
+    )  # fmt: skip
+    c[1].button("Compare", key="reports_compare_open", on_click=_open_compare, width="stretch")
+    c[2].button(
+        "Stop comparing", key="reports_compare_clear", on_click=_clear_compare,
+        disabled=not state.get(COMPARE), width="stretch",
+    )  # fmt: skip
+    err = state.get(state.REPORTS_COMPARE_ERROR)
+    if err:
+        st.error(err, icon=":material/error:")
+    compare = state.get(COMPARE)
+    if compare:
+        st.caption(f"Comparing with {files.relative_name(compare)!r}: each difference is this "
+                   "database − that one.")  # fmt: skip
+
+
+def _open_compare() -> None:
+    state.put(state.REPORTS_COMPARE_ERROR, None)
+    try:
+        path = files.in_batch_folder(str(state.get(state.REPORTS_COMPARE_PATH) or ""))
+        if not path.is_file():
+            raise BatchError("Database file", f"no database {files.relative_name(path)!r} in "
+                             f"{files.folder_label()}")  # fmt: skip
+        BatchStore.open(path).close()
+    except BatchError as exc:
+        state.put(state.REPORTS_COMPARE_ERROR,
+                  files.without_paths(f"Cannot compare: {exc.message}"))  # fmt: skip
+        return
+    state.put(COMPARE, str(path))
+
+
+def _clear_compare() -> None:
+    state.put(COMPARE, None)
+    state.put(state.REPORTS_COMPARE_ERROR, None)

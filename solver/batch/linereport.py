@@ -27,11 +27,13 @@ from typing import Any
 
 from solver.batch.lines import (
     LineError,
+    NextSteps,
     Stats,
     card_ints,
     describe_miss,
     difference,
     flop_line,
+    next_steps,
     over_flops,
     parse_line,
 )
@@ -78,16 +80,21 @@ def _legacy_stats(row: FlopRow, steps: list[str]) -> Stats | None:
     return out
 
 
-def report_at(path: str, steps: list[str], street: int | None, groups: list[str]) -> dict[str, Any]:
+def report_at(
+    path: str, steps: list[str], street: int | None, groups: list[str], with_next: bool = False
+) -> dict[str, Any]:
     """Per flop and weighted numbers of a database at a line: ``{"rows": [(row, FlopLine)],
     "aggregate": Stats, "groups": {name: {value: Stats}}, "without": [flops],
-    "no_summary": [flops], "legacy": bool}``; :class:`LineError` for a line no flop has."""
+    "no_summary": [flops], "legacy": bool}``; :class:`LineError` for a line no flop has.
+    ``with_next``: also ``"next"``, what the flops' trees offer after the line
+    (:func:`merge_next`; a line picker's choices)."""
     with BatchStore.open(path) as store:
         rows = store.rows("done")
         legacy = not store.has_trees()
         found: list[tuple[FlopRow, Any]] = []
         misses: list[tuple[int, list[str]]] = []
         no_summary: list[str] = []
+        nexts: list[NextSteps | None] = []
         for row in rows:
             if legacy:
                 if len(steps) > 1 or street is not None:
@@ -109,6 +116,8 @@ def report_at(path: str, steps: list[str], street: int | None, groups: list[str]
                 misses.append(fl)
             else:
                 found.append((row, fl))
+                if with_next:
+                    nexts.append(next_steps(ts, steps))
     if not found:
         if not rows or not misses:
             raise LineError(f"{path} has no finished flop with a tree summary")
@@ -129,10 +138,89 @@ def report_at(path: str, steps: list[str], street: int | None, groups: list[str]
                     vals.setdefault(v, []).append((st, r.weight))
             out_groups[name] = {v: over_flops(items) for v, items in vals.items()}
     without = sorted({r.flop for r in rows} - {r.flop for r, _ in found} - set(no_summary))
-    return {
+    out = {
         "rows": found, "aggregate": agg, "groups": out_groups, "without": without,
         "no_summary": no_summary, "legacy": legacy,
     }  # fmt: skip
+    if with_next:
+        out["next"] = merge_next(nexts)
+    return out
+
+
+def merge_next(nexts: list[NextSteps | None]) -> dict[str, Any]:
+    """The flops' :class:`~solver.batch.lines.NextSteps` as one: ``actions`` and ``cards``
+    {label or card: how many flops offer it} (actions in tree order, cards high first),
+    ``player`` (who acts; -1 at a chance node) and ``ends`` (flops where nothing is kept
+    below the line)."""
+    actions: dict[str, int] = {}
+    cards: dict[str, int] = {}
+    player = -1
+    ends = 0
+    for n in nexts:
+        if n is None:
+            continue
+        for a in n.actions:
+            actions[a] = actions.get(a, 0) + 1
+        for c in n.cards:
+            cards[c] = cards.get(c, 0) + 1
+        if n.player >= 0:
+            player = n.player
+        ends += not (n.actions or n.cards)
+    order = {r: i for i, r in enumerate("AKQJT98765432")}
+    cards = dict(sorted(cards.items(), key=lambda kv: (order.get(kv[0][0], 99), kv[0][1])))
+    return {"actions": actions, "cards": cards, "player": player, "ends": ends}
+
+
+def line_records(
+    main: dict[str, Any], other: dict[str, Any] | None, street: int | None
+) -> list[dict[str, Any]]:
+    """The per-flop records of :func:`report_at`'s ``main`` (module doc: what ``--json``
+    prints per flop), with ``other``'s difference where that flop has the line too (then
+    the flops that differ most in OOP's EV first)."""
+    other_rows = {r.flop: fl for r, fl in other["rows"]} if other else {}
+    records = []
+    for r, fl in main["rows"]:
+        rec: dict[str, Any] = {
+            "flop": r.flop, "weight": r.weight, "suits": r.suits, "pairing": r.pairing,
+            "high": r.high, "connect": r.connect, **fl.stats.record(),
+        }  # fmt: skip
+        if main["legacy"]:
+            rec["legacy"] = True
+        if street is not None:
+            rec["cards"] = {c: s.record() for c, s in fl.cards.items()}
+        if r.flop in other_rows:
+            rec["difference"] = difference(fl.stats, other_rows[r.flop].stats)
+        records.append(rec)
+    if other:  # the flops that differ most first
+        records.sort(key=lambda rec: -abs(_num((rec.get("difference") or {}).get("ev", [0])[0])))
+    return records
+
+
+def line_final(
+    main: dict[str, Any], other: dict[str, Any] | None, line: str, file: str,
+    compare: str | None = None,
+) -> dict[str, Any]:  # fmt: skip
+    """The last ``--json`` line (module doc) of :func:`report_at`'s ``main`` (and
+    ``other``, the ``compare`` database's)."""
+    final: dict[str, Any] = {
+        "final": True,
+        "line": line,
+        "flops": len(main["rows"]),
+        "flops_without_line": len(main["without"]),
+        "without_line": main["without"],
+        "flops_without_summary": len(main["no_summary"]),
+        "aggregate": main["aggregate"].record(totals=True),
+        "groups": {
+            k: {v: s.record(totals=True) for v, s in g.items()} for k, g in main["groups"].items()
+        },
+    }
+    if main["legacy"]:
+        final["legacy"] = True
+        final["note"] = f"{file} {LEGACY_NOTE}"
+    if other:
+        final["difference"] = difference(main["aggregate"], other["aggregate"])
+        final["compare"] = {"file": compare, "aggregate": other["aggregate"].record(totals=True)}
+    return final
 
 
 def cmd_line_report(args: argparse.Namespace) -> int:
@@ -169,47 +257,12 @@ def _run(args: argparse.Namespace) -> int:
             raise _Usage("--line", f"{path}: {exc}" if flag == "--compare" else str(exc)) from None
     main = reports[0]
     other = reports[1] if len(reports) > 1 else None
-    other_rows = {r.flop: fl for r, fl in other["rows"]} if other else {}
-    records = []
-    for r, fl in main["rows"]:
-        rec: dict[str, Any] = {
-            "flop": r.flop, "weight": r.weight, "suits": r.suits, "pairing": r.pairing,
-            "high": r.high, "connect": r.connect, **fl.stats.record(),
-        }  # fmt: skip
-        if main["legacy"]:
-            rec["legacy"] = True
-        if street is not None:
-            rec["cards"] = {c: s.record() for c, s in fl.cards.items()}
-        if r.flop in other_rows:
-            rec["difference"] = difference(fl.stats, other_rows[r.flop].stats)
-        records.append(rec)
-    if other:  # the flops that differ most first
-        records.sort(key=lambda rec: -abs(_num((rec.get("difference") or {}).get("ev", [0])[0])))
-    final: dict[str, Any] = {
-        "final": True,
-        "line": args.line,
-        "flops": len(main["rows"]),
-        "flops_without_line": len(main["without"]),
-        "without_line": main["without"],
-        "flops_without_summary": len(main["no_summary"]),
-        "aggregate": main["aggregate"].record(totals=True),
-        "groups": {
-            k: {v: s.record(totals=True) for v, s in g.items()} for k, g in main["groups"].items()
-        },
-    }
-    if main["legacy"]:
-        final["legacy"] = True
-        final["note"] = f"{args.file} {LEGACY_NOTE}"
-    if other:
-        final["difference"] = difference(main["aggregate"], other["aggregate"])
-        final["compare"] = {
-            "file": args.compare,
-            "aggregate": other["aggregate"].record(totals=True),
-        }
+    records = line_records(main, other, street)
+    final = line_final(main, other, args.line, args.file, args.compare)
     if args.csv:
         try:
             with open(args.csv, "w", encoding="utf-8") as f:
-                f.write(to_csv([_flat(rec) for rec in records]))
+                f.write(to_csv([flat_record(rec) for rec in records]))
         except OSError as exc:
             raise _Usage("--csv", f"cannot write {args.csv} ({exc.strerror})") from None
     if args.json:
@@ -225,7 +278,8 @@ def _num(x: object) -> float:
     return float(x) if isinstance(x, (int, float)) and math.isfinite(x) else 0.0
 
 
-def _flat(rec: dict[str, Any]) -> dict[str, Any]:
+def flat_record(rec: dict[str, Any]) -> dict[str, Any]:
+    """A per-flop record as one CSV row (codes: ``oop_ev``, ``mix b:100``, ``diff oop_ev``)."""
     out = {
         k: rec[k] for k in ("flop", "weight", "suits", "pairing", "high", "connect", "reach", "pot")
     }

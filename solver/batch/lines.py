@@ -68,11 +68,14 @@ class Match:
     cards: tuple[int, ...]
 
 
-def walk(ts: TreeSummary, steps: Sequence[str]) -> tuple[list[Match], int, list[str]]:
+def walk(
+    ts: TreeSummary, steps: Sequence[str], kids: list[list[int]] | None = None
+) -> tuple[list[Match], int, list[str]]:
     """The nodes ``steps`` reach in ``ts``, how many steps matched (len(steps) when all
     did; else the index of the first step that matched nothing) and, then, what the nodes
-    there offer (actions, or ``any`` and the cards)."""
-    kids = ts.children()
+    there offer (actions, or ``any`` and the cards). ``kids``: ``ts.children()`` when the
+    caller has it."""
+    kids = ts.children() if kids is None else kids
     lab = ts.labels
     isos: dict[int, list[tuple[int, tuple[int, ...]]]] = {}
     for node, card, smap in zip(ts["iso_node"], ts["iso_card"], ts["iso_smap"], strict=True):
@@ -109,6 +112,45 @@ def walk(ts: TreeSummary, steps: Sequence[str]) -> tuple[list[Match], int, list[
             return [], i, options
         cur = nxt
     return cur, len(steps), []
+
+
+@dataclass
+class NextSteps:
+    """What the nodes a line reaches in one flop's summary offer next: ``actions`` (the
+    labels of a decision's kept children, tree order) with the ``player`` who acts, or
+    ``cards`` (a chance node's: every card it deals, named as dealt — suit-isomorphic
+    cards included, read back through the suit map). Both empty: nothing kept below (the
+    hand ends there, or what follows is below the summary's cut)."""
+
+    actions: list[str] = field(default_factory=list)
+    cards: list[str] = field(default_factory=list)
+    player: int = -1
+
+
+def next_steps(ts: TreeSummary, steps: Sequence[str]) -> NextSteps | None:
+    """What ``ts`` offers after ``steps`` (None: the line is not in this tree)."""
+    kids = ts.children()
+    matches, got, _options = walk(ts, steps, kids)
+    if not matches or got < len(steps):
+        return None
+    out = NextSteps()
+    actions: dict[str, None] = {}
+    cards: set[int] = set()
+    isos: dict[int, list[int]] = {}
+    for node, card in zip(ts["iso_node"], ts["iso_card"], strict=True):
+        isos.setdefault(int(node), []).append(int(card))
+    for m in matches:
+        back = {t: s for s, t in enumerate(m.smap)}  # tree suit → the dealt card's suit
+        if ts["kind"][m.node] == 1:
+            for c in kids[m.node]:
+                for card in (parse_card(ts.labels[int(ts["step"][c])][2:]), *isos.get(c, [])):
+                    cards.add((card // 4) * 4 + back[card % 4])
+        else:
+            out.player = int(ts["player"][m.node])
+            actions.update(dict.fromkeys(ts.labels[int(ts["step"][c])] for c in kids[m.node]))
+    out.actions = list(actions)
+    out.cards = [card_str(c) for c in sorted(cards, reverse=True)]
+    return out
 
 
 @dataclass

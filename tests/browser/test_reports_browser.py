@@ -80,3 +80,36 @@ def test_batch_fills_the_report(page: Page, server: str, batches: Path) -> None:
     bars = page.evaluate("() => " + chart_js("reports_fig_oop") + ".data[0].x.length")
     assert bars == 4
     assert (batches / "browser.db").exists()
+
+
+def test_line_picker_walks_to_a_turn_node(page: Page, server: str, batches: Path) -> None:
+    """Open a database with tree summaries, walk the line picker check → check → any turn
+    card, and see the turn node's mix chart (a bar for all flops, then one per flop)."""
+    from batch_helpers import solved_db, tiny_spec
+
+    solved_db(batches / "lines.db", tiny_spec(flops="Ks9s5s, KsJh8d"))
+    page.goto(server)
+    idle(page)
+    nav(page, "Reports")
+    page.get_by_text("Open a batch database", exact=True).click()
+    _fill(page, "rep_open_path", "lines.db")
+    page.locator(".st-key-reports_open button").click()
+    idle(page)
+    first = page.locator(".st-key-reports_next_0 button")
+    expect(first).to_have_text("Check", timeout=WAIT)
+    first.click()  # OOP checks
+    idle(page)
+    expect(page.get_by_text("Line: OOP check", exact=True)).to_be_visible(timeout=WAIT)
+    page.locator(".st-key-reports_next_0 button").click()  # IP checks
+    idle(page)
+    page.get_by_role("combobox", name="Turn card").click()
+    page.get_by_role("option", name="any turn card", exact=True).click()
+    idle(page)
+    expect(page.get_by_text("Line: OOP check → IP check · turn any", exact=True)).to_be_visible(
+        timeout=WAIT
+    )
+    expect(chart(page, "reports_fig_line")).to_be_visible(timeout=WAIT)
+    x = page.evaluate("() => " + chart_js("reports_fig_line") + ".data[0].x")
+    assert x[0] == "all flops" and sorted(x[1:]) == ["Ks9s5s", "KsJh8d"]
+    title = page.evaluate("() => " + chart_js("reports_fig_line") + ".layout.title.text")
+    assert "OOP's mix: OOP check → IP check · turn any" in title

@@ -1,0 +1,35 @@
+"""The Reports line picker's words, worked out from a line's codes and the batch's pot and
+stack alone, against the words Explore says on the built game (solver.study.words)."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pytest
+from batch_helpers import TEMPLATE
+
+from app.components.line_picker import line_text, step_name
+from solver.games.holdem import build_holdem
+from solver.games.model import DECISION
+from solver.study.words import line_words
+
+
+@pytest.mark.parametrize(
+    ("bets", "raises", "stack"),
+    [("33%, 75%, a", "a", 100), ("50%", "100%, a", 400), ("a", "a", 60)],
+)
+def test_line_words_from_codes_equal_the_games(bets: str, raises: str, stack: int) -> None:
+    spot = replace(TEMPLATE, board="KsJh8d", bets=bets, raises=raises, stack=stack)
+    game = build_holdem(spot)
+    checked = 0
+    for node in range(game.num_nodes):
+        if int(game.tree.kind[node]) != DECISION or (node > 200 and node % 7):
+            continue  # the flop's lines and one in seven below
+        codes = list(game.history(node))
+        want = line_words(game, node, ("OOP", "IP")) or "Flop"
+        assert line_text(codes, spot.pot, spot.stack) == want, codes
+        if codes:  # the breadcrumb's last step names the same action or card
+            last = step_name(codes, len(codes) - 1, spot.pot, spot.stack)
+            assert want.endswith(last[0].lower() + last[1:]) or want.endswith(last), (codes, last)
+        checked += 1
+    assert checked > 20
