@@ -165,4 +165,4 @@ def reattach() -> None:
     held = spec if isinstance(spec, HoldemSpec) else preflop_in(ctx.get("source"))
     show_on_setup(str(ctx.get("game_id")), held)
     state.put(state.JOB_WIDGETS, ctx.get("widgets", {}))
-    state.put("live_last_state", job.progress.state)
+    state.put(state.LIVE_LAST_STATE, job.progress.state)

@@ -229,3 +229,19 @@ def settings(holdem: bool) -> Settings:
         free,
         {k: v for k, v in errors.items() if v},
     )
+
+
+PRUNING_HELP = (
+    "**partial** (the default): skip what the opponent never reaches — the same numbers as "
+    "none, less work. **none**: walk every subtree. **interval RBP** (CFR) and **Total RBP** "
+    "(CFR, CFR+): regret-based pruning, on one thread with float32/float64 storage. What each "
+    "does and costs: docs/pruning.md."
+)
+
+
+def algorithm_names() -> list[str]:
+    """Every algorithm of :data:`solver.algorithms.ALGORITHMS`: full-width first, then
+    sampling (registry order within each kind)."""
+    return [n for n, i in ALGORITHMS.items() if not i.sampling] + [
+        n for n, i in ALGORITHMS.items() if i.sampling
+    ]

@@ -27,7 +27,6 @@ from app.components.names import line as line_name
 from app.components.names import player_name
 from app.components.study_views import action_labels, node_action_evs
 from app.runtime import start_solve
-from app.screens.solve import LAST_STATE
 from app.state import Solved
 from solver.games.model import DECISION, Game
 from solver.lockspec import SOLVED, LockError, build_locks, line_text, parse_line
@@ -432,7 +431,7 @@ def _adopt(job: SolveJob, source: dict, spec: Any) -> None:
     """Make ``job`` the session's solve, as the Solve page's Solve does (registered with a
     token, so a reloaded page reattaches to it), and start it."""
     state.put(state.LOADED, None)
-    state.put(LAST_STATE, RUNNING)
+    state.put(state.LIVE_LAST_STATE, RUNNING)
     state.put(LIVE_STATE, RUNNING)
     game_id = str(state.get(state.JOB_GAME_ID) or "")
     label = str(state.get(state.JOB_LABEL) or job.game.name)

@@ -52,8 +52,7 @@ from app.race_form import (
     unused_algorithm,
 )
 from app.request import current_request
-from app.screens.solve import PRUNING_HELP, algorithm_names
-from app.settings import PRUNING_LABELS, param_text
+from app.settings import PRUNING_HELP, PRUNING_LABELS, algorithm_names, param_text
 from solver.algorithms import ALGORITHMS, algorithm_defaults
 from solver.files.export import preflop_source
 from solver.run.jobs import FINISHED, PAUSED, RUNNING

@@ -5,15 +5,12 @@ ranges at the node, and the aggregate action frequencies."""
 
 from __future__ import annotations
 
-import threading
-import weakref
-
 import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
-from app import kernels, nav, state
+from app import nav, state
 from app import spec as S
 from app.components import locking, names, study_views
 from app.components import number_formats as NF
@@ -22,29 +19,13 @@ from app.components.figures import range_grid_figure
 from app.components.hand_filter import EXAMPLES, FilterError, card_mask, hand_mask
 from app.components.spot_header import spot_header
 from app.components.views import card_table
-from app.state import Solved
+from app.node_analysis import analysis_for
 from solver.games.model import CHANCE, DECISION, Game
 from solver.poker.ranges import COMBO_CELL
-from solver.study.analysis import NodeAnalysis, analyze, compatible, node_path
+from solver.study.analysis import NodeAnalysis, node_path
 from solver.study.words import action_names, child_name, is_preflop, node_pot, node_words, spot
 
 OVERVIEW_DEPTH = 2
-
-
-_COMPAT: dict[int, np.ndarray] = {}
-_COMPAT_LOCK = threading.Lock()
-
-
-def _compat(game: Game) -> np.ndarray:
-    """The game's hand compatibility matrix, kept while the game lives (games are freed when
-    their last solve is: keyed by the object, not by an id a new game could reuse)."""
-    key = id(game)
-    with _COMPAT_LOCK:
-        found = _COMPAT.get(key)
-        if found is None:
-            found = _COMPAT[key] = compatible(game)
-            weakref.finalize(game, _COMPAT.pop, key, None)
-        return found
 
 
 def player_name(game: Game, p: int) -> str:
@@ -61,27 +42,6 @@ def go_to(node: int) -> None:
     j = state.job()
     if j is not None and j.game.tree.kind[node] == DECISION:
         j.watch(int(node))
-
-
-ANALYSIS_CACHE = "explore_analysis_cache"
-
-
-def analysis_for(solved: Solved, node: int) -> NodeAnalysis:
-    """The node's analysis under the solve's latest average strategy (kept for reruns until
-    the strategy or the node changes)."""
-    game = solved.game
-    key = (id(solved.average), solved.iteration, node)
-    cached = state.get(ANALYSIS_CACHE)
-    if cached is not None and cached[0] == key:
-        return cached[1]
-    w = kernels.warmup()
-    label = "Analysing the node…"
-    if not w.ready():  # a first start: the analysis may have to compile its kernels
-        label = f"Analysing the node… {w.summary()} (a first start only: docs/app.md)"
-    with st.spinner(label):
-        a = analyze(game, solved.average, node, compat=_compat(game))
-    state.put(ANALYSIS_CACHE, (key, a))
-    return a
 
 
 def render() -> None:

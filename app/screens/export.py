@@ -19,9 +19,9 @@ from app.components.figures import curve_figure, human_bytes
 from app.components.images import html_bytes, image_bytes, image_problem
 from app.components.live import curve_unit
 from app.components.views import charts_html, grid_figure
+from app.node_analysis import analysis_for
 from app.request import show_on_setup
 from app.runtime import RESTORED, start_solve
-from app.screens.explore import analysis_for
 from app.state import Solved
 from solver.algorithms import ALGORITHMS
 from solver.files.export import (

@@ -24,7 +24,7 @@ from app.components.solve_estimate import estimate_line
 from app.components.spot_header import spot_header
 from app.request import Request, current_request
 from app.runtime import start_solve
-from app.settings import PRUNING_LABELS, RBP, Settings
+from app.settings import PRUNING_HELP, PRUNING_LABELS, RBP, Settings, algorithm_names
 from solver.algorithms import ALGORITHMS, algorithm_defaults, make_algorithm
 from solver.poker.cards import card_str, parse_board
 from solver.run import calibration
@@ -37,22 +37,7 @@ PRECISIONS = {
     "float32": "float32 (half the memory)",
     "compressed": "16-bit compressed (quarter)",
 }
-LAST_STATE = "live_last_state"  # the job state the page last drew its buttons for
 START_ERROR = "solve_start_error"
-PRUNING_HELP = (
-    "**partial** (the default): skip what the opponent never reaches — the same numbers as "
-    "none, less work. **none**: walk every subtree. **interval RBP** (CFR) and **Total RBP** "
-    "(CFR, CFR+): regret-based pruning, on one thread with float32/float64 storage. What each "
-    "does and costs: docs/pruning.md."
-)
-
-
-def algorithm_names() -> list[str]:
-    """Every algorithm of :data:`solver.algorithms.ALGORITHMS`: full-width first, then
-    sampling (registry order within each kind)."""
-    return [n for n, i in ALGORITHMS.items() if not i.sampling] + [
-        n for n, i in ALGORITHMS.items() if i.sampling
-    ]
 
 
 def game_id(req: Request) -> str:
@@ -82,7 +67,7 @@ def render() -> None:
     # the live view flips the buttons (a whole-page rerun) only when it sees another state
     # than this run drew them for: a rerun requested during a full run can leave the
     # fragment's elements twice on the page
-    state.put(LAST_STATE, drawn)
+    state.put(state.LIVE_LAST_STATE, drawn)
     st.title("Solve")
     ended = state.get(state.JOB_ENDED)
     if ended:
@@ -452,7 +437,7 @@ def _start(req: Request) -> None:
         state.put(START_ERROR, f"Cannot start: {exc}")
         return
     state.put(state.LOADED, None)
-    state.put(LAST_STATE, RUNNING)
+    state.put(state.LIVE_LAST_STATE, RUNNING)
     start_solve(job, req.source, req.spec, game_id(req), req.label)
 
 
@@ -469,11 +454,11 @@ def live() -> None:
         st.info("Press **Solve** to start. The curve and the strategy update live.")
         return
     p = job.progress
-    if p.finished and state.get(LAST_STATE) not in FINISHED:
-        state.put(LAST_STATE, p.state)
+    if p.finished and state.get(state.LIVE_LAST_STATE) not in FINISHED:
+        state.put(state.LIVE_LAST_STATE, p.state)
         _record_speed(job)
         st.rerun()  # whole page: flip the buttons once
-    state.put(LAST_STATE, p.state)
+    state.put(state.LIVE_LAST_STATE, p.state)
     show_progress(job, p)
 
 
