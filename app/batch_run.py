@@ -15,7 +15,8 @@ from pathlib import Path
 from typing import Any
 
 from app import files, runtime, state
-from app.components.fields import Number, read
+from app.components.fields import Number
+from app.features.number_fields import read
 from solver.algorithms import ALGORITHMS, default_algorithm
 from solver.batch.driver import check_scheduler, check_workers
 from solver.batch.job import BatchJob

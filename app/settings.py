@@ -17,7 +17,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from app import state
-from app.components.fields import Number, read, show
+from app.components.fields import Number, show
+from app.features.number_fields import read
 from solver.algorithms import ALGORITHMS, algorithm_defaults, default_algorithm
 from solver.cfr.options import check_options, sentence
 from solver.cfr.parallel import max_threads

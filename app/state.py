@@ -112,7 +112,7 @@ REPORTS_COMPARE_PATH = "rep_compare_path"  # text: a second database to compare 
 REPORTS_COMPARE = "rep_compare"  # the second database's path (compared), or None
 REPORTS_COMPARE_ERROR = "rep_compare_error"  # why the second database could not be opened
 
-# ----- Explore's study views and node locks (app/components/study_views.py, locking.py)
+# ----- Explore's study views and node locks (app/features/study_views.py, locking.py)
 GRID_COLOUR = "explore_grid_colour"  # selectbox: "Strategy", "EV", "EV of <action>", …
 STUDY_VIEW = "explore_study_view"  # radio: "Hand classes", "Distribution", "Runouts"
 DIST_BY = "explore_dist_by"  # radio: "Equity" or "EV"

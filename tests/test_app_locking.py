@@ -14,7 +14,7 @@ from app_helpers import finished_job, no_threads_left, page, poll, preset_game
 from streamlit.testing.v1 import AppTest
 
 from app import state
-from app.components.locking import LockRun
+from app.features.locking import LockRun
 from solver import Game
 from solver.run.jobs import SolveJob
 from solver.study.analysis import analyze
@@ -311,7 +311,7 @@ def test_paint_the_grid_locks_painted_cells_to_the_action() -> None:
     with no combo at the node and unpaints with "Leave free"; the grid after the paint shows
     before Lock; Lock records each painted cell playing its action, and every combo of those
     cells is locked to it while the node's other hands stay free."""
-    from app.components import paint_lock as P
+    from app.features import paint_lock as P
     from solver.lockspec import build_locks
     from solver.study.analysis import cell_of_hands
 

@@ -447,7 +447,7 @@ def test_a_running_solve_keeps_the_page_on_its_game() -> None:
 
 
 def test_time_and_speed_texts() -> None:
-    from app.components.live import fmt_speed, fmt_time
+    from app.features.live import fmt_speed, fmt_time
     from solver.run.jobs import Progress
 
     assert fmt_time(None) == "—" and fmt_time(float("inf")) == "> 1 day"

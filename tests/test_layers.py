@@ -1,13 +1,14 @@
 """The house's floors, read from the imports (every ``import`` in a file, type-only and
 function-level ones included): the solver's layers import only downward — poker basics ←
 games/tree ← cfr ← algorithms/api ← study/files/run ← batch ← cli/app — and in app/ a
-screen never imports a screen, a component never imports a screen or the runtime that
-starts solves. :data:`KNOWN` lists the crossings the app still has (issue 32 takes them
-away); a new one fails here, and so does a listed one that is gone (strike it)."""
+screen never imports a screen, a feature (app/features: owns session state, may start a
+solve) never imports a screen, and a component (app/components) is pure: no session state,
+no feature, screen or runtime."""
 
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -16,11 +17,6 @@ POKER = {"solver.quoting", "solver.jit"}  # beside solver.poker: the kernels' op
 API = {"solver", "solver.algorithms", "solver.api", "solver.lockspec"}
 CLI = {"solver.__main__", "solver.cli", "solver.cliargs", "solver.drill_cli", "solver.batch.cli"}
 FLOORS = ("poker basics", "games/tree", "cfr", "algorithms/api", "study/files/run", "batch")
-
-# (importer, imported): crossings that predate this test, to be taken away, not added to
-KNOWN = {
-    ("app.components.locking", "app.runtime"),
-}
 
 
 def floor(module: str) -> int:
@@ -118,17 +114,11 @@ def test_nothing_below_the_app_imports_it() -> None:
     assert not sorted((m, d) for m, d in edges() if m.startswith("solver") and d.startswith("app"))
 
 
-def test_app_screens_and_components_keep_their_places() -> None:
-    crossings = {
-        (m, d)
-        for m, d in edges()
-        if (m.startswith("app.screens.") and d.startswith("app.screens."))
-        or (
-            m.startswith("app.components.") and (d.startswith("app.screens.") or d == "app.runtime")
-        )
-    }
-    assert crossings - KNOWN == set(), "new: " + str(sorted(crossings - KNOWN))
-    assert KNOWN - crossings == set(), "gone (strike from KNOWN): " + str(sorted(KNOWN - crossings))
+def test_screens_never_import_screens() -> None:
+    crossings = sorted(
+        (m, d) for m, d in edges() if m.startswith("app.screens.") and d.startswith("app.screens.")
+    )
+    assert not crossings, crossings
 
 
 def test_no_import_cycle_in_the_solver() -> None:
@@ -165,23 +155,30 @@ def test_the_reader_sees_each_form_of_import(tmp_path: Path) -> None:
 
 # Components that still keep session state: the features/ issue 32 moves them to (a new one
 # fails here; one made pure must be struck)
-STATEFUL = {
-    "controls",
-    "fields",
-    "live",
-    "lock_effect",
-    "locking",
-    "paint_lock",
-    "shift_lock",
-    "study_views",
-}
 
 
-def test_components_are_pure_but_the_listed_features() -> None:
-    stateful = set()
-    for path in (ROOT / "app" / "components").glob("*.py"):
-        text = path.read_text(encoding="utf-8")
-        if "session_state" in text or "from app import state" in text:
-            stateful.add(path.stem)
-    assert stateful - STATEFUL == set(), "new: " + str(sorted(stateful - STATEFUL))
-    assert STATEFUL - stateful == set(), "gone (strike): " + str(sorted(STATEFUL - stateful))
+def test_components_are_pure() -> None:
+    """A component draws what it is given: it reads and writes no session state (it may
+    name its widgets' keys from app.state) and imports no feature, screen or runtime (those
+    that keep state or start jobs live in app/features)."""
+    reads = re.compile(r"session_state|\bstate\.(get|put|job|race|solved)\(")
+    impure = [
+        p.stem
+        for p in (ROOT / "app" / "components").glob("*.py")
+        if reads.search(p.read_text(encoding="utf-8"))
+    ]
+    assert not impure, impure
+    up = sorted(
+        (m, d)
+        for m, d in edges()
+        if m.startswith("app.components.")
+        and d.startswith(("app.features", "app.screens", "app.runtime"))
+    )
+    assert not up, up
+
+
+def test_features_import_no_screen() -> None:
+    up = sorted(
+        (m, d) for m, d in edges() if m.startswith("app.features.") and d.startswith("app.screens")
+    )
+    assert not up, up

@@ -15,9 +15,10 @@ import secrets
 import streamlit as st
 
 from app import kernels, state
-from app.components.controls import live_view
-from app.components.fields import Number, number_field, read
+from app.components.fields import Number
 from app.components.stack_chart_view import chart_csv, stack_chart_figure
+from app.features.controls import live_view
+from app.features.number_fields import number_field, read
 from app.runtime import GRACE_S, registry, session_id
 from app.stack_chart import DONE, FAILED, STOPPED, ChartJob, stack_list
 

@@ -16,8 +16,7 @@ import streamlit as st
 
 from app import spec as S
 from app import state
-from app.components.controls import live_view, pause_resume_stop, redraw_every
-from app.components.fields import PERSIST, number_field
+from app.components.fields import PERSIST
 from app.components.figures import RACE_X
 from app.components.race_view import (
     display_rows,
@@ -26,6 +25,8 @@ from app.components.race_view import (
     race_results,
     winners_markdown,
 )
+from app.features.controls import live_view, pause_resume_stop, redraw_every
+from app.features.number_fields import number_field
 from app.race_form import (
     DEFAULT_GAME,
     DEFAULT_ITERATIONS,

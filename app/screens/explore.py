@@ -12,13 +12,14 @@ import streamlit as st
 
 from app import nav, state
 from app import spec as S
-from app.components import locking, names, study_views
+from app.components import names
 from app.components import number_formats as NF
 from app.components.colors import action_colors
 from app.components.figures import range_grid_figure
 from app.components.hand_filter import EXAMPLES, FilterError, card_mask, hand_mask
 from app.components.spot_header import spot_header
 from app.components.views import card_table
+from app.features import locking, study_views
 from app.node_analysis import analysis_for
 from solver.games.model import CHANCE, DECISION, Game
 from solver.poker.ranges import COMBO_CELL

@@ -38,8 +38,9 @@ from app.components import batch_report as BR
 from app.components import line_picker as LP
 from app.components import line_report_view as LV
 from app.components.batch_report import CLASS_NODE, records
-from app.components.controls import live_view
-from app.components.fields import PERSIST, duration, number_field
+from app.components.fields import PERSIST, duration
+from app.features.controls import live_view
+from app.features.number_fields import number_field
 from app.request import current_request
 from solver.batch.driver import check_scheduler, check_workers
 from solver.batch.job import BatchJob

@@ -15,10 +15,11 @@ from app import nav, state
 from app import preflop_spec as PF
 from app import spec as S
 from app.components.colors import CARD_SUIT_COLORS
-from app.components.fields import PERSIST, duration, number_field
+from app.components.fields import PERSIST, duration
 from app.components.figures import range_paint_figure
 from app.components.number_formats import combos_text
-from app.components.preflop_fields import preflop_fields
+from app.features.number_fields import number_field
+from app.features.preflop_fields import preflop_fields
 from app.request import PF_WIDGET, WIDGET, Request, current_request, ensure_form, load_source
 from solver.files.presets import PresetError, parse_preset_bytes
 from solver.games.holdem import HoldemSpec, SpecError, size_notes, validate

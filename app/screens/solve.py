@@ -1,6 +1,6 @@
 """Solve: algorithm (full-width CFR rules and Monte Carlo CFR) with its parameters, pruning,
 storage, target, limits and threads; Solve / Pause / Resume / Stop; and the live view of the
-background solve (:mod:`app.components.live`), redrawn about once a second by a fragment.
+background solve (:mod:`app.features.live`), redrawn about once a second by a fragment.
 
 The page shows one game at a time: the running solve's while one runs (with a note when Set
 up now holds another game, which opens here once the solve stops), else the Set up page's.
@@ -17,11 +17,12 @@ from app import kernels, nav, state
 from app import settings as cfgmod
 from app import spec as S
 from app.components import names
-from app.components.controls import live_view, pause_resume_stop, redraw_every
-from app.components.fields import PERSIST, number_field
-from app.components.live import show_progress
+from app.components.fields import PERSIST
 from app.components.solve_estimate import estimate_line
 from app.components.spot_header import spot_header
+from app.features.controls import live_view, pause_resume_stop, redraw_every
+from app.features.live import show_progress
+from app.features.number_fields import number_field
 from app.request import Request, current_request
 from app.runtime import start_solve
 from app.settings import PRUNING_HELP, PRUNING_LABELS, RBP, Settings, algorithm_names

@@ -39,7 +39,7 @@ def pause_resume_stop(
 
 LIVE_EVERY_S = 1.0
 """How often the live view of a working job redraws (seconds): a modest, fixed rate; what
-did not change is not rebuilt (:mod:`app.components.live`). A job whose threads take every
+did not change is not rebuilt (:mod:`app.features.live`). A job whose threads take every
 core redraws half as often (:func:`redraw_every`): each redraw's browser and server work then
 comes out of the solver's own share of the machine."""
 

@@ -13,8 +13,9 @@ import numpy.typing as npt
 import streamlit as st
 
 from app import state
-from app.components.fields import Number, number_field, read
+from app.components.fields import Number
 from app.components.views import grid_figure
+from app.features.number_fields import number_field, read
 from solver.games.model import Game
 from solver.study.analysis import NodeAnalysis, analyze
 from solver.study.shift_lock import frequency, shift

@@ -17,7 +17,7 @@ from app.components import number_formats as NF
 from app.components.downloads import download_row
 from app.components.names import line as line_name
 from app.components.names import player_name
-from app.components.study_views import action_labels, cached, file_name
+from app.features.study_views import action_labels, cached, file_name
 from solver.games.model import Game
 from solver.study.analysis import NodeAnalysis, analyze
 from solver.study.groups import class_groups, hand_groups
@@ -25,7 +25,7 @@ from solver.study.lock_effect import ev_changes, frequency_shifts, locked_nodes
 from solver.study.views import summaries
 
 if TYPE_CHECKING:
-    from app.components.locking import LockRun
+    from app.features.locking import LockRun
 
 
 Array = npt.NDArray[np.float64]

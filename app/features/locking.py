@@ -1,10 +1,10 @@
 """Node locking in Explore: "Lock this node" (a mix for the whole range; one action's
-frequency shifted through the range in the solution's order, :mod:`app.components.shift_lock`;
+frequency shifted through the range in the solution's order, :mod:`app.features.shift_lock`;
 a mix for picked grid cells / hand classes; an action painted on the 13×13 grid's cells,
-:mod:`app.components.paint_lock`; or "as solved"), the
+:mod:`app.features.paint_lock`; or "as solved"), the
 list of locks, markers for the breadcrumb and the tree, "Re-solve with locks" as the session's
 background solve (warm from the current solve, or from scratch) with its live curve, and the
-effect when it is done (:mod:`app.components.lock_effect`). Locks are checked by the solver's
+effect when it is done (:mod:`app.features.lock_effect`). Locks are checked by the solver's
 own :func:`solver.lockspec.build_locks`: a bad one gets its message (line and hand), never a
 traceback."""
 
@@ -19,13 +19,14 @@ import numpy.typing as npt
 import streamlit as st
 
 from app import nav, state
-from app.components import paint_lock, shift_lock
-from app.components.controls import live_view
-from app.components.fields import Number, number_field, read
+from app.components.fields import Number
 from app.components.figures import curve_figure, range_paint_figure
 from app.components.names import line as line_name
 from app.components.names import player_name
-from app.components.study_views import action_labels, node_action_evs
+from app.features import paint_lock, shift_lock
+from app.features.controls import live_view
+from app.features.number_fields import number_field, read
+from app.features.study_views import action_labels, node_action_evs
 from app.runtime import start_solve
 from app.state import Solved
 from solver.games.model import DECISION, Game
@@ -124,7 +125,7 @@ def run_of(solved: Solved | None) -> LockRun | None:
 
 def render(solved: Solved, a: NodeAnalysis) -> None:
     """The lock form at a decision node, the locks, Re-solve, its live curve and its effect."""
-    from app.components.lock_effect import render_effect
+    from app.features.lock_effect import render_effect
 
     game = solved.game
     locks = pending(game)

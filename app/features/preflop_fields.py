@@ -10,7 +10,8 @@ from collections.abc import Mapping
 
 import streamlit as st
 
-from app.components.fields import PERSIST, number_field
+from app.components.fields import PERSIST
+from app.features.number_fields import number_field
 from app.preflop_spec import NUMBERS, TREE_LABELS, tree_names
 
 HELP = {
