@@ -19,7 +19,7 @@ if str(ROOT) not in sys.path:  # `streamlit run app/main.py` puts app/ on the pa
 
 import streamlit as st  # noqa: E402
 
-from app import files, kernels, nav, runtime, state  # noqa: E402
+from app import files, kernels, nav, pages, runtime, state  # noqa: E402
 from app import settings as cfgmod  # noqa: E402
 from app import spec as S  # noqa: E402
 from app.errors import shown  # noqa: E402
@@ -67,6 +67,7 @@ def main() -> None:
     if not kernels.warmup().ready():
         with st.sidebar:
             st.fragment(_kernel_status, run_every=2.0)()
+    nav.use(pages.build())
     pg = st.navigation(list(nav.pages().values()))
     try:
         pg.run()

@@ -29,6 +29,9 @@ def page(module: str, **state: object) -> AppTest:
     def script(module: str) -> None:
         import importlib
 
+        from app import nav, pages
+
+        nav.use(pages.build())  # as main.py does: the screens' links need the pages
         importlib.import_module(f"app.screens.{module}").render()
 
     at = AppTest.from_function(script, default_timeout=60, kwargs={"module": module})

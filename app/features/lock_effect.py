@@ -5,7 +5,8 @@ action frequencies moved most. Numbers from :mod:`solver.study.lock_effect` and
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -19,17 +20,30 @@ from app.components.names import line as line_name
 from app.components.names import player_name
 from app.features.study_views import action_labels, cached, file_name
 from solver.games.model import Game
+from solver.run.jobs import SolveJob
 from solver.study.analysis import NodeAnalysis, analyze
 from solver.study.groups import class_groups, hand_groups
 from solver.study.lock_effect import ev_changes, frequency_shifts, locked_nodes
 from solver.study.views import summaries
 
-if TYPE_CHECKING:
-    from app.features.locking import LockRun
-
-
 Array = npt.NDArray[np.float64]
 K = state.LOCK_PREFIX
+
+
+@dataclass(frozen=True)
+class LockRun:
+    """A re-solve with locks: its job, the locks, and the baseline its effect is measured
+    against — the average strategy (A,) of the last solve *without* these locks (read-only),
+    that solve's iteration, exploitability (chips, None when unknown) and its own locks."""
+
+    job: SolveJob
+    before: Array
+    before_iteration: int
+    before_exploitability: float | None
+    locks: dict[str, Any]
+    warm: bool
+    before_locks: dict[str, Any] = field(default_factory=dict)
+    before_label: str = "no locks"  # the baseline's locks in words
 
 
 def _analyses(game: Game, run: LockRun, after: Array, node: int) -> tuple[NodeAnalysis, ...]:

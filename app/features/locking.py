@@ -11,7 +11,7 @@ traceback."""
 from __future__ import annotations
 
 import functools
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -25,6 +25,7 @@ from app.components.names import line as line_name
 from app.components.names import player_name
 from app.features import paint_lock, shift_lock
 from app.features.controls import live_view
+from app.features.lock_effect import LockRun, render_effect
 from app.features.number_fields import number_field, read
 from app.features.study_views import action_labels, node_action_evs
 from app.runtime import start_solve
@@ -43,22 +44,6 @@ K = state.LOCK_PREFIX
 LIVE_STATE = K + "live_state"  # the re-solve state the live view last drew for
 WARM = "the current solve (warm)"
 FRESH = "scratch"
-
-
-@dataclass(frozen=True)
-class LockRun:
-    """A re-solve with locks: its job, the locks, and the baseline its effect is measured
-    against — the average strategy (A,) of the last solve *without* these locks (read-only),
-    that solve's iteration, exploitability (chips, None when unknown) and its own locks."""
-
-    job: SolveJob
-    before: Array
-    before_iteration: int
-    before_exploitability: float | None
-    locks: dict[str, Any]
-    warm: bool
-    before_locks: dict[str, Any] = field(default_factory=dict)
-    before_label: str = "no locks"  # the baseline's locks in words
 
 
 # ----- which locks there are -----------------------------------------------------------------
@@ -125,7 +110,6 @@ def run_of(solved: Solved | None) -> LockRun | None:
 
 def render(solved: Solved, a: NodeAnalysis) -> None:
     """The lock form at a decision node, the locks, Re-solve, its live curve and its effect."""
-    from app.features.lock_effect import render_effect
 
     game = solved.game
     locks = pending(game)
