@@ -15,11 +15,16 @@ from solver.study.words import line_words
 
 
 @pytest.mark.parametrize(
-    ("bets", "raises", "stack"),
-    [("33%, 75%, a", "a", 100), ("50%", "100%, a", 400), ("a", "a", 60)],
+    ("board", "bets", "raises", "stack"),
+    [
+        ("KsJh8d", "a", "a", 60),  # all-ins
+        ("Ks9s5s", "33%, 75%", "100%, a", 200),  # sizes, raises, all-in raises
+    ],
 )
-def test_line_words_from_codes_equal_the_games(bets: str, raises: str, stack: int) -> None:
-    spot = replace(TEMPLATE, board="KsJh8d", bets=bets, raises=raises, stack=stack)
+def test_line_words_from_codes_equal_the_games(
+    board: str, bets: str, raises: str, stack: int
+) -> None:
+    spot = replace(TEMPLATE, board=board, bets=bets, raises=raises, stack=stack)
     game = build_holdem(spot)
     checked = 0
     for node in range(game.num_nodes):
