@@ -323,7 +323,8 @@ def _configure_cache() -> str:
 CACHE_DIR = _configure_cache()
 
 # Parallel kernels from several threads at once (two app sessions solving) abort the process
-# with Numba's default "workqueue" layer; "threadsafe" picks OpenMP or TBB (PLATFORM.md).
+# with Numba's default "workqueue" layer; "threadsafe" picks OpenMP or TBB (Numba's
+# documentation, "The Threading Layers").
 os.environ.setdefault("NUMBA_THREADING_LAYER", "threadsafe")
 
 from numba import njit, types  # noqa: E402
