@@ -16,7 +16,8 @@ from app_helpers import no_threads_left, page, poll
 from batch_helpers import PAGE_SPOT, tiny_spec
 from streamlit.testing.v1 import AppTest
 
-from app import files, state
+from app import batch_run, files, state
+from app.components.fields import duration
 from app.screens import reports as R
 from solver.batch.store import BatchStore
 from solver.poker.flops import parse_flop
@@ -45,7 +46,12 @@ def test_batch_runs_and_the_report_fills(tmp_path: Path) -> None:
                             R.DB_PATH: "coach/monday/r.db"})  # a folder made for it  # fmt: skip
     assert "Start a batch" in at.info[-1].value
     # what it will cost, said before Start
-    assert any(i.value.startswith("**Before you start:** 3 flops; the biggest") for i in at.info)
+    said = next(i.value for i in at.info if i.value.startswith("**Before you start:** 3 flops"))
+    assert "to summarise its tree for reports at any line" in said  # the per-node summary
+    cost = at.session_state[batch_run.COST][1]  # solver.batch.spec.batch_cost (test_batch.py)
+    assert cost.summary_seconds > 0 and cost.max_seconds > cost.summary_seconds
+    assert f"then about {duration(cost.summary_seconds)} to summarise" in said
+    assert f"grows by up to {cost.disk_mb:,.1f} MB of tree summaries" in said
     at.button(key="reports_start").click().run()
     assert not at.exception and not at.error
     job = at.session_state[R.JOB]

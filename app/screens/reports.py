@@ -184,13 +184,15 @@ def _cost(template: Any, label: str) -> None:
     text = (
         f"**Before you start:** {c.flops:,} flop{'s' if c.flops != 1 else ''}; the biggest "
         f"({c.biggest}) holds {c.memory_mb:,.0f} MB while it solves and takes about "
-        f"{duration(c.seconds_per_iteration)} an iteration here"
+        f"{duration(c.seconds_per_iteration)} an iteration here, then about "
+        f"{duration(c.summary_seconds)} to summarise its tree for reports at any line; the "
+        f"database grows by up to {c.disk_mb:,.1f} MB of tree summaries"
     )
     if local:
         text += (
             f"; {c.workers} at once hold up to {c.memory_mb_at_once:,.0f} MB, and every flop "
-            f"to the iteration cap would take up to {duration(c.max_seconds)} (a target "
-            "usually stops them sooner)."
+            f"to the iteration cap, summarised, would take up to {duration(c.max_seconds)} "
+            "(a target usually stops them sooner)."
         )
     else:
         text += " (on this machine's cores; the cluster's may differ)."
