@@ -50,6 +50,8 @@ FIELDS = {
     "force_allin": "force_allin_threshold",
     "merging": "merging_threshold",
     "max_memory": "max_memory_mb",
+    "rake": "rake_pct",
+    "rake_cap": "rake_cap",
     "oop_range": "oop_range",
     "ip_range": "ip_range",
 }
@@ -62,8 +64,14 @@ NUMBERS = {  # form field → what its number field accepts (the label names it 
     "force_allin": Number("Force all-in SPR ≤", 0, 100, note="0 = off"),
     "merging": Number("Merge sizes within × pot", 0, 10, note="0 = off"),
     "max_memory": Number("Max memory (MB)", 1, 1e7),
+    "rake": Number("Rake (% pot)", 0, 100, note="0 = no rake", percent=True),
+    "rake_cap": Number("Rake cap (chips)", 0, 1e9, note="0 = no cap"),
 }
-UNSET = {"max_memory": HoldemSpec.max_memory_mb}  # a form field's value before it is drawn
+UNSET = {  # a form field's value before it is drawn (a page on its own, an older session)
+    "max_memory": HoldemSpec.max_memory_mb,
+    "rake": HoldemSpec.rake_pct,
+    "rake_cap": HoldemSpec.rake_cap,
+}
 LABELS = {  # spec field → how messages name it
     "board": "Board",
     "bets": "Bets",
@@ -99,6 +107,8 @@ _GOOD = {  # values that replace a bad field so the others can still be checked
     "force_allin_threshold": 0.0,
     "merging_threshold": 0.0,
     "max_memory_mb": 4096.0,
+    "rake_pct": 0.0,
+    "rake_cap": 0.0,
     "oop_range": "AA",
     "ip_range": "KK",
 }
@@ -230,7 +240,9 @@ def form_values(spec: HoldemSpec) -> dict[str, str]:
     out: dict[str, str] = {}
     for key, fname in FIELDS.items():
         value = getattr(spec, fname)
-        out[key] = show(float(value)) if key in NUMBERS else str(value or "")
+        # (text in a number field, "5%" from a preset, is shown as written and parsed later)
+        number = key in NUMBERS and not isinstance(value, str)
+        out[key] = show(float(value)) if number else str(value or "")
     if spec.oop_weights is not None:
         out["oop_range"] = range_to_text(np.asarray(spec.oop_weights))
     if spec.ip_weights is not None:

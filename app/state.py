@@ -34,6 +34,8 @@ ADD_ALLIN = "hs_add_allin"
 FORCE_ALLIN = "hs_force_allin"
 MERGING = "hs_merging"
 MAX_MEMORY = "hs_max_memory"
+RAKE = "hs_rake"  # text: rake in % of the pot (0 = none)
+RAKE_CAP = "hs_rake_cap"  # text: rake cap in chips (0 = no cap)
 OOP_RANGE = "hs_oop_range"
 IP_RANGE = "hs_ip_range"
 GRID_PLAYER = "grid_player"  # which range the clickable grid edits ("OOP" / "IP")

@@ -25,6 +25,7 @@ from solver.algorithms import (
     default_algorithm,
     make_solver,
 )
+from solver.cfr.bestresponse import measure as measure_exploitability
 from solver.games import Game, make_game
 from solver.games.model import DECISION
 from solver.lockspec import check_locks_type, lock_engine
@@ -39,7 +40,8 @@ class Checkpoint:
 
     iteration: int
     elapsed_s: float  # wall time since the solve started, checks included
-    exploitability: float  # chips: (BR₀ + BR₁) / 2
+    # chips: NashConv/2 = (BR₀ + BR₁) / 2 (zero-sum); raked spots Σ_p (BR_p − u_p) / 2
+    exploitability: float
     best_response: tuple[float, float]  # (BR₀, BR₁) in chips
     nodes_touched: int  # nodes visited by the CFR passes so far
     memory_bytes: int = 0  # bytes of regrets, sums and buffers the solve holds
@@ -57,6 +59,8 @@ class Checkpoint:
             bb = game.big_blind
             if bb:
                 out["exploitability_mbb"] = 1000.0 * self.exploitability / bb
+        if game is not None and game.has_rake:  # not zero-sum: the sum of both players' gains
+            out["exploitability_kind"] = "nashconv/2"
         return out
 
 
@@ -100,7 +104,8 @@ class SolveResult:
         """Each player's expected value (chips) when both play the average strategy.
 
         Toy games: zero-sum. Hold'em subgames: pot share at the end minus chips put in after
-        the start, so the two sum to the starting pot (see ``Game.ev_offset``)."""
+        the start, so the two sum to the starting pot less the expected rake (see
+        ``Game.ev_offset``)."""
         ev = self.engine.expected_values()
         off = self.game.ev_offset
         return ev[0] + off, ev[1] + off
@@ -244,11 +249,11 @@ def _check_arguments(
 
 def measure(engine: Solver, started: float) -> Checkpoint:
     """Exploitability checkpoint of the engine's current average strategy."""
-    br = engine.best_response_values()
+    expl, br = measure_exploitability(engine)
     return Checkpoint(
         iteration=engine.iteration,
         elapsed_s=time.perf_counter() - started,
-        exploitability=0.5 * (br[0] + br[1]),
+        exploitability=expl,
         best_response=br,
         nodes_touched=engine.nodes_touched,
         memory_bytes=engine.memory_bytes,

@@ -6,7 +6,9 @@
 ``exploitability_pct_pot`` and ``exploitability_mbb``) and a final one with ``"final": true``
 and ``ev`` (player 0's and player 1's expected value in chips under the average strategies;
 for hold'em spots each player's pot share minus chips put in after the start, summing to the
-starting pot).
+starting pot less the expected rake). A raked spot (``--rake``) is not zero-sum: its
+exploitability is NashConv/2, Σ_p (BR_p − u_p) / 2, and its lines carry
+``"exploitability_kind": "nashconv/2"`` (without rake it is the same number as (BR₀ + BR₁)/2).
 
 ``race --json`` prints one JSON object per line: each exploitability check as it is taken
 (``algorithm`` — the entry's canonical text, e.g. ``cfr+:delay=100`` —, ``iteration``,
@@ -43,6 +45,7 @@ import os
 import sys
 import time
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from typing import NoReturn
 
 from solver import drill_cli
@@ -163,6 +166,12 @@ def _add_game_args(p: argparse.ArgumentParser) -> None:
         help="refuse trees needing more (default 4096; also bounds the tree's nodes, see "
         "docs/input-limits.md)",
     )
+    g.add_argument(
+        "--rake",
+        help="hold'em spot or preset: rake in %% of the pot at every fold and showdown, 0 to "
+        "100 ('5%%' or '5': 5 %%; default 0, no rake); exploitability becomes NashConv/2",
+    )
+    g.add_argument("--rake-cap", help="rake cap in chips (default 0: no cap)")
     pf = p.add_argument_group("heads-up preflop (with --game preflop; docs/preflop.md)")
     pf.add_argument("--stack-bb", help="effective stack in big blinds, 1 to 50 (default 10)")
     pf.add_argument("--tree", help="push-fold (default) or raise-jam")
@@ -297,6 +306,10 @@ _SPOT_FLAGS = {
 }
 
 
+# Rake flags → HoldemSpec fields: with --board, or over a hold'em --preset's own
+_RAKE_FLAGS = {"rake": "rake_pct", "rake_cap": "rake_cap"}
+
+
 # --game preflop flags → solver.games.preflop.PreflopSpec fields
 _PREFLOP_FLAGS = {
     "stack_bb": "stack_bb",
@@ -329,7 +342,7 @@ def _spot_spec(args: argparse.Namespace) -> HoldemSpec:
         if getattr(args, required) is None:
             raise UsageError(f"{_flag(required)}: required for a hold'em spot (--board given)")
     kwargs: dict[str, object] = {"board": args.board, "name": "custom spot"}
-    for flag, field_name in _SPOT_FLAGS.items():
+    for flag, field_name in (_SPOT_FLAGS | _RAKE_FLAGS).items():
         value = getattr(args, flag)
         if value is not None:
             kwargs[field_name] = value
@@ -353,6 +366,10 @@ def _game_from_args(args: argparse.Namespace) -> Game:
     )
     if args.board is None and spot_flags:
         raise UsageError(f"{_flag(spot_flags[0])}: only with --board (a custom hold'em spot)")
+    rake = {f: getattr(args, flag) for flag, f in _RAKE_FLAGS.items() if getattr(args, flag)
+            is not None}  # fmt: skip
+    if rake and args.game is not None:
+        raise UsageError(_no_rake(args))
     preflop_flags = [f for f in _PREFLOP_FLAGS if getattr(args, f) is not None]
     is_preflop = args.game is not None and args.game.strip().lower() == "preflop"
     if preflop_flags and not is_preflop:
@@ -366,12 +383,33 @@ def _game_from_args(args: argparse.Namespace) -> Game:
         return make_game(args.game)
     try:
         if args.preset is not None:
-            return load_preset(args.preset).build()
+            preset = load_preset(args.preset)
+            if not rake:
+                return preset.build()
+            if preset.holdem is None:
+                raise UsageError(_no_rake(args))
+            spec = replace(preset.holdem, **rake)
+            try:
+                validate(spec)
+            except SpecError as exc:
+                if exc.field in rake:  # the flag's value, not the file's
+                    raise UsageError(_spec_error(exc, from_flags=True)) from None
+                raise
+            return build_holdem(spec)
         return build_holdem(_spot_spec(args))
     except PresetError as exc:
         raise UsageError(f"--preset: {exc}") from None
     except SpecError as exc:
         raise UsageError(_spec_error(exc, from_flags=args.preset is None)) from None
+
+
+def _no_rake(args: argparse.Namespace) -> str:
+    """The refusal of a rake flag for a game that has no rake option."""
+    flag = _flag(next(f for f in _RAKE_FLAGS if getattr(args, f) is not None))
+    return (
+        f"{flag}: only for hold'em spots (--board or a hold'em --preset); the toy and "
+        "preflop games have no rake"
+    )
 
 
 def _batch_spot(args: argparse.Namespace) -> HoldemSpec:
@@ -382,7 +420,7 @@ def _batch_spot(args: argparse.Namespace) -> HoldemSpec:
 
 
 def _spot_flag(field: str) -> str:
-    by_field = {spec_field: flag for flag, spec_field in _SPOT_FLAGS.items()}
+    by_field = {spec_field: flag for flag, spec_field in (_SPOT_FLAGS | _RAKE_FLAGS).items()}
     return _flag(by_field[field]) if field in by_field else field
 
 
@@ -394,7 +432,7 @@ def _spec_error(exc: SpecError, from_flags: bool) -> str:
     spec field (as written in a preset file) otherwise."""
     if not from_flags:
         return f"--preset: {exc.field}: {exc.message}"
-    by_field = {spec_field: flag for flag, spec_field in _SPOT_FLAGS.items()}
+    by_field = {spec_field: flag for flag, spec_field in (_SPOT_FLAGS | _RAKE_FLAGS).items()}
     by_field["board"] = "board"
     if exc.field in by_field:
         return f"{_flag(by_field[exc.field])}: {exc.message}"
@@ -593,6 +631,8 @@ def _cmd_solve(args: argparse.Namespace) -> None:
             extra = ""
             if game.is_holdem:
                 extra = f" ({exploitability_pct_pot(game, cp.exploitability):.4f}% pot)"
+            if game.has_rake:  # not zero-sum: half the sum of both players' gains
+                extra += " NashConv/2"
             print(
                 f"iter {cp.iteration:8d}  {cp.elapsed_s:9.3f} s  "
                 f"exploitability {cp.exploitability:.6g} chips{extra}",
@@ -659,6 +699,8 @@ def _point_json(p: RacePoint, algorithm: str, game: Game) -> dict[str, object]:
     }
     if game.is_holdem:
         out["exploitability_pct_pot"] = exploitability_pct_pot(game, p.exploitability)
+    if game.has_rake:  # not zero-sum: half the sum of both players' gains
+        out["exploitability_kind"] = "nashconv/2"
     return out
 
 

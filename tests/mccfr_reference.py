@@ -144,16 +144,22 @@ class ReferenceSampler:
         t = g.tree
         self.touched += 1
         kind = self.kind[node]
+        rake = float(t.rake[node])  # the winner pays it; a tie costs each half
         if kind == FIXED:
-            return float(t.payoff[node]) if trav == 0 else -float(t.payoff[node])
+            u = float(t.payoff[node]) if trav == 0 else -float(t.payoff[node])
+            return u - rake if u > 0 else u
         if kind == SHOWDOWN:
             b = int(t.board[node])
             mine_rank = g.boards.rank[b, trav, h[trav]]
             their_rank = g.boards.rank[b, 1 - trav, h[1 - trav]]
             pot = float(t.payoff[node])
-            return pot if mine_rank > their_rank else -pot if mine_rank < their_rank else 0.0
+            if mine_rank > their_rank:
+                return pot - rake
+            return -pot if mine_rank < their_rank else (-0.5 * rake if rake else 0.0)
         if kind == RUNOUT:
             eq = g.boards.runout_eq[int(t.runout[node]), trav, h[trav], h[1 - trav]]
+            if rake:  # win A − r, lose −A, tie −r/2: linear in the sign
+                return (float(t.payoff[node]) - 0.5 * rake) * float(eq) - 0.5 * rake
             return float(t.payoff[node]) * float(eq)
         children = list(g.children(node))
         if kind == CHANCE:

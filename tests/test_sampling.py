@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import functools
 import threading
+from dataclasses import replace
 
 import numpy as np
 import numpy.typing as npt
@@ -50,7 +51,10 @@ def spot(name: str) -> Game:
         return game(name)
     if name == "leduc-full":
         return full_game("leduc")
-    return build_holdem({"river": RIVER, "turn": TURN, "big-river": BIG_RIVER}[name])
+    spots = {"river": RIVER, "turn": TURN, "big-river": BIG_RIVER}
+    if name.startswith("raked-"):  # 5 %, capped at 15: the all-ins' pots reach the cap
+        return build_holdem(replace(spots[name[6:]], rake_pct=5, rake_cap=15))
+    return build_holdem(spots[name])
 
 
 def expl(eng: SampledEngine) -> float:
@@ -195,7 +199,7 @@ def random_state(g: Game, seed: int, pure: float = 0.0) -> Array:
     return R
 
 
-@pytest.mark.parametrize("spot_name", ["kuhn", "leduc", "river", "turn"])
+@pytest.mark.parametrize("spot_name", ["kuhn", "leduc", "river", "turn", "raked-turn"])
 @pytest.mark.parametrize("name", ["mccfr-es", "mccfr-os"])
 def test_expected_pass_is_the_cfr_update(spot_name: str, name: str) -> None:
     """Unbiasedness, exactly: the probability-weighted sum over every outcome of one sampled
@@ -282,7 +286,7 @@ def test_deal_distribution_exact_and_sampled() -> None:
 
 
 # ----- the kernel against the reference ---------------------------------------------------
-@pytest.mark.parametrize("spot_name", ["kuhn", "leduc", "turn"])
+@pytest.mark.parametrize("spot_name", ["kuhn", "leduc", "turn", "raked-river"])
 @pytest.mark.parametrize("name", ["mccfr-es", "mccfr-os", "dmccfr"])
 def test_kernel_matches_python_reference(spot_name: str, name: str) -> None:
     """Same seed, same splitmix64 stream: the Numba kernel and the slow Python reference agree

@@ -33,6 +33,7 @@ class Number:
     maximum: float | None = None
     whole: bool = False
     note: str = ""
+    percent: bool = False  # text may end in "%" ("5%": 5)
 
     def parse(self, raw: object) -> tuple[float | None, str]:
         """(value, "") for good input — an int when ``whole`` — or (None, message naming the
@@ -46,6 +47,8 @@ class Number:
             text = str(raw if raw is not None else "").strip()
             if not text:
                 return None, self._say(f"enter {self._kind()}{self._bounds()}")
+            if self.percent and text.endswith("%"):
+                text = text[:-1].strip()
             plain = re.sub(r"[,_ ]", "", text) if _THOUSANDS.match(text) else text
             try:
                 value = float(plain)

@@ -213,9 +213,13 @@ def show_progress(job: SolveJob, p: Progress) -> None:
         ]
     elif holdem:
         units += [f"{num(p.pct_pot, '.3g')} % pot", f"{num(p.mbb, '.3g')} mbb/hand"]
+    # a raked spot is not zero-sum: half the sum of both players' best-response gains
+    kind = "NashConv/2, Σ (BR_p − u_p) / 2 (a raked spot)" if game.has_rake else "(BR₀ + BR₁) / 2"
+    if game.has_rake:
+        units.append("NashConv/2")
     st.markdown(
         f"**{status_text(p)}** · {run_label(job)} — " + " · ".join(units),
-        help="the state of the background solve, and (BR₀ + BR₁) / 2 of its average strategy "
+        help=f"the state of the background solve, and {kind} of its average strategy "
         f"at the last check; checks every {job.check_every:,} iterations (docs/app.md, "
         "'Solve')",
     )

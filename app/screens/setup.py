@@ -214,6 +214,17 @@ def _holdem_form(req: Request) -> None:
     _field_error(errors, "raise_cap", "add_allin_threshold", "force_allin_threshold")
     _field_error(errors, "merging_threshold", "tree")
     _size_notes(req)
+    st.subheader("Rake")
+    r = st.columns(4)
+    for col, key in zip(r[:2], ("rake", "rake_cap"), strict=True):
+        _number(col, key)
+    _field_error(errors, "rake_pct", "rake_cap")
+    if not errors.get("rake_pct") and _positive(state.get(state.RAKE)):
+        st.caption(
+            "Every fold and showdown is raked. The spot is then not zero-sum: exploitability "
+            "is NashConv/2 (half the sum of both players' best-response gains), and the "
+            "players' EVs sum to the pot less the expected rake."
+        )
     st.subheader("Ranges")
     c2 = st.columns(2)
     for col, who, key in ((c2[0], "OOP", state.OOP_RANGE), (c2[1], "IP", state.IP_RANGE)):
@@ -256,7 +267,16 @@ NUMBER_HELP = {
     "add_allin": "offer all-in when the stack is at most this many pots; 0 = off",
     "force_allin": "a bet leaving an SPR at or below this after a call becomes all-in; 0 = off",
     "merging": "of two sizes within this many pots keep the larger; 0 = off",
+    "rake": "taken from the pot at every fold and showdown, as Pio, GTO+ and Desktop Postflop "
+    "take it (a fold rakes the called pot); 0 = no rake",
+    "rake_cap": "the most the rake takes from one pot, in chips; 0 = no cap",
 }
+
+
+def _positive(text: object) -> bool:
+    """Whether a rake field's text is a number above 0."""
+    value, error = S.NUMBERS["rake"].parse(text)
+    return not error and value is not None and value > 0
 
 
 def _number(col: object, key: str) -> None:

@@ -157,7 +157,8 @@ def spec_from_args(args: argparse.Namespace, spot: SpotFlags) -> BatchSpec:
     from solver.files.presets import PresetError, load_preset
 
     if args.spec is not None:
-        if args.preset is not None or args.pot is not None or args.oop_range is not None:
+        given = (args.preset, args.pot, args.oop_range, getattr(args, "rake", None))
+        if any(x is not None for x in given):
             raise BatchError("--spec", "give either --spec or --preset/spot flags, not both")
         try:
             with open(args.spec, "rb") as f:  # (at most the cap: /dev/zero ends here too)
@@ -181,6 +182,9 @@ def spec_from_args(args: argparse.Namespace, spot: SpotFlags) -> BatchSpec:
             raise BatchError("--preset", str(exc)) from None
         if template is None:
             raise BatchError("--preset", f"{args.preset!r} is not a hold'em spot")
+        for flag, key in (("rake", "rake_pct"), ("rake_cap", "rake_cap")):  # over the file's
+            if getattr(args, flag, None) is not None:
+                template = replace(template, **{key: getattr(args, flag)})
         name = f"{args.preset} batch"
     else:
         args.board = "2s3h4d"  # stands in for each flop while the flags are read
@@ -225,7 +229,7 @@ def _flag_of(field: str, from_preset: bool, spot: SpotFlags) -> str:
     }
     if field in flags or field.startswith("--") or field == "spot":
         return flags.get(field, field)
-    if from_preset:
+    if from_preset and field not in ("rake_pct", "rake_cap"):  # (rake: the flag over it)
         return f"--preset: {field}"
     return spot.flag(field)
 

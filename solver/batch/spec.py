@@ -41,6 +41,8 @@ _NUMERIC = (
     "force_allin_threshold",
     "merging_threshold",
     "max_memory_mb",
+    "rake_pct",
+    "rake_cap",
 )
 DEFAULT_MAX_ITERATIONS = 1000
 _T = TypeVar("_T")
@@ -83,7 +85,13 @@ class BatchSpec:
         tpl.pop("name", None)
         for key in _NUMERIC:  # "100" from the command line is 100 from the app
             with contextlib.suppress(TypeError, ValueError):  # validate() names a bad one
-                tpl[key] = float(tpl[key])
+                value = tpl[key]
+                if isinstance(value, str) and key == "rake_pct":  # "5%" is 5
+                    value = value.strip().removesuffix("%")
+                tpl[key] = float(value)
+        if tpl.get("rake_pct") == 0.0:  # no rake: the identity of databases before rake
+            tpl.pop("rake_pct")
+            tpl.pop("rake_cap")
         return {
             "template": tpl,
             "flops": self.flops.strip().lower(),

@@ -2,8 +2,11 @@
 :mod:`solver.cfr.walk` with ``max`` at the responder's nodes (``MODE_BR``) or the profile's
 own mix (``MODE_EVAL``), from the root or from any node.
 
-Exploitability = (BR₀ + BR₁)/2 (NashConv/2) in chips, BR_p the value of player p's best
-response to the other's strategy (the games are zero-sum).
+Exploitability = NashConv/2 = Σ_p [BR_p − u_p(σ)] / 2 in chips, BR_p the value of player
+p's best response to the other's strategy and u_p(σ) p's value when both play σ. A game
+without rake is zero-sum (u₀ + u₁ = 0), so that is (BR₀ + BR₁)/2 and the u_p are not computed
+(the same numbers, bit for bit, as before rake); with a rake u₀ + u₁ = −(expected rake) and
+both are computed (two evaluation passes more per check): :func:`distance`.
 """
 
 from __future__ import annotations
@@ -26,6 +29,7 @@ from solver.cfr.layout import (
 )
 from solver.cfr.locks import Locks, no_locks
 from solver.cfr.parallel import Parallel, parallel_pass
+from solver.cfr.protocol import Solver
 from solver.cfr.pruning.state import no_rbp
 from solver.cfr.reach import chance_factor, path_reach
 from solver.cfr.rules import NUM_COEFFICIENTS
@@ -110,11 +114,12 @@ def node_values(
     return sc.value[0, : game.num_hands[player]].copy()
 
 
-def expected_values(game: Game, sigma: Array) -> tuple[float, float]:
-    """Each player's expected payoff (chips) when both play ``sigma``."""
+def expected_values(game: Game, sigma: Array, locks: Locks | None = None) -> tuple[float, float]:
+    """Each player's expected payoff (chips) when both play ``sigma`` (in the game with
+    ``locks``: ``sigma`` should hold the locked mixes)."""
     out = []
     for p in range(2):
-        v = root_player_values(game, sigma, p, best_response=False)
+        v = root_player_values(game, sigma, p, best_response=False, locks=locks)
         out.append(float(np.dot(game.hands.weights[p, : v.shape[0]], v)))
     return out[0], out[1]
 
@@ -152,7 +157,28 @@ def best_response_values(
     )
 
 
+def distance(game: Game, br: tuple[float, float], ev: tuple[float, float] | None = None) -> float:
+    """NashConv/2 in chips from (BR₀, BR₁) and, in a raked game, each player's value
+    ``ev`` = (u₀, u₁) under the same profile: Σ_p [BR_p − u_p] / 2. Unraked (zero-sum):
+    (BR₀ + BR₁)/2, ``ev`` unused."""
+    if not game.has_rake:
+        return 0.5 * (br[0] + br[1])
+    if ev is None:
+        raise ValueError("a raked game's exploitability needs the players' values")
+    return 0.5 * ((br[0] - ev[0]) + (br[1] - ev[1]))
+
+
+def measure(engine: Solver) -> tuple[float, tuple[float, float]]:
+    """(NashConv/2, (BR₀, BR₁)) of ``engine``'s average strategy, in chips: its best
+    responses, and in a raked game its players' values too (:func:`distance`)."""
+    br = engine.best_response_values()
+    ev = engine.expected_values() if engine.game.has_rake else None
+    return distance(engine.game, br, ev), br
+
+
 def exploitability(game: Game, sigma: Array, locks: Locks | None = None) -> float:
-    """NashConv/2 = (BR₀ + BR₁)/2 in chips (the game, locked or not, is zero-sum)."""
-    b0, b1 = best_response_values(game, sigma, locks=locks)
-    return 0.5 * (b0 + b1)
+    """NashConv/2 in chips (:func:`distance`): (BR₀ + BR₁)/2 in a game without rake, locked
+    or not (zero-sum); with a rake Σ_p [BR_p − u_p(σ)] / 2."""
+    br = best_response_values(game, sigma, locks=locks)
+    ev = expected_values(game, sigma, locks) if game.has_rake else None
+    return distance(game, br, ev)

@@ -7,6 +7,13 @@ walk calls the ``*_rows`` helpers (inlined) on whole arrays with rows by index; 
 entry points :func:`fold_values` and :func:`showdown_values` read the same arrays from the
 game's NamedTuples. :func:`fixed_payoff` and :func:`showdown_payoff` are the same payoffs for
 one dealt pair of hands (the scalar samplers). All amounts are chips.
+
+**Rake** (``Tree.rake``, r chips at a terminal): a fold pays its winner ``A − r``; a showdown
+pays ``A − r`` to the winner, ``−A`` to the loser and ``−r/2`` to each on a tie, which per
+pair of hands is ``(A − r/2)·sign − r/2``. So the walk values a raked showdown or runout as
+the unraked one worth ``A − r/2`` plus a fold-style term worth ``−r/2`` per compatible
+opponent hand (:func:`fold_rows`, O(n)); an unraked terminal skips the term and takes the
+same path, bit for bit, as before rake existed.
 """
 
 from __future__ import annotations
@@ -348,17 +355,22 @@ def runout_rows(
 
 
 @inline_kernel
-def fixed_payoff(payoff: float, trav: Int) -> float:
-    """``trav``'s payoff at a FIXED terminal whose ``payoff`` is player 0's."""
-    return payoff if trav == 0 else -payoff
+def fixed_payoff(payoff: float, rake: float, trav: Int) -> float:
+    """``trav``'s payoff at a FIXED terminal whose ``payoff`` is player 0's, the ``rake``
+    (chips) taken from the winner's gain (``x − 0.0`` is ``x``: no rake, the same bits)."""
+    u = payoff if trav == 0 else -payoff
+    if u > 0.0:
+        u -= rake
+    return u
 
 
 @inline_kernel
-def showdown_payoff(amount: float, mine: Int, theirs: Int) -> float:
+def showdown_payoff(amount: float, rake: float, mine: Int, theirs: Int) -> float:
     """The payoff of a showdown worth ``amount`` for a hand of strength ``mine`` against one
-    of strength ``theirs`` (higher wins, a tie pays 0)."""
+    of strength ``theirs`` (higher wins), the ``rake`` (chips) taken from the pot: the winner
+    gets ``amount − rake``, the loser ``−amount``, a tie ``−rake / 2`` each (0 unraked)."""
     if mine > theirs:
-        return amount
+        return amount - rake
     if mine < theirs:
         return -amount
-    return 0.0
+    return 0.0 if rake == 0.0 else -0.5 * rake

@@ -455,6 +455,7 @@ def walk(
     t_kind = tree.kind
     t_player = tree.player
     t_payoff = tree.payoff
+    t_rake = tree.rake
     t_offset = tree.offset
     t_ioffset = tree.ioffset
     t_nchild = tree.num_children
@@ -482,6 +483,7 @@ def walk(
     if rbp:
         for h in range(nt):
             LIVE[0, h] = 1.0
+    raked = False  # a raked showdown or runout was just valued: add its rake term
     d = 0
     stack[0] = lv.task_node[ti] if tasks else start
     nxt[0] = -1
@@ -511,14 +513,15 @@ def walk(
                 _zero_row(VA, d, nt)
                 at_leaf = True
             elif kind == FIXED:
-                u0 = fixed_payoff(t_payoff[node], trav)
+                u0 = fixed_payoff(t_payoff[node], t_rake[node], trav)
                 fold_rows(hcards, hsame, hpack, valid, b, trav, no, nt, nc, u0, RE, rrow[d], VA, d,
                           CS)  # fmt: skip
                 at_leaf = True
-            elif kind == RUNOUT:
-                runout_rows(b_runout[t_runout[node], opp], t_payoff[node], nt, no, RE, rrow[d],
-                            VA, d, SD64)  # fmt: skip
+            elif kind == RUNOUT:  # raked: worth A − r/2, the −r/2 term added below
+                runout_rows(b_runout[t_runout[node], opp], t_payoff[node] - 0.5 * t_rake[node],
+                            nt, no, RE, rrow[d], VA, d, SD64)  # fmt: skip
                 at_leaf = True
+                raked = t_rake[node] != 0.0
             elif kind == CHANCE:  # values zeroed; a sampled pass draws the one child walked
                 nxt[d] = 0
                 _zero_row(VA, d, nt)
@@ -548,8 +551,9 @@ def walk(
                         strategy_rows(R, off, na, nh, SG, d, SD, 0)
                     if locked and LN[node] != 0:
                         play_locked(LH, LS, off, t_ioffset[node], na, nh, SG, d)
-            else:  # showdown
-                amount = t_payoff[node]
+            else:  # showdown (raked: worth A − r/2, the −r/2 term added below)
+                amount = t_payoff[node] - 0.5 * t_rake[node]
+                raked = t_rake[node] != 0.0
                 if two_card:
                     showdown_2card(valid, b_order, sd_row, sd_src, sd_cstart, sd_pack, b,
                                    trav, nt, no, nc, amount, RE, rrow[d], VA, d, CS,
@@ -558,6 +562,12 @@ def walk(
                     showdown_generic(hcards, b_order, b_rank, b, trav, nt, no, valid, amount, RE,
                                      rrow[d], VA, d, CS, CS2)  # fmt: skip
                 at_leaf = True
+            if raked:  # −r/2 per compatible opponent hand, in the free row below (one copy)
+                raked = False
+                fold_rows(hcards, hsame, hpack, valid, b, trav, no, nt, nc, -0.5 * t_rake[node],
+                          RE, rrow[d], VA, d + 1, CS)  # fmt: skip
+                for h in range(nt):
+                    VA[d, h] += VA[d + 1, h]
         if not at_leaf:
             k = nxt[d]
             na = t_nchild[node]

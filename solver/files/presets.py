@@ -18,6 +18,8 @@ or a hold'em subgame (every :class:`~solver.games.holdem.HoldemSpec` field may a
     ip_range = "QQ-22, ..."
     bets = "50%, 100%, a"
     raises = "100%, a"
+    rake_pct = 5        # optional: rake in % of the pot (0 to 100; "5%" too), default 0
+    rake_cap = 30       # optional: rake cap in chips, 0 (the default) = no cap
     [holdem.sizes.river.oop]
     donks = "33%"
 
@@ -71,6 +73,7 @@ class Preset:
 
 
 _SPEC_FIELDS = {f.name for f in fields(HoldemSpec)}
+RAKE_KEYS = ("rake_pct", "rake_cap")
 
 
 def _toml(text: str, source: str) -> dict[str, Any]:
@@ -126,6 +129,13 @@ def parse_preset(
     if not isinstance(game, str) or (game not in GAMES and game not in ("holdem", "preflop")):
         known = ", ".join([*GAMES, "holdem", "preflop"])
         raise PresetError(f"{source}: game: must be one of {known}, got {brief(game)}")
+    pre = data.get("preflop")
+    for rake_key in RAKE_KEYS:  # a rake is a hold'em subgame's field
+        if rake_key in data or (isinstance(pre, dict) and rake_key in pre):
+            raise PresetError(
+                f"{source}: {rake_key}: rake is a hold'em subgame's, under [holdem]; the toy and "
+                "preflop games have no rake"
+            )
     unknown = set(data) - {"name", "description", "game", "holdem", "players", "preflop"}
     if unknown:
         raise PresetError(f"{source}: unknown field(s) {', '.join(sorted(unknown))}")

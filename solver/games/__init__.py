@@ -26,6 +26,11 @@ def make_game(name: str, **options: object) -> Game:
     if not isinstance(name, str):
         raise TypeError(f"a game name must be text, got {type(name).__name__}")
     key = name.lower()
+    rake = sorted(k for k in options if k in ("rake_pct", "rake_cap"))
+    if rake:  # a rake is a postflop pot's: HoldemSpec(rake_pct=..., rake_cap=...)
+        from solver.games.spec import SpecError
+
+        raise SpecError(rake[0], f"game {key!r} has no rake (a hold'em subgame's option)")
     if key == "preflop":
         from solver.games.preflop import build_preflop
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 import numpy.typing as npt
 
-from solver.games.model import DECISION, Boards, Hands, Tree
+from solver.games.model import DECISION, FIXED, Boards, Hands, Tree
 
 
 def finish_boards(
@@ -139,8 +139,22 @@ class NodeSpec:
         self.runout = -1  # RUNOUT terminals: row of the board's runout equities
 
 
-def flatten(root: NodeSpec, num_hands: tuple[int, int]) -> tuple[Tree, list[str]]:
-    """Number ``root``'s tree breadth first and pack it into a :class:`Tree`.
+def terminal_rake(payoff: float, rake_pct: float, rake_cap: float) -> float:
+    """Chips the house takes at a terminal whose ``payoff`` is (±) the chips each player
+    matched there (a fold: the folder's contribution, the winner's uncalled chips go back; a
+    showdown or runout: each player's): ``rake_pct`` % of that pot, at most ``rake_cap``
+    chips (0: no cap), as Pio, GTO+ and Desktop Postflop rake a postflop pot."""
+    pot = 2.0 * abs(payoff)
+    r = rake_pct / 100.0 * pot
+    return min(r, rake_cap) if rake_cap > 0 else r
+
+
+def flatten(
+    root: NodeSpec, num_hands: tuple[int, int], rake: tuple[float, float] = (0.0, 0.0)
+) -> tuple[Tree, list[str]]:
+    """Number ``root``'s tree breadth first and pack it into a :class:`Tree`; ``rake`` =
+    (percent of the pot, cap in chips, 0 = none) is taken at every terminal
+    (:func:`terminal_rake`; (0, 0): no rake, ``Tree.rake`` all 0).
 
     Decision blocks (offsets into the ``[action, hand]`` arrays and ioffsets into the
     ``[hand]`` arrays) are allocated in depth-first preorder, so the blocks of any subtree
@@ -160,6 +174,7 @@ def flatten(root: NodeSpec, num_hands: tuple[int, int]) -> tuple[Tree, list[str]
     offset = np.full(n, -1, dtype=np.int64)
     ioffset = np.full(n, -1, dtype=np.int64)
     payoff = np.zeros(n, dtype=np.float64)
+    rake_at = np.zeros(n, dtype=np.float64)
     board = np.zeros(n, dtype=np.int32)
     weight = np.zeros(n, dtype=np.float64)
     labels: list[str] = []
@@ -180,6 +195,8 @@ def flatten(root: NodeSpec, num_hands: tuple[int, int]) -> tuple[Tree, list[str]
         kind[k] = node.kind
         player[k] = node.player
         payoff[k] = node.payoff
+        if node.kind >= FIXED and rake[0] > 0:  # FIXED, SHOWDOWN, RUNOUT
+            rake_at[k] = terminal_rake(node.payoff, rake[0], rake[1])
         board[k] = node.board
         weight[k] = node.weight
         labels.append(node.label)
@@ -211,6 +228,7 @@ def flatten(root: NodeSpec, num_hands: tuple[int, int]) -> tuple[Tree, list[str]
         offset,
         ioffset,
         payoff,
+        rake_at,
         board,
         weight,
         iso_start,

@@ -357,7 +357,8 @@ def build_holdem(spec: HoldemSpec | HoldemSetup) -> Game:
         initial_board=setup.board,
         card_perms=dealer.card_perms(),
     )
-    ftree, labels = flatten(root, (len(hand_cards[0]), len(hand_cards[1])))
+    rake = (float(setup.spec.rake_pct), float(setup.spec.rake_cap))
+    ftree, labels = flatten(root, (len(hand_cards[0]), len(hand_cards[1])), rake)
     boards = _holdem_boards(hands, board_list, runout_rows)
     names = [[_combo_name(c) for c in hand_cards[p]] for p in range(2)]
     return Game(
@@ -369,7 +370,7 @@ def build_holdem(spec: HoldemSpec | HoldemSetup) -> Game:
         hand_names=names,
         description=(
             f"{setup.spec.name}: board {' '.join(card_str(c) for c in setup.board)}, "
-            f"pot {setup.config.pot}, stack {setup.config.stack}"
+            f"pot {setup.config.pot}, stack {setup.config.stack}{rake_words(*rake)}"
         ),
         iso_labels=iso_labels,
         card_names=[card_str(c) for c in range(52)],
@@ -382,10 +383,20 @@ def build_holdem(spec: HoldemSpec | HoldemSetup) -> Game:
             "big_blind": setup.config.big_blind,
             "combos": hand_ids,
             "max_memory_mb": float(setup.spec.max_memory_mb),
+            "rake_pct": rake[0],  # % of the pot at each terminal (0: none)
+            "rake_cap": rake[1],  # chips (0: no cap)
             "size_notes": notes.notes(),  # sizes played at another amount than asked
         },
         full_builder=lambda: build_holdem(replace(setup.spec, isomorphism=False)),
     )
+
+
+def rake_words(rake_pct: float, rake_cap: float) -> str:
+    """The rake as a description says it (", rake 5 % capped at 30 chips"; "" without)."""
+    if rake_pct <= 0:
+        return ""
+    cap = f" capped at {rake_cap:g} chips" if rake_cap > 0 else " (no cap)"
+    return f", rake {rake_pct:g} %{cap}"
 
 
 def _combo_name(cards: tuple[int, ...]) -> str:

@@ -14,9 +14,13 @@ Layout (``N`` nodes, ``H`` = the larger of the two players' hand counts, ``B`` b
   ``offset : offset + A * num_hands[p]`` of the per-action arrays (regrets, strategy, strategy
   sums), laid out ``[a, h]``, and ``ioffset : ioffset + num_hands[p]`` of the per-hand arrays;
   blocks are placed in depth-first preorder, so each subtree's blocks are contiguous;
-* all payoffs are in chips and zero-sum: ``payoff`` of a FIXED terminal is player 0's payoff
-  (player 1 gets its negative); ``payoff`` of a SHOWDOWN terminal is what the winner wins
-  (each player's contribution), a tie pays 0.
+* all payoffs are in chips and, before rake, zero-sum: ``payoff`` of a FIXED terminal is
+  player 0's payoff (player 1 gets its negative); ``payoff`` of a SHOWDOWN terminal is what
+  the winner wins (each player's contribution), a tie pays 0;
+* ``rake`` of a terminal is the chips the house takes there (hold'em subgames with a rake;
+  0 elsewhere): the winner of a fold or a showdown gets ``payoff − rake``, the loser still
+  loses ``payoff``, and a tie costs each player ``rake / 2``. With a rake the game is not
+  zero-sum (:func:`solver.cfr.bestresponse.exploitability` reports NashConv/2).
 """
 
 from __future__ import annotations
@@ -74,6 +78,7 @@ class Tree(NamedTuple):
     offset: npt.NDArray[np.int64]  # decision: start of its [action, hand] block, else -1
     ioffset: npt.NDArray[np.int64]  # decision: start of its [hand] block, else -1
     payoff: npt.NDArray[np.float64]  # FIXED: player 0's payoff; SHOWDOWN: winner's gain (chips)
+    rake: npt.NDArray[np.float64]  # (N,) terminal: chips the house takes there, else 0
     board: npt.NDArray[np.int32]  # index of the public board at this node
     chance_weight: npt.NDArray[np.float64]  # child of a chance node: probability of its card
     iso_start: npt.NDArray[np.int32]  # (N,) first isomorphism entry of a canonical child
@@ -145,6 +150,7 @@ class Game:
     card_names: list[str] = field(default_factory=list)  # card index -> name (dealt cards)
     card_perms: list[list[int]] = field(default_factory=list)  # Hands.perm rows as card maps
     _parents: npt.NDArray[np.int64] | None = field(default=None, repr=False)
+    _has_rake: bool | None = field(default=None, repr=False, compare=False)
     # builds the same game without suit isomorphism (None: the game has none, or cannot)
     full_builder: Callable[[], Game] | None = field(default=None, repr=False, compare=False)
 
@@ -241,6 +247,14 @@ class Game:
         return float(self.meta.get("pot", 0.0))  # type: ignore[arg-type]
 
     @property
+    def has_rake(self) -> bool:
+        """Whether some terminal is raked (the game is then not zero-sum). Read once: every
+        exploitability check asks."""
+        if self._has_rake is None:
+            self._has_rake = bool(np.any(self.tree.rake > 0.0))
+        return self._has_rake
+
+    @property
     def big_blind(self) -> float | None:
         bb = self.meta.get("big_blind")
         return None if bb is None else float(bb)  # type: ignore[arg-type]
@@ -249,8 +263,9 @@ class Game:
     def ev_offset(self) -> float:
         """Added to zero-sum EVs to report them as solvers do for subgames: each player's
         share of the pot at the end minus chips put in after the start (the two sum to the
-        starting pot). 0 for the toy games, whose EVs stay zero-sum, and for games that say
-        so in ``meta["ev_offset"]`` (preflop: net winnings of the hand, zero-sum)."""
+        starting pot, less the expected rake when the spot has one). 0 for the toy games,
+        whose EVs stay zero-sum, and for games that say so in ``meta["ev_offset"]``
+        (preflop: net winnings of the hand, zero-sum)."""
         if "ev_offset" in self.meta:
             return float(self.meta["ev_offset"])  # type: ignore[arg-type]
         return self.starting_pot / 2.0

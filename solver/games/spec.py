@@ -10,6 +10,7 @@ another exception. The limits (``docs/input-limits.md`` explains each):
 * stack: at most :data:`MAX_STACK_BB` big blinds;
 * raise cap: at most :data:`MAX_RAISE_CAP` raises per street;
 * memory cap: at most this machine's memory (:func:`machine_memory_mb`);
+* rake: 0 to 100 % of the pot, a cap of 0 (none) to :data:`MAX_CHIPS` chips;
 * range text: at most :data:`MAX_RANGE_TEXT` characters; a name at most :data:`MAX_NAME`.
 
 How big the tree may grow is checked while it is built (:mod:`solver.tree.betting`,
@@ -85,6 +86,12 @@ class HoldemSpec:
     ip_weights: list[float] | None = None
     isomorphism: bool = True  # deal one card per class of interchangeable suits
     collapse_runouts: bool = True  # all-in before the river: one terminal with runout equities
+    # Rake, as Pio, GTO+ and Desktop Postflop take it: ``rake_pct`` percent (0 to 100; text
+    # may end in "%": "5%" is 5) of the pot at every fold and showdown (a subgame's pot has
+    # seen the flop; a fold rakes the matched pot, the uncalled chips go back), at most
+    # ``rake_cap`` chips (0: no cap). 0 % is no rake: the numbers of a spot without one.
+    rake_pct: float | str = 0.0
+    rake_cap: float = 0.0
 
 
 @dataclass
@@ -140,6 +147,13 @@ def _number(
         kind = "whole chips" if unit == " chips" else "a whole number"
         raise SpecError(field_name, f"must be {kind}, got {brief(value)}")
     return x
+
+
+def _percent_text(value: object) -> object:
+    """A percentage as text may end in "%" ("5%", "2.5 %"): the number before it."""
+    if isinstance(value, str) and len(value) <= 100 and value.strip().endswith("%"):
+        return value.strip()[:-1].strip()
+    return value
 
 
 def _weights(field_name: str, given: object) -> npt.NDArray[np.float64]:
@@ -276,6 +290,10 @@ def validate(spec: HoldemSpec) -> HoldemSetup:
     thresholds = {}
     for name in ("add_allin_threshold", "force_allin_threshold", "merging_threshold"):
         thresholds[name] = _number(name, getattr(spec, name), positive=False)
+    rake_pct = _number("rake_pct", _percent_text(spec.rake_pct), positive=False, maximum=100,
+                       unit=" %")  # fmt: skip
+    rake_cap = _number("rake_cap", spec.rake_cap, positive=False, maximum=MAX_CHIPS,
+                       unit=" chips")  # fmt: skip
     machine = machine_memory_mb()
     max_memory_mb = _number("max_memory_mb", spec.max_memory_mb, maximum=machine, unit=" MB")
     for flag in ("isomorphism", "collapse_runouts"):
@@ -315,5 +333,6 @@ def validate(spec: HoldemSpec) -> HoldemSetup:
         collapse_runouts=bool(spec.collapse_runouts),
         **thresholds,
     )
-    spec = replace(spec, max_memory_mb=max_memory_mb)  # as a number (the CLI gives text)
+    # as numbers (the CLI gives text)
+    spec = replace(spec, max_memory_mb=max_memory_mb, rake_pct=rake_pct, rake_cap=rake_cap)
     return HoldemSetup(spec, board, (weights[0], weights[1]), config)

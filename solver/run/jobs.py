@@ -40,6 +40,7 @@ from solver.algorithms import (
     check_option_names,
     make_solver,
 )
+from solver.cfr.bestresponse import measure as measure_exploitability
 from solver.cfr.locks import Locks
 from solver.cfr.options import finite
 from solver.games.model import CHANCE, DECISION, Game
@@ -74,7 +75,7 @@ class Point:
 
     iteration: int
     elapsed_s: float  # solve time so far (paused time excluded), seconds
-    exploitability: float  # chips, (BR₀ + BR₁) / 2
+    exploitability: float  # chips, NashConv/2: (BR₀ + BR₁) / 2 unraked
     nodes_touched: int = 0  # nodes visited by the solve's passes so far
     memory_bytes: int = 0  # bytes the solve holds (regrets, sums, buffers; see Engine)
 
@@ -504,8 +505,7 @@ class SolveJob(ThreadOwner[Progress]):
 
     def _measure(self, elapsed: float) -> float:
         eng = self.engine
-        br = eng.best_response_values()
-        expl = 0.5 * (br[0] + br[1])
+        expl, br = measure_exploitability(eng)  # NashConv/2 (raked: Σ BR_p − u_p, halved)
         point = Point(eng.iteration, elapsed, expl, eng.nodes_touched, eng.memory_bytes)
         hist = self.progress.history
         if not hist or hist[-1].iteration != eng.iteration:

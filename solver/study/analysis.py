@@ -9,7 +9,8 @@ Units and definitions (``H[p]`` = player ``p``'s number of hands, all arrays per
   ``counterfactual value / (compatible opponent reach mass × chance factor)``. Toy games:
   zero-sum chips relative to the start of the hand. Hold'em subgames: as solvers report it,
   the hand's share of the final pot minus the chips it puts in after the subgame starts
-  (:attr:`Game.ev_offset` added), so at the root the two players' EVs sum to the pot.
+  (:attr:`Game.ev_offset` added), so at the root the two players' EVs sum to the pot (less
+  the expected rake in a raked spot).
   NaN where no opponent hand is compatible.
 * **equity** ``(H[p],)`` in [0, 1]: the share of the pot the hand wins at showdown against the
   opponent's reach-weighted hands, ties split, averaged over every remaining board card

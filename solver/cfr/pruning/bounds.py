@@ -28,12 +28,14 @@ def payoff_bounds(game: Game) -> tuple[Array, Array]:
     lo = np.full((n, 2), math.inf)
     for node in range(n - 1, -1, -1):  # children have larger indices than their parent
         kind = t.kind[node]
-        if kind == FIXED:
+        if kind == FIXED:  # the winner's gain less the rake
             x = float(t.payoff[node])
-            hi[node] = lo[node] = (x, -x)
-        elif kind in (SHOWDOWN, RUNOUT):
-            x = float(t.payoff[node])
+            r = float(t.rake[node])
+            hi[node] = lo[node] = (x - r, -x) if x > 0 else (x, -x - r)
+        elif kind in (SHOWDOWN, RUNOUT):  # win A − r ≥ tie −r/2 ≥ lose −A (r ≤ the pot 2A)
+            x = float(t.payoff[node]) - float(t.rake[node])
             hi[node] = (x, x)
+            x = float(t.payoff[node])
             lo[node] = (-x, -x)
         else:
             kids = game.children(node)

@@ -166,6 +166,7 @@ def run_sampled(
     nchild_ = tree.num_children
     offset_ = tree.offset
     payoff_ = tree.payoff
+    rake_ = tree.rake
     board_ = tree.board
     cweight_ = tree.chance_weight
     iso_start = tree.iso_start
@@ -288,13 +289,18 @@ def run_sampled(
                     ht = a0 if trav == 0 else a1
                     ho = a1 if trav == 0 else a0
                     if kind == FIXED:
-                        val = fixed_payoff(payoff_[node], trav)
+                        val = fixed_payoff(payoff_[node], rake_[node], trav)
                     elif kind == SHOWDOWN:
                         b = board_[node]
                         rt = rank[b, trav, ht]
-                        val = showdown_payoff(payoff_[node], rt, rank[b, 1 - trav, ho])
-                    elif kind == RUNOUT:
+                        val = showdown_payoff(payoff_[node], rake_[node], rt,
+                                              rank[b, 1 - trav, ho])  # fmt: skip
+                    elif kind == RUNOUT:  # (A − r/2)·E[sign] − r/2: win A − r, lose −A, tie −r/2
                         val = payoff_[node] * runout_eq[runout_[node], trav, ht, ho]
+                        rk = rake_[node]
+                        if rk != 0.0:
+                            val = (payoff_[node] - 0.5 * rk) * runout_eq[
+                                runout_[node], trav, ht, ho] - 0.5 * rk  # fmt: skip
                     else:
                         val = 0.0
                 elif kind == CHANCE:

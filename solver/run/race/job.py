@@ -21,6 +21,7 @@ import threading
 import time
 from collections.abc import Callable, Sequence
 
+from solver.cfr.bestresponse import measure as measure_exploitability
 from solver.cfr.protocol import Solver
 from solver.games.model import Game
 from solver.run.jobs import (
@@ -268,12 +269,10 @@ class RaceJob(ThreadOwner[RaceProgress]):
         """Measure ``run``'s average strategy now (its worker or the coordinator only);
         ``cpu_s``: its CPU seconds so far."""
         eng = run.engine
-        b0, b1 = eng.best_response_values()
+        expl, _ = measure_exploitability(eng)
         with self._lock:
             wall = self._wall()
-        return RacePoint(
-            eng.iteration, cpu_s, wall, eng.nodes_touched, 0.5 * (b0 + b1), eng.memory_bytes
-        )
+        return RacePoint(eng.iteration, cpu_s, wall, eng.nodes_touched, expl, eng.memory_bytes)
 
     def _step(self, run: _Run) -> None:
         """One chunk of ``run``'s iterations, and its check when one is due (worker thread

@@ -24,7 +24,7 @@ class RacePoint:
     cpu_s: float  # this algorithm's own CPU seconds in its iterations so far (checks excluded)
     wall_s: float  # race wall time at the check (pauses excluded), seconds
     nodes_touched: int  # nodes its iterations visited so far
-    exploitability: float  # chips, (BR₀ + BR₁) / 2
+    exploitability: float  # chips, NashConv/2: (BR₀ + BR₁) / 2 unraked
     memory_bytes: int = 0  # what its solver holds at the check (falls while Total RBP prunes)
 
 
