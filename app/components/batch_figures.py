@@ -163,27 +163,9 @@ def class_bars(
     classes = [c for c in agg["classes"] if c["mix"]]
     rows = [f"{labels.get(c['class'], c['class'])} ({combos_text(c['combos'])})" for c in classes]
     actions = list(agg["actions"])
-    fig = go.Figure()
-    for a, color in zip(actions, action_colors(actions), strict=True):
-        name = said.get(a) or first_street_name(a, pot, stack)
-        fig.add_bar(
-            y=rows,
-            x=[100 * c["mix"].get(a, 0.0) for c in classes],
-            orientation="h",
-            name=name,
-            marker_color=color,
-            hovertemplate="%{y}: %{x:.1f} %<extra>" + name + "</extra>",
-        )
-    fig.update_layout(
-        barmode="stack",
-        title=title,
-        xaxis={"title": "frequency (%)", "range": [0, 100]},
-        yaxis={"autorange": "reversed", "type": "category"},
-        height=max(300, 28 * len(classes) + 120),
-        margin={"l": 230, "r": 20, "t": 50, "b": 50},
-        legend={"orientation": "h", "y": 1.08},
-    )
-    return fig
+    words = {a: said.get(a) or first_street_name(a, pot, stack) for a in actions}
+    groups = [(row, c["mix"]) for row, c in zip(rows, classes, strict=True)]
+    return group_bars(groups, words, title, actions=actions, row_px=28, min_px=300, left_px=230)
 
 
 def line_mix_bars(
@@ -229,15 +211,26 @@ def line_mix_bars(
 
 
 def group_bars(
-    groups: Sequence[tuple[str, dict[str, float]]], names: dict[str, str], title: str
+    groups: Sequence[tuple[str, dict[str, float]]],
+    names: dict[str, str],
+    title: str,
+    *,
+    actions: Sequence[str] | None = None,
+    row_px: int = 32,
+    min_px: int = 260,
+    left_px: int = 160,
 ) -> go.Figure:
-    """Horizontal stacked bars: one bar per group (``(name, mix)``, in the order given), one
-    segment per action named by ``names`` {code: words}."""
-    actions: list[str] = []
-    for _g, mix in groups:
-        actions += [a for a in mix if a not in actions]
+    """Horizontal stacked bars: one bar per group (``(name, mix)``, in the order given, the
+    first at the top), one segment per action named by ``names`` {code: words}: ``actions``
+    in that order, else those the mixes hold. Sizes in pixels: a row, the least height, the
+    left margin (the groups' names)."""
+    if actions is None:
+        found: list[str] = []
+        for _g, mix in groups:
+            found += [a for a in mix if a not in found]
+        actions = found
     fig = go.Figure()
-    for a, color in zip(actions, action_colors(actions), strict=True):
+    for a, color in zip(actions, action_colors(list(actions)), strict=True):
         name = names.get(a, a)
         fig.add_bar(
             y=[g for g, _m in groups],
@@ -252,8 +245,8 @@ def group_bars(
         title=title,
         xaxis={"title": "frequency (%)", "range": [0, 100]},
         yaxis={"autorange": "reversed", "type": "category"},
-        height=max(260, 32 * len(groups) + 120),
-        margin={"l": 160, "r": 20, "t": 50, "b": 50},
+        height=max(min_px, row_px * len(groups) + 120),
+        margin={"l": left_px, "r": 20, "t": 50, "b": 50},
         legend={"orientation": "h", "y": 1.08},
     )
     return fig
