@@ -510,18 +510,23 @@ def _cmd_presets() -> None:
 
 def _cmd_tree(args: argparse.Namespace) -> None:
     holdem_spec = None
+    rake = {f: getattr(args, flag) for flag, f in _RAKE_FLAGS.items() if getattr(args, flag)
+            is not None}  # fmt: skip
     if args.preset is not None and args.board is None and args.game is None:
         try:
             holdem_spec = load_preset(args.preset).holdem
         except PresetError as exc:
             raise UsageError(f"--preset: {exc}") from None
+        if holdem_spec is not None and rake:  # checked as a solve of it would be
+            holdem_spec = replace(holdem_spec, **rake)
     if args.board is not None or holdem_spec is not None:
         collected = SizeNotes()
         try:
             setup = validate(holdem_spec if holdem_spec is not None else _spot_spec(args))
             est = estimate(setup, betting_tree(setup, collected))
         except SpecError as exc:
-            raise UsageError(_spec_error(exc, from_flags=holdem_spec is None)) from None
+            from_flags = holdem_spec is None or exc.field in rake  # the flag's, not the file's
+            raise UsageError(_spec_error(exc, from_flags=from_flags)) from None
         refusal = over_memory(est, setup.spec.max_memory_mb)  # refused, as a solve is
         if refusal:
             flag = "--max-memory-mb" if holdem_spec is None else "--preset: max_memory_mb"

@@ -347,6 +347,9 @@ def test_cli_bad_rake_is_exit_2_naming_the_flag(args: list[str], message: str) -
         done = run("solve", *where, *args, "--iterations", "1")
         assert done.returncode == 2
         assert done.stderr.strip() == message
+        sized = run("tree", *where, *args)  # the size estimate checks them as a solve does
+        assert sized.returncode == 2
+        assert sized.stderr.strip() == message
 
 
 @pytest.mark.parametrize("game", [["--game", "leduc"], ["--game", "preflop"]])
