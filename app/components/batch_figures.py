@@ -47,13 +47,29 @@ def mix_bars(
     labels = [c[len(prefix) :] for c in cols]
     bets = aggressive(cols, prefix)
     done.sort(key=lambda r: (-sum(r.get(c, 0.0) for c in bets), r["flop"]))
-    colors = action_colors(labels)
+    series = [
+        (first_street_name(label, pot, stack), [r.get(col, 0.0) for r in done])
+        for col, label in zip(cols, labels, strict=True)
+    ]
+    return stacked_columns(
+        [r["flop"] for r in done], series, labels, title, "flop (sorted by bet frequency)"
+    )
+
+
+def stacked_columns(
+    x: Sequence[str],
+    series: Sequence[tuple[str, Sequence[float]]],
+    actions: Sequence[str],
+    title: str,
+    x_title: str,
+) -> go.Figure:
+    """Stacked columns of frequencies: one column per ``x`` label, one segment per action
+    (``series`` (name, frequencies 0–1 along ``x``), coloured by the codes ``actions``)."""
     fig = go.Figure()
-    for col, label, color in zip(cols, labels, colors, strict=True):
-        name = first_street_name(label, pot, stack)
+    for (name, ys), color in zip(series, action_colors(list(actions)), strict=True):
         fig.add_bar(
-            x=[r["flop"] for r in done],
-            y=[100 * r.get(col, 0.0) for r in done],
+            x=list(x),
+            y=[100 * y for y in ys],
             name=name,
             marker_color=color,
             hovertemplate="%{x}: %{y:.1f} %<extra>" + name + "</extra>",
@@ -62,7 +78,7 @@ def mix_bars(
         barmode="stack",
         title=title,
         yaxis={"title": "frequency (%)", "range": [0, 100]},
-        xaxis={"title": "flop (sorted by bet frequency)", "type": "category"},
+        xaxis={"title": x_title, "type": "category"},
         height=420,
         margin={"l": 60, "r": 20, "t": 50, "b": 80},
         legend={"orientation": "h", "y": 1.08},
@@ -187,27 +203,13 @@ def line_mix_bars(
                        r["flop"]),
     )  # fmt: skip
     x = ["all flops", *(r["flop"] for r in flops)]
-    fig = go.Figure()
-    for a, color in zip(actions, action_colors(actions), strict=True):
-        name = names.get(a, a)
-        fig.add_bar(
-            x=x,
-            y=[100 * aggregate.get(a, 0.0), *(100 * r["mix"].get(a, 0.0) for r in flops)],
-            name=name,
-            marker_color=color,
-            hovertemplate="%{x}: %{y:.1f} %<extra>" + name + "</extra>",
-        )
-    fig.update_layout(
-        barmode="stack",
-        title=title,
-        yaxis={"title": "frequency (%)", "range": [0, 100]},
-        xaxis={"title": "all flops (weighted), then each flop (most betting first)",
-               "type": "category"},
-        height=420,
-        margin={"l": 60, "r": 20, "t": 50, "b": 80},
-        legend={"orientation": "h", "y": 1.08},
-    )  # fmt: skip
-    return fig
+    series = [
+        (names.get(a, a), [aggregate.get(a, 0.0), *(r["mix"].get(a, 0.0) for r in flops)])
+        for a in actions
+    ]
+    return stacked_columns(
+        x, series, actions, title, "all flops (weighted), then each flop (most betting first)"
+    )
 
 
 def group_bars(
