@@ -3,10 +3,8 @@
 Every kernel the solve thread calls releases the GIL (``nogil``) so a UI stays responsive while
 it runs, and is cached on disk (``cache``) so a warm start costs a fraction of a second.
 ``fastmath`` stays off: the engine must match a float64 reference to 1e-10.
-``inline_kernel`` marks the small helpers called once per tree node. They are not forced
-inline (``inline="always"``): with the pruning and sampling paths in the traversal, forcing
-it measured slower (T1: LCFR 43 against 36 ms per iteration; Leduc mixed) and compiled ~50 %
-longer. ``fastmath`` flags without ``nnan``/``ninf`` (reassociation, contraction) gave
+The helpers the walk calls at every node are ``node_kernel`` (below: why LLVM, not Numba,
+inlines them). ``fastmath`` flags without ``nnan``/``ninf`` (reassociation, contraction) gave
 nothing either (same times within 3 %), so the options stay the same for every kernel.
 
 **The cache is keyed on the source, module by module.** Numba keys a cached kernel on its
@@ -355,7 +353,6 @@ def _typed_by_kind(options: dict[str, Any]) -> Callable[[F], F]:
 
 _OPTIONS: dict[str, Any] = {"cache": True, "nogil": True, "fastmath": False}
 kernel = _typed_by_kind(_OPTIONS)
-inline_kernel = kernel
 # The helpers the walk calls at every node: kernels of their own, typed once per signature,
 # that LLVM always inlines into the walk (``forceinline``). Inlining them at Numba's IR level
 # instead ran the walk's type inference over every copy (~3x the walk's compile time), and

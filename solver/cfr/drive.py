@@ -27,6 +27,8 @@ from solver.cfr.layout import (
     LEAF_COLLECT,
     LEAF_TASKS,
     LEAF_USE,
+    MODE_BR,
+    MODE_EVAL,
     MODE_REACH,
     MODE_UPDATE,
     PRUNE_INTERVAL,
@@ -147,7 +149,7 @@ def drive(
         if leaf != LEAF_TASKS and node == 0:
             root_reach(hands, 1 - trav, scr.reach[0])
         f = PassFlags(trav, mode, leaf, fl.prune, fl.sampled, fl.record, fl.nostart,
-                      fl.margin)  # fmt: skip
+                      fl.margin, fl.average)  # fmt: skip
         n = walk(tree, hands, boards, node, sigma, st, rb, lk, coefs[k], draws[k], f, scr, lv)
         if op == OP_SPLIT:
             if sub == 0:
@@ -199,8 +201,11 @@ def _leaves(lv: Leaves, sc: Scratch) -> Leaves:
                   lv.claimed, lv.slot_start, lv.slot_done)  # fmt: skip
 
 
-def _fl(fl: PassFlags) -> PassFlags:
-    return pass_flags(*fl)
+def _fl(fl: PassFlags, sigma: Array | None = None) -> PassFlags:
+    """``fl`` with Python scalars of the kernel's types; ``average`` set where a
+    best-response or evaluation pass is given an empty ``sigma`` (the average of the sums)."""
+    average = sigma is not None and sigma.shape[0] == 0 and fl.mode in (MODE_BR, MODE_EVAL)
+    return pass_flags(*fl._replace(average=average))
 
 
 def run_pass(
@@ -219,7 +224,7 @@ def run_pass(
     both play, or empty: the average of ``st``'s sums. Values at ``start`` end up in
     ``sc.value[0]``; returns the nodes visited."""
     n = drive(OP_PASS, tree, hands, boards, int(start), _sigma(sigma, st), st, rb, lk,
-        _rows(co), _rows(u), _fl(fl), sc, sc, _leaves(lv, sc), _NO_SYNC, 0, 1, _NO_OUT,
+        _rows(co), _rows(u), _fl(fl, sigma), sc, sc, _leaves(lv, sc), _NO_SYNC, 0, 1, _NO_OUT,
         _NO_SYNC)  # fmt: skip
     return int(n)
 
@@ -272,6 +277,6 @@ def best_response_passes(
     a small game is a few dozen microseconds of walk; each call from Python adds more).
     Returns the nodes visited."""
     n = drive(OP_BEST_RESPONSE, tree, hands, boards, 0, _sigma(sigma, st), st, rb, lk,
-        _rows(co), _rows(u), _fl(fl), sc, sc, _leaves(lv, sc), _NO_SYNC, 0, 1, out,
+        _rows(co), _rows(u), _fl(fl, sigma), sc, sc, _leaves(lv, sc), _NO_SYNC, 0, 1, out,
         _NO_SYNC)  # fmt: skip
     return int(n)

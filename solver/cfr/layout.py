@@ -140,6 +140,7 @@ class PassFlags(NamedTuple):
     record: bool  # a best-response pass stores its action values (Total RBP's checks)
     nostart: bool  # no new interval prune starts (interval RBP's catch-up walks)
     margin: float  # interval RBP: a prune starts when its bound holds this many iterations
+    average: bool  # a best response or evaluation plays the average of the sums (σ empty)
 
 
 def pass_flags(
@@ -151,11 +152,12 @@ def pass_flags(
     record: bool = False,
     nostart: bool = False,
     margin: float = 0.0,
+    average: bool = False,
 ) -> PassFlags:
     """:class:`PassFlags` with Python scalars of the kernel's types."""
     return PassFlags(
         int(trav), int(mode), int(leaf), int(prune), bool(sampled), bool(record),
-        bool(nostart), float(margin),
+        bool(nostart), float(margin), bool(average),
     )  # fmt: skip
 
 

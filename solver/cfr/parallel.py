@@ -3,7 +3,7 @@ their children is a task, and threads run the tasks with their own scratch while
 release the GIL. A river (no chance node) past :data:`MIN_SPLIT_COST` is cut at decision
 nodes instead, each its own task (:func:`_river_cut`).
 
-A parallel pass is three steps of :func:`~solver.cfr.walk.run_pass`: collect the opponent
+A parallel pass is three steps of :func:`~solver.cfr.drive.run_pass`: collect the opponent
 reach arriving at each cut chance node and each all-in runout above them (the upper tree,
 nothing updated); run the tasks — the cut nodes' children, and the runouts — every thread
 claiming the next one, biggest first, until none is left, and the thread that finishes a

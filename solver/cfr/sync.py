@@ -7,7 +7,7 @@ import numpy as np
 import numpy.typing as npt
 
 from solver.cfr.atomic import cpu_pause, load_acquire, sched_yield, swap_if
-from solver.jit import inline_kernel
+from solver.jit import kernel
 
 # split_iterations' counters: the passes thread 0 has published, the task steps finished
 # (every thread counts each of its own), a flag that stops every thread (one raised), then
@@ -18,7 +18,7 @@ GO, DONE, ABORT, SYNC = 0, 1, 2, 3
 SPINS = 1000
 
 
-@inline_kernel
+@kernel
 def wait_for(sync: npt.NDArray[np.int64], i: int, target: int) -> bool:
     """Wait until ``sync[i]`` ≥ ``target``; False if the abort flag went up meanwhile.
     The waits are short (thread 0's upper-tree steps, a few dozen nodes; the other threads'
@@ -38,7 +38,7 @@ def wait_for(sync: npt.NDArray[np.int64], i: int, target: int) -> bool:
     return True
 
 
-@inline_kernel
+@kernel
 def thread_joins(sync: npt.NDArray[np.int64], tid: int, passes: int) -> int:
     """Thread ``tid`` ≥ 1 joins the chunk: the first pass thread 0 has not finished its
     tasks of without it, recorded in ``sync[SYNC + tid]`` (a compare-and-swap against
@@ -50,7 +50,7 @@ def thread_joins(sync: npt.NDArray[np.int64], tid: int, passes: int) -> int:
             return first
 
 
-@inline_kernel
+@kernel
 def taking_part(sync: npt.NDArray[np.int64], tid: int, p: int) -> bool:
     """Thread 0, its tasks of pass ``p`` done: whether thread ``tid`` takes part in the
     pass (it joined), or else the pass goes on without it (recorded: a compare-and-swap

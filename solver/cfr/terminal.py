@@ -23,7 +23,7 @@ import numpy.typing as npt
 
 from solver.cfr.floats import Floats
 from solver.games.model import Boards, Hands
-from solver.jit import inline_kernel, node_kernel
+from solver.jit import kernel, node_kernel
 
 Array = npt.NDArray[np.float64]
 # Integer arguments that recursive kernel calls pass as ``np.int64(...)``: a plain literal
@@ -31,7 +31,7 @@ Array = npt.NDArray[np.float64]
 Int = int | np.int64
 
 
-@inline_kernel
+@kernel
 def fold_values(
     hands: Hands,
     boards: Boards,
@@ -126,7 +126,7 @@ def fold_rows(
         out2[orow, h] = u * x * valid[b, trav, h]
 
 
-@inline_kernel
+@kernel
 def showdown_values(
     hands: Hands,
     boards: Boards,
@@ -225,7 +225,7 @@ def showdown_generic(
         out2[orow, h] = amount * (out2[orow, h] - x) * valid[b, trav, h]
 
 
-@inline_kernel
+@kernel
 def prefix_sums(
     reach2: Array,
     rrow: Int,
@@ -269,7 +269,7 @@ def prefix_sums(
         out2[orow, k] += x
 
 
-@inline_kernel
+@kernel
 def showdown_2card(
     valid: Array,
     order: npt.NDArray[np.int32],
@@ -354,7 +354,7 @@ def runout_rows(
         out2[orow, h] = neg * acc2[0, h] + 0.0  # + 0.0: a zero value is +0 as before
 
 
-@inline_kernel
+@kernel
 def fixed_payoff(payoff: float, rake: float, trav: Int) -> float:
     """``trav``'s payoff at a FIXED terminal whose ``payoff`` is player 0's, the ``rake``
     (chips) taken from the winner's gain (``x − 0.0`` is ``x``: no rake, the same bits)."""
@@ -364,7 +364,7 @@ def fixed_payoff(payoff: float, rake: float, trav: Int) -> float:
     return u
 
 
-@inline_kernel
+@kernel
 def showdown_payoff(amount: float, rake: float, mine: Int, theirs: Int) -> float:
     """The payoff of a showdown worth ``amount`` for a hand of strength ``mine`` against one
     of strength ``theirs`` (higher wins), the ``rake`` (chips) taken from the pot: the winner

@@ -45,7 +45,7 @@ from solver.cfr.rules import (
     SCALE,
 )
 from solver.games.model import DECISION, Hands, Tree
-from solver.jit import inline_kernel, kernel, node_kernel
+from solver.jit import kernel, node_kernel
 
 Array = npt.NDArray[np.float64]
 Int = int | np.int64
@@ -56,7 +56,7 @@ REGRET_LEVELS = 32767.0  # 16-bit storage: int16 regrets
 SUM_LEVELS = 65535.0  # 16-bit storage: uint16 strategy sums
 
 
-@inline_kernel
+@kernel
 def regret(q: float, v: float) -> float:
     """Instantaneous regret q − v, with rounding noise snapped to 0.
 
@@ -80,7 +80,7 @@ def regret_step(co: Array) -> tuple[float, float, float, float, float, bool]:
     )  # fmt: skip
 
 
-@inline_kernel
+@kernel
 def next_regret(
     old: float,
     r: float,
@@ -256,7 +256,7 @@ def normal_hedge(x: Array, na: Int, out: Array) -> None:
         out[a] /= s
 
 
-@inline_kernel
+@kernel
 def quantize(
     blk: Array, n: Int, dest: Array, off: Int, scales: Array, node: Int, levels: float
 ) -> None:
@@ -440,7 +440,7 @@ def add_sums(
         quantize(blk, na * no, S, off, sscale, node, SUM_LEVELS)
 
 
-@inline_kernel
+@kernel
 def decay_sums(S: Array, sscale: Array, quant: bool, off: Int, n: Int, decay: float,
                node: Int, blk: Array, ref: Array) -> None:  # fmt: skip
     """A decision node's strategy sums when its owner's reach is zero: S·decay (nothing to
@@ -477,7 +477,7 @@ def discount_regrets(R: Array, co: Array, off: Int, n: Int, ref: Array) -> None:
         R[ix] = next_regret(like(ref, R[ix]), z, pp, pn, w, qp, qn, floor)
 
 
-@inline_kernel
+@kernel
 def zero_update_is_noop(co: Array) -> bool:
     """Whether an update with all values 0 leaves every buffer as it is: no discount of
     regrets or sums, and no prediction or adaptive step in the next strategy."""
@@ -492,7 +492,7 @@ def zero_update_is_noop(co: Array) -> bool:
     )
 
 
-@inline_kernel
+@kernel
 def zero_update(
     tree: Tree, hands: Hands, root: Int, trav: Int, co: Array, st: Storage, lk: Locks,
     AV: Array, VA: Array, row: Int, blk: Array, tot2: Array, tmp: Array, keep: Array,

@@ -18,7 +18,7 @@ from solver.cfr.layout import PRUNE_TOTAL, PassFlags
 from solver.cfr.rules import AVG_WEIGHT, REGRET_WEIGHT
 from solver.cfr.terminal import fold_values
 from solver.games.model import Boards, Hands, Tree
-from solver.jit import inline_kernel
+from solver.jit import kernel
 
 Array = npt.NDArray[np.float64]
 Int = int | np.int64
@@ -53,7 +53,7 @@ def no_rbp() -> RBPState:
     )  # fmt: skip
 
 
-@inline_kernel
+@kernel
 def has_pruned(pruned: npt.NDArray[np.int8], off: Int, n: Int) -> bool:
     """Whether any cell of a node's ``[action, hand]`` block (``n`` cells at ``off``) is
     pruned."""
@@ -63,7 +63,7 @@ def has_pruned(pruned: npt.NDArray[np.int8], off: Int, n: Int) -> bool:
     return False
 
 
-@inline_kernel
+@kernel
 def request_catchup(ctl: npt.NDArray[np.int64], child: Int, hand: Int) -> None:
     """Ask the engine to end the pruning of ``child`` for ``hand`` (-1: every hand) before
     the next iteration: ``ctl`` = [count, child, hand, child, hand, ...]."""
@@ -74,7 +74,7 @@ def request_catchup(ctl: npt.NDArray[np.int64], child: Int, hand: Int) -> None:
         ctl[0] = n + 1
 
 
-@inline_kernel
+@kernel
 def rbp_node(
     hands: Hands,
     boards: Boards,
@@ -184,7 +184,7 @@ def rbp_node(
                     P[base + h] = 1
 
 
-@inline_kernel
+@kernel
 def record_node(
     hands: Hands,
     boards: Boards,

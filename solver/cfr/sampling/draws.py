@@ -10,7 +10,7 @@ import numpy as np
 import numpy.typing as npt
 
 from solver.games.model import Game, Hands
-from solver.jit import inline_kernel, kernel
+from solver.jit import kernel
 
 Array = npt.NDArray[np.float64]
 
@@ -98,7 +98,7 @@ def scripted_draws(script: list[int], capacity: int = 512, width: int = 2048) ->
     )
 
 
-@inline_kernel
+@kernel
 def next_u64(state: npt.NDArray[np.uint64]) -> np.uint64:
     """splitmix64 (Steele, Lea, Flood 2014): advance ``state[0]`` and return 64 random bits."""
     x = state[0] + np.uint64(0x9E3779B97F4A7C15)
@@ -108,7 +108,7 @@ def next_u64(state: npt.NDArray[np.uint64]) -> np.uint64:
     return z ^ (z >> np.uint64(31))
 
 
-@inline_kernel
+@kernel
 def uniform(state: npt.NDArray[np.uint64]) -> float:
     """A uniform float in [0, 1): the top 53 bits of the next output."""
     return float(next_u64(state) >> np.uint64(11)) * _INV_2_53
@@ -123,7 +123,7 @@ def uniforms(state: npt.NDArray[np.uint64], n: int) -> Array:
     return out
 
 
-@inline_kernel
+@kernel
 def choose(
     rng: npt.NDArray[np.uint64],
     ctl: npt.NDArray[np.int64],
@@ -174,7 +174,7 @@ def choose(
     return last
 
 
-@inline_kernel
+@kernel
 def bisect(cdf: Array, n: int, x: float) -> int:
     """First index whose cumulative weight exceeds ``x`` (the last positive one if none)."""
     lo = 0
@@ -191,7 +191,7 @@ def bisect(cdf: Array, n: int, x: float) -> int:
     return i
 
 
-@inline_kernel
+@kernel
 def compatible(cards: npt.NDArray[np.int32], h0: int, h1: int) -> bool:
     """Whether player 0's hand h0 and player 1's hand h1 share no card (``Hands.cards``)."""
     for k in range(cards.shape[2]):
@@ -203,7 +203,7 @@ def compatible(cards: npt.NDArray[np.int32], h0: int, h1: int) -> bool:
     return True
 
 
-@inline_kernel
+@kernel
 def deal(
     num_hands: npt.NDArray[np.int64],
     cards: npt.NDArray[np.int32],

@@ -16,7 +16,7 @@ from solver.cfr.sampling.rules import MODE_ES
 from solver.cfr.terminal import fixed_payoff, showdown_payoff
 from solver.cfr.update import next_regret, regret, regret_matching
 from solver.games.model import CHANCE, DECISION, FIXED, RUNOUT, SHOWDOWN, Boards, Game, Hands, Tree
-from solver.jit import inline_kernel, kernel
+from solver.jit import kernel
 
 Array = npt.NDArray[np.float64]
 
@@ -79,7 +79,7 @@ def make_work(game: Game) -> Work:
     )
 
 
-@inline_kernel
+@kernel
 def push(
     stack: npt.NDArray[np.int64],
     hand: npt.NDArray[np.int64],
@@ -102,7 +102,7 @@ def push(
     reach[d, 2] = samp
 
 
-@inline_kernel
+@kernel
 def _discount_due(
     R: Array, S: Array, per: Array, period: float, disc: Array, t0: int
 ) -> bool:  # fmt: skip

@@ -1,0 +1,121 @@
+"""A split pass's tasks (:mod:`solver.cfr.parallel`): each thread claims the next task of
+one shared list, walks it (the walk runs the tasks it claims one after another), and
+counts it done; the thread that counts a slot's last task puts the slot's values together
+for the finishing walk. Kernels called, not inlined: once per task, off the common path.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import numpy.typing as npt
+
+from solver.cfr.atomic import fetch_add
+from solver.cfr.chance import add_chance_child
+from solver.cfr.layout import (
+    MODE_BR,
+    MODE_EVAL,
+    MODE_UPDATE,
+    PRUNE_NONE,
+    Leaves,
+    PassFlags,
+    Scratch,
+    Storage,
+)
+from solver.cfr.locks import Locks
+from solver.cfr.update import zero_update, zero_update_is_noop
+from solver.games.model import RUNOUT, Boards, Hands, Tree
+from solver.jit import kernel
+
+Array = npt.NDArray[np.float64]
+Int = int | np.int64
+
+
+@kernel
+def task_done(tree: Tree, hands: Hands, boards: Boards, lv: Leaves, k: Int, trav: Int,
+              nt: Int) -> None:  # fmt: skip
+    """Task ``k``'s values are in ``lv.task_value[k]``: count it done for its slot (an
+    atomic add, after the values are written); the thread that counts a slot's last task
+    puts the slot's values in ``lv.value[slot]`` — a runout's own, or a chance node's
+    children's summed in task order (:func:`~solver.cfr.chance.add_chance_child`), as the
+    serial walk sums them."""
+    s = lv.task_slot[k]
+    k0 = lv.slot_start[s]
+    k1 = lv.slot_start[s + 1]
+    if fetch_add(lv.slot_done, s) + 1 != k1 - k0:
+        return
+    if lv.slot[lv.task_node[k0]] >= 0:  # a task of its own (a runout, a river's cut node)
+        for h in range(nt):
+            lv.value[s, h] = lv.task_value[k0, h]
+        return
+    for h in range(nt):
+        lv.value[s, h] = 0.0
+    for j in range(k0, k1):
+        add_chance_child(tree, hands, boards, lv.task_node[j], trav, nt, lv.task_value[j],
+                         lv.value[s])  # fmt: skip
+
+
+@kernel
+def next_task(
+    tree: Tree, hands: Hands, boards: Boards, lv: Leaves, fl: PassFlags, co: Array,
+    st: Storage, lk: Locks, sc: Scratch,
+) -> tuple[int, int]:  # fmt: skip
+    """The next task this thread claims (an atomic add on ``lv.claimed``: every thread of
+    the pass claims from the one list ``lv.order``) that the opponent reaches, its reach
+    put in ``sc.reach[0]`` (a chance child's: chance weight and card removal applied; a
+    runout's or a river's cut node's as it arrived); returns (the task or -1 when none is
+    left, the nodes touched on the way). A task the opponent does not reach is skipped as
+    the serial walk skips it — values 0, and the zero update when its chance node was
+    reached (else, and for a river's cut node, the upper walk's covers it)."""
+    trav = fl.trav
+    mode = fl.mode
+    opp = 1 - trav
+    no = hands.num_hands[opp]
+    nt = hands.num_hands[trav]
+    skip_zero = mode in (MODE_BR, MODE_EVAL) or fl.prune != PRUNE_NONE
+    touched = 0
+    RE = sc.reach
+    while True:
+        i = fetch_add(lv.claimed, 0)
+        if i >= lv.order.shape[0]:
+            return -1, touched
+        k = np.int64(lv.order[i])  # (task_done's one signature: drive's task is an int64)
+        node = lv.task_node[k]
+        slot = lv.task_slot[k]
+        if tree.kind[node] == RUNOUT:  # a runout is walked whatever its reach
+            for j in range(no):
+                RE[0, j] = lv.reach[slot, j]
+            return int(k), touched
+        if lv.slot[node] >= 0:  # a river's cut node: walked as the serial walk would
+            mass = 0.0
+            for j in range(no):
+                x = lv.reach[slot, j]
+                RE[0, j] = x
+                mass += x
+            if not (mass == 0.0 and skip_zero):
+                return int(k), touched
+            # not reached: values 0, and its zero update is the upper walk's (as the
+            # serial walk's parent does it)
+            for h in range(nt):
+                lv.task_value[k, h] = 0.0
+            task_done(tree, hands, boards, lv, k, trav, nt)
+            continue
+        w = tree.chance_weight[node]
+        cb = tree.board[node]
+        arrived = 0.0
+        mass = 0.0
+        for j in range(no):
+            r = lv.reach[slot, j]
+            arrived += r
+            x = r * w * boards.valid[cb, opp, j]
+            RE[0, j] = x
+            mass += x
+        if not (mass == 0.0 and skip_zero):
+            return int(k), touched
+        if mode == MODE_UPDATE and arrived > 0.0 and not zero_update_is_noop(co):
+            # (int64 node and row: the walk's own call's types, one compilation for both)
+            touched += zero_update(tree, hands, np.int64(node), trav, co, st, lk,
+                                   sc.action_value, sc.value, np.int64(1), sc.blk, sc.sd,
+                                   sc.tmp, sc.keep)  # fmt: skip
+        for h in range(nt):
+            lv.task_value[k, h] = 0.0
+        task_done(tree, hands, boards, lv, k, trav, nt)
