@@ -19,6 +19,7 @@ from solver.files.export import preflop_source, preflop_spec
 from solver.files.presets import Preset, list_presets
 from solver.games import GAMES, Game, make_game
 from solver.games.holdem import (
+    SPOT_FIELDS,
     Estimate,
     HoldemSpec,
     SpecError,
@@ -37,24 +38,7 @@ PREFLOP_PLAYERS = ("SB", "BB")
 DEFAULT_SOURCE = "preset:srp-river"
 
 # Widget key suffix → HoldemSpec field; the form's text/number fields.
-FIELDS = {
-    "board": "board",
-    "pot": "pot",
-    "stack": "stack",
-    "big_blind": "big_blind",
-    "bets": "bets",
-    "raises": "raises",
-    "donks": "donks",
-    "raise_cap": "raise_cap",
-    "add_allin": "add_allin_threshold",
-    "force_allin": "force_allin_threshold",
-    "merging": "merging_threshold",
-    "max_memory": "max_memory_mb",
-    "rake": "rake_pct",
-    "rake_cap": "rake_cap",
-    "oop_range": "oop_range",
-    "ip_range": "ip_range",
-}
+FIELDS = {f.form: f.field for f in SPOT_FIELDS}  # form field → spec field
 NUMBERS = {  # form field → what its number field accepts (the label names it in messages)
     "pot": Number("Pot (chips)", 1, 1e9, whole=True),
     "stack": Number("Effective stack (chips)", 1, 1e9, whole=True),

@@ -66,6 +66,8 @@ from solver.cliargs import target as _target
 from solver.files.presets import PresetError, list_presets, load_preset
 from solver.games import GAMES, Game, make_game
 from solver.games.holdem import (
+    RAKE_FIELDS,
+    SPOT_FIELDS,
     HoldemSpec,
     SpecError,
     betting_tree,
@@ -289,25 +291,12 @@ def _build_parser() -> _Parser:
     return parser
 
 
+# Spot flags → HoldemSpec fields (solver.games.spec.SPOT_FIELDS): only with --board; the
+# rake flags with --board, or over a hold'em --preset's own
 _SPOT_FLAGS = {
-    "pot": "pot",
-    "stack": "stack",
-    "oop_range": "oop_range",
-    "ip_range": "ip_range",
-    "bets": "bets",
-    "raises": "raises",
-    "donks": "donks",
-    "raise_cap": "raise_cap",
-    "add_allin": "add_allin_threshold",
-    "force_allin": "force_allin_threshold",
-    "merging": "merging_threshold",
-    "big_blind": "big_blind",
-    "max_memory_mb": "max_memory_mb",
+    f.flag: f.field for f in SPOT_FIELDS if f.field != "board" and f.field not in RAKE_FIELDS
 }
-
-
-# Rake flags → HoldemSpec fields: with --board, or over a hold'em --preset's own
-_RAKE_FLAGS = {"rake": "rake_pct", "rake_cap": "rake_cap"}
+_RAKE_FLAGS = {f.flag: f.field for f in SPOT_FIELDS if f.field in RAKE_FIELDS}
 
 
 # --game preflop flags → solver.games.preflop.PreflopSpec fields

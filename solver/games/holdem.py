@@ -29,17 +29,28 @@ from solver.games.model import (
     Hands,
     auto_precision,
 )
-from solver.games.spec import HoldemSetup, HoldemSpec, SpecError, validate
+from solver.games.spec import (
+    RAKE_FIELDS,
+    SPOT_FIELDS,
+    HoldemSetup,
+    HoldemSpec,
+    SpecError,
+    SpotField,
+    validate,
+)
 from solver.jit import kernel
 from solver.poker.cards import COMBO_INDEX, COMBOS, card_str
 from solver.poker.handeval import rank7, rank_boards
 from solver.tree.betting import ActionNode, SizeNote, SizeNotes, TreeTooLarge, build_betting_tree
 
 __all__ = [  # the spec lives in solver.games.spec; it is imported from here everywhere
+    "RAKE_FIELDS",
+    "SPOT_FIELDS",
     "Estimate",
     "HoldemSetup",
     "HoldemSpec",
     "SpecError",
+    "SpotField",
     "build_holdem",
     "estimate",
     "over_memory",

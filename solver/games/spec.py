@@ -22,7 +22,7 @@ from __future__ import annotations
 import math
 import os
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 import numpy.typing as npt
@@ -92,6 +92,42 @@ class HoldemSpec:
     # ``rake_cap`` chips (0: no cap). 0 % is no rake: the numbers of a spot without one.
     rake_pct: float | str = 0.0
     rake_cap: float = 0.0
+
+
+class SpotField(NamedTuple):
+    """A :class:`HoldemSpec` field a person sets one value of: ``field`` the spec's name,
+    ``flag`` the CLI's (``--max-memory-mb`` is ``max_memory_mb``), ``form`` the app's form
+    key (its widget is ``hs_<form>``)."""
+
+    field: str
+    flag: str
+    form: str
+
+
+# Every such field once, in the app's form order: the CLI's spot flags and the app's form
+# fields are read from here
+SPOT_FIELDS = tuple(
+    SpotField(f, flag, form)
+    for f, flag, form in (
+        ("board", "board", "board"),
+        ("pot", "pot", "pot"),
+        ("stack", "stack", "stack"),
+        ("big_blind", "big_blind", "big_blind"),
+        ("bets", "bets", "bets"),
+        ("raises", "raises", "raises"),
+        ("donks", "donks", "donks"),
+        ("raise_cap", "raise_cap", "raise_cap"),
+        ("add_allin_threshold", "add_allin", "add_allin"),
+        ("force_allin_threshold", "force_allin", "force_allin"),
+        ("merging_threshold", "merging", "merging"),
+        ("max_memory_mb", "max_memory_mb", "max_memory"),
+        ("rake_pct", "rake", "rake"),
+        ("rake_cap", "rake_cap", "rake_cap"),
+        ("oop_range", "oop_range", "oop_range"),
+        ("ip_range", "ip_range", "ip_range"),
+    )
+)
+RAKE_FIELDS = ("rake_pct", "rake_cap")
 
 
 @dataclass
