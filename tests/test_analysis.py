@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import functools
 import itertools
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -15,6 +16,7 @@ from solver.files.presets import load_preset
 from solver.games.model import DECISION
 from solver.poker.handeval import rank_hands
 from solver.study.analysis import (
+    PlayerView,
     action_frequencies,
     analyze,
     compatible,
@@ -22,6 +24,8 @@ from solver.study.analysis import (
     grid_mix,
     investments,
 )
+from solver.study.groups import cell_eqr
+from solver.study.views import range_summary
 
 
 @functools.cache
@@ -178,3 +182,38 @@ def test_turn_equity_over_every_river_matches_brute_force() -> None:
         num += (share * ok) @ w1
         den += ok @ w1
     np.testing.assert_allclose(a.players[0].equity, num / den, rtol=1e-12)
+
+
+def test_range_eqr_is_the_range_ev_over_its_equity_share() -> None:
+    """After a bet and a call the range's EQR is (mean EV + chips invested) / (mean equity ×
+    pot), the means weighted by own reach × compatible opponent reach."""
+    g, sigma = solved("river", 60)
+    node = next(
+        n for n in range(g.tree.kind.shape[0])
+        if g.tree.kind[n] == DECISION and investments(g, n)[1] > 0 and investments(g, n)[2] > 0
+    )  # fmt: skip
+    pot, *inv = investments(g, node)
+    a = analyze(g, sigma, node)
+    for p in range(2):
+        v = a.players[p]
+        w = v.reach * v.opponent_mass
+        ok = (w > 0) & np.isfinite(v.ev) & np.isfinite(v.equity)
+        ev = float((w[ok] * v.ev[ok]).sum() / w[ok].sum())
+        eq = float((w[ok] * v.equity[ok]).sum() / w[ok].sum())
+        assert range_summary(v).eqr == pytest.approx((ev + inv[p]) / (eq * pot), rel=1e-12)
+
+
+def test_a_sliver_of_equity_does_not_swamp_a_range_or_cell_eqr() -> None:
+    """Two hands in one cell: one with half the equity and EV 50 of a 100 pot (EQR 1), one
+    with 1e-13 equity and EV 0.001 (EQR 1e8 on its own). The pair's EQR is their EV share
+    over their equity share, ~1, not the mean of the two ratios (~5e7)."""
+    equity = np.array([0.5, 1e-13])
+    ev = np.array([50.0, 0.001])
+    eqr = ev / (equity * 100.0)
+    v = PlayerView(0, ["AsAh", "2c3d"], np.array([True, True]), np.ones(2), np.ones(2), ev,
+                   equity, eqr, 100.0, 0.0)  # fmt: skip
+    want = (25.0005) / ((0.5 + 1e-13) / 2 * 100.0)
+    assert range_summary(v).eqr == pytest.approx(want, rel=1e-12)
+    assert cell_eqr(v, np.array([0, 0]), 1)[0] == pytest.approx(want, rel=1e-12)
+    invested = replace(v, invested=20.0)  # chips put in count with the EV
+    assert range_summary(invested).eqr == pytest.approx(want + 20.0 / 25.0, rel=1e-9)

@@ -30,7 +30,7 @@ from app.components.views import grid_figure
 from solver.games.model import CHANCE, DECISION, Game
 from solver.poker.handclass import class_table
 from solver.study.analysis import NodeAnalysis, cell_of_hands
-from solver.study.groups import cell_means, class_groups, group_ev
+from solver.study.groups import cell_eqr, cell_means, class_groups, group_ev
 from solver.study.views import (
     RunoutRow,
     action_evs,
@@ -180,8 +180,8 @@ def grid_values(game: Game, a: NodeAnalysis, what: str) -> tuple[Array, str, str
         values, unit = actor.ev, "bb" if is_preflop(game) else ""
     elif what == "Equity":
         values, unit = 100 * actor.equity, "%"
-    elif what == "EQR":
-        values, unit = actor.eqr, ""
+    elif what == "EQR":  # each cell's as a group: not a mean of its hands' ratios
+        return cell_eqr(actor, cell_of_hands(game, a.player)), what, ""
     else:
         evs = node_action_evs(game, a.node)
         names = [f"EV of {n}" for n in action_labels(game, a.node)]

@@ -291,7 +291,8 @@ class _Summarizer:
                     eqr = np.where(
                         denom > 0, (ev + inv[p]) / np.where(denom > 0, denom, 1.0), np.nan
                     )
-                view = PlayerView(p, g.hand_names[p], valid, r, mass, ev, equity, eqr)
+                view = PlayerView(p, g.hand_names[p], valid, r, mass, ev, equity, eqr, pot,
+                                  inv[p])  # fmt: skip
                 rs = range_summary(view)
                 arr["ev"][i, p], arr["equity"][i, p], arr["eqr"][i, p] = rs.ev, rs.equity, rs.eqr
             if t.kind[node] != DECISION:

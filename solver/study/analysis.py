@@ -19,7 +19,10 @@ Units and definitions (``H[p]`` = player ``p``'s number of hands, all arrays per
   boards are not in the tree), or when no opponent hand is compatible.
 * **EQR** (hold'em only): ``EV at the node / (equity × pot at the node)``, where the EV at the
   node counts the chips the hand still puts in (EV above plus the chips already invested
-  since the subgame started). NaN for toy games or where equity is 0 or NaN.
+  since the subgame started). NaN for toy games or where equity is 0 or NaN. A range's EQR
+  (and a group's) is its mean EV plus the chips invested over its mean equity × the pot
+  (:func:`range_eqr`), not a mean of its hands' ratios: a hand with a sliver of equity has an
+  enormous ratio that would swamp the mean.
 * **frequencies** ``(num_actions,)``: the acting player's actions weighted by reach.
 """
 
@@ -178,6 +181,17 @@ class PlayerView:
     ev: Array  # chips (see module doc)
     equity: Array  # [0, 1]
     eqr: Array  # ratio; NaN where undefined
+    pot: float = float("nan")  # chips in the pot at the node (hold'em; NaN: no EQR)
+    invested: float = 0.0  # chips this player put in since the subgame started
+
+
+def range_eqr(ev: float, equity: float, view: PlayerView) -> float:
+    """EQR of a range or group whose mean EV (chips) and mean equity ([0, 1]) are ``ev`` and
+    ``equity``: (ev + chips invested) / (equity × pot); NaN where that is undefined."""
+    denom = equity * view.pot
+    if not (np.isfinite(ev) and np.isfinite(denom) and denom > 0):
+        return float("nan")
+    return float((ev + view.invested) / denom)
 
 
 @dataclass(frozen=True)
@@ -247,6 +261,8 @@ def analyze(
                 ev,
                 equity,
                 eqr,
+                pot if pot is not None else float("nan"),
+                inv[p],
             )
         )
     strategy = None

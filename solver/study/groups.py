@@ -93,3 +93,13 @@ def cell_means(
     den = np.bincount(cells, weights=wv, minlength=n)
     with np.errstate(invalid="ignore", divide="ignore"):
         return np.where(den > 0, num / np.where(den > 0, den, 1.0), np.nan)
+
+
+def cell_eqr(view: PlayerView, cells: npt.NDArray[np.int64], n: int = 169) -> Array:
+    """(n,) EQR of each cell's hands as a group: its mean EV plus the chips invested over its
+    mean equity × the pot (:func:`~solver.study.analysis.range_eqr`), not the mean of its
+    hands' ratios; NaN where undefined."""
+    ev = cell_means(view, view.ev, cells, n)
+    denom = cell_means(view, view.equity, cells, n) * view.pot
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(denom > 0, (ev + view.invested) / np.where(denom > 0, denom, 1.0), np.nan)

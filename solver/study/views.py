@@ -23,6 +23,7 @@ from solver.study.analysis import (
     chips_in,
     compatible,
     investments,
+    range_eqr,
 )
 
 Array = npt.NDArray[np.float64]
@@ -57,8 +58,9 @@ def action_evs(
 class RangeSummary:
     """One player's range at a node: ``combos`` reaching (reach-weighted combos, the range's
     weights times its own action probabilities on the way), and the range's EV (chips),
-    equity ([0, 1]) and EQR, each averaged over the hand pairs that can meet there (weights:
-    own reach × compatible opponent reach). NaN where nothing reaches."""
+    equity ([0, 1]), each averaged over the hand pairs that can meet there (weights: own
+    reach × compatible opponent reach), and EQR from those two
+    (:func:`~solver.study.analysis.range_eqr`). NaN where nothing reaches."""
 
     player: int
     combos: float
@@ -77,13 +79,10 @@ def range_summary(view: PlayerView) -> RangeSummary:
         s = float(w[ok].sum())
         return float((w[ok] * x[ok]).sum() / s) if s > 0 else float("nan")
 
-    return RangeSummary(
-        view.player,
-        float(view.reach.sum()),
-        mean(view.ev) if total > 0 else float("nan"),
-        mean(view.equity) if total > 0 else float("nan"),
-        mean(view.eqr) if total > 0 else float("nan"),
-    )
+    ev = mean(view.ev) if total > 0 else float("nan")
+    equity = mean(view.equity) if total > 0 else float("nan")
+    return RangeSummary(view.player, float(view.reach.sum()), ev, equity,
+                        range_eqr(ev, equity, view))  # fmt: skip
 
 
 def summaries(analysis: NodeAnalysis) -> tuple[RangeSummary, RangeSummary]:
