@@ -20,7 +20,7 @@ from app import state
 from app.components.fields import Number, show
 from app.features.number_fields import read
 from solver.algorithms import ALGORITHMS, algorithm_defaults, default_algorithm
-from solver.cfr.options import check_options, sentence
+from solver.cfr.options import SolveOptions, check_options, sentence
 from solver.cfr.parallel import max_threads
 from solver.run.jobs import CHECK_EVERY
 
@@ -121,28 +121,27 @@ def read_params(
 
 @dataclass(frozen=True)
 class Settings:
-    """The solver settings the page's fields hold, read and checked. ``errors`` maps a field
-    ("params", "target", "max_iterations", "threads", "check_every", "seed",
-    "rbp_check_every", "rbp_threshold", "precision", …: the fields of
-    :func:`solver.cfr.options.check_options`) to the message shown next to it; Solve
-    stays disabled while there is any. ``threads`` is what the solve gets (1 when
-    ``one_thread`` says why)."""
+    """The solver settings the page's fields hold, read and checked. ``options`` is the one
+    :class:`~solver.cfr.options.SolveOptions` the solve gets (threads 1 when ``one_thread``
+    says why; pruning resolved). ``errors`` maps a field ("params", "target",
+    "max_iterations", "threads", "check_every", "seed", "rbp_check_every", "rbp_threshold",
+    "precision", …: the fields of :func:`solver.cfr.options.check_options`) to the message
+    shown next to it; Solve stays disabled while there is any."""
 
     algorithm: str
     params: dict[str, float]
-    pruning: str
-    seed: int
-    threads: int
-    precision: str
-    rbp_check_every: int
-    rbp_threshold: float
+    options: SolveOptions
     target: float  # as typed, in ``unit`` (0: no target)
     unit: str
     max_iterations: int
     check_every: int
     one_thread: str = ""  # why the solve runs on one thread whatever the Threads field says
-    rbp_free_opponent: bool = False
     errors: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def pruning(self) -> str:
+        """The pruning mode (the options', always given here)."""
+        return str(self.options.pruning)
 
     def target_chips(self, starting_pot: float) -> float | None:
         """The target in chips (None: no target); % pot needs the hold'em starting pot."""
@@ -196,19 +195,17 @@ def settings(holdem: bool) -> Settings:
     if not one_thread:
         value, errors["threads"] = read(THREADS, state.THREADS, 1)
         threads = int(value or 1)
-    free = pruning == "total" and bool(state.get(state.RBP_FREE_OPPONENT, False))
-    # what the fields parsed is checked by the solver's own validator (the CLI's words)
-    checked = check_options(
-        algo,
-        None if errors["params"] else params,
+    options = SolveOptions(
         threads=threads,
         precision=precision,
         pruning=pruning,
         seed=seed,
         rbp_check_every=rbp_every,
         rbp_threshold=threshold,
-        rbp_free_opponent=free,
+        rbp_free_opponent=pruning == "total" and bool(state.get(state.RBP_FREE_OPPONENT, False)),
     )
+    # what the fields parsed is checked by the solver's own validator (the CLI's words)
+    checked = options.check(algo, None if errors["params"] else params)
     for name, message in checked.items():
         key = "params" if name in params else name
         if not errors.get(key):
@@ -216,18 +213,12 @@ def settings(holdem: bool) -> Settings:
     return Settings(
         algo,
         params,
-        pruning,
-        seed,
-        threads,
-        precision,
-        rbp_every,
-        threshold,
+        options,
         float(target or 0.0),
         unit,
         int(limit or DEFAULT_MAX_ITERATIONS),
         int(every or CHECK_EVERY),
         one_thread,
-        free,
         {k: v for k, v in errors.items() if v},
     )
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 from solver.api import Checkpoint, SolveResult, solve
 from solver.cfr.bestresponse import best_response_values, expected_values, exploitability
 from solver.cfr.engine import Engine
+from solver.cfr.options import SolveOptions
 from solver.cfr.rules import RULES, Rule, make_rule
 from solver.games import GAMES, Game, make_game
 
@@ -18,6 +19,7 @@ __all__ = [
     "Engine",
     "Game",
     "Rule",
+    "SolveOptions",
     "SolveResult",
     "best_response_values",
     "expected_values",

@@ -11,14 +11,15 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
-from typing import Any, Unpack
+from dataclasses import dataclass, field, replace
+from typing import Unpack
 
 import numpy as np
 import numpy.typing as npt
 
 from solver.algorithms import (
     AlgorithmRule,
+    SolveOptions,
     Solver,
     SolverOptions,
     check_option_names,
@@ -26,6 +27,7 @@ from solver.algorithms import (
     make_solver,
 )
 from solver.cfr.bestresponse import measure as measure_exploitability
+from solver.cfr.options import options_with
 from solver.games import Game, make_game
 from solver.games.model import DECISION
 from solver.lockspec import check_locks_type, lock_engine
@@ -269,7 +271,8 @@ def solve(
     callback: Callback | None = None,
     params: Mapping[str, float] | None = None,
     warm_start: SolveResult | None = None,
-    **options: Unpack[SolverOptions],
+    options: SolveOptions | None = None,
+    **settings: Unpack[SolverOptions],
 ) -> SolveResult:
     """Solve ``game`` with ``algorithm`` (a registered name or a :class:`Rule`; None: the
     default, :func:`solver.algorithms.default_algorithm` — ``dcfr-tuned`` for hold'em
@@ -282,10 +285,10 @@ def solve(
     the uniform strategy. Arguments of the wrong type raise TypeError, out of range
     ValueError, each naming the argument (a keyword ``solve`` does not take: TypeError
     listing those it takes); an unknown game or algorithm name raises a KeyError that is
-    also a ValueError. ``options`` (``threads``, ``precision``,
-    ``pruning``, ``seed``, ``rbp_check_every``, ``rbp_threshold``, ``rbp_free_opponent``) go
-    to :func:`solver.algorithms.make_solver` (checked by its one validator); see
-    :class:`solver.algorithms.SolverOptions`.
+    also a ValueError. ``options`` (a :class:`~solver.cfr.options.SolveOptions`; None: the
+    defaults), with any keyword option over it (``threads``, ``precision``, ``pruning``,
+    ``seed``, ``rbp_check_every``, ``rbp_threshold``, ``rbp_free_opponent``, ``locks``), go
+    whole to :func:`solver.algorithms.make_solver` (checked by its one validator).
     ``threads`` > 1 splits each pass below the first chance nodes (hold'em turn and flop
     spots), or a big river's at its decision nodes (same numbers as one thread); the
     default pruning, "partial", skips what the opponent cannot reach (same numbers, less
@@ -303,7 +306,7 @@ def solve(
     game's average dominated for thousands of iterations; docs/locking.md). "solved" locks
     take the warm start's average strategy.
     """
-    check_option_names("solve()", options, solve)
+    check_option_names("solve()", settings, solve)
     g = _resolve_game(game)
     _check_arguments(iterations, target_exploitability, check_every, callback, params)
     limit = iterations
@@ -311,18 +314,17 @@ def solve(
         limit = 1000 if target_exploitability is None else math.inf  # type: ignore[assignment]
     if algorithm is None:
         algorithm = default_algorithm(g.is_holdem)
-    opts: dict[str, Any] = dict(options)
-    locks = opts.pop("locks", None)
-    check_locks_type(locks)
+    opts = options_with(options, settings)
+    check_locks_type(opts.locks)
     if warm_start is not None and not isinstance(warm_start, SolveResult):
         raise TypeError(f"warm_start must be a SolveResult, got {type(warm_start).__name__}")
-    if warm_start is not None:
-        engine: Solver = make_solver(g, algorithm, dict(params or {}), **opts)
+    if warm_start is not None:  # locked after the regrets carry over ("solved": the warm average)
+        engine: Solver = make_solver(g, algorithm, dict(params or {}), replace(opts, locks=None))
         continue_from(engine, warm_start)
-        if locks and hasattr(engine, "lock"):
-            lock_engine(engine, locks, warm_start.average_strategy())
+        if opts.locks and hasattr(engine, "lock"):
+            lock_engine(engine, opts.locks, warm_start.average_strategy())
     else:
-        engine = make_solver(g, algorithm, dict(params or {}), **opts, locks=locks)
+        engine = make_solver(g, algorithm, dict(params or {}), opts)
     # the solver's own game: a sampled solve plays every card (Game.without_isomorphism)
     result = SolveResult(engine.game, engine.rule, engine)
     started = time.perf_counter()

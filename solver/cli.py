@@ -6,16 +6,19 @@
 ``exploitability_pct_pot`` and ``exploitability_mbb``) and a final one with ``"final": true``
 and ``ev`` (player 0's and player 1's expected value in chips under the average strategies;
 for hold'em spots each player's pot share minus chips put in after the start, summing to the
-starting pot less the expected rake). A raked spot (``--rake``) is not zero-sum: its
-exploitability is NashConv/2, Σ_p (BR_p − u_p) / 2, and its lines carry
-``"exploitability_kind": "nashconv/2"`` (without rake it is the same number as (BR₀ + BR₁)/2).
+starting pot less the expected rake), and ``options``: every solver option as the solve ran
+with it (:meth:`solver.cfr.options.SolveOptions.to_dict`, as a save file keeps them). A
+raked spot (``--rake``) is not zero-sum: its exploitability is NashConv/2,
+Σ_p (BR_p − u_p) / 2, and its lines carry ``"exploitability_kind": "nashconv/2"`` (without
+rake it is the same number as (BR₀ + BR₁)/2).
 
 ``race --json`` prints one JSON object per line: each exploitability check as it is taken
 (``algorithm`` — the entry's canonical text, e.g. ``cfr+:delay=100`` —, ``iteration``,
 ``cpu_s`` — that algorithm's own CPU seconds in iterations —, ``elapsed_s`` — race wall
 time —, ``nodes_touched``, ``exploitability`` in chips; hold'em adds
 ``exploitability_pct_pot``); then one line per algorithm with ``"final": true``,
-``algorithm``, ``label``, ``params`` (every parameter, defaults included), ``iteration``,
+``algorithm``, ``label``, ``params`` (every parameter, defaults included), ``options``
+(the entry's solver options, as ``solve``'s), ``iteration``,
 ``cpu_s``, ``nodes_touched``, ``exploitability``, ``stopped_by`` and ``targets`` (target as
 given → ``{"iteration", "cpu_s"}`` of the first check at or below it, or null); then one line
 ``{"winners": {target: {"cpu_s": fastest entry or null, "iterations": [entries tied at the
@@ -51,12 +54,13 @@ from typing import NoReturn
 from solver import drill_cli
 from solver.algorithms import (
     ALGORITHMS,
+    SolveOptions,
     check_options,
     check_pruning,
     default_algorithm,
     make_algorithm,
 )
-from solver.api import Checkpoint, exploitability_pct_pot, solve
+from solver.api import Checkpoint, SolveResult, exploitability_pct_pot, solve
 from solver.batch import cli as batch_cli
 from solver.cliargs import EXIT_INTERNAL, EXIT_USAGE, UsageError
 from solver.cliargs import float_arg as _float_arg
@@ -445,8 +449,8 @@ OPTION_FLAGS = {
 }
 
 
-def _lockset_spec(result: object) -> dict:
-    lockset = getattr(getattr(result, "engine", None), "lockset", None)
+def _lockset_spec(result: SolveResult) -> dict:
+    lockset = result.engine.lockset
     return dict(lockset.spec) if lockset is not None else {}
 
 
@@ -591,9 +595,7 @@ def _cmd_solve(args: argparse.Namespace) -> None:
     rbp_threshold = _float_arg("--rbp-threshold", args.rbp_threshold, zero=True)
     assert rbp_threshold is not None
     pruning = args.pruning.strip().lower() if args.pruning is not None else None
-    errors = check_options(
-        name,
-        params,
+    options = SolveOptions(
         threads=threads,
         precision=args.precision,
         pruning=pruning,
@@ -602,8 +604,9 @@ def _cmd_solve(args: argparse.Namespace) -> None:
         rbp_threshold=rbp_threshold,
         rbp_free_opponent=args.rbp_free_opponent,
     )
+    errors = options.check(name, params)
     locks = _read_locks(args.locks)
-    if locks:
+    if locks:  # whether the algorithm takes locks at all (with RBP: the solver says)
         errors.update({k: v for k, v in check_options(name, params, locked=True).items()
                        if k == "locks"})  # fmt: skip
     if errors:  # the solver's own validator; its first message, under the flag's name
@@ -611,6 +614,7 @@ def _cmd_solve(args: argparse.Namespace) -> None:
         raise UsageError(f"{OPTION_FLAGS.get(field, '--param')}: {message}")
     rule = make_algorithm(name, **params)
     pruning = check_pruning(name, pruning)
+    options = replace(options, pruning=pruning, locks=locks)
     if game is None:
         game = _game_from_args(args)
     target = _target(args.target, game)
@@ -641,14 +645,7 @@ def _cmd_solve(args: argparse.Namespace) -> None:
             target_exploitability=target,
             check_every=every,
             callback=report,
-            threads=threads,
-            precision=args.precision,
-            pruning=pruning,
-            seed=seed,
-            rbp_check_every=rbp_every,
-            rbp_threshold=rbp_threshold,
-            rbp_free_opponent=args.rbp_free_opponent,
-            locks=locks,
+            options=options,
         )
     except LockError as exc:
         raise UsageError(f"--locks: {exc}") from None
@@ -663,6 +660,7 @@ def _cmd_solve(args: argparse.Namespace) -> None:
         "pruning": pruning,
         "seed": seed,
         **({"locks": _lockset_spec(result)} if locks else {}),
+        "options": result.engine.options.to_dict(),  # every option, as a save file keeps them
         **result.history[-1].as_dict(game),
         "ev": [ev[0], ev[1]],
         "stopped_by": result.stopped_by,
@@ -707,6 +705,7 @@ def _race_summary(progress: RaceProgress, game: Game) -> list[dict[str, object]]
             "algorithm": lane.entry.text,
             "label": lane.entry.label,
             "params": _params_json(lane.entry.all_params()),
+            "options": lane.entry.options.to_dict(),
             "iteration": s.iteration,
             "cpu_s": round(s.cpu_s, 6),
             "nodes_touched": s.nodes_touched,

@@ -96,12 +96,12 @@ def run_label(job: SolveJob) -> str:
     """The algorithm with its parameters, and its pruning and seed where it has a choice."""
     parts = [job.rule.label()]
     info = ALGORITHMS.get(job.rule.name)
-    pruning = getattr(job.engine, "pruning", None)
+    pruning = job.engine.pruning
     if info is not None and pruning and len(info.prunings) > 1:
         parts.append(f"{PRUNING_LABELS.get(pruning, pruning)} pruning")
     if info is not None and info.sampling:
-        parts.append(f"seed {getattr(job.engine, 'seed', 0)}")
-    threads = int(getattr(job.engine, "threads", 1))
+        parts.append(f"seed {job.engine.seed}")
+    threads = job.engine.threads
     if threads > 1:
         parts.append(f"{threads} threads")
     return " · ".join(parts)
@@ -309,7 +309,7 @@ def _curves(job: SolveJob, p: Progress) -> None:
                 f"Solved in {duration(p.elapsed_s)}, too fast to watch: press **▶ Replay** on "
                 "the curve to see it fall check by check."
             )
-    if getattr(job.engine, "pruning", "") in RBP:
+    if job.engine.pruning in RBP:
         change = memory_change(p.history)
         st.markdown(
             "**Memory held** at each check" + (f": {change}" if change else ""),

@@ -52,7 +52,7 @@ def applied(solved: Solved | None) -> dict[str, Any]:
     if solved is None:
         return {}
     engine = solved.job.engine if solved.job is not None else solved.engine
-    lockset = getattr(engine, "lockset", None)
+    lockset = engine.lockset if engine is not None else None
     return dict(lockset.spec) if lockset is not None else {}
 
 

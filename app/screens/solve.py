@@ -82,7 +82,7 @@ def render() -> None:
     _summary(req, job if running else None, cfg)
     _main_row(cfg, running, holdem, req, job)
     _advanced(cfg, running)
-    threads = int(getattr(job.engine, "threads", 1)) if running and job is not None else 1
+    threads = job.engine.threads if running and job is not None else 1
     live_view(live, running, redraw_every(threads))
 
 
@@ -414,7 +414,7 @@ def _start(req: Request) -> None:
         node = int(game.decision_nodes()[0])
         state.put(state.EXPLORE_NODE, node)
     group = kernels.group_for(
-        game.is_holdem, cfg.algorithm, cfg.threads, cfg.precision, cfg.pruning,
+        game.is_holdem, cfg.algorithm, cfg.options.threads, cfg.options.precision, cfg.pruning,
         game.action_size,
     )  # fmt: skip
     try:
@@ -426,13 +426,7 @@ def _start(req: Request) -> None:
             max_iterations=cfg.max_iterations,
             check_every=cfg.check_every,
             watch=node,
-            threads=cfg.threads,
-            precision=cfg.precision,
-            pruning=cfg.pruning,
-            seed=cfg.seed,
-            rbp_check_every=cfg.rbp_check_every,
-            rbp_threshold=cfg.rbp_threshold,
-            rbp_free_opponent=cfg.rbp_free_opponent,
+            options=cfg.options,
         )
     except (ValueError, MemoryError) as exc:
         state.put(START_ERROR, f"Cannot start: {exc}")
@@ -467,9 +461,6 @@ def _record_speed(job: SolveJob) -> None:
     """Fold a finished full-width solve's speed into this machine's cost per hand-cell."""
     spi = job.progress.seconds_per_iteration
     info = ALGORITHMS.get(job.rule.name)
-    pruning = getattr(job.engine, "pruning", "partial")
-    if spi is None or info is None or info.sampling or pruning in RBP:
+    if spi is None or info is None or info.sampling or job.engine.pruning in RBP:
         return
-    calibration.record(
-        calibration.cells_of_game(job.game), spi, int(getattr(job.engine, "threads", 1))
-    )
+    calibration.record(calibration.cells_of_game(job.game), spi, job.engine.threads)

@@ -5,6 +5,9 @@ layer that runs the walk (:mod:`solver.cfr.walk`) over it, serially or split ove
 
 from __future__ import annotations
 
+from dataclasses import replace
+from typing import Unpack
+
 import numpy as np
 import numpy.typing as npt
 
@@ -22,7 +25,7 @@ from solver.cfr.layout import (
     walk_dtype,
 )
 from solver.cfr.locks import LockSet, locked_cells, no_locks
-from solver.cfr.options import check_options, raise_first
+from solver.cfr.options import SolveOptions, SolverOptions, options_with, raise_first
 from solver.cfr.parallel import make_parallel, parallel_pass, split_iterations
 from solver.cfr.pruning.manager import RegretPruning
 from solver.cfr.pruning.state import no_rbp
@@ -55,17 +58,17 @@ class Engine:
         self,
         game: Game,
         rule: Rule,
-        threads: int = 1,
-        precision: str = "auto",
-        pruning: str = "partial",
+        options: SolveOptions | None = None,
+        *,
         sampling: bool = False,
-        seed: int = 0,
-        rbp_check_every: int = 10,
-        rbp_threshold: float = 0.0,
-        rbp_free_opponent: bool = False,
-        locks: LockSet | None = None,
+        **settings: Unpack[SolverOptions],
     ) -> None:
-        """``precision``: "float64", "float32" (regrets and sums stored in float32, and the
+        """``options`` (:class:`~solver.cfr.options.SolveOptions`; None: the defaults, with
+        pruning "partial"), with any keyword option (``threads=2``, ``pruning="none"``, …)
+        over it; the engine keeps them as :attr:`options` (pruning resolved, ``locks`` the
+        locks it plays now).
+
+        ``precision``: "float64", "float32" (regrets and sums stored in float32, and the
         CFR passes compute in float32 — reach, values, strategies, regret updates — with
         terminal sums and every exploitability check in float64:
         :mod:`solver.cfr.floats`), "compressed" (16-bit regrets and strategy sums with a
@@ -98,32 +101,22 @@ class Engine:
 
         Every option is checked by :func:`~solver.cfr.options.check_options`; the first
         that does not hold raises :class:`~solver.cfr.options.OptionError`."""
-        raise_first(
-            check_options(
-                rule,
-                game=game,
-                threads=threads,
-                precision=precision,
-                pruning=pruning,
-                seed=seed,
-                rbp_check_every=rbp_check_every,
-                rbp_threshold=rbp_threshold,
-                rbp_free_opponent=rbp_free_opponent,
-                chance_sampling=sampling,
-                locked=bool(locks),
-            )
-        )
-        self.pruning = pruning
+        opts = options_with(options, settings)
+        if opts.pruning is None:
+            opts = replace(opts, pruning="partial")
+        raise_first(opts.check(rule, game=game, chance_sampling=sampling))
+        locks = opts.locks
+        self.options = replace(opts, locks=None)  # (lock() below keeps them current)
+        pruning = str(opts.pruning)
         self.sampling = sampling
-        self.seed = int(seed)
         self._rng = np.random.default_rng(self.seed)
         self.game = game
         self.rule = rule
-        self.threads = threads
         self.precision = (
-            auto_precision(game.is_holdem, game.action_size) if precision == "auto" else precision
+            auto_precision(game.is_holdem, game.action_size)
+            if opts.precision == "auto"
+            else opts.precision
         )
-        self.storage_choice = precision  # what was asked for ("auto" may promote)
         self.storage = make_storage(game, rule, self.precision)
         self.precision_note = ""  # why an "auto" solve kept float32, when it did
         # the walk's precision: float32 over float32 storage (regret-based pruning's bounds
@@ -144,17 +137,40 @@ class Engine:
                 game,
                 rule,
                 pruning,
-                rbp_check_every,
-                rbp_threshold,
-                free_opponent=rbp_free_opponent,
+                opts.rbp_check_every,
+                opts.rbp_threshold,
+                free_opponent=opts.rbp_free_opponent,
                 itemsizes=(st.regrets.itemsize, st.cumulative.itemsize),
             )
         self._no_rbp = no_rbp()
         self.lockset: LockSet | None = None
         self._locks = no_locks()
         self._locked_cells = np.zeros(0, dtype=bool)
-        if locks:
+        if opts.locked:
+            if not isinstance(locks, LockSet):  # locks as users write them: solver.lockspec
+                raise TypeError(f"locks must be a resolved LockSet, got {type(locks).__name__}")
             self.lock(locks)
+
+    @property
+    def threads(self) -> int:
+        """Solver threads (:attr:`options`)."""
+        return int(self.options.threads)
+
+    @property
+    def pruning(self) -> str:
+        """The pruning mode: "none", "partial", "interval" or "total" (resolved)."""
+        return str(self.options.pruning)
+
+    @property
+    def seed(self) -> int:
+        """The chance-sampling generator's seed (:attr:`options`)."""
+        return int(self.options.seed)
+
+    @property
+    def storage_choice(self) -> str:
+        """The storage asked for (:attr:`options`' precision): "auto" may promote, so
+        :attr:`precision` says what the storage is now."""
+        return str(self.options.precision)
 
     def _walk_buffers(self, dtype: type[np.floating]) -> None:
         """The CFR passes' scratch and thread split in ``dtype``; the checks' (best
@@ -181,11 +197,13 @@ class Engine:
         if not locks:
             self.lockset, self._locks = None, no_locks()
             self._locked_cells = np.zeros(0, dtype=bool)
+            self.options = replace(self.options, locks=None)
             return None
         if not isinstance(locks, LockSet):
             raise TypeError(f"locks must be a resolved LockSet, got {type(locks).__name__}")
         lockset = locks
         self.lockset = lockset
+        self.options = replace(self.options, locks=lockset)  # what a save or a re-solve reads
         self._locks = lockset.locks
         self._locked_cells = locked_cells(self.game, lockset.locks)
         st = self.storage

@@ -1,11 +1,18 @@
-"""The one validator of a solver's options: every constraint on an algorithm, its parameters
-and the solver settings, worded once, field by field.
+"""A solve's options, once: :class:`SolveOptions` (every option beyond the game and the
+algorithm, with its default) and the one validator of them, worded field by field.
 
 :func:`check_options` returns ``{field: message}`` (empty when everything is valid). The
 engines raise the first message (:class:`OptionError`, a ValueError naming the field), the
 CLI prints it, and the app shows each next to its field. Fields: ``algorithm``, each
 parameter by its name, ``threads``, ``precision``, ``pruning``, ``seed``,
-``rbp_check_every``, ``rbp_threshold``, ``rbp_free_opponent``.
+``rbp_check_every``, ``rbp_threshold``, ``rbp_free_opponent``, ``locks``.
+
+A :class:`SolveOptions` is built and checked once (:meth:`SolveOptions.build`, or
+:meth:`SolveOptions.check` of one made directly) by the API, the CLI and the app alike, then
+passed whole to :func:`solver.algorithms.make_solver` and the engines, which keep it
+(``engine.options``); a save file and the CLI's JSON carry :meth:`SolveOptions.to_dict`.
+Adding an option is one field here (with its check in :func:`check_options`) plus where it
+acts.
 """
 
 from __future__ import annotations
@@ -13,9 +20,11 @@ from __future__ import annotations
 import math
 import numbers
 from collections.abc import Mapping
-from typing import SupportsFloat
+from dataclasses import dataclass, fields, replace
+from typing import Any, SupportsFloat, TypedDict
 
 from solver.cfr.layout import PRUNING
+from solver.cfr.locks import LockSet
 from solver.cfr.parallel import max_threads
 from solver.cfr.registry import (
     ALGORITHMS,
@@ -242,3 +251,149 @@ def raise_first(errors: dict[str, str]) -> None:
     if errors:
         field, message = next(iter(errors.items()))
         raise OptionError(field, message)
+
+
+class SolverOptions(TypedDict, total=False):
+    """The keyword form of :class:`SolveOptions` (every key optional): what
+    :func:`solver.algorithms.make_solver`, :func:`solver.api.solve`,
+    :class:`solver.run.jobs.SolveJob` and the engines take as keyword arguments, for type
+    checkers; the fields, defaults and meanings are :class:`SolveOptions`'s."""
+
+    threads: int
+    precision: str
+    pruning: str | None
+    seed: int
+    rbp_check_every: int
+    rbp_threshold: float
+    rbp_free_opponent: bool
+    locks: Mapping[Any, Any] | LockSet | None
+
+
+@dataclass(frozen=True, eq=False)
+class SolveOptions:
+    """Every option of a solve beyond its game, algorithm and parameters, with its default.
+    Made as given: :meth:`check` (or :meth:`build`) says what does not hold, in
+    :func:`check_options`'s words.
+
+    ``threads``: solver threads, 1 to this machine's cores (full-width rules; > 1 splits
+    passes below the first chance nodes, or a big river's at its decision nodes: the same
+    numbers). ``precision``: storage — "auto", "float64", "float32" or "compressed" (16-bit;
+    :class:`~solver.cfr.engine.Engine`). ``pruning``: None (the algorithm's default),
+    "none", "partial", "interval" (rules like ``cfr``) or "total" (rules like ``cfr``,
+    ``cfr+``). ``seed``: the sampling algorithms' draws, 0 to 2⁶⁴ − 1. ``rbp_check_every``
+    (iterations, ≥ 1) and ``rbp_threshold`` (C ≥ 0, chips): Total RBP's check interval and
+    sums-release constant (sums below C/√T released); ``rbp_free_opponent``: Total RBP also
+    frees the other player's regrets where the pruning player never comes (rebuilt from a
+    best response when it does). ``locks``: infosets with a fixed strategy — ``{line: mix}``
+    as users write them (:mod:`solver.lockspec`) or a resolved
+    :class:`~solver.cfr.locks.LockSet` (what an engine keeps: its current locks)."""
+
+    threads: int = 1
+    precision: str = "auto"
+    pruning: str | None = None
+    seed: int = 0
+    rbp_check_every: int = 10
+    rbp_threshold: float = 0.0
+    rbp_free_opponent: bool = False
+    locks: Mapping[Any, Any] | LockSet | None = None
+
+    def __eq__(self, other: object) -> bool:
+        """Equal when their :meth:`to_dict` forms are (locks by what they lock: a resolved
+        LockSet holds arrays, which compare element by element)."""
+        if not isinstance(other, SolveOptions):
+            return NotImplemented
+        return self.to_dict() == other.to_dict()
+
+    __hash__ = None  # type: ignore[assignment]  # (locks may be a dict)
+
+    @property
+    def locked(self) -> bool:
+        """Whether any lock is asked (read without trusting ``locks``' type: the API checks
+        that, :func:`solver.lockspec.check_locks_type`)."""
+        if isinstance(self.locks, LockSet):
+            return True
+        return isinstance(self.locks, Mapping) and len(self.locks) > 0
+
+    def check(
+        self,
+        algorithm: object,
+        params: Mapping[str, object] | None = None,
+        *,
+        game: Game | None = None,
+        chance_sampling: bool | None = None,
+    ) -> dict[str, str]:
+        """What does not hold of these options with ``algorithm`` and ``params``, as
+        :func:`check_options` words it (``{field: message}``, empty when all is valid)."""
+        return check_options(
+            algorithm,
+            params,
+            game=game,
+            threads=self.threads,
+            precision=self.precision,
+            pruning=self.pruning,
+            seed=self.seed,
+            rbp_check_every=self.rbp_check_every,
+            rbp_threshold=self.rbp_threshold,
+            rbp_free_opponent=self.rbp_free_opponent,
+            chance_sampling=chance_sampling,
+            locked=self.locked,
+        )
+
+    @classmethod
+    def build(
+        cls,
+        values: Mapping[str, object],
+        algorithm: object,
+        params: Mapping[str, object] | None = None,
+        *,
+        game: Game | None = None,
+        base: SolveOptions | None = None,
+    ) -> SolveOptions | dict[str, str]:
+        """The options ``values`` (field → value) give over ``base`` (None: the defaults),
+        checked for ``algorithm`` with ``params`` (and ``game``'s size when given): the
+        options, or ``{field: message}`` for every field that does not hold (a key that is
+        no field included)."""
+        errors = {str(k): _unknown(k) for k in values if k not in OPTION_NAMES}
+        if errors:
+            return errors
+        options = replace(base if base is not None else cls(), **values)  # type: ignore[arg-type]
+        return options.check(algorithm, params, game=game) or options
+
+    def to_dict(self) -> dict[str, Any]:
+        """Every field by name, JSON-ready: resolved locks as their ``{line: mix}`` spec,
+        locks as written as a plain dict (what save files and the CLI's JSON carry)."""
+        out = {f.name: getattr(self, f.name) for f in fields(self)}
+        if isinstance(self.locks, LockSet):
+            out["locks"] = dict(self.locks.spec)
+        elif isinstance(self.locks, Mapping):
+            out["locks"] = dict(self.locks)
+        return out
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> SolveOptions:
+        """The options of a :meth:`to_dict` mapping (missing fields take their defaults;
+        values are not checked here: :meth:`check`); :class:`OptionError` naming a key
+        that is no field."""
+        for key in data:
+            if key not in OPTION_NAMES:
+                raise OptionError(str(key), _unknown(key))
+        return cls(**data)
+
+
+OPTION_NAMES: tuple[str, ...] = tuple(f.name for f in fields(SolveOptions))
+"""The fields of :class:`SolveOptions`, in order: the keyword options every caller takes."""
+
+
+def _unknown(key: object) -> str:
+    return f"unknown option {brief(key)} (options: {', '.join(OPTION_NAMES)})"
+
+
+def options_with(options: SolveOptions | None, settings: Mapping[str, Any]) -> SolveOptions:
+    """``options`` (None: every default) with the keyword options ``settings`` over it (the
+    keys are :data:`OPTION_NAMES`; callers name a stray one first:
+    :func:`solver.algorithms.check_option_names`). TypeError when ``options`` is not a
+    :class:`SolveOptions`."""
+    if options is not None and not isinstance(options, SolveOptions):
+        raise TypeError(f"options must be a SolveOptions, got {type(options).__name__}")
+    base = options if options is not None else SolveOptions()
+    return replace(base, **settings) if settings else base

@@ -9,6 +9,8 @@ from typing import Any, Protocol
 import numpy as np
 import numpy.typing as npt
 
+from solver.cfr.locks import LockSet
+from solver.cfr.options import SolveOptions
 from solver.games.model import Game
 
 Array = npt.NDArray[np.float64]
@@ -27,17 +29,52 @@ class SolverRule(Protocol):
 
 class Solver(Protocol):
     """A solve in progress: the game it solves (a sampled solve plays every card), its rule,
-    iterations and work so far, and its strategies and best-response values."""
+    the options it was made with, iterations and work so far, and its strategies and
+    best-response values. What callers read here they read directly (no ``getattr`` with a
+    default): a solver without a feature answers for it (a sampled solve: pruning "none",
+    no locks, its schedule from 0)."""
 
     game: Game
     iteration: int
     nodes_touched: int
-    threads: int
-    precision: str
-    seed: int
 
     @property
     def rule(self) -> Any: ...
+
+    @property
+    def options(self) -> SolveOptions:
+        """Its options whole (:class:`~solver.cfr.options.SolveOptions`): pruning resolved,
+        ``locks`` the locks it plays now — what a save file and a re-solve take."""
+        ...
+
+    @property
+    def threads(self) -> int: ...
+
+    @property
+    def precision(self) -> str:
+        """The storage now: "float64", "float32" or "compressed" (an "auto" solve's choice)."""
+        ...
+
+    @property
+    def storage_choice(self) -> str:
+        """The storage asked for (``options.precision``; "auto" may be promoted)."""
+        ...
+
+    @property
+    def pruning(self) -> str: ...
+
+    @property
+    def seed(self) -> int: ...
+
+    @property
+    def schedule_start(self) -> int:
+        """Iterations of the rule's schedule run before this solve's first (a warm start)."""
+        ...
+
+    @property
+    def lockset(self) -> LockSet | None:
+        """The locks it plays (None: none)."""
+        ...
 
     storage: Any  # the solver's arrays: a NamedTuple with regrets and cumulative at least
 

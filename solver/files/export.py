@@ -22,10 +22,11 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from solver.algorithms import ALGORITHMS, MCCFR_CS, Solver, make_solver
+from solver.algorithms import ALGORITHMS, MCCFR_CS, SolveOptions, Solver, make_solver
 from solver.cfr.engine import Engine
 from solver.cfr.layout import Storage
 from solver.cfr.sampling.walk import SampledStorage
+from solver.files import saved_options
 from solver.files.safe_npz import NpzError, NpzReader
 from solver.games import GAMES, Game, make_game
 from solver.games.holdem import HoldemSpec, SpecError, build_holdem, estimate, validate
@@ -311,9 +312,11 @@ def save_solve(
 ) -> bytes:
     """The solve as ``.npz`` bytes: storage arrays + ``meta`` (JSON text as a numpy string).
 
-    Any solver of :func:`solver.algorithms.make_solver`: its algorithm, parameters, pruning
-    (with Total RBP's released-sums marks and counters), the sampling seed and generator
-    state go into the file, so a loaded solve resumes exactly where it stopped."""
+    Any solver of :func:`solver.algorithms.make_solver`: its algorithm, parameters, options
+    whole (one ``options`` record, beside the keys older files carry them in:
+    :mod:`solver.files.saved_options`), Total RBP's released-sums marks and counters, the
+    sampling generator's state go into the file, so a loaded solve resumes exactly where it
+    stopped."""
     meta: dict[str, Any] = {
         "format": FORMAT,
         "version": VERSION,
@@ -321,13 +324,14 @@ def save_solve(
         "algorithm": engine.rule.name,
         "params": engine.rule.params(),
         "iteration": engine.iteration,
-        "schedule_start": int(getattr(engine, "schedule_start", 0)),
+        "schedule_start": int(engine.schedule_start),
         "nodes_touched": engine.nodes_touched,
         "action_size": engine.game.action_size,
-        "precision": str(getattr(engine, "precision", "float64")),
-        "storage_choice": str(getattr(engine, "storage_choice", "")),
-        "pruning": str(getattr(engine, "pruning", "none")),
-        "seed": int(getattr(engine, "seed", 0)),
+        "precision": str(engine.precision),  # the storage now ("auto" may have promoted)
+        "storage_choice": str(engine.storage_choice),
+        "pruning": str(engine.pruning),
+        "seed": int(engine.seed),
+        "options": engine.options.to_dict(),  # every option whole (solver.files.saved_options)
         "history": [
             [p.iteration, p.elapsed_s, p.exploitability, p.nodes_touched, p.memory_bytes]
             for p in history
@@ -380,9 +384,10 @@ def load_solve(data: bytes, max_memory_mb: float = DEFAULT_MAX_MEMORY_MB) -> Loa
     Hostile files are answered, not obeyed (:mod:`solver.files.safe_npz`): the metadata is read
     first (at most :data:`MAX_META_BYTES`) and checked field by field; the game is rebuilt
     under ``max_memory_mb`` (the user's cap: a file may lower it, never raise it); solver
-    options go through :func:`solver.cfr.options.check_options`; then each array is read only
-    if its header gives the shape and dtype the fresh solver has, so no file makes the loader
-    hold more than the solve it describes."""
+    options (:mod:`solver.files.saved_options`: the ``options`` record and the keys older
+    files carry, which must agree) go through :func:`solver.cfr.options.check_options`; then
+    each array is read only if its header gives the shape and dtype the fresh solver has, so
+    no file makes the loader hold more than the solve it describes."""
     if not isinstance(data, (bytes, bytearray, memoryview)):
         raise TypeError(f"data must be bytes, got {type(data).__name__}")
     if len(data) > MAX_SAVE_BYTES:
@@ -420,23 +425,15 @@ def _load(npz: NpzReader, max_memory_mb: float) -> LoadedSolve:
     shape = _storage_headers(npz, SampledStorage._fields if full else Storage._fields)
     cells = shape[0] if len(shape) == 1 else -1
     game, holdem = build_from_source(meta.get("game"), max_memory_mb, cells, full)
-    precision = meta.get("precision", "float64")  # checked by make_solver
-    auto = meta.get("storage_choice") == "auto" and precision in ("float32", "float64")
-    try:  # every option through the solver's one validator (OptionError names the field)
-        engine = make_solver(
-            game,
-            name,
-            params,
-            precision="auto" if auto else precision,
-            pruning=meta.get("pruning", "none"),
-            seed=meta.get("seed", 0),
-            rbp_check_every=rbp_meta.get("check_every", 10),
-            rbp_threshold=rbp_meta.get("threshold", 0.0),
-            rbp_free_opponent=rbp_meta.get("free_opponent", False),
-        )
+    try:  # every option through the solver's one validator (its messages name the field)
+        got = SolveOptions.build(saved_options.option_values(meta), name, params, game=game)
+        if isinstance(got, dict):
+            raise ValueError(next(iter(got.values())))
+        engine = make_solver(game, name, params, got)
     except (TypeError, ValueError) as exc:
         raise ExportError(f"metadata: bad solver settings ({exc})") from None
-    if auto and isinstance(engine, Engine) and engine.precision != precision:
+    promoted = got.precision == "auto" and meta.get("precision") == "float64"
+    if promoted and isinstance(engine, Engine):
         engine.promote()  # saved after the "auto" switch to float64 (Engine.PROMOTE_AT)
     engine.storage = type(engine.storage)(**_restored(engine.storage._asdict(), npz))
     if isinstance(engine, Engine):
@@ -453,6 +450,9 @@ def _load(npz: NpzReader, max_memory_mb: float) -> LoadedSolve:
     if not isinstance(history, list):
         raise ExportError(f"metadata: history must be a list, got {brief(history)}")
     points = tuple(_point(row) for row in history)
+    clash = saved_options.disagreement(meta)  # (after the older keys' own checks, as ever)
+    if clash:
+        raise ExportError(f"metadata: {clash}")
     return LoadedSolve(engine.game, holdem, engine, points, meta)
 
 

@@ -35,6 +35,7 @@ import numpy.typing as npt
 
 from solver.algorithms import (
     AlgorithmRule,
+    SolveOptions,
     Solver,
     SolverOptions,
     check_option_names,
@@ -42,7 +43,7 @@ from solver.algorithms import (
 )
 from solver.cfr.bestresponse import measure as measure_exploitability
 from solver.cfr.locks import Locks
-from solver.cfr.options import finite
+from solver.cfr.options import finite, options_with
 from solver.games.model import CHANCE, DECISION, Game
 from solver.quoting import brief
 from solver.run.lifecycle import (
@@ -295,15 +296,16 @@ class SolveJob(ThreadOwner[Progress]):
     iteration count and sums carry on, ``history`` its earlier checks); otherwise one is made
     by :func:`solver.algorithms.make_solver` from ``rule`` (any algorithm: a full-width rule or
     Monte Carlo CFR) with ``options`` (threads, storage precision, pruning, sampling seed, RBP
-    settings: :class:`solver.algorithms.SolverOptions`). ``watch`` is the decision node whose
-    average strategy and reach each snapshot carries. With ``ready``, the thread waits for that
-    event before its first iteration (the app's background warm-up compiling the kernels it
-    needs: ``Progress.waiting`` says so; the wait is not counted as solve time).
+    settings, locks: one :class:`~solver.cfr.options.SolveOptions`, any keyword option over
+    it). ``watch`` is the decision node whose average strategy and reach each snapshot
+    carries. With ``ready``, the thread waits for that event before its first iteration (the
+    app's background warm-up compiling the kernels it needs: ``Progress.waiting`` says so;
+    the wait is not counted as solve time).
 
     ``target`` is a finite number > 0, ``max_iterations`` a whole number ≥ 0 (an ``int`` or
     numpy integer), ``chunk_s`` a finite number of seconds ≥ 0: a value of the wrong type
     raises TypeError, one out of range ValueError, each naming the argument (a keyword that
-    is neither an argument nor a :class:`~solver.algorithms.SolverOptions` key: TypeError).
+    is neither an argument nor a :class:`~solver.cfr.options.SolveOptions` field: TypeError).
     """
 
     def __init__(
@@ -319,9 +321,10 @@ class SolveJob(ThreadOwner[Progress]):
         engine: Solver | None = None,
         history: tuple[Point, ...] = (),
         ready: threading.Event | None = None,
-        **options: Unpack[SolverOptions],
+        options: SolveOptions | None = None,
+        **settings: Unpack[SolverOptions],
     ) -> None:
-        check_option_names("SolveJob()", options, SolveJob.__init__)
+        check_option_names("SolveJob()", settings, SolveJob.__init__)
         if target is not None:
             _check_number("target", target, "chips > 0 (None: no target)", positive=True)
         if isinstance(max_iterations, (bool, np.bool_)) or not isinstance(
@@ -335,7 +338,9 @@ class SolveJob(ThreadOwner[Progress]):
         _check_number("chunk_s", chunk_s, "seconds ≥ 0", positive=False)
         self.rule = rule
         self._engine: Solver | None = (
-            engine if engine is not None else make_solver(game, rule, **options)
+            engine
+            if engine is not None
+            else make_solver(game, rule, None, options_with(options, settings))
         )
         # the solver's own game: a sampled solve plays every card (Game.without_isomorphism)
         self._game: Game | None = self._engine.game
@@ -492,8 +497,7 @@ class SolveJob(ThreadOwner[Progress]):
             node = self._watch
         eng = self.engine
         sums = eng.storage.cumulative
-        lockset = getattr(eng, "lockset", None)
-        locks = None if lockset is None else lockset.locks
+        locks = None if eng.lockset is None else eng.lockset.locks
         strat = _frozen(block_average(self.game, sums, node, locks))
         r0, r1 = reach_at(self.game, sums, node, locks)
         self._update(

@@ -11,7 +11,7 @@ frequencies are :func:`solver.study.analysis.action_frequencies` of each decisio
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -47,23 +47,15 @@ def relock(
     and hand) for a bad lock, ValueError/OptionError when the algorithm or its options take
     no locks or no warm start."""
     avg = old.average_strategy() if average is None else average
-    opts: dict[str, Any] = {}
-    for name in ("threads", "seed"):
-        if hasattr(old, name):
-            opts[name] = getattr(old, name)
-    if hasattr(old, "storage_choice"):
-        opts["precision"] = old.storage_choice
-    pruning = getattr(old, "pruning", None)
-    if pruning in ("interval", "total"):
+    if old.pruning in ("interval", "total"):
         raise ValueError(
-            f"locks do not combine with pruning {pruning!r}: solve with partial pruning first"
+            f"locks do not combine with pruning {old.pruning!r}: solve with partial pruning first"
         )
-    if pruning is not None:
-        opts["pruning"] = pruning
+    opts = replace(old.options, locks=None)  # its threads, storage asked, pruning and seed
     spec = resolve(old.game, locks, avg)
     if not warm:
-        return make_solver(old.game, old.rule, locks=spec, **opts)
-    engine = make_solver(old.game, old.rule, **opts)
+        return make_solver(old.game, old.rule, None, replace(opts, locks=spec))
+    engine = make_solver(old.game, old.rule, None, opts)
     continue_from(engine, old)
     if not hasattr(engine, "lock"):
         raise ValueError(f"{old.rule.name} solves take no locks")

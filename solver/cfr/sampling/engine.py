@@ -3,12 +3,16 @@ generator and the thin wrapper around the walk of :mod:`solver.cfr.sampling.walk
 
 from __future__ import annotations
 
+from dataclasses import replace
+from typing import Unpack
+
 import numpy as np
 import numpy.typing as npt
 
 from solver.cfr.bestresponse import best_response_values, expected_values
 from solver.cfr.layout import make_scratch
-from solver.cfr.options import check_options, raise_first
+from solver.cfr.locks import LockSet
+from solver.cfr.options import SolveOptions, SolverOptions, options_with, raise_first
 from solver.cfr.sampling.draws import DealTable, Draws, deal_table, random_draws
 from solver.cfr.sampling.rules import SAMPLERS, make_sampler
 from solver.cfr.sampling.walk import SampledStorage, Work, make_work, run_sampled
@@ -28,29 +32,37 @@ class SampledEngine:
     (:class:`~solver.cfr.protocol.Solver`).
 
     ``params`` override the algorithm's defaults (:data:`~solver.cfr.sampling.rules.SAMPLERS`);
-    ``seed`` (a whole number from 0 to 2**64 − 1) fixes every draw, so equal seeds repeat a
-    run exactly. ``precision``: "float64", "float32" (storage only, the walk computes in
-    float64) or "auto" (float32 for hold'em subgames, float64 for the toy games). The walk is
-    serial: ``threads`` is 1. ``full_game``: solve ``game`` with every card dealt
+    ``options`` (:class:`~solver.cfr.options.SolveOptions`, with any keyword option over it)
+    as for the engine, of which these take: ``seed`` (a whole number from 0 to 2**64 − 1)
+    fixes every draw, so equal seeds repeat a run exactly; ``precision``: "float64",
+    "float32" (storage only, the walk computes in float64) or "auto" (float32 for hold'em
+    subgames, float64 for the toy games). The walk is serial: ``threads`` is 1, pruning
+    "none", and locks are refused. ``full_game``: solve ``game`` with every card dealt
     (:meth:`Game.without_isomorphism`; ``self.game`` is that game). False keeps its suit
     isomorphism — only for testing the walk's mirrored children: the strategies are then an
     imperfect-recall abstraction that the vector engine evaluates as another game."""
 
-    threads = 1
+    # what the Solver protocol reads of a full-width solve, constant here
+    schedule_start = 0
+    lockset: LockSet | None = None
 
     def __init__(
         self,
         game: Game,
         name: str,
         params: dict[str, float] | None = None,
-        seed: int = 0,
-        precision: str = "auto",
+        options: SolveOptions | None = None,
+        *,
         full_game: bool = True,
+        **settings: Unpack[SolverOptions],
     ) -> None:
         if not isinstance(name, str) or name.lower() not in SAMPLERS:
             raise ValueError(f"unknown sampled algorithm {name!r}; known: {', '.join(SAMPLERS)}")
-        raise_first(check_options(name, params, seed=seed, precision=precision))
+        opts = options_with(options, settings)
+        raise_first(opts.check(name, params))
+        self.options = replace(opts, pruning="none")  # (the only mode the samplers take)
         self.rule = make_sampler(name, **(params or {}))
+        precision = opts.precision
         if precision == "auto":
             precision = "float32" if game.is_holdem else "float64"
         # every card dealt: a sampled strategy is not suit-symmetric, and the iso tree's
@@ -58,7 +70,6 @@ class SampledEngine:
         if full_game:
             game = game.without_isomorphism()
         self.game = game
-        self.seed = int(seed)
         self.precision = precision
         dtype = np.float64 if precision == "float64" else np.float32
         size = game.action_size
@@ -74,6 +85,23 @@ class SampledEngine:
         self._done = np.zeros(1, dtype=np.int64)
         self.iteration = 0
         self.nodes_touched = 0
+
+    @property
+    def threads(self) -> int:
+        return int(self.options.threads)
+
+    @property
+    def seed(self) -> int:
+        return int(self.options.seed)
+
+    @property
+    def pruning(self) -> str:
+        return "none"
+
+    @property
+    def storage_choice(self) -> str:
+        """The storage asked for ("auto" resolved once, at the start: :attr:`precision`)."""
+        return str(self.options.precision)
 
     @property
     def mode(self) -> int:

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from solver.algorithms import (
     ALGORITHMS,
     AlgorithmRule,
-    check_options,
+    SolveOptions,
     check_pruning,
     default_pruning,
     make_algorithm,
@@ -79,9 +79,9 @@ class Entry:
         if key not in ALGORITHMS:
             raise EntryError(f"{where}: unknown algorithm {key!r} (known: {', '.join(ALGORITHMS)})")
         given = {k.strip().lower(): v for k, v in (params or {}).items()}
-        errors = check_options(key, given, pruning=pruning, seed=seed)
-        if errors:
-            raise EntryError(f"{where}: {next(iter(errors.values()))}")
+        got = SolveOptions.build({"pruning": pruning, "seed": seed}, key, given)
+        if isinstance(got, dict):
+            raise EntryError(f"{where}: {next(iter(got.values()))}")
         rule = make_algorithm(key, **{k: float(v) for k, v in given.items()})
         mode = check_pruning(key, pruning)
         info = ALGORITHMS[key]
@@ -112,6 +112,13 @@ class Entry:
     def all_params(self) -> dict[str, float]:
         """Every parameter of the algorithm, defaults included."""
         return self.rule().params()
+
+    @property
+    def options(self) -> SolveOptions:
+        """The options this entry runs with: one solver thread (the race's workers are the
+        parallelism), storage "auto", its pruning (resolved) and seed."""
+        pruning = self.pruning or default_pruning(self.name)
+        return SolveOptions(threads=1, precision="auto", pruning=pruning, seed=self.seed)
 
 
 def _same(a: float, b: float) -> bool:
@@ -220,14 +227,6 @@ def check_entries(entries: Sequence[Entry]) -> tuple[Entry, ...]:
 
 
 def build_engine(game: Game, entry: Entry) -> Solver:
-    """The solver for ``entry`` on ``game``: the one place a race builds one (one solver
-    thread per engine — the race's workers are the parallelism; storage precision "auto")."""
-    return make_solver(
-        game,
-        entry.name,
-        dict(entry.params),
-        threads=1,
-        precision="auto",
-        pruning=entry.pruning or None,
-        seed=entry.seed,
-    )
+    """The solver for ``entry`` on ``game`` with :attr:`Entry.options`: the one place a race
+    builds one."""
+    return make_solver(game, entry.name, dict(entry.params), entry.options)
