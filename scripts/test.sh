@@ -47,4 +47,6 @@ if [ -n "$WARM" ]; then
   fi
 fi
 [ "$status" = 0 ] || exit "$status"
-.venv/bin/python -m pytest -n auto --dist loadscope --fail-on-compile --durations=15 "$@"
+# whole modules per worker, the longest first (tests/conftest.py, LONGEST_FIRST)
+.venv/bin/python -m pytest -n auto --dist loadscope --no-loadscope-reorder --fail-on-compile \
+  --durations=15 "$@"

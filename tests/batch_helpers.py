@@ -1,5 +1,5 @@
 """Shared by the batch tests: a tiny template spot (a few combos each, all-in or check: a
-flop solves in well under a second) and batch specs over it."""
+flop solves and summarises in 0.2-3 s, most in under one) and batch specs over it."""
 
 from __future__ import annotations
 

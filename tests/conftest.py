@@ -6,6 +6,7 @@ import functools
 import sys
 import threading
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -68,6 +69,50 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     if COMPILED and session.config.getoption("--fail-on-compile"):
         sys.stderr.write(f"\n{_uncovered(COMPILED)}\n")
         session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+
+# ----- the order modules start in --------------------------------------------------------------
+# scripts/test.sh hands whole modules to its workers (``--dist loadscope``) in the order they
+# are collected (``--no-loadscope-reorder``; xdist would otherwise start the modules with the
+# most tests first, which left these long ones of few tests to the end: one worker ran a
+# long module on its own while the other had nothing left). Longest first, then the rest
+# in file order; roughly from ``--durations`` of a whole run (browser, cluster and batch-job
+# tests, and the slow references).
+LONGEST_FIRST = (
+    "browser/test_app_sessions.py",
+    "browser/test_app_browser.py",
+    "test_app_reports.py",
+    "test_batch_cluster.py",
+    "browser/test_reports_browser.py",
+    "test_reference_match.py",
+    "browser/test_locking_browser.py",
+    "test_batch_lines.py",
+    "test_pruning.py",
+    "fuzz/test_fuzz_files_and_calls.py",
+    "test_holdem.py",
+    "test_reference_selfcheck.py",
+    "test_presets.py",
+    "test_hostile_input.py",
+    "browser/test_practice_browser.py",
+    "test_batch_cli.py",
+    "test_batch_hostile.py",
+    "browser/test_preflop_browser.py",
+    "test_kernel_cache.py",
+)
+TESTS = Path(__file__).resolve().parent
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    rank = {name: i for i, name in enumerate(LONGEST_FIRST)}
+
+    def key(item: pytest.Item) -> int:
+        try:
+            name = item.path.resolve().relative_to(TESTS).as_posix()
+        except ValueError:  # (not under tests/)
+            return len(rank)
+        return rank.get(name, len(rank))
+
+    items.sort(key=key)  # stable: each module's tests, and the modules not listed, keep order
 
 
 @functools.cache

@@ -1,30 +1,40 @@
 """Batches on a real Dask ``LocalCluster`` (worker processes importing this checkout's
 ``solver``): the database matches the same flops solved one by one in process, number for
-number; a stopped batch resumes with only the rest solved; a worker killed mid-task leaves the
-batch complete with every flop once; a scheduler that does not answer is a clear error that
-leaves no file behind. The driver's own embedded cluster is exercised by the CLI test
+number, its tree summaries byte for byte and its saved solves strategy for strategy (the
+line reports of tests/test_batch_lines.py read such files, made in process); a stopped
+batch resumes with only the rest solved; a worker killed mid-task leaves the batch complete
+with every flop once; a scheduler that does not answer is a clear error that leaves no file
+behind. The driver's own embedded cluster is exercised by the CLI test
 (tests/test_batch_cli.py)."""
 
 from __future__ import annotations
 
 import os
 import signal
+import sqlite3
 import threading
 import time
 from collections.abc import Iterator
+from contextlib import closing
 from dataclasses import replace
 from pathlib import Path
 
+import numpy as np
 import pytest
 from batch_helpers import tiny_spec
 from distributed import Client, LocalCluster
 
 from solver.batch.driver import BatchEvent, BatchProgress, check_workers, run_batch
 from solver.batch.spec import BatchError
-from solver.batch.store import BatchStore
+from solver.batch.store import BatchStore, read_solve_file
+from solver.batch.summary import summarize_tree
 from solver.batch.task import run_flop, summarize
+from solver.batch.treedata import encode
+from solver.files.export import load_solve
 
 EIGHT = "AsKh7d, Ks9s5s, KsJh8d, Qs7s3h, Ts9s6h, 8s8h5d, 7s6h3d, 5s5h5d"
+# eight flops of under a second each to solve and summarise (AsKh7d, KsJh8d, Qs7s3h: 2-3 s)
+QUICK_EIGHT = "Ks9s5s, 5s5h5d, 2s2h2d, Js9s5s, Ts9s6h, 8s8h5d, QsJs9h, Ts9h6d"
 
 # per-flop numbers that depend on the machine, not on the solve
 TIMINGS = ("solve_seconds",)
@@ -43,7 +53,7 @@ def _numbers(summary: dict) -> dict:
 
 
 def test_cluster_matches_in_process_solves(cluster: LocalCluster, tmp_path: Path) -> None:
-    spec = tiny_spec()
+    spec = tiny_spec(save_solves=True)
     db = tmp_path / "b.db"
     events: list[BatchEvent] = []
     progress: list[BatchProgress] = []
@@ -57,15 +67,23 @@ def test_cluster_matches_in_process_solves(cluster: LocalCluster, tmp_path: Path
     with BatchStore.open(db) as store:
         rows = {r.flop: r for r in store.rows()}
     assert set(rows) == {"Ks9s5s", "KsJh8d", "8s8h5d"}
+    with closing(sqlite3.connect(db)) as con:  # the stored bytes
+        trees = dict(con.execute("SELECT flop, data FROM trees").fetchall())
+    assert set(trees) == set(rows)
     for flop, row in rows.items():
         game, result = run_flop(spec, flop)
         assert _numbers(row.summary) == _numbers(summarize(game, result)), flop
         assert row.weight == next(f.weight for f in spec.flop_set() if f.text == flop)
         assert row.status == "done" and row.seconds > 0
+        sigma = result.average_strategy()
+        saved = load_solve(read_solve_file(db, row.solve_file))
+        assert np.array_equal(saved.engine.average_strategy(), sigma), flop
+        if flop != "KsJh8d":  # (the rainbow flop's summary takes seconds in process)
+            assert trees[flop] == encode(summarize_tree(game, sigma)), flop
 
 
 def test_stop_then_resume_solves_only_the_rest(cluster: LocalCluster, tmp_path: Path) -> None:
-    spec = tiny_spec(flops=EIGHT)
+    spec = tiny_spec(flops=QUICK_EIGHT)
     db = tmp_path / "b.db"
     stop = threading.Event()
     first: list[BatchEvent] = []
