@@ -281,7 +281,7 @@ def test_paths_outside_the_batch_folder_are_refused_alike(
 @pytest.fixture(scope="module")
 def line_dbs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     """Two small batches with tree summaries, solved in this process (no cluster: the
-    cluster runs are tests/test_batch_cluster.py's): the all-in tree on a monotone and a
+    cluster runs are tests/test_batch_lines.py's): the all-in tree on a monotone and a
     rainbow flop, and the half-pot-and-all-in tree on the monotone and a paired flop."""
     from dataclasses import replace
 

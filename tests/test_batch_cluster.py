@@ -1,10 +1,9 @@
 """Batches on a real Dask ``LocalCluster`` (worker processes importing this checkout's
 ``solver``): the database matches the same flops solved one by one in process, number for
-number, its tree summaries byte for byte and its saved solves strategy for strategy (the
-line reports of tests/test_batch_lines.py read such files, made in process); a stopped
-batch resumes with only the rest solved; a worker killed mid-task leaves the batch complete
-with every flop once; a scheduler that does not answer is a clear error that leaves no file
-behind. The driver's own embedded cluster is exercised by the CLI test
+number, its tree summaries byte for byte and its saved solves strategy for strategy; a
+stopped batch resumes with only the rest solved; a worker killed mid-task leaves the batch
+complete with every flop once; a scheduler that does not answer is a clear error that leaves
+no file behind. The driver's own embedded cluster is exercised by the CLI test
 (tests/test_batch_cli.py)."""
 
 from __future__ import annotations
@@ -32,9 +31,8 @@ from solver.batch.task import run_flop, summarize
 from solver.batch.treedata import encode
 from solver.files.export import load_solve
 
-EIGHT = "AsKh7d, Ks9s5s, KsJh8d, Qs7s3h, Ts9s6h, 8s8h5d, 7s6h3d, 5s5h5d"
-# eight flops of under a second each to solve and summarise (AsKh7d, KsJh8d, Qs7s3h: 2-3 s)
-QUICK_EIGHT = "Ks9s5s, 5s5h5d, 2s2h2d, Js9s5s, Ts9s6h, 8s8h5d, QsJs9h, Ts9h6d"
+# eight flops of under a second each to solve and summarise (AsKh7d or Qs7s3h: 2-3 s)
+EIGHT = "Ks9s5s, 5s5h5d, 2s2h2d, Js9s5s, Ts9s6h, 8s8h5d, QsJs9h, Ts9h6d"
 
 # per-flop numbers that depend on the machine, not on the solve
 TIMINGS = ("solve_seconds",)
@@ -83,7 +81,7 @@ def test_cluster_matches_in_process_solves(cluster: LocalCluster, tmp_path: Path
 
 
 def test_stop_then_resume_solves_only_the_rest(cluster: LocalCluster, tmp_path: Path) -> None:
-    spec = tiny_spec(flops=QUICK_EIGHT)
+    spec = tiny_spec(flops=EIGHT)
     db = tmp_path / "b.db"
     stop = threading.Event()
     first: list[BatchEvent] = []
@@ -109,8 +107,10 @@ def test_stop_then_resume_solves_only_the_rest(cluster: LocalCluster, tmp_path: 
 
 
 def test_killed_worker_is_retried(cluster: LocalCluster, tmp_path: Path) -> None:
-    # longer tasks (a fixed 150 iterations) so the kill lands mid-solve
-    spec = tiny_spec(flops=EIGHT, filters={"pairing": ["unpaired"]}, target_pct=None,
+    # six unpaired flops of a fixed 150 iterations, 0.7-1 s each (the tasks are long enough
+    # for the kill to land mid-solve; none so long that solving it again drags the test)
+    flops = "KsJh8d, Ts9h6d, Ts9h8d, 7s6h3d, 9s6s5s, Ks9s5s, 8s8h5d, 5s5h5d"
+    spec = tiny_spec(flops=flops, filters={"pairing": ["unpaired"]}, target_pct=None,
                      max_iterations=150, check_every=50)  # fmt: skip
     n = len(spec.flop_set())
     db = tmp_path / "b.db"

@@ -1,5 +1,5 @@
 """Fixtures of the browser tests: Debian's chromium through pytest-playwright (never a
-downloaded browser), a module-scoped real server, and patient pages."""
+downloaded browser), a real server, and patient pages."""
 
 from __future__ import annotations
 
@@ -32,8 +32,11 @@ def browser_context_args() -> dict:
     return {"viewport": {"width": 1400, "height": 1000}, "accept_downloads": True}
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def server() -> Iterator[str]:
+    """The app's URL: one server per test process, shared by the modules that use it (each
+    start loads the app's modules and kernels again: seconds of a busy machine's time).
+    Modules that need a server of their own define their own fixture."""
     with running_app() as url:
         yield url
 
