@@ -3,7 +3,8 @@
 On a fresh install Numba's cache is empty and compiling every kernel takes minutes on two
 cores. The app does not wait for that: at the first page load of a server whose cache is not
 warm (:func:`solver.warmup.is_warm`) a background thread runs the warm-up groups, each in its
-own process — first ``opening`` (what the opening preset's first solve needs), then the others
+own process — first ``opening`` (what the opening preset's first solve needs, with a second
+process compiling its kernels from the other end: :mod:`solver.prefetch`), then the others
 two at a time — and the sidebar shows where it is. A solve started before its group is ready
 waits for it (its status says so) instead of compiling the same kernels a second time in the
 server, so the first solve starts as soon as its own kernels are ready.
@@ -25,6 +26,7 @@ from dataclasses import dataclass, field
 
 import streamlit as st
 
+from solver import prefetch
 from solver.games.model import AUTO_FLOAT64_CELLS, auto_precision
 from solver.run import calibration
 from solver.warmup import COMPILING, GROUPS, group_command, is_warm, mark_warm
@@ -82,8 +84,13 @@ class Warmup:
         return f"{verb} the solver's kernels{what}: {done} of {len(GROUPS)} groups ready"
 
     def run(self, jobs: int = 2) -> None:
-        """Run every group (``opening`` alone first), then leave the warm stamp."""
-        self._run_batch([GROUPS[0]], 1)
+        """Run every group (``opening`` first, beside the helper that compiles its kernels
+        from the other end: :mod:`solver.prefetch`), then leave the warm stamp."""
+        helper = prefetch.start() if jobs > 1 else None
+        try:
+            self._run_batch([GROUPS[0]], 1)
+        finally:
+            prefetch.stop(helper)
         self._run_batch(list(GROUPS[1:]), jobs)
         with self._lock:
             ok = all(v == READY for v in self.states.values())

@@ -47,11 +47,11 @@ import math
 import os
 import sys
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from typing import NoReturn
 
-from solver import drill_cli
+from solver import drill_cli, prefetch
 from solver.algorithms import (
     ALGORITHMS,
     SolveOptions,
@@ -62,6 +62,7 @@ from solver.algorithms import (
 )
 from solver.api import Checkpoint, SolveResult, exploitability_pct_pot, solve
 from solver.batch import cli as batch_cli
+from solver.cfr.sampling.rules import SamplingRule
 from solver.cliargs import EXIT_INTERNAL, EXIT_USAGE, UsageError
 from solver.cliargs import float_arg as _float_arg
 from solver.cliargs import int_arg as _int_arg
@@ -80,6 +81,7 @@ from solver.games.holdem import (
     over_memory,
     validate,
 )
+from solver.games.model import auto_precision
 from solver.lockspec import LockError
 from solver.run.race import (
     DEFAULT_ITERATIONS,
@@ -574,7 +576,7 @@ def _game_notes(game: Game) -> list[SizeNote]:
     return list(notes) if isinstance(notes, list) else []
 
 
-def _cmd_solve(args: argparse.Namespace) -> None:
+def _cmd_solve(args: argparse.Namespace, give_up_helper: Callable[[], None]) -> None:
     game: Game | None = None
     if args.algorithm is None:  # the default depends on the game
         game = _game_from_args(args)
@@ -617,6 +619,11 @@ def _cmd_solve(args: argparse.Namespace) -> None:
     options = replace(options, pruning=pruning, locks=locks)
     if game is None:
         game = _game_from_args(args)
+    storage = options.precision
+    if storage == "auto":
+        storage = auto_precision(game.is_holdem, game.action_size)
+    if not prefetch.wanted(str(storage), sampled=isinstance(rule, SamplingRule)):
+        give_up_helper()  # its kernels are not this solve's
     target = _target(args.target, game)
     notes = _game_notes(game)
     if not args.json:  # said before the solve starts; --json carries them in the final line
@@ -730,7 +737,7 @@ def _race_summary(progress: RaceProgress, game: Game) -> list[dict[str, object]]
     return out
 
 
-def _cmd_race(args: argparse.Namespace) -> int:
+def _cmd_race(args: argparse.Namespace, give_up_helper: Callable[[], None]) -> int:
     try:
         entries = parse_entries(args.algorithms)
     except EntryError as exc:
@@ -744,6 +751,8 @@ def _cmd_race(args: argparse.Namespace) -> int:
         targets = default_targets(pot) if args.targets is None else parse_targets(args.targets, pot)
     except TargetError as exc:
         raise UsageError(f"--targets: {exc}") from None
+    if not prefetch.wanted(auto_precision(game.is_holdem, game.action_size)):
+        give_up_helper()
     job = RaceJob(
         game,
         entries,
@@ -807,7 +816,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         elif args.command == "tree":
             _cmd_tree(args)
         elif args.command == "race":
-            return _cmd_race(args)
+            with prefetch.helping() as give_up:
+                return _cmd_race(args, give_up)
         elif args.command == "batch":
             return batch_cli.cmd_batch(args, _BATCH_SPOT)
         elif args.command == "report":
@@ -822,7 +832,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             else:
                 warm_all(jobs=_int_arg("--jobs", args.jobs, 1) or 1)
         else:
-            _cmd_solve(args)
+            # a second process compiles the first solve's kernels from the other end while
+            # this one types the walk (cold cache only; stopped once the solve has no use)
+            with prefetch.helping(args.precision in ("auto", "float64")) as give_up:
+                _cmd_solve(args, give_up)
     except UsageError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return EXIT_USAGE

@@ -21,6 +21,9 @@ CLI = {"solver.__main__", "solver.cli", "solver.cliargs", "solver.drill_cli", "s
 FLOORS = ("poker basics", "games/tree", "cfr", "algorithms/api", "study/files/run", "batch")
 
 
+INFRASTRUCTURE = {"solver.warmup", "solver.prefetch"}  # run the warm-up's solves
+
+
 def floor(module: str) -> int:
     """The solver module's floor: an index into :data:`FLOORS`, or len(FLOORS) for cli/app."""
     if module in POKER or module.startswith("solver.poker"):
@@ -37,7 +40,7 @@ def floor(module: str) -> int:
         return 5
     if (
         module.startswith(("solver.study", "solver.files", "solver.run"))
-        or module == "solver.warmup"
+        or module in INFRASTRUCTURE
     ):
         return 4
     raise AssertionError(f"{module}: on no floor (put it in a floor's folder)")
@@ -107,7 +110,7 @@ def test_the_engine_reads_no_poker_text() -> None:
 
 def test_every_solver_module_stands_on_a_floor() -> None:
     """solver/'s top level holds the public face (api, algorithms, lockspec, cli) and the
-    infrastructure (jit, quoting, warmup); everything else lives in a floor's folder."""
+    infrastructure (jit, quoting, warmup, prefetch); everything else lives in a floor's folder."""
     for m in {m for e in edges() for m in e if m.startswith("solver")}:
         floor(m)
 
