@@ -47,7 +47,7 @@ import math
 import os
 import sys
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import NoReturn
 
@@ -576,7 +576,7 @@ def _game_notes(game: Game) -> list[SizeNote]:
     return list(notes) if isinstance(notes, list) else []
 
 
-def _cmd_solve(args: argparse.Namespace, give_up_helper: Callable[[], None]) -> None:
+def _cmd_solve(args: argparse.Namespace, helper: prefetch.Helper) -> None:
     game: Game | None = None
     if args.algorithm is None:  # the default depends on the game
         game = _game_from_args(args)
@@ -622,8 +622,7 @@ def _cmd_solve(args: argparse.Namespace, give_up_helper: Callable[[], None]) -> 
     storage = options.precision
     if storage == "auto":
         storage = auto_precision(game.is_holdem, game.action_size)
-    if not prefetch.wanted(str(storage), sampled=isinstance(rule, SamplingRule)):
-        give_up_helper()  # its kernels are not this solve's
+    helper.use(str(storage), sampled=isinstance(rule, SamplingRule))  # the guess, or not
     target = _target(args.target, game)
     notes = _game_notes(game)
     if not args.json:  # said before the solve starts; --json carries them in the final line
@@ -737,7 +736,7 @@ def _race_summary(progress: RaceProgress, game: Game) -> list[dict[str, object]]
     return out
 
 
-def _cmd_race(args: argparse.Namespace, give_up_helper: Callable[[], None]) -> int:
+def _cmd_race(args: argparse.Namespace, helper: prefetch.Helper) -> int:
     try:
         entries = parse_entries(args.algorithms)
     except EntryError as exc:
@@ -751,8 +750,7 @@ def _cmd_race(args: argparse.Namespace, give_up_helper: Callable[[], None]) -> i
         targets = default_targets(pot) if args.targets is None else parse_targets(args.targets, pot)
     except TargetError as exc:
         raise UsageError(f"--targets: {exc}") from None
-    if not prefetch.wanted(auto_precision(game.is_holdem, game.action_size)):
-        give_up_helper()
+    helper.use(auto_precision(game.is_holdem, game.action_size))
     job = RaceJob(
         game,
         entries,
@@ -816,8 +814,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         elif args.command == "tree":
             _cmd_tree(args)
         elif args.command == "race":
-            with prefetch.helping() as give_up:
-                return _cmd_race(args, give_up)
+            with prefetch.helping("float64") as helper:
+                return _cmd_race(args, helper)
         elif args.command == "batch":
             return batch_cli.cmd_batch(args, _BATCH_SPOT)
         elif args.command == "report":
@@ -833,9 +831,11 @@ def main(argv: Sequence[str] | None = None) -> int:
                 warm_all(jobs=_int_arg("--jobs", args.jobs, 1) or 1)
         else:
             # a second process compiles the first solve's kernels from the other end while
-            # this one types the walk (cold cache only; stopped once the solve has no use)
-            with prefetch.helping(args.precision in ("auto", "float64")) as give_up:
-                _cmd_solve(args, give_up)
+            # this one types the walk (cold cache only): for float64 storage until the game
+            # is built and says which
+            guess = "float64" if args.precision == "auto" else args.precision
+            with prefetch.helping(guess) as helper:
+                _cmd_solve(args, helper)
     except UsageError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return EXIT_USAGE

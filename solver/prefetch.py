@@ -6,20 +6,22 @@ calls as it meets it, then optimising the driver itself. The callees are indepen
 another, so a second process can compile them into the shared on-disk cache from the other
 end of the list while the solve works through it from the front: when the solve reaches a
 callee the helper has saved it loads it, and when the helper reaches one the solve has saved
-it stops. The driver's own compile cannot be split; the callees' half of the wait is halved.
+it goes on to the next stage. The driver's own compile cannot be split.
 
-The list — the plan — is the ``opening`` warm-up group's compiles, recorded once from an
-empty cache into ``solver/data/opening_plan.json`` (``python -m solver.prefetch --write``):
-the driver's signature (``entry``), the kernels compiled while it is typed, in that order
-(``callees``), and those compiled after it — the checks, EVs and Explore's first view
-(``after``, which the helper compiles next while the solve optimises the driver). Each step
-keeps Numba's argument types (pickled) and their spelling. A plan that no longer matches
+A plan lists one kind of storage's first solve: its stages — per signature of the driver
+(float64 storage: one; float32: its passes, then its float64 checks), the kernels compiled
+from the end of the previous stage until the driver is typed, in that order — then the
+kernels compiled after the last (``after``: checks, EVs, Explore's first view), which the
+helper compiles while the solve optimises the driver. Each step keeps Numba's argument types
+(pickled) and their spelling. ``solver/data/prefetch_float64.json`` is recorded from the
+``opening`` warm-up group, ``prefetch_float32.json`` from a first solve of ``srp-turn``, both
+from an empty cache (``python -m solver.prefetch --write``). A plan that no longer matches
 the sources costs only the second core's time: a signature nothing asks for is compiled in
 vain, and a new callee is compiled by the solve itself; tests/test_prefetch.py fails until
-the plan is written again.
+the plans are written again.
 
-Started by the CLI's ``solve`` and ``race`` and by the app's background warm-up when the
-driver's float64 signature (the opening preset's storage) is not in the cache;
+Started by the CLI's ``solve`` and ``race`` for the storage they solve in, and by the app's
+background warm-up beside ``opening``, when the plan's drivers are not all in the cache;
 ``REGRET_LAB_PREFETCH=0`` turns it off.
 """
 
@@ -39,8 +41,10 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, NamedTuple
 
-PLAN = Path(__file__).resolve().parent / "data" / "opening_plan.json"
-PLAN_FORMAT = 1
+DATA = Path(__file__).resolve().parent / "data"
+PLANS = {"float64": DATA / "prefetch_float64.json", "float32": DATA / "prefetch_float32.json"}
+PLAN = PLANS["float64"]  # the opening preset's
+PLAN_FORMAT = 2
 
 
 class Step(NamedTuple):
@@ -65,13 +69,23 @@ class Step(NamedTuple):
         return disp if hasattr(disp, "overloads") and hasattr(disp, "_cache") else None
 
 
-class Plan(NamedTuple):
-    """The opening group's compiles: the driver's signature, the kernels compiled while it
-    is typed (in that order), and those compiled after it (in order)."""
+class Stage(NamedTuple):
+    """One signature of the driver, and the kernels compiled (in that order) from the end
+    of the previous stage until it is typed: its callees, and anything the solve compiles
+    on the way."""
 
     entry: Step
     callees: list[Step]
+
+
+class Plan(NamedTuple):
+    """A first solve's compiles: its stages, then the kernels compiled after them."""
+
+    stages: list[Stage]
     after: list[Step]
+
+    def steps(self) -> list[Step]:
+        return [x for st in self.stages for x in (*st.callees, st.entry)] + self.after
 
 
 def spell(types: tuple[Any, ...]) -> str:
@@ -96,11 +110,8 @@ def load_plan(path: Path = PLAN) -> Plan | None:
         raw = json.loads(path.read_text(encoding="utf-8"))
         if raw.get("format") != PLAN_FORMAT:
             return None
-        return Plan(
-            _step(raw["entry"]),
-            [_step(d) for d in raw["callees"]],
-            [_step(d) for d in raw["after"]],
-        )
+        stages = [Stage(_step(d["entry"]), [_step(c) for c in d["callees"]]) for d in raw["stages"]]
+        return Plan(stages, [_step(d) for d in raw["after"]])
     except Exception:  # an unreadable plan only means no helper
         return None
 
@@ -110,11 +121,13 @@ def write_plan(plan: Plan, path: Path = PLAN) -> None:
 
     raw = {
         "format": PLAN_FORMAT,
-        "about": "The opening warm-up group's compiles, for solver/prefetch.py. Written by "
+        "about": "A first solve's compiles, for solver/prefetch.py. Written by "
         "`python -m solver.prefetch --write`; do not edit.",
         "numba": numba.__version__,
-        "entry": _step_json(plan.entry),
-        "callees": [_step_json(s) for s in plan.callees],
+        "stages": [
+            {"entry": _step_json(st.entry), "callees": [_step_json(c) for c in st.callees]}
+            for st in plan.stages
+        ],
         "after": [_step_json(s) for s in plan.after],
     }
     path.write_text(json.dumps(raw, indent=1) + "\n", encoding="utf-8")
@@ -152,23 +165,23 @@ def record(
     finally:
         event.unregister("numba:compile", listener)
     drives = [i for i, s in enumerate(started) if s[:2] == entry]
-    if len(drives) != 1:
-        raise RuntimeError(f"expected one signature of {entry}, recorded {len(drives)}")
-    at = drives[0]
+    if not drives:
+        raise RuntimeError(f"{entry} did not compile (a warm cache?)")
 
     def ours(i: int) -> bool:
         module, name = started[i][:2]
-        return module.startswith(package) and "<locals>" not in name
+        return module.startswith(package) and "<locals>" not in name and i not in drives
 
     def step(i: int) -> Step:
         module, name, types = started[i]
         return Step(module, name, spell(types), types)
 
-    return Plan(
-        step(at),
-        [step(i) for i in range(at + 1, ends[at]) if ours(i)],
-        [step(i) for i in range(ends[at], len(started)) if ours(i)],
-    )
+    stages = []
+    begin = 0
+    for at in drives:
+        stages.append(Stage(step(at), [step(i) for i in range(begin, ends[at]) if ours(i)]))
+        begin = ends[at]
+    return Plan(stages, [step(i) for i in range(begin, len(started)) if ours(i)])
 
 
 def is_cached(disp: Any, types: tuple[Any, ...]) -> bool:
@@ -183,9 +196,9 @@ def is_cached(disp: Any, types: tuple[Any, ...]) -> bool:
 
 
 def compile_from_the_end(plan: Plan, log: Callable[[str], None] | None = None) -> int:
-    """The helper's work: the driver's callees from the last backwards until one is in the
+    """The helper's work: each stage's kernels from the last backwards until one is in the
     cache that this process did not put there (the solve got that far), then the kernels
-    compiled after the driver, in order, skipping those already cached. Returns how many
+    compiled after the stages, in order, skipping those already cached. Returns how many
     kernels it compiled itself."""
     compiled = 0
 
@@ -206,32 +219,42 @@ def compile_from_the_end(plan: Plan, log: Callable[[str], None] | None = None) -
         compiled += 1
         return True
 
-    for s in reversed(plan.callees):
-        if compile_step(s) is None:
-            if log is not None:
-                log(f"met the solve at {s.kernel}")
-            break
+    for stage in plan.stages:
+        for s in reversed(stage.callees):
+            if compile_step(s) is None:
+                if log is not None:
+                    log(f"met the solve at {s.kernel}")
+                break
     for s in plan.after:
         compile_step(s)
     return compiled
 
 
-def wanted(precision: str, sampled: bool = False) -> bool:
-    """Whether a helper would help a solve whose storage is ``precision`` (resolved, not
-    "auto"): the plan holds the float64 driver's callees; a sampled rule has its own walk."""
-    return precision == "float64" and not sampled and os.environ.get("REGRET_LAB_PREFETCH") != "0"
+def enabled() -> bool:
+    return os.environ.get("REGRET_LAB_PREFETCH") != "0" and (os.cpu_count() or 1) > 1
+
+
+def plan_for(precision: str | None, sampled: bool = False) -> Path | None:
+    """The plan for a solve whose storage is ``precision`` (resolved, not "auto"), or None:
+    none for 16-bit storage, and a sampled rule has a walk of its own."""
+    return None if sampled or precision is None else PLANS.get(precision)
 
 
 def start(path: Path = PLAN) -> subprocess.Popen[bytes] | None:
-    """Start the helper (``python -m solver.prefetch``) when the plan's driver signature is
-    not in the cache and this machine has a second core; None when there is nothing to do."""
-    if os.environ.get("REGRET_LAB_PREFETCH") == "0" or (os.cpu_count() or 1) < 2:
+    """Start the helper (``python -m solver.prefetch --plan path``) when one of the plan's
+    driver signatures is not in the cache; None when there is nothing to do."""
+    if not enabled():
         return None
     plan = load_plan(path)
     if plan is None:
         return None
-    disp = plan.entry.dispatcher()
-    if disp is None or is_cached(disp, plan.entry.types):
+    cold = False
+    for st in plan.stages:
+        disp = st.entry.dispatcher()
+        if disp is None:
+            return None
+        cold = cold or not is_cached(disp, st.entry.types)
+    if not cold:
         return None
     try:
         return subprocess.Popen(
@@ -256,41 +279,75 @@ def stop(proc: subprocess.Popen[bytes] | None) -> None:
         proc.wait()
 
 
+class Helper:
+    """The helper of one command: :meth:`use` (re)starts it for the storage the solve turns
+    out to use, once that is known (a guess before the game is built saves a second)."""
+
+    def __init__(self) -> None:
+        self.plan: Path | None = None
+        self.proc: subprocess.Popen[bytes] | None = None
+
+    def use(self, precision: str | None, sampled: bool = False) -> None:
+        plan = plan_for(precision, sampled)
+        if plan == self.plan:
+            return
+        self.stop()
+        self.plan = plan
+        self.proc = start(plan) if plan is not None else None
+
+    def stop(self) -> None:
+        stop(self.proc)
+        self.proc = None
+
+
 @contextlib.contextmanager
-def helping(enabled: bool = True) -> Iterator[Callable[[], None]]:
-    """A helper for the block (when ``enabled`` and useful); yields a function that ends it
-    early (for a solve that turns out not to need it)."""
-    proc = start() if enabled else None
+def helping(precision: str | None = None) -> Iterator[Helper]:
+    """A helper for the block, started for ``precision`` storage (None: none yet)."""
+    helper = Helper()
     try:
-        yield lambda: stop(proc)
+        helper.use(precision)
+        yield helper
     finally:
-        stop(proc)
+        helper.stop()
 
 
-def _record_opening(out: Path) -> None:
+def _record(kind: str, out: Path) -> None:
+    """Record the plan for ``kind`` storage: the opening warm-up group (float64), or a
+    first solve of the turn preset as the CLI runs it (float32)."""
     from solver import warmup
 
-    write_plan(record(lambda: warmup.run_group("opening")), out)
+    if kind == "float64":
+        write_plan(record(lambda: warmup.run_group("opening")), out)
+        return
+
+    def turn() -> None:
+        from solver.api import solve
+        from solver.files.presets import load_preset
+
+        solve(load_preset("srp-turn").build(), iterations=2, check_every=1)
+
+    write_plan(record(turn), out)
 
 
 def main(argv: list[str] | None = None) -> int:
     """``python -m solver.prefetch``: be the helper (``--plan``); ``--write``: record the
-    plan again from an empty cache (a minute of one core)."""
+    plans again, each from an empty cache (a minute or two of one core)."""
     parser = argparse.ArgumentParser(prog="python -m solver.prefetch", description=__doc__)
     parser.add_argument("--plan", type=Path, default=PLAN, help="the plan to follow")
-    parser.add_argument("--write", action="store_true", help="record the plan again")
-    parser.add_argument("--record", type=Path, help=argparse.SUPPRESS)  # --write's child
+    parser.add_argument("--write", action="store_true", help="record the plans again")
+    parser.add_argument("--record", nargs=2, help=argparse.SUPPRESS)  # --write's child
     parser.add_argument("--verbose", action="store_true", help="say where the helper stopped")
     args = parser.parse_args(argv)
     if args.record is not None:
-        _record_opening(args.record)
+        _record(args.record[0], Path(args.record[1]))
         return 0
     if args.write:
-        with tempfile.TemporaryDirectory(prefix="regret-lab-plan-") as cache:
-            env = {**os.environ, "NUMBA_CACHE_DIR": cache, "REGRET_LAB_PREFETCH": "0"}
-            cmd = [sys.executable, "-m", "solver.prefetch", "--record", str(args.plan)]
-            subprocess.run(cmd, env=env, check=True)
-        print(f"wrote {args.plan}")
+        for kind, path in PLANS.items():
+            with tempfile.TemporaryDirectory(prefix="regret-lab-plan-") as cache:
+                env = {**os.environ, "NUMBA_CACHE_DIR": cache, "REGRET_LAB_PREFETCH": "0"}
+                cmd = [sys.executable, "-m", "solver.prefetch", "--record", kind, str(path)]
+                subprocess.run(cmd, env=env, check=True)
+            print(f"wrote {path}")
         return 0
     from solver.warmup import exit_with_parent
 

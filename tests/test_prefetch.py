@@ -1,6 +1,6 @@
-"""The first solve's compile helper (solver/prefetch.py): its plan is current (every step is
-a signature the warm-up compiled, spelled as its types unpickle), it starts only when the
-cache is cold, and it compiles from the end of the plan until it meets the solve — shown
+"""The first solve's compile helper (solver/prefetch.py): its plans are current (every step
+is a signature the warm-up compiled, spelled as its types unpickle), it starts only when
+the cache is cold, and it compiles each stage from the end until it meets the solve — shown
 on a toy plan of kernels in a temporary module, in processes of their own as in use."""
 
 from __future__ import annotations
@@ -53,30 +53,36 @@ def later(n):
 
 def run():
     entry(1.0)
+    entry(1)  # a second signature of the entry: a second stage (a compiles for an int)
     later(2)
 """
 
 
-def test_the_plan_is_the_drivers_and_spells_its_types() -> None:
-    plan = prefetch.load_plan()
-    assert plan is not None, f"{prefetch.PLAN} unreadable: python -m solver.prefetch --write"
-    assert (plan.entry.module, plan.entry.name) == prefetch.ENTRY
-    assert len(plan.callees) > 20
-    for s in (plan.entry, *plan.callees, *plan.after):
+@pytest.mark.parametrize("kind", sorted(prefetch.PLANS))
+def test_the_plan_is_the_drivers_and_spells_its_types(kind: str) -> None:
+    plan = prefetch.load_plan(prefetch.PLANS[kind])
+    assert plan is not None, f"{kind} plan unreadable: python -m solver.prefetch --write"
+    # float64 storage: one signature of the driver; float32: its passes, then its checks
+    assert len(plan.stages) == {"float64": 1, "float32": 2}[kind]
+    for st in plan.stages:
+        assert (st.entry.module, st.entry.name) == prefetch.ENTRY
+        assert len(st.callees) > 20
+    for s in plan.steps():
         assert prefetch.spell(s.types) == s.signature, s.kernel
         assert s.dispatcher() is not None, f"{s.kernel}: no such kernel"
 
 
-def test_every_step_is_a_signature_the_warm_up_compiled() -> None:
-    """A plan step the opening no longer compiles (a kernel's argument types changed) would
-    cost a first solve's second core for nothing: write the plan again."""
+@pytest.mark.parametrize("kind", sorted(prefetch.PLANS))
+def test_every_step_is_a_signature_the_warm_up_compiled(kind: str) -> None:
+    """A plan step no first solve compiles any more (a kernel's argument types changed)
+    would cost the second core for nothing: write the plans again."""
     if not warmup.is_warm():
         pytest.skip("needs the warm cache scripts/test.sh makes first")
-    plan = prefetch.load_plan()
+    plan = prefetch.load_plan(prefetch.PLANS[kind])
     assert plan is not None
     stale = [
         f"{s.kernel}({s.signature[:80]}…)"
-        for s in (plan.entry, *plan.callees, *plan.after)
+        for s in plan.steps()
         if not prefetch.is_cached(s.dispatcher(), s.types)
     ]
     assert not stale, f"stale plan, run `python -m solver.prefetch --write`: {stale}"
@@ -84,19 +90,23 @@ def test_every_step_is_a_signature_the_warm_up_compiled() -> None:
 
 def test_no_helper_on_a_warm_cache_or_when_turned_off(monkeypatch: pytest.MonkeyPatch) -> None:
     if warmup.is_warm():
-        assert prefetch.start() is None
+        for path in prefetch.PLANS.values():
+            assert prefetch.start(path) is None
+        with prefetch.helping("float32") as helper:
+            assert helper.plan == prefetch.PLANS["float32"] and helper.proc is None
+            helper.use("compressed")  # no plan for 16-bit storage
+            assert helper.plan is None
     monkeypatch.setenv("REGRET_LAB_PREFETCH", "0")
     assert prefetch.start() is None
-    assert not prefetch.wanted("float64")
-    monkeypatch.delenv("REGRET_LAB_PREFETCH")
-    assert prefetch.wanted("float64")
-    assert not prefetch.wanted("float32")
-    assert not prefetch.wanted("float64", sampled=True)
+    assert prefetch.plan_for("float64") == prefetch.PLANS["float64"]
+    assert prefetch.plan_for("float64", sampled=True) is None
+    assert prefetch.plan_for("compressed") is None
+    assert prefetch.plan_for(None) is None
 
 
 def test_an_unreadable_plan_means_no_helper(tmp_path: Path) -> None:
     bad = tmp_path / "plan.json"
-    bad.write_text('{"format": 1, "entry": {"kernel": "x:y", "signature": "", "types": "!!"}}')
+    bad.write_text('{"format": 2, "stages": [{"entry": {"kernel": "x:y", "types": "!!"}}]}')
     assert prefetch.load_plan(bad) is None
     assert prefetch.load_plan(tmp_path / "missing.json") is None
     assert prefetch.start(bad) is None
@@ -129,10 +139,10 @@ def test_helper_compiles_from_the_end_until_it_meets_the_solve(tmp_path: Path) -
     )  # fmt: skip
     plan = prefetch.load_plan(plan_file)
     assert plan is not None
-    assert [s.name for s in plan.callees] == ["a", "b", "c", "d"]
+    assert [[s.name for s in st.callees] for st in plan.stages] == [["a", "b", "c", "d"], ["a"]]
     assert [s.name for s in plan.after] == ["later"]
     # the solve has compiled a (the front of the list); the helper then compiles d, c, b,
-    # meets the solve at a, and goes on to what comes after the entry
+    # meets the solve at a, compiles the second stage's a (for an int) and what comes after
     _python("import toyk; toyk.a(1.0)", toy, cache)
     out = _python(
         f"""
@@ -145,7 +155,7 @@ def test_helper_compiles_from_the_end_until_it_meets_the_solve(tmp_path: Path) -
         toy, cache,
     )  # fmt: skip
     assert "met the solve at toyk.a" in out
-    assert "compiled 4" in out
+    assert "compiled 5" in out
     # what it saved is what the solve loads: nothing compiles again
     out = _python(
         """
@@ -168,9 +178,10 @@ def test_a_stale_step_is_skipped(tmp_path: Path) -> None:
     (toy / "toyk.py").write_text(TOY)
     f64 = (types.float64,)
     bad = (types.unicode_type,)
+    a = prefetch.Step("toyk", "a", "float64", f64)
+    b = prefetch.Step("toyk", "b", "unicode", bad)
     plan = prefetch.Plan(
-        prefetch.Step("toyk", "entry", "float64", f64),
-        [prefetch.Step("toyk", "a", "float64", f64), prefetch.Step("toyk", "b", "unicode", bad)],
+        [prefetch.Stage(prefetch.Step("toyk", "entry", "float64", f64), [a, b])],
         [prefetch.Step("toyk", "gone", "float64", f64)],
     )
     plan_file = tmp_path / "plan.json"
