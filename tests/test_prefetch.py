@@ -122,6 +122,17 @@ def _python(code: str, toy: Path, cache: Path) -> str:
     return out.stdout + out.stderr
 
 
+def _helper(plan_file: Path, toy: Path, cache: Path) -> str:
+    """The helper's work on ``plan_file`` in a process of its own: its log and count."""
+    code = f"""
+        from pathlib import Path
+        from solver import prefetch
+        n = prefetch.compile_from_the_end(prefetch.load_plan(Path({str(plan_file)!r})), print)
+        print("compiled", n)
+        """
+    return _python(code, toy, cache)
+
+
 def test_helper_compiles_from_the_end_until_it_meets_the_solve(tmp_path: Path) -> None:
     toy, cache, other = tmp_path / "toy", tmp_path / "cache", tmp_path / "record"
     toy.mkdir()
@@ -144,16 +155,7 @@ def test_helper_compiles_from_the_end_until_it_meets_the_solve(tmp_path: Path) -
     # the solve has compiled a (the front of the list); the helper then compiles d, c, b,
     # meets the solve at a, compiles the second stage's a (for an int) and what comes after
     _python("import toyk; toyk.a(1.0)", toy, cache)
-    out = _python(
-        f"""
-        import sys
-        from pathlib import Path
-        from solver import prefetch
-        n = prefetch.compile_from_the_end(prefetch.load_plan(Path({str(plan_file)!r})), print)
-        print("compiled", n)
-        """,
-        toy, cache,
-    )  # fmt: skip
+    out = _helper(plan_file, toy, cache)
     assert "met the solve at toyk.a" in out
     assert "compiled 5" in out
     # what it saved is what the solve loads: nothing compiles again
@@ -186,14 +188,6 @@ def test_a_stale_step_is_skipped(tmp_path: Path) -> None:
     )
     plan_file = tmp_path / "plan.json"
     prefetch.write_plan(plan, plan_file)
-    out = _python(
-        f"""
-        from pathlib import Path
-        from solver import prefetch
-        n = prefetch.compile_from_the_end(prefetch.load_plan(Path({str(plan_file)!r})), print)
-        print("compiled", n)
-        """,
-        toy, cache,
-    )  # fmt: skip
+    out = _helper(plan_file, toy, cache)
     assert "toyk.b:" in out  # the typing error, logged
     assert "compiled 1" in out  # a, and nothing for the kernel that is gone
