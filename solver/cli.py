@@ -622,7 +622,7 @@ def _cmd_solve(args: argparse.Namespace, helper: prefetch.Helper) -> None:
     storage = options.precision
     if storage == "auto":
         storage = auto_precision(game.is_holdem, game.action_size)
-    helper.use(str(storage), sampled=isinstance(rule, SamplingRule))  # the guess, or not
+    helper.use(storage, sampled=isinstance(rule, SamplingRule), pruning=pruning)
     target = _target(args.target, game)
     notes = _game_notes(game)
     if not args.json:  # said before the solve starts; --json carries them in the final line
@@ -750,7 +750,8 @@ def _cmd_race(args: argparse.Namespace, helper: prefetch.Helper) -> int:
         targets = default_targets(pot) if args.targets is None else parse_targets(args.targets, pot)
     except TargetError as exc:
         raise UsageError(f"--targets: {exc}") from None
-    helper.use(auto_precision(game.is_holdem, game.action_size))
+    sampled = all(ALGORITHMS[e.name].sampling for e in entries)
+    helper.use(auto_precision(game.is_holdem, game.action_size), sampled=sampled)
     job = RaceJob(
         game,
         entries,

@@ -17,12 +17,13 @@ helper compiles while the solve optimises the driver. Each step keeps Numba's ar
 ``opening`` warm-up group, ``prefetch_float32.json`` from a first solve of ``srp-turn``, both
 from an empty cache (``python -m solver.prefetch --write``). A plan that no longer matches
 the sources costs only the second core's time: a signature nothing asks for is compiled in
-vain, and a new callee is compiled by the solve itself; tests/test_prefetch.py fails until
-the plans are written again.
+vain, and a new callee is compiled by the solve itself; tests/test_prefetch.py (on the warm
+cache the test command makes) fails until the plans are written again.
 
 Started by the CLI's ``solve`` and ``race`` for the storage they solve in, and by the app's
-background warm-up beside ``opening``, when the plan's drivers are not all in the cache;
-``REGRET_LAB_PREFETCH=0`` turns it off.
+background warm-up beside ``opening``, when the plan's drivers are not all in the cache. It
+runs niced (below the solve), ends with its parent, passes over kernels an earlier run
+cached, and unpickles Numba types only. ``REGRET_LAB_PREFETCH=0`` turns it off.
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ import argparse
 import base64
 import contextlib
 import importlib
+import io
 import json
 import os
 import pickle
@@ -58,6 +60,7 @@ class Step(NamedTuple):
 
     @property
     def kernel(self) -> str:
+        """The kernel's dotted name, for messages."""
         return f"{self.module}.{self.name}"
 
     def dispatcher(self) -> Any | None:
@@ -85,10 +88,12 @@ class Plan(NamedTuple):
     after: list[Step]
 
     def steps(self) -> list[Step]:
+        """Every step, stage by stage (callees, then the driver), then ``after``."""
         return [x for st in self.stages for x in (*st.callees, st.entry)] + self.after
 
 
 def spell(types: tuple[Any, ...]) -> str:
+    """Numba's spelling of argument types, as its compile events and messages give them."""
     return ", ".join(str(t) for t in types)
 
 
@@ -97,9 +102,31 @@ def _step_json(s: Step) -> dict[str, str]:
     return {"kernel": s.module + ":" + s.name, "signature": s.signature, "types": blob}
 
 
+class _TypesOnly(pickle.Unpickler):
+    """Unpickles Numba types and nothing else: their classes and reconstructors, and the
+    solver's NamedTuple classes they name — a plan file cannot call anything else."""
+
+    def find_class(self, module: str, name: str) -> Any:
+        if (module, name) in (("copyreg", "_reconstructor"), ("builtins", "object")):
+            return super().find_class(module, name)
+        if module.startswith("numba.core.types"):
+            from numba.core import types
+
+            found = super().find_class(module, name)
+            if name == "_type_reconstructor" or (
+                isinstance(found, type) and issubclass(found, types.Type)
+            ):
+                return found
+        elif module.startswith("solver."):
+            found = super().find_class(module, name)
+            if isinstance(found, type) and issubclass(found, tuple):
+                return found
+        raise pickle.UnpicklingError(f"not a Numba type: {module}.{name}")
+
+
 def _step(d: dict[str, str]) -> Step:
     module, name = d["kernel"].split(":")
-    types = tuple(pickle.loads(base64.b64decode(d["types"])))
+    types = tuple(_TypesOnly(io.BytesIO(base64.b64decode(d["types"]))).load())
     return Step(module, name, d["signature"], types)
 
 
@@ -117,6 +144,7 @@ def load_plan(path: Path = PLAN) -> Plan | None:
 
 
 def write_plan(plan: Plan, path: Path = PLAN) -> None:
+    """Write ``plan`` to ``path`` (JSON; each step's types pickled, base64)."""
     import numba
 
     raw = {
@@ -140,8 +168,8 @@ def record(
     run: Callable[[], None], entry: tuple[str, str] = ENTRY, package: str = "solver."
 ) -> Plan:
     """Run ``run`` (in a cold cache, or nothing is compiled) and return its compiles as a
-    plan around ``entry`` (module, name), which must compile once: the kernels of
-    ``package`` only (Numba's internal overloads compile inside them)."""
+    plan: a stage per signature of ``entry`` (module, name) compiled, in order; the kernels
+    of ``package`` only (Numba's internal overloads compile inside them)."""
     from numba.core import event
 
     started: list[tuple[str, str, tuple[Any, ...]]] = []
@@ -197,16 +225,18 @@ def is_cached(disp: Any, types: tuple[Any, ...]) -> bool:
 
 def compile_from_the_end(plan: Plan, log: Callable[[str], None] | None = None) -> int:
     """The helper's work: each stage's kernels from the last backwards until one is in the
-    cache that this process did not put there (the solve got that far), then the kernels
-    compiled after the stages, in order, skipping those already cached. Returns how many
-    kernels it compiled itself."""
+    cache that was not there when it began and that this process did not put there (the
+    solve got that far), then the kernels compiled after the stages, in order; what was
+    cached before it began (an earlier run's, another plan's) is passed over. Returns how
+    many kernels it compiled itself."""
     compiled = 0
+    before = {id(s) for s in plan.steps() if _cached(s)}
 
     def compile_step(s: Step) -> bool | None:
-        """True: compiled here; False: already here; None: in the cache, put by another."""
+        """True: compiled here; False: nothing to do; None: cached by the solve meanwhile."""
         nonlocal compiled
         disp = s.dispatcher()
-        if disp is None or s.types in disp.overloads:
+        if disp is None or s.types in disp.overloads or id(s) in before:
             return False
         if is_cached(disp, s.types):
             return None
@@ -230,14 +260,38 @@ def compile_from_the_end(plan: Plan, log: Callable[[str], None] | None = None) -
     return compiled
 
 
+def _cached(s: Step) -> bool:
+    disp = s.dispatcher()
+    return disp is not None and is_cached(disp, s.types)
+
+
+def _cores() -> int:
+    try:
+        return len(os.sched_getaffinity(0))  # the cores this process may use (a container's)
+    except AttributeError:
+        return os.cpu_count() or 1
+
+
 def enabled() -> bool:
-    return os.environ.get("REGRET_LAB_PREFETCH") != "0" and (os.cpu_count() or 1) > 1
+    """Whether a helper may run: not turned off, a second core, and a lock for the cache's
+    index (two processes save into it at once; without ``fcntl`` :mod:`solver.jit` has none)."""
+    try:
+        import fcntl  # noqa: F401
+    except ImportError:
+        return False
+    return os.environ.get("REGRET_LAB_PREFETCH") != "0" and _cores() > 1
 
 
-def plan_for(precision: str | None, sampled: bool = False) -> Path | None:
+RBP = ("interval", "total")
+
+
+def plan_for(precision: str | None, sampled: bool = False, pruning: str = "") -> Path | None:
     """The plan for a solve whose storage is ``precision`` (resolved, not "auto"), or None:
-    none for 16-bit storage, and a sampled rule has a walk of its own."""
-    return None if sampled or precision is None else PLANS.get(precision)
+    none for 16-bit storage, a sampled rule (a walk of its own), or regret-based pruning over
+    float32 storage (a float64 walk: the plan's first stage would be compiled in vain)."""
+    if sampled or precision is None or (precision == "float32" and pruning in RBP):
+        return None
+    return PLANS.get(precision)
 
 
 def start(path: Path = PLAN) -> subprocess.Popen[bytes] | None:
@@ -257,8 +311,9 @@ def start(path: Path = PLAN) -> subprocess.Popen[bytes] | None:
     if not cold:
         return None
     try:
+        cmd = ["-m", "solver.prefetch", "--plan", str(path), "--parent", str(os.getpid())]
         return subprocess.Popen(
-            [sys.executable, "-m", "solver.prefetch", "--plan", str(path)],
+            [sys.executable, *cmd],
             stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
@@ -268,7 +323,8 @@ def start(path: Path = PLAN) -> subprocess.Popen[bytes] | None:
 
 
 def stop(proc: subprocess.Popen[bytes] | None) -> None:
-    """End the helper (a kill mid-save leaves no partial entry: Numba saves by rename)."""
+    """End the helper. A stop mid-save leaves no partial entry (Numba saves by rename), at
+    worst a stray temporary file of that save in the cache directory."""
     if proc is None or proc.poll() is not None:
         return
     proc.terminate()
@@ -287,8 +343,10 @@ class Helper:
         self.plan: Path | None = None
         self.proc: subprocess.Popen[bytes] | None = None
 
-    def use(self, precision: str | None, sampled: bool = False) -> None:
-        plan = plan_for(precision, sampled)
+    def use(self, precision: str | None, sampled: bool = False, pruning: str = "") -> None:
+        """Have the helper follow the plan for this solve (:func:`plan_for`): the one
+        running already, another (the old helper stopped), or none."""
+        plan = plan_for(precision, sampled, pruning)
         if plan == self.plan:
             return
         self.stop()
@@ -296,6 +354,7 @@ class Helper:
         self.proc = start(plan) if plan is not None else None
 
     def stop(self) -> None:
+        """End the helper, if one runs."""
         stop(self.proc)
         self.proc = None
 
@@ -337,6 +396,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--write", action="store_true", help="record the plans again")
     parser.add_argument("--record", nargs=2, help=argparse.SUPPRESS)  # --write's child
     parser.add_argument("--verbose", action="store_true", help="say where the helper stopped")
+    parser.add_argument("--parent", type=int, help="end when this process has ended")
     args = parser.parse_args(argv)
     if args.record is not None:
         _record(args.record[0], Path(args.record[1]))
@@ -351,7 +411,10 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     from solver.warmup import exit_with_parent
 
-    exit_with_parent()
+    exit_with_parent(parent=args.parent)
+    # below the solve: the helper takes a free core, never one the solve's threads need
+    with contextlib.suppress(OSError, AttributeError):
+        os.nice(10)
     plan = load_plan(args.plan)
     if plan is None:
         return 1

@@ -343,14 +343,16 @@ def warm_all(jobs: int = 2, quiet: bool = False) -> float:
     return seconds
 
 
-def exit_with_parent(poll_s: float = 1.0) -> None:
+def exit_with_parent(poll_s: float = 1.0, parent: int | None = None) -> None:
     """End this process (exit status 1) within ``poll_s`` seconds of its parent's end.
 
     A group's process is a child of the app's server or of a warm-up driver; when that one
     is killed (a server stopped with Ctrl-C twice, or SIGKILL) the orphan would otherwise go
     on compiling for minutes on a machine the user believes idle. A daemon thread watches
-    the parent's pid (an orphan is re-parented, so its parent pid changes)."""
-    parent = os.getppid()
+    the parent's pid (an orphan is re-parented, so its parent pid changes). ``parent``: the
+    pid the parent passed, which also catches a parent gone before this process got here."""
+    if parent is None:
+        parent = os.getppid()
 
     def watch() -> None:
         while os.getppid() == parent:

@@ -5,7 +5,10 @@ on a toy plan of kernels in a temporary module, in processes of their own as in 
 
 from __future__ import annotations
 
+import base64
+import json
 import os
+import pickle
 import subprocess
 import sys
 import textwrap
@@ -14,6 +17,8 @@ from pathlib import Path
 import pytest
 
 from solver import prefetch, warmup
+
+ROOT = Path(__file__).resolve().parents[1]
 
 TOY = """
 from numba import njit
@@ -91,29 +96,107 @@ def test_every_step_is_a_signature_the_warm_up_compiled(kind: str) -> None:
 def test_no_helper_on_a_warm_cache_or_when_turned_off(monkeypatch: pytest.MonkeyPatch) -> None:
     if warmup.is_warm():
         for path in prefetch.PLANS.values():
-            assert prefetch.start(path) is None
-        with prefetch.helping("float32") as helper:
-            assert helper.plan == prefetch.PLANS["float32"] and helper.proc is None
-            helper.use("compressed")  # no plan for 16-bit storage
-            assert helper.plan is None
+            proc = prefetch.start(path)
+            prefetch.stop(proc)
+            assert proc is None
+    monkeypatch.setattr(prefetch, "_cores", lambda: 2)
     monkeypatch.setenv("REGRET_LAB_PREFETCH", "0")
+    assert not prefetch.enabled()
     assert prefetch.start() is None
+    monkeypatch.delenv("REGRET_LAB_PREFETCH")
+    assert prefetch.enabled()
+    monkeypatch.setattr(prefetch, "_cores", lambda: 1)
+    assert not prefetch.enabled()  # one core: the helper would halve the solve's
+
+
+def test_the_plan_follows_the_solve() -> None:
     assert prefetch.plan_for("float64") == prefetch.PLANS["float64"]
+    assert prefetch.plan_for("float32") == prefetch.PLANS["float32"]
     assert prefetch.plan_for("float64", sampled=True) is None
+    assert prefetch.plan_for("float32", pruning="total") is None  # a float64 walk
+    assert prefetch.plan_for("float64", pruning="total") == prefetch.PLANS["float64"]
     assert prefetch.plan_for("compressed") is None
     assert prefetch.plan_for(None) is None
 
 
+class _Proc:
+    """A stand-in for the helper's process: the CLI's wiring, not the helper, is tested."""
+
+    def __init__(self, plan: Path, log: list[str]) -> None:
+        self.plan, self.log = plan, log
+        log.append(f"start {plan.name}")
+
+    def poll(self) -> int | None:
+        return None
+
+    def terminate(self) -> None:
+        self.log.append(f"stop {self.plan.name}")
+
+    def wait(self, timeout: float | None = None) -> int:
+        return 0
+
+
+@pytest.mark.parametrize(
+    ("argv", "storage", "expected"),
+    [
+        # guessed float64 before the game is built, and right
+        (["--game", "kuhn"], "float64", ["start prefetch_float64.json",
+                                          "stop prefetch_float64.json"]),
+        # guessed float64, the game says float32: the helper follows
+        (["--game", "kuhn"], "float32", ["start prefetch_float64.json",
+                                          "stop prefetch_float64.json",
+                                          "start prefetch_float32.json",
+                                          "stop prefetch_float32.json"]),
+        # a sampled rule walks with kernels of its own
+        (["--game", "kuhn", "--algorithm", "mccfr-es"], "float64",
+         ["start prefetch_float64.json", "stop prefetch_float64.json"]),
+        # 16-bit storage: no plan, no helper
+        (["--game", "kuhn", "--precision", "compressed"], "compressed", []),
+    ],
+)  # fmt: skip
+def test_the_cli_starts_stops_and_switches_its_helper(
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    argv: list[str],
+    storage: str,
+    expected: list[str],
+) -> None:
+    from solver import cli
+
+    log: list[str] = []
+    monkeypatch.setattr(prefetch, "start", lambda plan=prefetch.PLAN: _Proc(plan, log))
+    monkeypatch.setattr(cli, "auto_precision", lambda *_: storage)
+    assert cli.main(["solve", *argv, "--iterations", "1"]) == 0
+    assert log == expected
+    # a usage error stops it too, and says the same as without a helper
+    log.clear()
+    assert cli.main(["solve", "--game", "kuhn", "--threads", "-1"]) != 0
+    assert log == ["start prefetch_float64.json", "stop prefetch_float64.json"]
+    assert "--threads" in capsys.readouterr().err
+
+
 def test_an_unreadable_plan_means_no_helper(tmp_path: Path) -> None:
-    bad = tmp_path / "plan.json"
-    bad.write_text('{"format": 2, "stages": [{"entry": {"kernel": "x:y", "types": "!!"}}]}')
-    assert prefetch.load_plan(bad) is None
+    from numba import types
+
+    good = tmp_path / "good.json"
+    f64 = prefetch.Step("x", "y", "float64", (types.float64,))
+    prefetch.write_plan(prefetch.Plan([prefetch.Stage(f64, [f64])], []), good)
+    assert prefetch.load_plan(good) is not None
+    text = good.read_text()
+    blob = json.loads(text)["stages"][0]["entry"]["types"]
+    # a blob that is not base64, and one that would call something other than a type
+    evil = base64.b64encode(pickle.dumps(os.getcwd)).decode()
+    assert pickle.loads(base64.b64decode(evil)) is os.getcwd  # plain pickle would load it
+    for bad_blob in ("!!", evil):
+        bad = tmp_path / "bad.json"
+        bad.write_text(text.replace(blob, bad_blob))
+        assert prefetch.load_plan(bad) is None
+        assert prefetch.start(bad) is None
     assert prefetch.load_plan(tmp_path / "missing.json") is None
-    assert prefetch.start(bad) is None
 
 
 def _python(code: str, toy: Path, cache: Path) -> str:
-    env = {**os.environ, "NUMBA_CACHE_DIR": str(cache), "PYTHONPATH": f"{toy}:{os.getcwd()}"}
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(cache), "PYTHONPATH": f"{toy}:{ROOT}"}
     out = subprocess.run(
         [sys.executable, "-c", textwrap.dedent(code)],
         env=env, capture_output=True, text=True, timeout=300, check=False,
@@ -122,40 +205,55 @@ def _python(code: str, toy: Path, cache: Path) -> str:
     return out.stdout + out.stderr
 
 
-def _helper(plan_file: Path, toy: Path, cache: Path) -> str:
+def _helper(plan_file: Path, toy: Path, cache: Path, prelude: str = "") -> str:
     """The helper's work on ``plan_file`` in a process of its own: its log and count."""
     code = f"""
         from pathlib import Path
         from solver import prefetch
+        {prelude}
         n = prefetch.compile_from_the_end(prefetch.load_plan(Path({str(plan_file)!r})), print)
         print("compiled", n)
         """
     return _python(code, toy, cache)
 
 
-def test_helper_compiles_from_the_end_until_it_meets_the_solve(tmp_path: Path) -> None:
-    toy, cache, other = tmp_path / "toy", tmp_path / "cache", tmp_path / "record"
+@pytest.fixture
+def toy_plan(tmp_path: Path) -> tuple[Path, Path]:
+    """The toy module's folder and its plan, recorded in a cache of its own (cold)."""
+    toy = tmp_path / "toy"
     toy.mkdir()
     (toy / "toyk.py").write_text(TOY)
     plan_file = tmp_path / "plan.json"
-    # the plan, recorded in a cache of its own (a cold compile)
     _python(
         f"""
+        from pathlib import Path
         from solver import prefetch
         import toyk
         plan = prefetch.record(toyk.run, entry=("toyk", "entry"), package="toyk")
-        prefetch.write_plan(plan, __import__("pathlib").Path({str(plan_file)!r}))
+        prefetch.write_plan(plan, Path({str(plan_file)!r}))
         """,
-        toy, other,
+        toy, tmp_path / "record",
     )  # fmt: skip
-    plan = prefetch.load_plan(plan_file)
+    return toy, plan_file
+
+
+def test_the_toy_plan_has_a_stage_per_signature_of_the_entry(toy_plan: tuple[Path, Path]) -> None:
+    plan = prefetch.load_plan(toy_plan[1])
     assert plan is not None
     assert [[s.name for s in st.callees] for st in plan.stages] == [["a", "b", "c", "d"], ["a"]]
     assert [s.name for s in plan.after] == ["later"]
-    # the solve has compiled a (the front of the list); the helper then compiles d, c, b,
-    # meets the solve at a, compiles the second stage's a (for an int) and what comes after
+
+
+def test_helper_compiles_from_the_end_until_it_meets_the_solve(
+    toy_plan: tuple[Path, Path], tmp_path: Path
+) -> None:
+    toy, plan_file = toy_plan
+    cache = tmp_path / "cache"
+    # the solve saves a (the front of the list) once the helper has begun (its snapshot of
+    # the cache, taken first, saw nothing); the helper compiles d, c, b, meets the solve at
+    # a, compiles the second stage's a (for an int) and what comes after
     _python("import toyk; toyk.a(1.0)", toy, cache)
-    out = _helper(plan_file, toy, cache)
+    out = _helper(plan_file, toy, cache, prelude="prefetch._cached = lambda s: False")
     assert "met the solve at toyk.a" in out
     assert "compiled 5" in out
     # what it saved is what the solve loads: nothing compiles again
@@ -169,6 +267,19 @@ def test_helper_compiles_from_the_end_until_it_meets_the_solve(tmp_path: Path) -
         toy, cache,
     )  # fmt: skip
     assert "misses 0" in out
+
+
+def test_what_was_cached_before_it_began_is_passed_over(
+    toy_plan: tuple[Path, Path], tmp_path: Path
+) -> None:
+    """Kernels an earlier run left (the end of the list: d) are not the solve arriving:
+    the helper passes over them and compiles the rest."""
+    toy, plan_file = toy_plan
+    cache = tmp_path / "cache"
+    _python("import toyk; toyk.d(1.0); toyk.later(2)", toy, cache)
+    out = _helper(plan_file, toy, cache)
+    assert "met the solve" not in out
+    assert "compiled 4" in out  # c, b, a; the second stage's a
 
 
 def test_a_stale_step_is_skipped(tmp_path: Path) -> None:
