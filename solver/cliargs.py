@@ -22,7 +22,7 @@ class UsageError(Exception):
 def json_line(record: Mapping[str, object]) -> str:
     """``record`` as one line of strict JSON: NaN and infinities, which JSON does not have,
     as null (:func:`solver.batch.report.json_safe`; rule parameters go through
-    :func:`solver.cli._params_json` first)."""
+    :func:`params_json` first)."""
     return json.dumps(json_safe(record), allow_nan=False)
 
 
@@ -63,3 +63,9 @@ def target(raw: str | None, game: Game) -> float | None:
         assert pct is not None
         return pct / 100.0 * game.starting_pot
     return float_arg("--target", text)
+
+
+def params_json(params: Mapping[str, float]) -> dict[str, float | str]:
+    """Rule parameters for a JSON line: an infinite one (dcfr's ``alpha=inf``,
+    ``beta=-inf``) as the text ``--param`` takes, ``"inf"`` or ``"-inf"``."""
+    return {k: v if math.isfinite(v) else str(float(v)) for k, v in params.items()}

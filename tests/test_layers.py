@@ -17,7 +17,15 @@ ROOT = Path(__file__).resolve().parents[1]
 
 POKER = {"solver.quoting", "solver.jit"}  # beside solver.poker: the kernels' options, quoting
 API = {"solver", "solver.algorithms", "solver.api", "solver.lockspec"}
-CLI = {"solver.__main__", "solver.cli", "solver.cliargs", "solver.drill_cli", "solver.batch.cli"}
+CLI = {
+    "solver.__main__",
+    "solver.cli",
+    "solver.cliargs",
+    "solver.cliparser",
+    "solver.drill_cli",
+    "solver.race_cli",
+    "solver.batch.cli",
+}
 FLOORS = ("poker basics", "games/tree", "cfr", "algorithms/api", "study/files/run", "batch")
 
 
