@@ -22,8 +22,10 @@ cache the test command makes) fails until the plans are written again.
 
 Started by the CLI's ``solve`` and ``race`` for the storage they solve in, and by the app's
 background warm-up beside ``opening``, when the plan's drivers are not all in the cache. It
-runs niced (below the solve), ends with its parent, passes over kernels an earlier run
-cached, and unpickles Numba types only. ``REGRET_LAB_PREFETCH=0`` turns it off.
+ends with its parent, passes over kernels an earlier run cached, and unpickles Numba types
+only. It keeps the solve's priority: the app's opening group waits on it (niced, it measured
+slower there), and it is done before a first solve's iterations start.
+``REGRET_LAB_PREFETCH=0`` turns it off.
 """
 
 from __future__ import annotations
@@ -412,9 +414,6 @@ def main(argv: list[str] | None = None) -> int:
     from solver.warmup import exit_with_parent
 
     exit_with_parent(parent=args.parent)
-    # below the solve: the helper takes a free core, never one the solve's threads need
-    with contextlib.suppress(OSError, AttributeError):
-        os.nice(10)
     plan = load_plan(args.plan)
     if plan is None:
         return 1
