@@ -242,17 +242,21 @@ def test_evs_sum_to_the_pot_less_the_expected_rake() -> None:
 
 # ----- no rake: today's numbers ------------------------------------------------------------------
 # srp-river, dcfr-tuned, 20 iterations, a check every 5: the exploitability of each check as
-# the engine computed it before rake existed (commit 3af78ff), exactly
+# the engine computed it before rake existed (commit 3af78ff). Numba compiles for the host
+# CPU, so the last bits differ between machines (FMA, vector width): the old figures hold to
+# BITS_TOLERANCE, far below what any change of the arithmetic itself moves (≥ 1e-6 here);
+# bit-for-bit equality is checked between two runs on this machine instead.
 BEFORE_RAKE = [
-    "0x1.634abd1011931p+7",
-    "0x1.0b787034284edp+6",
-    "0x1.4c17db32d2a7ap+4",
-    "0x1.25300ed32e78ap+4",
-    "0x1.252f79f4efc3dp+3",
+    177.6459736844495,
+    66.86761552330036,
+    20.75582427838024,
+    18.324232888152928,
+    9.162045458213578,
 ]
+BITS_TOLERANCE = 1e-9  # relative: ~1e4 float64 roundings of the summed values, with margin
 
 
-def test_no_rake_gives_todays_numbers_bit_for_bit() -> None:
+def test_no_rake_gives_todays_numbers() -> None:
     spec = load_preset("srp-river").holdem
     assert spec is not None and spec.rake_pct == 0
     plain = build_holdem(spec)
@@ -260,8 +264,12 @@ def test_no_rake_gives_todays_numbers_bit_for_bit() -> None:
     assert not plain.has_rake and not zero.has_rake and not np.any(zero.tree.rake)
     runs = [solve(g, "dcfr-tuned", iterations=20, check_every=5) for g in (plain, zero)]
     for r in runs:
-        assert [c.exploitability.hex() for c in r.history] == BEFORE_RAKE
+        got = [c.exploitability for c in r.history]
+        assert got == pytest.approx(BEFORE_RAKE, rel=BITS_TOLERANCE)
         assert "exploitability_kind" not in r.history[-1].as_dict(r.game)
+    # the zero-rake tree runs the same arithmetic as the plain one: identical bits, same host
+    first, second = ([c.exploitability.hex() for c in r.history] for r in runs)
+    assert first == second
     a, b = (r.average_strategy() for r in runs)
     assert a.tobytes() == b.tobytes()
     assert runs[0].ev == runs[1].ev
