@@ -1,5 +1,6 @@
 """The spot header of Solve and Explore: the board as four-colour cards, pot, effective stack,
-SPR, the players' names, who acts and the line so far in words (:class:`solver.study.words.Spot`);
+SPR, facing a bet the amount to call and the pot odds, the players' names, who acts and the
+line so far in words (:class:`solver.study.words.Spot`);
 a preflop game's: SB vs BB, blinds, ante, stack and pot in bb.
 Data in, element out: it reads no session state and starts nothing."""
 
@@ -35,6 +36,21 @@ def amount(chips: float, big_blind: float | None) -> str:
     return text
 
 
+def pot_odds(to_call: float, pot: float) -> float:
+    """The share of the pot after a call that the call is (in [0, 1]): ``to_call`` chips
+    added to a ``pot`` that already holds the bet faced. 66 to call into 166 → 0.284."""
+    return to_call / (pot + to_call) if pot + to_call > 0 else float("nan")
+
+
+def call_fact(spot: Spot) -> str:
+    """``To call 66 · pot odds 28.4 %`` (HTML) when the player to act faces a bet, else ""."""
+    if spot.to_call is None or spot.pot is None:
+        return ""
+    owe = _bb(spot.to_call) if spot.blinds is not None else amount(spot.to_call, spot.big_blind)
+    odds = 100 * pot_odds(spot.to_call, spot.pot)
+    return f"To call <b>{owe}</b> · pot odds <b>{odds:.1f} %</b>"
+
+
 def _bb(x: float) -> str:
     return f"{x:,.2f}".rstrip("0").rstrip(".") + " bb"
 
@@ -68,6 +84,8 @@ def header_html(spot: Spot, compact: bool = False) -> str:
         facts.append(f"Effective stack <b>{amount(spot.stack, spot.big_blind)}</b>")
     if spot.spr is not None:
         facts.append(f"SPR <b>{spot.spr:.1f}</b>")
+    if call := call_fact(spot):
+        facts.append(call)
     start = f"start of the {spot.street}" if spot.street else "start of the hand"
     line = html.escape(spot.line) if spot.line else f"<i>{start}</i>"
     acts = f" — <b>{html.escape(spot.status)}</b>" if spot.status else ""

@@ -206,6 +206,7 @@ class Spot:
     blinds: tuple[float, float] | None = None  # preflop: (SB, BB) in bb (then chips are bb)
     ante: float = 0.0  # preflop: per player, bb
     starting_stack: float | None = None  # preflop: each stack before posting, bb
+    to_call: float | None = None  # chips the player to act must add to call (None: no bet faced)
 
 
 def start_spot(
@@ -239,8 +240,9 @@ def spot(game: Game, node: int, players: tuple[str, str] | None = None) -> Spot:
         ante = float(game.meta.get("ante", 0.0))  # type: ignore[arg-type]
         behind = max(stack - ante - max(in0, in1), 0.0)
         blinds = (float(game.meta.get("sb", 0.5)), 1.0)  # type: ignore[arg-type]
+        owe = _owed(game, node, (in0, in1), stack - ante)
         return Spot((), pot, behind, None, names, to_act, "preflop", line, 1.0, status,
-                    blinds, ante, stack)  # fmt: skip
+                    blinds, ante, stack, owe)  # fmt: skip
     cards = tuple(game.card_names[c] for c in board_cards(game, node))
     pot, inv0, inv1 = investments(game, node)
     behind = max(float(game.meta["stack"]) - max(inv0, inv1), 0.0)  # type: ignore[arg-type]
@@ -248,7 +250,19 @@ def spot(game: Game, node: int, players: tuple[str, str] | None = None) -> Spot:
     big_blind = float(bb) if isinstance(bb, (int, float)) and bb > 0 else None
     spr = behind / pot if pot > 0 else None
     street = STREETS.get(len(cards), "")
-    return Spot(cards, pot, behind, spr, names, to_act, street, line, big_blind, status)
+    owe = _owed(game, node, (inv0, inv1), float(game.meta["stack"]))  # type: ignore[arg-type]
+    return Spot(cards, pot, behind, spr, names, to_act, street, line, big_blind, status,
+                to_call=owe)  # fmt: skip
+
+
+def _owed(game: Game, node: int, put: tuple[float, float], stack: float) -> float | None:
+    """What the player to act at a decision ``node`` must add to call, having put ``put[p]``
+    in of a ``stack`` (an all-in for less is capped there); None when no bet is faced."""
+    if int(game.tree.kind[node]) != DECISION:
+        return None
+    p = int(game.tree.player[node])
+    owe = min(put[1 - p], stack) - put[p]
+    return owe if owe > 1e-9 else None
 
 
 def node_words(game: Game, node: int, players: tuple[str, str] | None = None) -> str:

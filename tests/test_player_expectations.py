@@ -1,0 +1,64 @@
+"""What players expect beside the numbers (issue 44): the amount to call and the pot odds in
+the spot header, numbers as people read them, estimates that count threads."""
+
+from __future__ import annotations
+
+import functools
+
+import pytest
+
+from app.components.spot_header import call_fact, header_html, pot_odds
+from solver.files.presets import load_preset
+from solver.games import Game
+from solver.games.holdem import HoldemSpec, build_holdem
+from solver.study.words import spot
+
+BB_BTN = ("BB", "BTN")
+
+
+@functools.cache
+def _turn() -> Game:
+    """Turn Td9d6hQc, pot 200, 900 behind, big blind 10: a 33 % bet is 66 chips."""
+    spec = HoldemSpec(board="Td9d6hQc", pot=200, stack=900, oop_range="AA,KK", ip_range="QQ,JJ",
+                      bets="33%, a", raises="a", big_blind=10)  # fmt: skip
+    return build_holdem(spec)
+
+
+# ----- the amount to call and the pot odds --------------------------------------------------
+def test_pot_odds_of_known_numbers() -> None:
+    assert pot_odds(66, 166) == pytest.approx(66 / 232)  # 100 in, a 66 bet: 28.4 %
+    assert f"{100 * pot_odds(66, 166):.1f}" == "28.4"
+    assert pot_odds(50, 150) == pytest.approx(0.25)  # a pot-sized bet: 25 %
+
+
+def test_header_says_what_to_call_and_the_pot_odds_facing_a_bet() -> None:
+    g = _turn()
+    facing = spot(g, g.find(("b:66",)), BB_BTN)  # BTN faces 66 with 266 in the pot
+    assert facing.to_call == 66.0 and facing.pot == 266.0
+    html = header_html(facing)
+    assert "To call <b>66 (6.6 bb)</b> · pot odds <b>19.9 %</b>" in html  # 66 / 332
+    jam = spot(g, g.find(("b:900",)), BB_BTN)  # all-in 900 into 200
+    assert jam.to_call == 900.0
+    assert "pot odds <b>45.0 %</b>" in header_html(jam)  # 900 / 2000
+    raised = spot(g, g.find(("k", "b:66", "r:900")), BB_BTN)  # BB jams over the 66 bet
+    assert raised.to_call == 900.0 - 66.0 and raised.pot == 200 + 66 + 900
+    assert f"pot odds <b>{100 * 834 / 2000:.1f} %</b>" in header_html(raised)
+
+
+def test_no_call_where_no_bet_is_faced() -> None:
+    g = _turn()
+    for line in ((), ("k",), ("k", "b:66", "c"), ("k", "b:66", "c", "d:8h")):
+        s = spot(g, g.find(line), BB_BTN)
+        assert s.to_call is None and call_fact(s) == ""
+        assert "To call" not in header_html(s)
+
+
+def test_preflop_header_calls_in_bb() -> None:
+    g = load_preset("preflop-pushfold-10bb").build()
+    root = spot(g, 0)  # the SB completes 0.5 into 1.5: 25 %
+    assert root.to_call == 0.5
+    assert "To call <b>0.5 bb</b> · pot odds <b>25.0 %</b>" in header_html(root)
+    shove = next(c for c in g.children(0) if g.labels[c].startswith("r:"))
+    s = spot(g, shove)  # the BB calls 9 into 11: 45 %
+    assert s.to_call == pytest.approx(9.0)
+    assert "To call <b>9 bb</b> · pot odds <b>45.0 %</b>" in header_html(s)
