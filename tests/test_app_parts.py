@@ -257,7 +257,7 @@ def test_numbers_in_tables_and_text() -> None:
     formats = {c: column_format(c) for c in ("EV before", "change", "equity OOP %", "share %",
                "combos after", "EQR", "class", "Check %", "largest move (points)")}  # fmt: skip
     assert formats == {"EV before": "%.2f", "change": "%.2f", "equity OOP %": "%.1f",
-                       "share %": "%.1f", "combos after": "%.1f", "EQR": "%.2f", "class": None,
+                       "share %": "%.1f", "combos after": "%.4g", "EQR": "%.2f", "class": None,
                        "Check %": "%.1f", "largest move (points)": "%.1f"}  # fmt: skip
     assert set(column_config(["class", "x"], numeric=["x"])) == {"x"}  # no float left raw
     # Reports: keys stay, titles in words with the batch's pot and stack (chips)

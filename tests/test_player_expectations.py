@@ -62,3 +62,51 @@ def test_preflop_header_calls_in_bb() -> None:
     s = spot(g, shove)  # the BB calls 9 into 11: 45 %
     assert s.to_call == pytest.approx(9.0)
     assert "To call <b>9 bb</b> · pot odds <b>45.0 %</b>" in header_html(s)
+
+
+# ----- numbers as players read them -----------------------------------------------------------
+def _sprintf_g(fmt: str, x: float) -> str:
+    """sprintf-js's ``%.Ng`` (what st.dataframe's printf formats run):
+    ``String(Number(x.toPrecision(N)))`` — the shortest text of the number rounded to N
+    significant digits."""
+    digits = int(fmt.removeprefix("%.").removesuffix("g"))
+    text = repr(float(f"{x:.{digits - 1}e}"))
+    return text.removesuffix(".0")
+
+
+def test_table_formats_say_combos_without_a_stray_decimal_and_reach_in_percent() -> None:
+    from app.components import number_formats as NF
+
+    fmt = NF.column_format("combos after")
+    assert fmt == NF.COMBOS
+    assert _sprintf_g(fmt, 167.0) == "167" and _sprintf_g(fmt, 1326.0) == "1326"
+    assert _sprintf_g(fmt, 167.43) == "167.4" and _sprintf_g(fmt, 12.3456) == "12.35"
+    assert NF.column_format("reach") == NF.REACH == "percent"  # st.column_config: 87.80%
+    assert NF.decimals(87.797) == "87.8" and NF.decimals(167.0) == "167"
+    assert NF.decimals(-0.001) == "0" and NF.decimals(1234.5) == "1,234.5"
+
+
+def test_lock_effect_metric_has_two_decimals_at_most() -> None:
+    from app.features.lock_effect import ev_metric
+
+    row = {"EV after": 87.797, "change": 1.2468, "EV before": 86.5502}
+    assert ev_metric(row) == ("87.8", "+1.25 (was 86.55)")
+    assert ev_metric({"EV after": 10.0, "change": -2.0, "EV before": 12.0}) == (
+        "10",
+        "-2 (was 12)",
+    )
+
+
+def test_toy_card_table_reach_in_percent() -> None:
+    import numpy as np
+
+    from app.components.views import card_table
+    from solver import make_game
+
+    g = make_game("leduc")
+    nh = g.num_hands[0]
+    reach = np.full(nh, 0.87797)
+    strategy = np.full((len(g.action_labels(0)), nh), 1 / 3)
+    df = card_table(g, 0, strategy, reach)
+    assert list(df["reach %"]) == [87.8] * nh
+    assert df[df.columns[-1]].iloc[0] == 33.33

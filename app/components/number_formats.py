@@ -1,6 +1,7 @@
 """Numbers as a player reads them in Explore's tables: chips with two decimals, % with one,
-combos with one (and none when whole, in text), ratios with two — never the eight decimals a
-table shows by default. Data in, column configs out; the tables' values stay exact (their
+combos without decimals when whole (``167``, not ``167.0``) and with one or two otherwise,
+reach as a percentage (``87.80%``, not ``0.878``), ratios with two — never the eight decimals
+a table shows by default. Data in, column configs out; the tables' values stay exact (their
 CSV and JSON downloads keep every digit)."""
 
 from __future__ import annotations
@@ -13,9 +14,18 @@ import streamlit as st
 
 CHIPS = "%.2f"
 PERCENT = "%.1f"  # for columns already in % (their name says so)
-COMBOS = "%.1f"
+COMBOS = "%.4g"  # four significant digits, trailing zeros dropped: 167, 167.4, 12.35, 1,326
 RATIO = "%.2f"
-REACH = "%.3f"
+REACH = "percent"  # a reach in [0, 1] shown ×100 with two decimals: 87.80%
+
+
+def decimals(x: float, most: int = 2) -> str:
+    """A number in text with at most ``most`` decimals and no trailing zeros: ``87.8``
+    (not ``87.797``), ``167`` (not ``167.0``), ``-0.25``."""
+    if not math.isfinite(x):
+        return "—"
+    text = f"{x:,.{most}f}".rstrip("0").rstrip(".") if most > 0 else f"{x:,.0f}"
+    return "0" if text in ("-0", "") else text
 
 
 def combos_text(x: float) -> str:

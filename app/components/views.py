@@ -99,7 +99,8 @@ def grid_picture_of(
 
 
 def card_table(game: Game, node: int, strategy: Array, reach: Array) -> pd.DataFrame:
-    """Toy games: one row per private card, its reach and its action frequencies (%)."""
+    """Toy games: one row per private card, its reach and its action frequencies (both in %,
+    two decimals at most: ``87.8``, not ``0.878`` or ``87.797``)."""
     player = int(game.tree.player[node])
     names = action_names(game, node)
     valid = game.valid_hands(node, player)
@@ -107,7 +108,7 @@ def card_table(game: Game, node: int, strategy: Array, reach: Array) -> pd.DataF
     for h, name in enumerate(game.hand_names[player]):
         if not valid[h]:
             continue
-        row: dict[str, object] = {"card": name, "reach": round(float(reach[h]), 4)}
+        row: dict[str, object] = {"card": name, "reach %": round(100 * float(reach[h]), 2)}
         for a, label in enumerate(names):
             row[label] = round(100 * float(strategy[a, h]), 2)
         rows.append(row)

@@ -131,6 +131,14 @@ def shifts_frame(
     return pd.DataFrame(rows), len(every) - len(shown)
 
 
+def ev_metric(row: dict[str, Any]) -> tuple[str, str]:
+    """A :func:`totals_frame` row as its metric says it, chips with two decimals: the EV
+    after, and the change with the EV before (``("87.8", "+1.25 (was 86.55)")``)."""
+    after, change, before = (float(row[k]) for k in ("EV after", "change", "EV before"))
+    sign = "+" if change >= 0 else "-"  # (st.metric colours a delta by its first character)
+    return NF.decimals(after), f"{sign}{NF.decimals(abs(change))} (was {NF.decimals(before)})"
+
+
 def render_effect(game: Game, run: LockRun, after: Array, node: int) -> None:
     """The before/after section of a finished re-solve with locks."""
     p = run.job.progress
@@ -147,11 +155,8 @@ def render_effect(game: Game, run: LockRun, after: Array, node: int) -> None:
     totals = totals_frame(game, b0, a0)
     cols = st.columns(len(totals))
     for col, row in zip(cols, totals.to_dict("records"), strict=True):
-        col.metric(
-            f"{row['player']} EV at the root",
-            f"{row['EV after']:.3f}",
-            delta=f"{row['change']:+.3f} (was {row['EV before']:.3f})",
-        )
+        value, delta = ev_metric(row)
+        col.metric(f"{row['player']} EV at the root", value, delta=delta)
     st.dataframe(
         totals, hide_index=True, key="lock_ev_totals", column_config=NF.table_config(totals)
     )
