@@ -4,6 +4,7 @@ the spot header, numbers as people read them, estimates that count threads."""
 from __future__ import annotations
 
 import functools
+from pathlib import Path
 
 import pytest
 
@@ -110,3 +111,87 @@ def test_toy_card_table_reach_in_percent() -> None:
     df = card_table(g, 0, strategy, reach)
     assert list(df["reach %"]) == [87.8] * nh
     assert df[df.columns[-1]].iloc[0] == 33.33
+
+
+# ----- estimates count threads ---------------------------------------------------------------
+def test_two_thread_estimates_use_the_speedup_measured_here(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from solver.run import calibration
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    cells = 2_000_000
+    calibration.record(cells, 0.010)  # one thread: 5 ns per hand-cell
+    assumed = calibration.load()
+    assert assumed.seconds(cells, 2) == pytest.approx(0.010 / calibration.TWO_THREAD_SPEEDUP)
+    # two threads measured here at 8 ms an iteration: a 1.25× speed-up, not the assumed 1.5×
+    cost = calibration.record(cells, 0.008, threads=2)
+    assert cost.ns_per_cell == pytest.approx(5.0)  # the one-thread figure is untouched
+    assert cost.seconds(cells, 2) == pytest.approx(0.008)
+    assert cost.speedup(2) == pytest.approx(1.25)
+    assert cost.seconds(cells) == pytest.approx(0.010)
+    # a second two-thread solve folds into the two-thread figure (a running mean)
+    cost = calibration.record(cells, 0.006, threads=2)
+    assert cost.seconds(cells, 2) == pytest.approx(0.5 * 0.008 + 0.5 * 0.006)
+    assert calibration.load() == cost
+    # four threads never measured: the one-thread figure over the assumed speed-up
+    assert cost.seconds(cells, 4) == pytest.approx(0.010 / (2 * calibration.TWO_THREAD_SPEEDUP))
+
+
+def test_the_estimate_line_names_the_threads() -> None:
+    from app.components.solve_estimate import estimate_line
+
+    assert estimate_line(0.02, 0.3, "% pot", True, 100_000, threads=2) == (
+        "≈ 3.0 s to 0.3 % pot on 2 threads"
+    )
+    assert estimate_line(0.02, 0.3, "% pot", True, 100_000) == "≈ 3.0 s to 0.3 % pot"
+
+
+def test_solve_page_estimate_uses_the_threads_field(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The Solve page's estimate for 2 threads is the time measured on two threads here."""
+    from app_helpers import app
+
+    from app import state
+    from solver.run import calibration
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    monkeypatch.setenv("REGRET_LAB_BACKGROUND_WARMUP", "0")
+    from solver.cfr.parallel import max_threads
+    from solver.games.holdem import estimate, validate
+
+    if max_threads() < 2:
+        pytest.skip("one core: the Threads field takes 1 only")
+    spec = load_preset("srp-river").holdem
+    assert spec is not None
+    cells = calibration.cells_of_estimate(estimate(validate(spec)))
+    big = 1_000_000  # (a tree this size teaches the calibration: 10 ns, then 500 ns on 2)
+    calibration.record(big, 10e-9 * big)
+    calibration.record(big, 500e-9 * big, threads=2)
+    at = app(**{state.THREADS: "2"})
+    at.run()
+    text = " ".join(m.value for m in at.markdown)
+    assert not at.exception
+    from app.components.fields import duration
+
+    # 150 iterations to 0.3 % pot at 500 ns per hand-cell on two threads (not 10 / 1.5)
+    assert f"≈ {duration(150 * cells * 500e-9)} to 0.3 % pot on 2 threads" in text, text
+
+
+def test_a_batch_says_its_time_to_the_target() -> None:
+    from solver.batch.driver import target_seconds
+    from solver.batch.spec import BatchCost, BatchSpec
+    from solver.run.calibration import iterations_to
+
+    worst = 3 * (1000 * 0.5 + 4.0)  # 5 flops, 2 at once, each to the cap and summarised
+    cost = BatchCost(flops=5, biggest="AsKd2c", memory_mb=100.0, seconds_per_iteration=0.5,
+                     workers=2, max_seconds=worst, summary_seconds=4.0)  # fmt: skip
+    template = load_preset("srp-flop").holdem
+    assert template is not None
+    spec = BatchSpec(template, target_pct=0.3, max_iterations=1000)
+    n = iterations_to(0.3, True, 1000)
+    assert n == 150
+    assert target_seconds(spec, cost) == pytest.approx(3 * (150 * 0.5 + 4.0))  # 3 rounds of 2
+    assert target_seconds(spec, cost) < cost.max_seconds
+    assert target_seconds(BatchSpec(template, target_pct=None), cost) is None

@@ -123,25 +123,28 @@ def _summary(req: Request, job: SolveJob | None, cfg: Settings) -> None:
         return
     line = f"**Game:** {req.label}"
     seconds = None
+    threads = cfg.options.threads  # (the speed-up measured on this machine: calibration)
     if req.estimate is not None:
         e = req.estimate
         line += f" · {e.nodes:,} nodes, {e.memory_mb:,.1f} MB"
-        seconds = calibration.load().seconds(calibration.cells_of_estimate(e))
+        seconds = calibration.load().seconds(calibration.cells_of_estimate(e), threads)
     elif req.source is not None and req.source.get("kind") in ("toy", "preflop"):
         game = S.build_game(req.source)
-        seconds = calibration.load().seconds(calibration.cells_of_game(game))
+        seconds = calibration.load().seconds(calibration.cells_of_game(game), threads)
     if seconds is not None:
         pot = req.spec.pot if req.spec is not None else None
         holdem, unit = req.spec is not None, cfg.unit
         if req.preflop is not None:  # chips are bb; iterations as a hold'em spot's in % pot
             holdem, unit, pot = True, "bb", S.build_game(req.source).starting_pot  # type: ignore[arg-type]
-        line += " · " + estimate_line(seconds, cfg.target, unit, holdem, cfg.max_iterations, pot)
+        line += " · " + estimate_line(
+            seconds, cfg.target, unit, holdem, cfg.max_iterations, pot, threads
+        )
     c = st.columns([4, 1.3], vertical_alignment="center")
     c[0].markdown(
         line,
-        help="on one thread: the tree's size times a cost per hand-cell measured on this "
-        "machine, times the iterations DCFR typically needs for this target (docs/app.md, "
-        "'Estimates')",
+        help="on the Threads set below: the tree's size times a cost per hand-cell measured "
+        "on this machine at that many threads, times the iterations DCFR typically needs for "
+        "this target (docs/app.md, 'Estimates')",
     )
     with c[1]:
         nav.link("setup", "Change the game", ":material/tune:")

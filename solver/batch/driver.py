@@ -40,7 +40,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from solver.batch.spec import BatchError, BatchSpec, by_size, check
+from solver.batch.spec import BatchCost, BatchError, BatchSpec, by_size, check
 from solver.batch.store import BatchStore, FlopRow
 from solver.batch.task import solve_flop, warm
 from solver.poker.flops import Flop
@@ -366,3 +366,19 @@ def format_eta(seconds: float | None) -> str:
     if seconds < 5400:
         return f"{seconds / 60:.0f} min"
     return f"{seconds / 3600:.1f} h"
+
+
+def target_seconds(spec: BatchSpec, cost: BatchCost) -> float | None:
+    """About how long the whole batch takes to its target (seconds): every flop counted as
+    the biggest (``cost``: :func:`solver.batch.spec.batch_cost`), solved for the iterations a
+    DCFR-family solve typically needs to ``spec.target_pct`` % pot
+    (:func:`solver.run.calibration.iterations_to`, at most the cap) and summarised,
+    ``cost.workers`` at once. None without a target (the batch runs to the cap:
+    ``cost.max_seconds``). Good to a factor of about two, like the Solve page's estimate."""
+    from solver.run.calibration import iterations_to
+
+    if spec.target_pct is None:
+        return None
+    n = iterations_to(spec.target_pct, True, spec.max_iterations)
+    rounds = -(-cost.flops // max(cost.workers, 1))
+    return rounds * (n * cost.seconds_per_iteration + cost.summary_seconds)

@@ -20,6 +20,7 @@ it is for — telling a 0.01-second river from a 5-second flop before pressing S
 from __future__ import annotations
 
 import json
+import math
 import os
 import threading
 import time
@@ -35,9 +36,27 @@ DEFAULT_NS_PER_CELL = 7.0
 """The cost per hand-cell assumed before anything was measured on this machine (the
 development machine's figure for turn spots, one thread)."""
 TWO_THREAD_SPEEDUP = 1.5
-"""How much faster a pass runs on two threads than on one, assumed for estimates (measure it:
-``python benchmarks/versus_native.py --threads 1,2``)."""
+"""How much faster a pass runs on two threads than on one, assumed for estimates until a
+two-thread solve on this machine has been timed (:func:`record` keeps each thread count's
+own figure; ``python benchmarks/versus_native.py --threads 1,2`` measures it too)."""
 _LOCK = threading.Lock()
+
+EXPONENT = 0.6
+"""Iterations to a target ∝ target ** -EXPONENT (DCFR on the SRP turn and river presets: 150
+→ 270 from 0.3 to 0.1 % pot, BENCHMARKS.md "Against the native solver"; Leduc: ×4 per
+tenth, docs/algorithms.md)."""
+HOLDEM_REF = (0.3, 150)  # (% pot, iterations): dcfr-tuned on the SRP turn
+TOY_REF = (0.001, 400)  # (chips, iterations): dcfr on Leduc
+
+
+def iterations_to(target: float, holdem: bool, max_iterations: int) -> int:
+    """Iterations a DCFR-family solve typically needs to reach ``target`` (% pot on hold'em,
+    chips on the toy games), at most ``max_iterations``; ``max_iterations`` without a target
+    (``target`` ≤ 0). Good to a factor of about two; other algorithms usually take longer."""
+    if target <= 0:
+        return max_iterations
+    at, count = HOLDEM_REF if holdem else TOY_REF
+    return max(1, min(max_iterations, math.ceil(count * (at / target) ** EXPONENT)))
 
 
 def cache_file() -> Path:
@@ -59,58 +78,120 @@ def cells_of_game(game: Game) -> int:
 
 @dataclass(frozen=True)
 class Cost:
-    """Seconds per hand-cell on one thread, and where the figure comes from."""
+    """Nanoseconds per hand-cell on one thread, where the figure comes from, and the wall
+    time per hand-cell measured on this machine at other thread counts (``threaded``:
+    (threads, ns) pairs, from real solves; :func:`record`)."""
 
     ns_per_cell: float
     measured: bool  # False: the default, nothing measured on this machine yet
+    threaded: tuple[tuple[int, float], ...] = ()
+
+    def speedup(self, threads: int) -> float:
+        """How much faster an iteration runs on ``threads`` threads than on one: the ratio
+        measured here when both figures are, else the assumed :data:`TWO_THREAD_SPEEDUP`
+        (scaled by threads / 2)."""
+        if threads <= 1:
+            return 1.0
+        ns = dict(self.threaded).get(threads)
+        if ns is not None and self.measured:
+            return self.ns_per_cell / ns
+        return TWO_THREAD_SPEEDUP * threads / 2.0
 
     def seconds(self, cells: int, threads: int = 1) -> float:
-        """Estimated seconds of one iteration over ``cells`` hand-cells."""
-        speedup = 1.0 if threads <= 1 else TWO_THREAD_SPEEDUP * threads / 2.0
-        return cells * self.ns_per_cell * 1e-9 / speedup
+        """Estimated seconds of one iteration over ``cells`` hand-cells on ``threads``
+        threads: the figure measured at that thread count when there is one, else the
+        one-thread figure over :meth:`speedup`."""
+        ns = dict(self.threaded).get(threads) if threads > 1 else None
+        if ns is not None:
+            return cells * ns * 1e-9
+        return cells * self.ns_per_cell * 1e-9 / self.speedup(threads)
+
+
+def _read() -> dict:
+    try:
+        data = json.loads(cache_file().read_text())
+    except (OSError, ValueError):
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def _threaded(data: dict) -> tuple[tuple[int, float], ...]:
+    """The (threads, ns per hand-cell) pairs of a kept file's ``"threads"`` entry, checked."""
+    out = []
+    raw = data.get("threads")
+    for key, value in raw.items() if isinstance(raw, dict) else ():
+        try:
+            t, ns = int(key), float(value[0])
+        except (ValueError, TypeError, IndexError, KeyError):
+            continue
+        if t > 1 and ns > 0 and np.isfinite(ns):
+            out.append((t, ns))
+    return tuple(sorted(out))
 
 
 def load() -> Cost:
-    """The cost kept on this machine (the default when none is kept)."""
+    """The cost kept on this machine (the default one-thread figure when none is kept)."""
+    data = _read()
+    threaded = _threaded(data)
     try:
-        data = json.loads(cache_file().read_text())
         ns = float(data["ns_per_cell"])
         if ns > 0 and np.isfinite(ns):
-            return Cost(ns, True)
-    except (OSError, ValueError, KeyError, TypeError):
+            return Cost(ns, True, threaded)
+    except (ValueError, KeyError, TypeError):
         pass
-    return Cost(DEFAULT_NS_PER_CELL, False)
+    return Cost(DEFAULT_NS_PER_CELL, False, threaded)
 
 
-def _save(ns: float, samples: int) -> None:
+def _save(data: dict) -> None:
     path = cache_file()
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         tmp = path.with_suffix(".tmp")
-        tmp.write_text(json.dumps({"ns_per_cell": ns, "samples": samples}))
+        tmp.write_text(json.dumps(data))
         tmp.replace(path)
     except OSError:  # a read-only home: the estimate just stays the default
         pass
 
 
+def _mean(old: float | None, n: int, new: float) -> float:
+    """A running mean over the last solves: weight 1/4 each once there are four."""
+    if old is None:
+        return new
+    weight = 1.0 / min(n + 1, 4)
+    return (1.0 - weight) * old + weight * new
+
+
 def record(cells: int, seconds_per_iteration: float, threads: int = 1) -> Cost:
-    """Fold a measured iteration time (``threads`` threads, one solve) into the kept cost:
-    a running mean over the last solves (weight 1/4 each once there are four). Ignores
-    tiny trees, whose time is overhead rather than work."""
+    """Fold a measured iteration time (``threads`` threads, one solve) into the kept cost of
+    that thread count: one thread's cost per hand-cell, or the wall time per hand-cell on
+    ``threads`` threads (so a two-thread estimate uses the speed-up measured here, not an
+    assumed one). A running mean over the last solves (weight 1/4 each once there are
+    four). Ignores tiny trees, whose time is overhead rather than work."""
     if cells < 100_000 or not seconds_per_iteration > 0:
         return load()
-    speedup = 1.0 if threads <= 1 else TWO_THREAD_SPEEDUP * threads / 2.0
-    ns = seconds_per_iteration * speedup / cells * 1e9
+    ns = seconds_per_iteration / cells * 1e9
     with _LOCK:
-        try:
-            data = json.loads(cache_file().read_text())
-            old, n = float(data["ns_per_cell"]), int(data.get("samples", 1))
-        except (OSError, ValueError, KeyError, TypeError):
-            old, n = ns, 0
-        weight = 1.0 / min(n + 1, 4)
-        new = (1.0 - weight) * old + weight * ns
-        _save(new, n + 1)
-    return Cost(new, True)
+        data = _read()
+        if threads <= 1:
+            try:
+                old: float | None = float(data["ns_per_cell"])
+                n = int(data.get("samples", 1))
+            except (ValueError, KeyError, TypeError):
+                old, n = None, 0
+            data["ns_per_cell"] = _mean(old, n, ns)
+            data["samples"] = n + 1
+        else:
+            raw = data.get("threads")
+            per = dict(raw) if isinstance(raw, dict) else {}
+            old = dict(_threaded(data)).get(threads)
+            try:
+                n = int(per[str(threads)][1]) if old is not None else 0
+            except (ValueError, KeyError, TypeError, IndexError):
+                n = 0
+            per[str(threads)] = [_mean(old, n, ns), n + 1]
+            data["threads"] = per
+        _save(data)
+    return load()
 
 
 def measure(seconds: float = 1.0) -> Cost:
@@ -132,5 +213,7 @@ def measure(seconds: float = 1.0) -> Cost:
             break
     ns = dt / n / cells_of_game(game) * 1e9
     with _LOCK:
-        _save(ns, 1)
-    return Cost(ns, True)
+        data = _read()
+        data.update(ns_per_cell=ns, samples=1)
+        _save(data)
+    return load()
