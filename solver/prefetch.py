@@ -22,9 +22,11 @@ cache the test command makes) fails until the plans are written again.
 
 Started by the CLI's ``solve`` and ``race`` for the storage they solve in, and by the app's
 background warm-up beside ``opening``, when the plan's drivers are not all in the cache. It
-ends with its parent, passes over kernels an earlier run cached, and unpickles Numba types
-only. It keeps the solve's priority: the app's opening group waits on it (niced, it measured
-slower there), and it is done before a first solve's iterations start.
+ends with its parent (the kernel's parent-death signal: :func:`die_with_parent`), passes
+over kernels an earlier run cached, and reads a plan as untrusted: kernels of
+:data:`KERNEL_MODULES` only, types through :mod:`solver.files.safe_types`. It keeps the
+solve's priority: the app's opening group waits on it (niced, it measured slower there),
+and it is done before a first solve's iterations start.
 ``REGRET_LAB_PREFETCH=0`` turns it off.
 """
 
@@ -34,16 +36,18 @@ import argparse
 import base64
 import contextlib
 import importlib
-import io
 import json
 import os
 import pickle
 import subprocess
 import sys
 import tempfile
-from collections.abc import Callable, Iterator
+import warnings
+from collections.abc import Callable, Collection, Iterator
 from pathlib import Path
 from typing import Any, NamedTuple
+
+from solver.files import safe_types
 
 DATA = Path(__file__).resolve().parent / "data"
 PLANS = {"float64": DATA / "prefetch_float64.json", "float32": DATA / "prefetch_float32.json"}
@@ -104,44 +108,105 @@ def _step_json(s: Step) -> dict[str, str]:
     return {"kernel": s.module + ":" + s.name, "signature": s.signature, "types": blob}
 
 
-class _TypesOnly(pickle.Unpickler):
-    """Unpickles Numba types and nothing else: their classes and reconstructors, and the
-    solver's NamedTuple classes they name — a plan file cannot call anything else."""
+KERNEL_MODULES = frozenset(
+    {
+        "solver.cfr.chance",
+        "solver.cfr.decision",
+        "solver.cfr.drive",
+        "solver.cfr.locks",
+        "solver.cfr.parallel",
+        "solver.cfr.pruning.bounds",
+        "solver.cfr.pruning.kernels",
+        "solver.cfr.pruning.state",
+        "solver.cfr.reach",
+        "solver.cfr.sampling.draws",
+        "solver.cfr.sampling.walk",
+        "solver.cfr.sync",
+        "solver.cfr.tasks",
+        "solver.cfr.terminal",
+        "solver.cfr.update",
+        "solver.cfr.walk",
+        "solver.games.holdem",
+        "solver.poker.handeval",
+        "solver.poker.preflop_equity",
+    }
+)
+"""The modules a plan's steps may name: those of the solver's floors (poker, games, cfr)
+that define kernels (import :mod:`solver.jit`; tests/test_prefetch.py checks the list
+against the sources). Nothing else is imported for a plan."""
+ARGUMENT_MODULES = KERNEL_MODULES | {"solver.cfr.layout", "solver.games.model"}
+"""Where the NamedTuple classes of the kernels' arguments live."""
+MAX_PLAN_BYTES = 4 * 1024 * 1024
+"""Largest plan file read (the plans take under 200 kB)."""
+MAX_STEPS = 2_000
+"""Most steps a plan may list (the plans list under 200)."""
 
-    def find_class(self, module: str, name: str) -> Any:
-        if (module, name) in (("copyreg", "_reconstructor"), ("builtins", "object")):
-            return super().find_class(module, name)
-        if module.startswith("numba.core.types"):
-            from numba.core import types
 
-            found = super().find_class(module, name)
-            if name == "_type_reconstructor" or (
-                isinstance(found, type) and issubclass(found, types.Type)
-            ):
-                return found
-        elif module.startswith("solver."):
-            found = super().find_class(module, name)
-            if isinstance(found, type) and issubclass(found, tuple):
-                return found
-        raise pickle.UnpicklingError(f"not a Numba type: {module}.{name}")
+class PlanError(ValueError):
+    """A plan refused: the message says what."""
 
 
-def _step(d: dict[str, str]) -> Step:
-    module, name = d["kernel"].split(":")
-    types = tuple(_TypesOnly(io.BytesIO(base64.b64decode(d["types"]))).load())
+def _step(d: Any, kernels: Collection[str]) -> Step:
+    if not isinstance(d, dict) or not all(isinstance(d.get(k), str) for k in _FIELDS):
+        raise PlanError(f"a step is not {{{', '.join(_FIELDS)}: text}}")
+    module, _, name = d["kernel"].partition(":")
+    if module not in kernels or not name.isidentifier():
+        raise PlanError(f"kernel {d['kernel'][:80]!r}: not one of the solver's kernels")
+    try:
+        blob = base64.b64decode(d["types"], validate=True)
+    except ValueError:
+        raise PlanError(f"{module}.{name}: types are not base64") from None
+    try:
+        types = safe_types.load_types(blob, ARGUMENT_MODULES | set(kernels))
+    except safe_types.TypesError as exc:
+        raise PlanError(f"{module}.{name}: {exc}") from None
     return Step(module, name, d["signature"], types)
 
 
-def load_plan(path: Path = PLAN) -> Plan | None:
-    """The plan at ``path``, or None when there is none or it cannot be read (another Numba
-    whose types unpickle differently: then there is no helper, and nothing else changes)."""
+_FIELDS = ("kernel", "signature", "types")
+
+
+def read_plan(path: Path = PLAN, kernels: Collection[str] = KERNEL_MODULES) -> Plan:
+    """The plan at ``path``, its steps' kernels in ``kernels`` (checked before anything is
+    imported) and their types read by :func:`solver.files.safe_types.load_types`.
+    :class:`PlanError` (or OSError) when refused."""
+    if not path.is_file():  # a FIFO would block the read
+        raise PlanError(f"{path}: not a regular file")
+    if path.stat().st_size > MAX_PLAN_BYTES:
+        raise PlanError(f"{path}: over {MAX_PLAN_BYTES} bytes")
     try:
         raw = json.loads(path.read_text(encoding="utf-8"))
-        if raw.get("format") != PLAN_FORMAT:
-            return None
-        stages = [Stage(_step(d["entry"]), [_step(c) for c in d["callees"]]) for d in raw["stages"]]
-        return Plan(stages, [_step(d) for d in raw["after"]])
-    except Exception:  # an unreadable plan only means no helper
+    except (ValueError, RecursionError) as exc:
+        raise PlanError(f"{path}: not JSON ({exc})") from None
+    if not isinstance(raw, dict) or raw.get("format") != PLAN_FORMAT:
+        raise PlanError(f"{path}: not a plan of format {PLAN_FORMAT}")
+    stages, after = raw.get("stages"), raw.get("after")
+    if not isinstance(stages, list) or not isinstance(after, list):
+        raise PlanError(f"{path}: no stages or no after")
+    if not all(isinstance(d, dict) and isinstance(d.get("callees"), list) for d in stages):
+        raise PlanError(f"{path}: a stage is not {{entry, callees}}")
+    if len(after) + sum(1 + len(d["callees"]) for d in stages) > MAX_STEPS:
+        raise PlanError(f"{path}: more than {MAX_STEPS} steps")
+    return Plan(
+        [
+            Stage(_step(d.get("entry"), kernels), [_step(c, kernels) for c in d["callees"]])
+            for d in stages
+        ],
+        [_step(d, kernels) for d in after],
+    )
+
+
+def load_plan(path: Path = PLAN, kernels: Collection[str] = KERNEL_MODULES) -> Plan | None:
+    """The plan at ``path`` (:func:`read_plan`), or None when there is none or it is refused:
+    then there is no helper, and nothing else changes. A plan that exists but is refused
+    says why in a :class:`RuntimeWarning`; no error of a plan's escapes."""
+    try:
+        return read_plan(path, kernels)
+    except KeyboardInterrupt:
+        raise
+    except BaseException as exc:  # SystemExit too: a bad plan means no helper, never an end
+        if path.exists():
+            warnings.warn(f"prefetch plan not used: {exc}", RuntimeWarning, stacklevel=2)
         return None
 
 
@@ -390,6 +455,41 @@ def _record(kind: str, out: Path) -> None:
     write_plan(record(turn), out)
 
 
+PR_SET_PDEATHSIG = 1  # <linux/prctl.h>
+
+
+def die_with_parent(parent: int | None = None) -> str:
+    """End this process when its parent ends, however it ends (SIGKILL included).
+
+    On Linux the kernel does it: ``prctl(PR_SET_PDEATHSIG, SIGKILL)`` — a thread watching
+    the parent cannot run while a long call holds the GIL. The signal follows the *thread*
+    that started this process, so :func:`start` is called from one that outlives the helper
+    (the CLI's main thread; the app's warm-up thread, which also stops it). A parent gone
+    before the call (re-parented: ``getppid`` differs from ``parent``) ends it at once.
+    Elsewhere, :func:`solver.warmup.exit_with_parent`'s watching thread. Returns which
+    ("prctl" or "thread")."""
+    if parent is None:
+        parent = os.getppid()
+    how = "thread"
+    if sys.platform.startswith("linux"):
+        try:
+            import ctypes
+            import signal
+
+            libc = ctypes.CDLL(None, use_errno=True)
+            if libc.prctl(PR_SET_PDEATHSIG, int(signal.SIGKILL), 0, 0, 0) == 0:
+                how = "prctl"
+        except (OSError, AttributeError):  # no prctl in this libc: the thread below
+            pass
+    if os.getppid() != parent:
+        os._exit(1)
+    if how == "thread":
+        from solver.warmup import exit_with_parent
+
+        exit_with_parent(parent=parent)
+    return how
+
+
 def main(argv: list[str] | None = None) -> int:
     """``python -m solver.prefetch``: be the helper (``--plan``); ``--write``: record the
     plans again, each from an empty cache (a minute or two of one core)."""
@@ -411,9 +511,7 @@ def main(argv: list[str] | None = None) -> int:
                 subprocess.run(cmd, env=env, check=True)
             print(f"wrote {path}")
         return 0
-    from solver.warmup import exit_with_parent
-
-    exit_with_parent(parent=args.parent)
+    die_with_parent(args.parent)
     plan = load_plan(args.plan)
     if plan is None:
         return 1
