@@ -17,7 +17,10 @@ Output: one line per decision and the score; with ``--json`` one JSON object per
 ``ev_lost`` chips, ``grade``, and the rest of :meth:`solver.study.grading.Decision.row`) and a final
 line with ``"final": true``, ``decisions``, ``hands``, ``ev_lost_total``,
 ``ev_lost_per_decision``, ``ev_lost_per_hand`` (chips), ``pct_pot_per_decision``, ``grades``
-{grade: count}, ``exploitability`` (chips, of the strategy practised) and ``iteration``.
+{grade: count}, ``off_tree`` (decisions where the solution never gets with the hand),
+``exploitability`` (chips, of the strategy practised) and ``iteration``. A decision off the
+solution's tree (an earlier action the solution never takes with the hand) has ``"off_tree":
+true`` and a mix of nulls, is graded by EV lost alone, and its text line says so.
 Bad input: one line naming the flag, exit code 2.
 """
 
@@ -38,6 +41,7 @@ from solver.games.model import DECISION, Game
 Solved = tuple[Game, npt.NDArray[np.float64], int, float | None]
 
 MAX_DECISIONS = 100_000
+OFF_TREE = "the solution never gets here with this hand: graded by EV lost alone"
 MAX_LOAD_BYTES = 2_000_000_000
 
 
@@ -222,6 +226,7 @@ def cmd_drill(
                 f"#{d.hand_no:<4d} {d.shown_hand}{board}, {d.line or 'start'}: "
                 f"{d.names[d.chosen]} — {d.grade}, EV lost {d.ev_lost:.4g} chips"
                 + (f" ({pct:.2f} % pot)" if math.isfinite(pct) else "")
+                + (f" ({OFF_TREE})" if d.off_tree else "")
             )
     s = drill.score()
     final = {
@@ -238,6 +243,7 @@ def cmd_drill(
         "ev_lost_per_hand": s.ev_lost_per_hand,
         "pct_pot_per_decision": s.pct_pot_per_decision,
         "grades": s.grades,
+        "off_tree": sum(d.off_tree for d in decisions),
         "iteration": iteration,
         "exploitability": exploitability,
     }

@@ -231,3 +231,66 @@ def _push_fold() -> Game:
     from solver.games import make_game
 
     return make_game("preflop", stack_bb=10, tree="push-fold")
+
+
+def test_off_the_solutions_tree_the_page_says_so_and_grades_by_ev() -> None:
+    """Issue 44.3: OOP holding AA bets the river after check, check (the solution never does)
+    and faces IP's all-in: the page says the solution never gets here with this hand, the
+    decision has no mix and is graded by EV lost alone (a call losing 25 % of the pot is a
+    Blunder, not Correct by the placeholder's 50 %), and the worst decisions agree. Off the
+    tree is checked by a naive walk of the hand's own action probabilities."""
+    from test_trainer_off_tree import naive_own_reach
+
+    game = _turn()
+    job = finished_job(game, 60)
+    sigma, _ = job.average_strategy()
+    node = game.find(("k", "k", "d:Js"))
+    at = page(
+        "practice",
+        **{state.JOB: job, state.JOB_SOURCE: {}, state.PRACTICE_SEED: 5,
+           state.PRACTICE_PLAYER: 0, state.PRACTICE_SCOPE: "street", state.EXPLORE_NODE: node,
+           state.PRACTICE_CELLS: ["AA"]},
+    )  # fmt: skip
+    at.run()
+    at.button(key="practice_start").click().run()
+    assert not at.exception
+    off_tree: list[Decision] = []
+    for _ in range(40):
+        if len(off_tree) == 2:
+            break
+        drill = at.session_state[state.PRACTICE_DRILL].drill
+        if not drill.waiting:
+            at.button(key="practice_next").click().run()
+            continue
+        t = drill.table
+        h = drill.frame_hand(0)
+        off_, na, nh = game.block(t.node)
+        mix = sigma[off_ : off_ + na * nh].reshape(na, nh)[:, h]
+        evs = action_evs(game, sigma, t.node)[:, h]
+        off = naive_own_reach(game, sigma, t.node, 0, h) == 0.0
+        said = "never gets here with this hand" in "".join(i.value for i in at.info)
+        assert said == off
+        if off:
+            action = int(np.argmin(evs))
+        else:  # the bet the solution never makes with AA, else the best
+            never = [a for a, lab in enumerate(game.action_labels(t.node)) if lab.startswith("b:")
+                     and mix[a] == 0.0]  # fmt: skip
+            action = never[0] if never else int(np.argmax(evs))
+        at.button(key=f"practice_act_{action}").click().run()
+        assert not at.exception
+        d = at.session_state[state.PRACTICE_LAST]
+        assert d.off_tree == off
+        if off:
+            off_tree.append(d)
+            warned = [w.value for w in at.warning]
+            assert any("never gets here with this hand" in w for w in warned)
+            table = at.dataframe[0].value  # the decision's (drawn before the worst ones)
+            assert table["mix %"].isna().all()
+            pct = 100 * d.ev_lost / pot_at(game, d.node)
+            assert d.grade == grade_of(pct, float("nan"), d.ev_lost <= 1e-9, Thresholds())
+    assert len(off_tree) == 2 and all(d.grade == "Blunder" for d in off_tree)
+    (worst,) = [df.value for df in at.dataframe if "solution plays it" in df.value.columns]
+    rows = worst[worst["solution plays it"] == "never gets here"]
+    assert len(rows) >= 1 and set(rows["grade"]) == {"Blunder"}
+    assert {m.label: m.value for m in at.metric}["Correct"] == "0"
+    job.stop()

@@ -34,6 +34,11 @@ GRADE_ICONS = {
     "Wrong": ":material/cancel:",
     "Blunder": ":material/dangerous:",
 }
+OFF_TREE = "The solution never gets here with this hand"
+OFF_TREE_WHY = (
+    "an earlier action of yours is one it never takes with this hand, so it has no mix to "
+    "follow here: graded by EV lost alone"
+)
 _CARD = (
     "display:inline-block;min-width:2.2em;padding:0.25em 0.45em;margin-right:0.25em;"
     "border-radius:0.35em;color:#fff;font-weight:700;font-size:1.3em;text-align:center;"
@@ -121,8 +126,9 @@ def chips(x: float, big_blind: float | None) -> str:
 
 
 def decision_frame(d: Decision, big_blind: float | None) -> pd.DataFrame:
-    """One row per action: the solution's mix (%) for the hand, its EV (chips, bb, % pot),
-    EV lost against the best (chips) and marks for the chosen and the best action."""
+    """One row per action: the solution's mix (%) for the hand (NaN off the solution's tree),
+    its EV (chips, bb, % pot), EV lost against the best (chips) and marks for the chosen and
+    the best action."""
     best = max(d.evs)
     rows = []
     for i, name in enumerate(d.names):
@@ -165,6 +171,8 @@ def decision_view(d: Decision, big_blind: float | None) -> None:
     st.dataframe(
         decision_frame(d, big_blind), hide_index=True, column_config=cols, key="practice_result"
     )
+    if d.off_tree:
+        st.warning(f"{OFF_TREE} ({d.shown_hand}): {OFF_TREE_WHY}.", icon=":material/alt_route:")
     st.caption(f"At: {d.line or 'start'} · pot {d.pot:,.2f} chips")
 
 
@@ -190,9 +198,18 @@ def score_view(s: Score) -> None:
         g[i].metric(grade, s.grades[grade])
 
 
+def solution_played(d: Decision) -> str:
+    """How often the solution plays the chosen action with the hand (``12.5 %``), or that
+    it never gets to the node with it."""
+    if d.off_tree:
+        return "never gets here"
+    return f"{100 * d.mix[d.chosen]:.1f} %"
+
+
 def worst_frame(worst: Sequence[Decision], big_blind: float | None) -> pd.DataFrame:
-    """The worst decisions: hand number, line, hand, what was played, the best action and
-    EV lost (chips, % pot)."""
+    """The worst decisions: hand number, line, hand, what was played, how often the
+    solution plays it (or that it never gets there with the hand), the best action, the grade
+    and EV lost (chips, % pot)."""
     return pd.DataFrame(
         {
             "hand #": [d.hand_no for d in worst],
@@ -200,6 +217,7 @@ def worst_frame(worst: Sequence[Decision], big_blind: float | None) -> pd.DataFr
             "hand": [d.shown_hand for d in worst],
             "board": [" ".join(d.shown_board) for d in worst],
             "played": [d.names[d.chosen] for d in worst],
+            "solution plays it": [solution_played(d) for d in worst],
             "best": [d.names[d.best] for d in worst],
             "grade": [d.grade for d in worst],
             "EV lost": [amount(round(d.ev_lost, 2), big_blind) for d in worst],

@@ -18,6 +18,8 @@ from app.components import names
 from app.components.fields import PERSIST
 from app.components.practice_views import (
     GRADE_ICONS,
+    OFF_TREE,
+    OFF_TREE_WHY,
     button_labels,
     cards_html,
     cell_options,
@@ -318,6 +320,8 @@ def _hand(drill: Drill) -> None:
         row = st.container(horizontal=True, key="practice_actions")
         for i, label in enumerate(labels):
             row.button(label, key=f"practice_act_{i}", on_click=act, args=(drill, i))
+        if drill.off_tree():
+            st.info(f"{OFF_TREE}: {OFF_TREE_WHY}.", icon=":material/alt_route:")
     else:
         villain = 1 - drill.player
         st.html(

@@ -38,6 +38,7 @@ from solver.cfr.reach import path_reach
 from solver.games.model import Game
 from solver.poker.cards import SUITS
 from solver.study.analysis import compatible
+from solver.study.trainer_args import TrainerError, real, said
 
 Array = npt.NDArray[np.float64]
 Mask = npt.NDArray[np.bool_]
@@ -65,21 +66,24 @@ def deal_table(
 ) -> Array:
     """(H[0], H[1]) probabilities summing to 1: the chance that the pair of hands is dealt at
     ``node`` (module doc), conditioned on each player's hand being in ``keep[p]`` ((H[p],)
-    bool, None: any). Raises ValueError when no pair of hands reaches the node."""
+    bool, None: any). Raises :class:`~solver.study.trainer_args.TrainerError` (``node``) when no
+    pair of hands reaches the node."""
     m = compatible(game) if compat is None else compat
     r0, r1 = _reaches(game, sigma, node, keep)
     table = m * np.outer(r0, r1)
     total = float(table.sum())
     if not total > 0:
-        raise ValueError(f"no pair of hands reaches node {node} under this strategy")
+        raise TrainerError("node", f"no pair of hands reaches node {node} under this strategy")
     return np.asarray(table / total, dtype=np.float64)
 
 
 def draw(weights: Array, rng: np.random.Generator) -> int:
-    """An index drawn with probability ``weights / weights.sum()`` (weights ≥ 0)."""
+    """An index drawn with probability ``weights / weights.sum()`` (weights ≥ 0); a
+    :class:`~solver.study.trainer_args.TrainerError` naming ``sigma`` when they are all 0 (a
+    strategy with no frequency for a hand that plays)."""
     cum = np.cumsum(weights)
     if not cum[-1] > 0:
-        raise ValueError("nothing to draw from")
+        raise TrainerError("sigma", "sigma has no frequency to draw from for this hand here")
     return int(min(np.searchsorted(cum, rng.random() * cum[-1], side="right"), len(cum) - 1))
 
 
@@ -98,7 +102,7 @@ def deal_hands(
     r0, r1 = _reaches(game, sigma, node, keep)
     marginal = r0 * (m @ r1)
     if not float(marginal.sum()) > 0:
-        raise ValueError(f"no pair of hands reaches node {node} under this strategy")
+        raise TrainerError("node", f"no pair of hands reaches node {node} under this strategy")
     h0 = draw(marginal, rng)
     h1 = draw(np.where(m[h0], r1, 0.0), rng)
     return h0, h1
@@ -110,13 +114,18 @@ def hand_cards(game: Game, player: int, hand: int) -> tuple[int, ...]:
 
 
 # ----- filters --------------------------------------------------------------------------------
-class FilterError(ValueError):
+class FilterError(TrainerError):
     """A filter the spot cannot take: ``field`` is the :class:`DealFilter` field at fault
     (``classes``, ``cells`` or ``min_reach_pct``)."""
 
-    def __init__(self, field: str, message: str) -> None:
-        super().__init__(message)
-        self.field = field
+
+def _names(field: str, value: object) -> tuple[str, ...]:
+    if isinstance(value, str) or not isinstance(value, (tuple, list)):
+        raise FilterError(field, f"{field} must be a tuple of names, not {said(value)}")
+    bad = [x for x in value if not isinstance(x, str)]
+    if bad:
+        raise FilterError(field, f"{field} must hold names (text), not {said(bad[0])}")
+    return tuple(value)
 
 
 @dataclass(frozen=True)
@@ -132,6 +141,13 @@ class DealFilter:
     min_reach_pct: float = 0.0
 
     def __post_init__(self) -> None:
+        object.__setattr__(self, "classes", _names("classes", self.classes))
+        object.__setattr__(self, "cells", _names("cells", self.cells))
+        try:
+            reach = real("min_reach_pct", self.min_reach_pct)
+        except TrainerError as exc:
+            raise FilterError("min_reach_pct", exc.message) from None
+        object.__setattr__(self, "min_reach_pct", reach)
         if not 0.0 <= self.min_reach_pct <= 100.0:
             raise FilterError(
                 "min_reach_pct",

@@ -11,6 +11,13 @@ pot is the chips in the middle before the decision):
 * ``Blunder``: EV lost > ``blunder_pct_pot`` % of the pot at the node (default 5 %);
 * ``Wrong``: EV lost > ``wrong_pct_pot`` % of the pot (default 1 %);
 * ``Inaccuracy``: the rest (rarely played, EV lost ≤ ``wrong_pct_pot`` % of the pot).
+
+**Off the solution's tree.** Where the hero's hand never gets to the node under the solution
+(its own reach there is 0: an earlier hero action the solution never takes with it), the
+solve's strategy for the hand is a placeholder (the untouched uniform mix), not advice. Such a
+decision (:attr:`Decision.off_tree`) has no mix (NaN) and is graded by EV lost alone: ``Best``
+within :data:`TIE` of the best EV (RNG mode draws nothing there), never ``Correct``. The EVs
+are still each action's value against the villain's strategy (Explore's per-hand EVs).
 """
 
 from __future__ import annotations
@@ -25,6 +32,7 @@ import numpy as np
 
 from solver.poker.cards import SUITS
 from solver.study.dealing import IDENTITY, Perm, shown_card, shown_hand
+from solver.study.trainer_args import TrainerError, real
 
 GRADES = ("Best", "Correct", "Inaccuracy", "Wrong", "Blunder")
 TIE = 1e-9
@@ -43,12 +51,17 @@ class Thresholds:
     blunder_pct_pot: float = 5.0
 
     def __post_init__(self) -> None:
+        for name in ("correct_pct", "wrong_pct_pot", "blunder_pct_pot"):
+            object.__setattr__(self, name, real(name, getattr(self, name)))
         if not 0.0 <= self.correct_pct <= 100.0:
-            raise ValueError(f"correct_pct must be in [0, 100], not {self.correct_pct}")
+            raise TrainerError(
+                "correct_pct", f"correct_pct must be in [0, 100], not {self.correct_pct}"
+            )
         if not 0.0 <= self.wrong_pct_pot <= self.blunder_pct_pot:
-            raise ValueError(
+            raise TrainerError(
+                "wrong_pct_pot",
                 f"need 0 ≤ wrong_pct_pot ≤ blunder_pct_pot, not {self.wrong_pct_pot}, "
-                f"{self.blunder_pct_pot}"
+                f"{self.blunder_pct_pot}",
             )
 
 
@@ -56,11 +69,12 @@ def grade_of(
     ev_lost_pct_pot: float, frequency_pct: float, best: bool, thresholds: Thresholds
 ) -> str:
     """The grade of one decision (module doc): ``ev_lost_pct_pot`` EV lost in % of the pot,
-    ``frequency_pct`` the solution's frequency of the chosen action for the hand (%),
-    ``best`` whether it is the best action (or the RNG pick)."""
+    ``frequency_pct`` the solution's frequency of the chosen action for the hand (%; NaN off
+    the solution's tree: graded by EV lost alone), ``best`` whether it is the best action (or
+    the RNG pick)."""
     if best:
         return "Best"
-    if frequency_pct >= thresholds.correct_pct:
+    if frequency_pct >= thresholds.correct_pct:  # (False for NaN)
         return "Correct"
     if ev_lost_pct_pot > thresholds.blunder_pct_pot:
         return "Blunder"
@@ -77,7 +91,8 @@ class Decision:
     labels and cards in the solve's suits; ``suits`` the suit permutation the deal was shown
     under (:mod:`solver.study.dealing`; identity when suits are not randomised) and ``line`` the
     line in words as shown; EVs and EV lost in chips, ``pot`` chips before the action;
-    ``mix`` the solution's frequencies (sum 1) of ``actions`` for the hero's hand."""
+    ``mix`` the solution's frequencies (sum 1) of ``actions`` for the hero's hand, NaN when
+    ``off_tree``: the solution never gets to this node with this hand (module doc)."""
 
     hand_no: int
     node: int
@@ -97,6 +112,7 @@ class Decision:
     ev_lost: float
     grade: str
     suits: Perm = IDENTITY
+    off_tree: bool = False
 
     @property
     def shown_hand(self) -> str:
@@ -123,7 +139,8 @@ class Decision:
         out["shown_hand"] = self.shown_hand
         out["shown_board"] = " ".join(self.shown_board)
         out["action"] = self.names[self.chosen]
-        out["mix"] = dict(zip(self.names, self.mix, strict=True))
+        mix = (None,) * len(self.names) if self.off_tree else self.mix  # no mix: no number
+        out["mix"] = dict(zip(self.names, mix, strict=True))
         out["evs"] = dict(zip(self.names, self.evs, strict=True))
         pct = self.ev_lost_pct_pot
         out["ev_lost_pct_pot"] = pct if np.isfinite(pct) else None
@@ -182,7 +199,7 @@ def score(decisions: Sequence[Decision], big_blind: float | None = None, worst: 
 CSV_FIELDS = (
     "hand_no", "line", "hand", "board", "pot", "action", "grade", "ev_lost",
     "ev_lost_pct_pot", "ev_lost_bb", "mix", "evs", "node", "history", "player",
-    "suits", "shown_hand", "shown_board",
+    "suits", "shown_hand", "shown_board", "off_tree",
 )  # fmt: skip
 
 
@@ -194,13 +211,15 @@ def to_csv(decisions: Sequence[Decision], big_blind: float | None = None) -> str
     for d in decisions:
         row = d.row(big_blind)
         for k in ("mix", "evs"):
-            row[k] = "; ".join(f"{a}={v:.6g}" for a, v in row[k].items())  # type: ignore[attr-defined]
+            values = row[k].items()  # type: ignore[attr-defined]
+            row[k] = "; ".join(f"{a}={v:.6g}" for a, v in values if v is not None)
         w.writerow(row)
     return buf.getvalue()
 
 
 def to_json(decisions: Sequence[Decision], big_blind: float | None = None) -> str:
-    """The decisions and the score as JSON: ``{"decisions": [...], "score": {...}}``."""
+    """The decisions and the score as JSON: ``{"decisions": [...], "score": {...}}`` (an
+    off-tree decision's mix as nulls)."""
     s = score(decisions, big_blind)
     summary = {k: v for k, v in asdict(s).items() if k != "worst"}
     summary["worst"] = [d.row(big_blind) for d in s.worst]

@@ -23,7 +23,15 @@ computed in the solve's suits, so the grades do not change.
 the hero's hand is :func:`solver.study.views.action_evs` (chips, the units of Explore's per-hand EV:
 the hand plays the action, both play ``sigma`` after it, against the villain's *range*
 reaching the node); EV lost = best action's EV − chosen action's EV; the grades are
-:mod:`solver.study.grading`'s.
+:mod:`solver.study.grading`'s. After a hero action the solution never takes with the hand, the
+hand is *off the solution's tree* (:meth:`Drill.off_tree`: its own reach at the node is 0, so
+the solve's strategy there is a placeholder): such decisions have no mix and are graded by EV
+lost alone.
+
+**Arguments.** A bad argument of :class:`Drill`, :func:`deal`, :func:`grade`, :func:`play`,
+:func:`answer`, :class:`~solver.study.grading.Thresholds` or
+:class:`~solver.study.dealing.DealFilter` raises
+:class:`~solver.study.trainer_args.TrainerError` (a ValueError) whose ``field`` names it.
 
 **Scopes**: ``node`` deals at one hero decision node and grades that one decision; ``street``
 deals at the first node of the node's street and plays to the street's end (a chance node or
@@ -41,11 +49,13 @@ from typing import NamedTuple, Protocol
 import numpy as np
 import numpy.typing as npt
 
+from solver.cfr.reach import path_reach
 from solver.games.model import CHANCE, DECISION, Game
 from solver.study.analysis import compatible, node_path
 from solver.study.dealing import (
     IDENTITY,
     DealFilter,
+    FilterError,
     Perm,
     deal_hands,
     deal_table,
@@ -67,6 +77,7 @@ from solver.study.grading import (
     to_csv,
     to_json,
 )
+from solver.study.trainer_args import TrainerError, checked_sigma, said, whole
 from solver.study.views import action_evs
 from solver.study.words import (
     ARROW,
@@ -79,8 +90,9 @@ from solver.study.words import (
 )
 
 __all__ = [
-    "ANSWERS", "CSV_FIELDS", "GRADES", "IDENTITY", "SCOPES", "TIE", "Deal", "DealFilter",
-    "Decision", "Drill", "Perm", "Score", "Table", "Thresholds", "answer", "deal", "deal_hands",
+    "ANSWERS", "CSV_FIELDS", "GRADES", "IDENTITY", "MAX_PLAY", "SCOPES", "TIE", "Deal",
+    "DealFilter", "Decision", "Drill", "FilterError", "Perm", "Score", "Table", "Thresholds",
+    "TrainerError", "answer", "deal", "deal_hands",
     "deal_table", "filter_mask", "grade", "grade_of", "hand_cards", "play", "pot_at", "score",
     "strategy_at",
     "street_start", "suit_permutations", "to_csv", "to_json",
@@ -90,6 +102,8 @@ Array = npt.NDArray[np.float64]
 
 SCOPES = ("node", "street", "hand")
 ANSWERS = ("best", "solution", "uniform")
+MAX_PLAY = 100_000
+"""The most decisions one :func:`play` call plays (``python -m solver drill``'s ``--hands`` cap)."""
 
 
 # ----- the spot's numbers ---------------------------------------------------------------------
@@ -157,7 +171,7 @@ class Drill:
     """A practice session on ``game`` under ``sigma`` (module doc): the hero is ``player``,
     ``scope`` one of :data:`SCOPES` around ``node``; ``seed`` seeds the numpy Generator that
     deals, plays the villain and draws RNG-mode picks (the same seed and answers give the
-    same session). ``deal_filter`` conditions the deal on the hero's hand (ValueError in
+    same session). ``deal_filter`` conditions the deal on the hero's hand (TrainerError in
     words when it leaves no hand to deal); ``suits`` shows each hand under a random suit
     permutation of :func:`~solver.study.dealing.suit_permutations` (drawn from its own Generator,
     so the deals and grades are those of the same seed without it). Not thread-safe (one
@@ -177,25 +191,41 @@ class Drill:
         deal_filter: DealFilter | None = None,
         suits: bool = False,
     ) -> None:
-        if player not in (0, 1):
-            raise ValueError(f"player must be 0 or 1, not {player}")
-        if scope not in SCOPES:
-            raise ValueError(f"scope must be one of {SCOPES}, not {scope!r}")
+        if not isinstance(game, Game):
+            raise TrainerError("game", f"game must be a Game, not {type(game).__name__}")
+        player = whole("player", player, 0, 1)
+        if not isinstance(scope, str) or scope not in SCOPES:
+            raise TrainerError("scope", f"scope must be one of {SCOPES}, not {said(scope)}")
+        node = whole("node", node, 0, game.num_nodes - 1)
+        if thresholds is not None and not isinstance(thresholds, Thresholds):
+            raise TrainerError("thresholds", f"thresholds must be Thresholds or None, not "
+                                             f"{type(thresholds).__name__}")  # fmt: skip
+        if deal_filter is not None and not isinstance(deal_filter, DealFilter):
+            raise TrainerError("deal_filter", f"deal_filter must be a DealFilter or None, not "
+                                              f"{type(deal_filter).__name__}")  # fmt: skip
+        if seed is not None:
+            seed = whole("seed", seed, 0, 2**64 - 1)
+        if players is not None and not (
+            isinstance(players, (tuple, list))
+            and len(players) == 2
+            and all(isinstance(n, str) for n in players)
+        ):
+            raise TrainerError("players", f"players must be two names, not {said(players)}")
         self.game = game
-        self.sigma = np.require(sigma, dtype=np.float64, requirements=("C", "W"))
+        self.sigma = checked_sigma(game, sigma)
         self.player = player
         self.scope = scope
         if scope == "node":
             t = game.tree
             if t.kind[node] != DECISION or int(t.player[node]) != player:
-                raise ValueError(f"node {node} is not a decision of player {player}")
-            self.start = int(node)
+                raise TrainerError("node", f"node {node} is not a decision of player {player}")
+            self.start = node
         else:
             self.start = 0 if scope == "hand" else street_start(game, node)
         self.thresholds = thresholds or Thresholds()
-        self.rng_mode = rng_mode
+        self.rng_mode = bool(rng_mode)
         self.rng = np.random.default_rng(seed)
-        self.players = players
+        self.players = None if players is None else (players[0], players[1])
         self.compat = compatible(game)
         self.decisions: list[Decision] = []
         self.skipped = 0
@@ -211,14 +241,15 @@ class Drill:
             try:
                 deal_table(game, self.sigma, self.start, self.compat, keep)
             except ValueError:
-                who = (players or default_players(game))[player]
-                raise ValueError(
+                who = (self.players or default_players(game))[player]
+                raise TrainerError(
+                    "deal_filter",
                     f"the filter leaves nothing to deal: no hand {who} holds at this spot is "
                     f"{self.deal_filter.words()} (choose more classes or cells, or a lower "
-                    "minimum reach)"
+                    "minimum reach)",
                 ) from None
             self.keep = keep
-        self.suit_choices = suit_permutations(game) if suits else [IDENTITY]
+        self.suit_choices = suit_permutations(game) if bool(suits) else [IDENTITY]
         self.suit_rng = np.random.default_rng(None if seed is None else [seed, 1])
 
     # ----- the hand -------------------------------------------------------------------
@@ -236,7 +267,7 @@ class Drill:
                 self.hand_no += 1
                 return self.table
             self.skipped += 1
-        raise ValueError("the hero never gets to act from this spot")
+        raise TrainerError("node", "the hero never gets to act from this spot")
 
     @property
     def waiting(self) -> bool:
@@ -253,7 +284,7 @@ class Drill:
 
     def _table(self) -> Table:
         if self.table is None:
-            raise ValueError("no hand dealt yet")
+            raise TrainerError("drill", "no hand dealt yet")
         return self.table
 
     def _advance(self) -> None:
@@ -265,7 +296,7 @@ class Drill:
             if kind == DECISION:
                 actor = int(g.tree.player[t.node])
                 if actor == self.player:
-                    if self.rng_mode:
+                    if self.rng_mode and not self.off_tree():  # (no mix to draw from off it)
                         mix = strategy_at(g, self.sigma, t.node)[:, self.frame_hand(actor)]
                         t.rng_pick = draw(mix, self.rng)
                     return
@@ -305,6 +336,14 @@ class Drill:
         t.steps.append((t.node, label))
 
     # ----- the hero's decision --------------------------------------------------------------
+    def off_tree(self) -> bool:
+        """Whether the solution never gets to the current node with the hero's hand: its own
+        reach there is 0 (an earlier hero action the solution never takes with it), so the
+        solve's strategy for it is a placeholder, not a mix (module doc)."""
+        t = self._table()
+        reach = path_reach(self.game, self.sigma, t.node)[self.player]
+        return not float(reach[self.frame_hand(self.player)]) > 0.0
+
     def action_evs(self, node: int) -> Array:
         """(num_actions, H[hero]) chips: :func:`solver.study.views.action_evs` at ``node``, kept
         for the session (the strategy does not change)."""
@@ -314,7 +353,8 @@ class Drill:
 
     def spot(self) -> tuple[Array, Array]:
         """The hero's ``(mix, evs)`` at the current decision: (num_actions,) frequencies and
-        (num_actions,) chips."""
+        (num_actions,) chips. Off the solution's tree (:meth:`off_tree`) the mix is the solve's
+        placeholder, not advice."""
         t = self._table()
         h = self.frame_hand(self.player)
         mix = strategy_at(self.game, self.sigma, t.node)[:, h]
@@ -324,18 +364,20 @@ class Drill:
         """The hero plays ``action`` (index in the node's children): grade it, record it and
         play on to the hero's next decision or the end of the scope."""
         if not self.waiting:
-            raise ValueError("the hero is not to act")
+            raise TrainerError("action", "the hero is not to act")
         t = self._table()
         g = self.game
         node = t.node
         na = int(g.tree.num_children[node])
-        if not 0 <= action < na:
-            raise ValueError(f"action must be in 0..{na - 1}, not {action}")
+        action = whole("action", action, 0, na - 1)
         mix, evs = self.spot()
+        off = self.off_tree()
+        if off:
+            mix = np.full(na, np.nan)  # a placeholder is no frequency: graded by EV alone
         best = int(np.argmax(evs))
         lost = max(float(evs[best] - evs[action]), 0.0)
         pot = pot_at(g, node)
-        is_best = (t.rng_pick == action) if self.rng_mode else lost <= TIE
+        is_best = (t.rng_pick == action) if self.rng_mode and not off else lost <= TIE
         pct = 100.0 * lost / pot if pot > 0 else 0.0
         d = Decision(
             hand_no=self.hand_no,
@@ -356,6 +398,7 @@ class Drill:
             ev_lost=lost,
             grade=grade_of(pct, 100.0 * float(mix[action]), is_best, self.thresholds),
             suits=t.suits,
+            off_tree=off,
         )
         self.decisions.append(d)
         t.rng_pick = None
@@ -411,18 +454,28 @@ class Drill:
 def answer(drill: Drill, how: str) -> int:
     """An automatic answer at the hero's current decision: ``best`` the highest-EV action,
     ``solution`` a draw from the hand's mix, ``uniform`` any action alike (the drill's RNG)."""
+    if not isinstance(drill, Drill):
+        raise TrainerError("drill", f"drill must be a Drill, not {type(drill).__name__}")
+    if not isinstance(how, str) or how not in ANSWERS:
+        raise TrainerError("how", f"how (the answer) must be one of {ANSWERS}, not {said(how)}")
+    if not drill.waiting:
+        raise TrainerError("drill", "the drill has no hand waiting for the hero: deal one first")
     mix, evs = drill.spot()
     if how == "best":
         return int(np.argmax(evs))
     if how == "solution":
         return draw(mix, drill.rng)
-    if how == "uniform":
-        return int(drill.rng.integers(len(mix)))
-    raise ValueError(f"answer must be one of {ANSWERS}, not {how!r}")
+    return int(drill.rng.integers(len(mix)))  # uniform
 
 
 def play(drill: Drill, how: str, decisions: int) -> list[Decision]:
-    """Play ``decisions`` hero decisions with :func:`answer` (new hands as needed)."""
+    """Play ``decisions`` hero decisions (0 to :data:`MAX_PLAY`) with :func:`answer` (new
+    hands as needed)."""
+    if not isinstance(drill, Drill):
+        raise TrainerError("drill", f"drill must be a Drill, not {type(drill).__name__}")
+    if not isinstance(how, str) or how not in ANSWERS:
+        raise TrainerError("how", f"how (the answer) must be one of {ANSWERS}, not {said(how)}")
+    decisions = whole("decisions", decisions, 0, MAX_PLAY)
     out: list[Decision] = []
     while len(out) < decisions:
         if not drill.waiting:
@@ -472,19 +525,29 @@ def deal(
     leads to (codes such as ``"k b:100"``; "" the root), both hands drawn exactly as the
     Practice page and ``python -m solver drill`` deal them (:class:`Drill`, scope ``node``):
     in proportion to both ranges, card removal and each hand's probability of the line under
-    the solution. ``rng``: a numpy Generator or a seed. ValueError in words when the line is
-    not in the tree or not ``player``'s decision, or nothing reaches it."""
-    game = solve.game
-    steps = line.split() if isinstance(line, str) else list(line)
+    the solution. ``rng``: a numpy Generator or a seed (a whole number ≥ 0).
+    :class:`~solver.study.trainer_args.TrainerError` naming the argument when the line is not in
+    the tree or not ``player``'s decision, nothing reaches it, or an argument is of no use."""
+    game, sigma = _solved(solve)
+    player = whole("player", player, 0, 1)
+    if isinstance(line, str):
+        steps = line.split()
+    elif isinstance(line, (list, tuple)) and all(isinstance(x, str) for x in line):
+        steps = list(line)
+    else:
+        raise TrainerError("line", f"line must be text or a list of codes, not {said(line)}")
+    if rng is not None and not isinstance(rng, np.random.Generator):
+        rng = np.random.default_rng(whole("rng", rng, 0))
+    text = " ".join(steps)[:200]
     try:
         node, _cmap = game.locate(steps)
     except (KeyError, ValueError, IndexError):
-        raise ValueError(f"line {' '.join(steps)!r} is not in this game's tree") from None
+        raise TrainerError("line", f"line {text!r} is not in this game's tree") from None
     if game.tree.kind[node] != DECISION or int(game.tree.player[node]) != player:
-        raise ValueError(f"line {' '.join(steps)!r} does not end at a decision of player {player}")
-    drill = Drill(game, solve.average_strategy(), player, "node", node)
+        raise TrainerError("line", f"line {text!r} does not end at a decision of player {player}")
+    drill = Drill(game, sigma, player, "node", node)
     if rng is not None:
-        drill.rng = rng if isinstance(rng, np.random.Generator) else np.random.default_rng(rng)
+        drill.rng = rng
     t = drill.new_hand()
     mix, evs = drill.spot()
     return Deal(
@@ -508,16 +571,35 @@ def grade(
     """Grade the hero's ``action`` (an index into ``dealt.actions`` or its code, e.g. ``"c"``)
     at the spot :func:`deal` dealt from this ``solve``: the :class:`Decision` the page and
     the CLI record (EV lost in chips, the grade by ``thresholds``). A deal grades once."""
-    if dealt.drill.game is not solve.game or not np.array_equal(
-        dealt.drill.sigma, solve.average_strategy()
-    ):
-        raise ValueError("this deal was dealt from another solve")
+    game, sigma = _solved(solve)
+    if not isinstance(dealt, Deal):
+        raise TrainerError("dealt", f"dealt must be what deal() returned, not "
+                                    f"{type(dealt).__name__}")  # fmt: skip
+    if dealt.drill.game is not game or not np.array_equal(dealt.drill.sigma, sigma):
+        raise TrainerError("dealt", "this deal was dealt from another solve")
     if isinstance(action, str):
         if action not in dealt.actions:
-            raise ValueError(f"action {action!r} is not one of {', '.join(dealt.actions)}")
+            raise TrainerError(
+                "action", f"action {said(action)} is not one of {', '.join(dealt.actions)}"
+            )
         action = dealt.actions.index(action)
+    action = whole("action", action, 0, len(dealt.actions) - 1)
+    if thresholds is not None and not isinstance(thresholds, Thresholds):
+        raise TrainerError("thresholds", f"thresholds must be Thresholds or None, not "
+                                         f"{type(thresholds).__name__}")  # fmt: skip
     if not dealt.drill.waiting:
-        raise ValueError("this deal was graded already: deal again")
+        raise TrainerError("dealt", "this deal was graded already: deal again")
     if thresholds is not None:
         dealt.drill.thresholds = thresholds
-    return dealt.drill.act(int(action))
+    return dealt.drill.act(action)
+
+
+def _solved(solve: object) -> tuple[Game, Array]:
+    """(game, average strategy) of a solve, or :class:`~solver.study.trainer_args.TrainerError`."""
+    game = getattr(solve, "game", None)
+    average = getattr(solve, "average_strategy", None)
+    if not isinstance(game, Game) or not callable(average):
+        raise TrainerError(
+            "solve", f"solve must be a solve's result (solver.solve()), not {type(solve).__name__}"
+        )
+    return game, checked_sigma(game, average())
