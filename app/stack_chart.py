@@ -17,7 +17,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from solver.run.lifecycle import track
-from solver.study.preflop_chart import StackChart, push_fold_chart
+from solver.study.preflop_chart import (
+    StackChart,
+    check_stacks,
+    push_fold_chart,
+    stack_grid,
+)
 
 RUNNING, DONE, STOPPED, FAILED = "running", "done", "stopped", "failed"
 READY_WAIT_S = 600.0  # longest wait for the warm-up's kernels before solving anyway
@@ -58,9 +63,7 @@ class ChartJob:
         target: float = 1e-6,
         ready: threading.Event | None = None,
     ) -> None:
-        self.stacks = tuple(sorted({float(s) for s in stacks}))
-        if not self.stacks:
-            raise ValueError("stacks: give at least one stack")
+        self.stacks = tuple(check_stacks(stacks, ante=ante))  # SpecError naming the field
         self.ante = float(ante)
         self.target = float(target)
         self._ready = ready
@@ -141,7 +144,8 @@ class ChartJob:
 
 
 def stack_list(first: float, last: float, step: float) -> list[float]:
-    """Stacks from ``first`` to ``last`` (bb, included when on the grid) every ``step``."""
-    n = round((last - first) / step) + 1 if step > 0 else 1
-    out = [round(first + i * step, 6) for i in range(max(n, 1))]
-    return [s for s in out if s <= last + 1e-9]
+    """Stacks from ``first`` to ``last`` (bb, included when on the grid) every ``step``:
+    :func:`solver.study.preflop_chart.stack_grid`, which refuses (``SpecError`` naming
+    ``first``, ``last`` or ``step``) a grid of more than ``MAX_STACKS`` stacks before making
+    any."""
+    return stack_grid(first, last, step)

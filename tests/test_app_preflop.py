@@ -398,7 +398,7 @@ def test_chart_by_stack_solves_in_the_background_and_shows_both_charts() -> None
     [
         (state.CHART_TO, "60", "To (bb): must be from 1 to 50, got 60."),
         (state.CHART_FROM, "9", "To (bb): must be at least From (9), got 8."),
-        (state.CHART_STEP, "0.1", "Step (bb): 201 stacks; at most 200 in one chart."),
+        (state.CHART_STEP, "0.1", "Step (bb): 201 stacks from 1 to 21; at most 200 in one chart."),
     ],
 )
 def test_chart_fields_name_bad_input_and_block_the_start(

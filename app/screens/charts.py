@@ -21,8 +21,9 @@ from app.features.controls import live_view
 from app.features.number_fields import number_field, read
 from app.runtime import GRACE_S, registry, session_id
 from app.stack_chart import DONE, FAILED, STOPPED, ChartJob, stack_list
+from solver.games.spec import SpecError
 
-MAX_STACKS = 200
+GRID_FIELDS = {"first": "From (bb)", "last": "To (bb)", "step": "Step (bb)"}
 FIELDS = {  # widget key → (what it accepts, its default text)
     state.CHART_FROM: (Number("From (bb)", 1, 50), "1"),
     state.CHART_TO: (Number("To (bb)", 1, 50), "20"),
@@ -54,9 +55,12 @@ def read_fields() -> tuple[list[float], float, float, list[str]]:
     first, last = values[state.CHART_FROM], values[state.CHART_TO]
     if not errors and first > last:
         errors.append(f"To (bb): must be at least From ({first:g}), got {last:g}.")
-    stacks = stack_list(first, last, values[state.CHART_STEP]) if not errors else []
-    if len(stacks) > MAX_STACKS:
-        errors.append(f"Step (bb): {len(stacks)} stacks; at most {MAX_STACKS} in one chart.")
+    stacks: list[float] = []
+    if not errors:
+        try:
+            stacks = stack_list(first, last, values[state.CHART_STEP])
+        except SpecError as exc:  # too many stacks for the step: counted before made
+            errors.append(f"{GRID_FIELDS.get(exc.field, exc.field)}: {exc.message}.")
     return stacks, values[state.CHART_ANTE], values[state.CHART_TARGET] / 1000.0, errors
 
 

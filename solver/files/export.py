@@ -390,6 +390,10 @@ def load_solve(data: bytes, max_memory_mb: float = DEFAULT_MAX_MEMORY_MB) -> Loa
     no file makes the loader hold more than the solve it describes."""
     if not isinstance(data, (bytes, bytearray, memoryview)):
         raise TypeError(f"data must be bytes, got {type(data).__name__}")
+    if not _real(max_memory_mb) or max_memory_mb <= 0:
+        raise ExportError(
+            f"max_memory_mb: must be a positive number of MB, got {brief(max_memory_mb)}"
+        )
     if len(data) > MAX_SAVE_BYTES:
         raise ExportError(f"file larger than {MAX_SAVE_BYTES:,} bytes")
     if bytes(data[:2]) != b"PK":
