@@ -112,7 +112,8 @@ def test_walk_two_actions_and_read_the_numbers() -> None:
         assert shown  # the examples are not empty on this preset
     at.text_input(key=state.COMBO_FILTER).set_value("s").run()  # not a suit any more
     assert [e.value for e in at.error] == [
-        "Filter: 's' is neither a hand range nor a word (e.g. KK, AK, AKs, T9s+, suited, pairs)"
+        "Filter: 's' is neither a hand range nor a word (e.g. KK, AK, AKs, T9s+, suited, pairs, "
+        "top pair, flush draw)"
     ]
     at.text_input(key=state.COMBO_FILTER).set_value("AKs").run()
     at.button(key="act_0").click().run()  # another node: the filter is cleared

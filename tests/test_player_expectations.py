@@ -192,6 +192,106 @@ def test_a_batch_says_its_time_to_the_target() -> None:
     spec = BatchSpec(template, target_pct=0.3, max_iterations=1000)
     n = iterations_to(0.3, True, 1000)
     assert n == 150
-    assert target_seconds(spec, cost) == pytest.approx(3 * (150 * 0.5 + 4.0))  # 3 rounds of 2
-    assert target_seconds(spec, cost) < cost.max_seconds
+    to_target = target_seconds(spec, cost)
+    assert to_target == pytest.approx(3 * (150 * 0.5 + 4.0))  # 3 rounds of 2
+    assert to_target is not None and to_target < cost.max_seconds
     assert target_seconds(BatchSpec(template, target_pct=None), cost) is None
+
+
+# ----- hand classes: the filter and their equity and EQR -------------------------------------
+@pytest.mark.parametrize("board", ["Td9d6h", "Td9d6hQc", "Td9d6hQc2s", "KhKd5c"])
+def test_a_class_name_filters_exactly_the_hands_of_that_class(board: str) -> None:
+    """ "top pair", "flush draw", … select the combos handclass.classify gives that class on
+    the board, one combo at a time (every combo not holding a board card)."""
+    from app.components.hand_filter import combo_mask
+    from solver.poker.cards import COMBOS, parse_cards
+    from solver.poker.handclass import classify
+
+    cards = parse_cards(board)
+    free = [i for i, (a, b) in enumerate(COMBOS) if a not in cards and b not in cards]
+    classes = {i: classify((int(COMBOS[i][0]), int(COMBOS[i][1])), cards) for i in free}
+    for text, made, draw in (("top pair", "top_pair", None), ("Top Pair", "top_pair", None),
+                             ("set", "set", None), ("two_pair", "two_pair", None),
+                             ("overpair", "overpair", None), ("high card", "high_card", None),
+                             ("flush draw", None, "flush_draw"), ("oesd", None, "oesd"),
+                             ("gutshot", None, "gutshot"), ("overcards", None, "overcards"),
+                             ("open-ended straight draw", None, "oesd")):  # fmt: skip
+        mask = combo_mask(text, cards)
+        assert mask is not None
+        want = {i for i, c in classes.items() if c.made == made or (draw in c.draws)}
+        assert set(int(i) for i in mask.nonzero()[0]) == want, (board, text)
+    both, top = combo_mask("top pair, AA", cards), combo_mask("top pair", cards)
+    aces = combo_mask("AA")
+    assert both is not None and top is not None and aces is not None
+    assert (both == (top | aces)).all()
+
+
+def test_a_class_name_needs_a_board() -> None:
+    from app.components.hand_filter import FilterError, combo_mask
+
+    with pytest.raises(FilterError, match="'top pair' is a hand class: classes need a board"):
+        combo_mask("top pair")
+    with pytest.raises(FilterError, match="neither a hand range nor a word"):
+        combo_mask("top pear", (0, 5, 9))
+
+
+@functools.cache
+def _river_solved() -> tuple[Game, object]:
+    from solver import make_rule
+    from solver.algorithms import make_solver
+
+    game = load_preset("srp-river").build()
+    eng = make_solver(game, make_rule("dcfr").name)
+    eng.iterate(30)
+    return game, eng.average_strategy()
+
+
+def test_explore_filter_keeps_the_top_pairs_of_the_node() -> None:
+    """Explore's filter (the screen's filter_rows) keeps exactly the rows whose hands are top
+    pair on the river board Td9d6hQc2s: the queens."""
+    from app.screens.explore import filter_rows
+    from solver.poker.handclass import classify
+    from solver.study.views import board_cards
+
+    game, _ = _river_solved()
+    board = board_cards(game, 0)
+    names = [n for h, n in enumerate(game.hand_names[1]) if game.valid_hands(0, 1)[h]]
+    keep = filter_rows(game, 1, names, "top pair", 0)
+    assert keep is not None
+    want = [classify(n, board).made == "top_pair" for n in names]
+    assert list(keep) == want and any(want)
+    assert all("Q" in n for n, k in zip(names, keep, strict=True) if k)
+
+
+def test_class_equity_and_eqr_are_the_reach_weighted_aggregate_of_their_hands() -> None:
+    import numpy as np
+
+    from app.features.study_views import class_frame
+    from solver.study.analysis import analyze
+    from solver.study.groups import class_groups, group_numbers
+
+    game, sigma = _river_solved()
+    node = game.find(("k",))  # IP facing a check: both invested 0, pot 200
+    a = analyze(game, sigma, node)  # type: ignore[arg-type]
+    for player in (0, 1):
+        v = a.players[player]
+        frame = class_frame(game, a, player)
+        for g in class_groups(game, node, player):
+            # naive: a plain loop over the class's hands, weights own reach × opponent mass
+            w = ev = eq = 0.0
+            for h in np.flatnonzero(g.mask):
+                wt = float(v.reach[h] * v.opponent_mass[h])
+                if wt > 0:
+                    w, ev, eq = w + wt, ev + wt * float(v.ev[h]), eq + wt * float(v.equity[h])
+            got = group_numbers(v, g.mask)
+            if w == 0:
+                continue
+            ev, eq = ev / w, eq / w
+            eqr = (ev + v.invested) / (eq * v.pot)
+            assert got.ev == pytest.approx(ev, rel=1e-9, abs=1e-9)
+            assert got.equity == pytest.approx(eq, rel=1e-9, abs=1e-12)
+            assert got.eqr == pytest.approx(eqr, rel=1e-9)
+            row = frame[frame["class"] == g.label].iloc[0]
+            assert row["equity %"] == pytest.approx(100 * eq, rel=1e-9)
+            assert row["EQR"] == pytest.approx(eqr, rel=1e-9)
+    assert {"equity %", "EQR"} <= set(class_frame(game, a, 0).columns)

@@ -1,6 +1,8 @@
 """Explore's hand filter: the range syntax players use (``KK``, ``AK``, ``AKs``, ``T9s+``,
 ``KQo-KTo``, ``AsKs`` — :func:`solver.poker.ranges.parse_range`) plus the words ``suited``,
-``offsuit`` and ``pairs``, comma separated; a hand matches when any part covers it.
+``offsuit`` and ``pairs``, and on a board the hand classes of :mod:`solver.poker.handclass`
+by name (``top pair``, ``set``, ``flush draw``, ``gutshot``, ``oesd`` …: docs/hand-classes.md;
+spaces, ``_`` or ``-`` alike), comma separated; a hand matches when any part covers it.
 
 Toy games have single cards (Leduc's ``Ks``, Kuhn's ``K``): a part there matches the cards of
 that rank (``K``) or that card (``Ks``).
@@ -8,13 +10,17 @@ that rank (``K``) or that card (``Ks``).
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Sequence
+
 import numpy as np
 import numpy.typing as npt
 
 from solver.poker.cards import COMBOS, NUM_COMBOS
+from solver.poker.handclass import DRAW_LABELS, DRAWS, MADE, MADE_LABELS, classify_hands
 from solver.poker.ranges import RangeError, parse_range
 
-EXAMPLES = "KK, AK, AKs, T9s+, suited, pairs"
+EXAMPLES = "KK, AK, AKs, T9s+, suited, pairs, top pair, flush draw"
 _SUITS = COMBOS % 4  # card = rank * 4 + suit
 _RANKS = COMBOS // 4
 _WORDS: dict[str, npt.NDArray[np.bool_]] = {
@@ -29,8 +35,43 @@ class FilterError(ValueError):
     """A filter part that is neither range syntax nor one of the words."""
 
 
-def combo_mask(text: str) -> npt.NDArray[np.bool_] | None:
-    """(1326,) mask of the combos ``text`` covers; None for empty text (no filter). Raises
+def _name(text: str) -> str:
+    return " ".join(text.lower().replace("_", " ").replace("-", " ").split())
+
+
+CLASS_NAMES: dict[str, tuple[str, int]] = {}
+"""A hand-class name as typed (lower case, single spaces) → ("made" or "draw", its index in
+:data:`~solver.poker.handclass.MADE` or :data:`~solver.poker.handclass.DRAWS`): each class's
+label and key (``top pair``, ``open ended straight draw``, ``oesd``, ``backdoor fd``)."""
+for _i, _key in enumerate(MADE):
+    CLASS_NAMES[_name(_key)] = CLASS_NAMES[_name(MADE_LABELS[_key])] = ("made", _i)
+for _j, _key in enumerate(DRAWS):
+    CLASS_NAMES[_name(_key)] = CLASS_NAMES[_name(DRAW_LABELS[_key])] = ("draw", _j)
+
+
+@functools.lru_cache(maxsize=8)
+def _classes(board: tuple[int, ...]) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.bool_]]:
+    """:func:`~solver.poker.handclass.classify_hands` of all 1,326 combos on ``board``."""
+    return classify_hands(board, COMBOS)
+
+
+def class_mask(name: str, board: Sequence[int]) -> npt.NDArray[np.bool_] | None:
+    """(1326,) mask of the combos of the hand class ``name`` (:data:`CLASS_NAMES`) on
+    ``board`` (3 to 5 card indices; combos holding a board card are out); None when ``name``
+    is no class."""
+    found = CLASS_NAMES.get(_name(name))
+    if found is None:
+        return None
+    made, draws = _classes(tuple(int(c) for c in board))
+    kind, index = found
+    if kind == "made":
+        return made == index
+    return draws[:, index] & (made >= 0)
+
+
+def combo_mask(text: str, board: Sequence[int] | None = None) -> npt.NDArray[np.bool_] | None:
+    """(1326,) mask of the combos ``text`` covers; None for empty text (no filter). Hand
+    class names need the ``board`` (card indices; None preflop or off hold'em). Raises
     :class:`FilterError` quoting the first part it cannot read."""
     parts = [p.strip() for p in text.split(",") if p.strip()]
     if not parts:
@@ -41,6 +82,15 @@ def combo_mask(text: str) -> npt.NDArray[np.bool_] | None:
         if word is not None:
             mask |= word
             continue
+        if _name(part) in CLASS_NAMES:
+            if board is None or not 3 <= len(board) <= 5:
+                raise FilterError(
+                    f"Filter: {part!r} is a hand class: classes need a board (after the flop)"
+                )
+            got = class_mask(part, board)
+            assert got is not None
+            mask |= got
+            continue
         try:
             mask |= parse_range(part) > 0
         except (RangeError, ValueError):
@@ -50,10 +100,13 @@ def combo_mask(text: str) -> npt.NDArray[np.bool_] | None:
     return mask
 
 
-def hand_mask(text: str, combos: npt.ArrayLike) -> npt.NDArray[np.bool_] | None:
+def hand_mask(
+    text: str, combos: npt.ArrayLike, board: Sequence[int] | None = None
+) -> npt.NDArray[np.bool_] | None:
     """Which of a hold'em player's hands (``combos``: their combo indices, the game's
-    ``meta["combos"][player]``) ``text`` covers; None for no filter."""
-    mask = combo_mask(text)
+    ``meta["combos"][player]``) ``text`` covers on ``board`` (the node's cards, for class
+    names); None for no filter."""
+    mask = combo_mask(text, board)
     return None if mask is None else mask[np.asarray(combos, dtype=np.int64)]
 
 

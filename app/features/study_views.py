@@ -30,7 +30,7 @@ from app.components.views import grid_figure
 from solver.games.model import CHANCE, DECISION, Game
 from solver.poker.handclass import class_table
 from solver.study.analysis import NodeAnalysis, cell_of_hands
-from solver.study.groups import cell_eqr, cell_means, class_groups, group_ev
+from solver.study.groups import cell_eqr, cell_means, class_groups, group_numbers
 from solver.study.views import (
     RunoutRow,
     action_evs,
@@ -255,13 +255,14 @@ def summary_frame(game: Game, a: NodeAnalysis) -> pd.DataFrame:
 
 def class_frame(game: Game, a: NodeAnalysis, player: int) -> pd.DataFrame:
     """One row per hand class of ``player`` at the node (made classes, then draws): combos,
-    share %, EV (chips) and, for the acting player, the action mix (%)."""
+    share %, EV (chips), for the acting player the action mix (%), then the equity (%) and
+    EQR of the class as a group (:func:`solver.study.groups.group_numbers`)."""
     v = a.players[player]
     nh = game.num_hands[player]
     cards = game.hands.cards[player, :nh]
     acting = player == a.player and a.strategy is not None
     rows = class_table(board_cards(game, a.node), cards, v.reach, a.strategy if acting else None)
-    evs = {g.key: group_ev(v, g.mask)[1] for g in class_groups(game, a.node, player)}
+    nums = {g.key: group_numbers(v, g.mask) for g in class_groups(game, a.node, player)}
     labels = action_labels(game, a.node) if acting else []
     out = []
     for r in rows:
@@ -270,10 +271,13 @@ def class_frame(game: Game, a: NodeAnalysis, player: int) -> pd.DataFrame:
             "kind": r.kind,
             "combos": r.combos,
             "share %": 100 * r.share,
-            "EV": evs.get(r.key, float("nan")),
         }
+        got = nums.get(r.key)
+        row["EV"] = got.ev if got is not None else float("nan")
         for i, n in enumerate(labels):
             row[f"{n} %"] = 100 * r.mix[i] if r.mix is not None else float("nan")
+        row["equity %"] = 100 * got.equity if got is not None else float("nan")
+        row["EQR"] = got.eqr if got is not None else float("nan")
         out.append(row)
     return pd.DataFrame(out)
 
@@ -313,7 +317,8 @@ def _classes(game: Game, a: NodeAnalysis) -> None:
         st.plotly_chart(fig, key="study_class_bar", width="stretch")
     st.caption(
         "Made classes, then draws (a hand counts in its made class and in each of its draws; "
-        "docs/hand-classes.md). Combos are reach-weighted; EV in chips."
+        "docs/hand-classes.md). Combos are reach-weighted; EV in chips; a class's equity "
+        "and EQR are its hands' together, weighted as the range summary weighs them."
     )
     download_row("classes", file_name(game, a.node, "classes"), fig=fig, table=df)
 

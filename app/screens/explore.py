@@ -24,6 +24,7 @@ from app.node_analysis import analysis_for
 from solver.games.model import CHANCE, DECISION, Game
 from solver.poker.ranges import COMBO_CELL
 from solver.study.analysis import NodeAnalysis, node_path
+from solver.study.views import board_cards
 from solver.study.words import action_names, child_name, is_preflop, node_pot, node_words, spot
 
 OVERVIEW_DEPTH = 2
@@ -241,12 +242,13 @@ def _combo_table(game: Game, a: NodeAnalysis) -> None:
         "Filter hands",
         key=state.COMBO_FILTER,
         placeholder=f"all hands — e.g. {EXAMPLES}" if game.is_holdem else "all cards — e.g. K",
-        help="range syntax (KK, AK, AKs, T9s+, KQo-KTo, AsKs) and the words suited, offsuit, "
-        "pairs, comma separated; cleared when you move to another node",
+        help="range syntax (KK, AK, AKs, T9s+, KQo-KTo, AsKs), the words suited, offsuit, "
+        "pairs, and hand classes on the board (top pair, set, flush draw, gutshot…: "
+        "docs/hand-classes.md), comma separated; cleared when you move to another node",
     )
     df = table_frame(game, a, int(who))
     try:
-        keep = filter_rows(game, int(who), list(df["hand"]), str(text or ""))
+        keep = filter_rows(game, int(who), list(df["hand"]), str(text or ""), a.node)
     except FilterError as exc:
         st.error(str(exc), icon=":material/error:")
         keep = None
@@ -277,13 +279,17 @@ def _combo_table(game: Game, a: NodeAnalysis) -> None:
     )
 
 
-def filter_rows(game: Game, player: int, hands: list[str], text: str) -> np.ndarray | None:
-    """Which of ``player``'s table rows (hand names) the filter ``text`` keeps; None for no
-    filter. Raises :class:`FilterError` on text it cannot read."""
+def filter_rows(
+    game: Game, player: int, hands: list[str], text: str, node: int = 0
+) -> np.ndarray | None:
+    """Which of ``player``'s table rows (hand names) the filter ``text`` keeps at ``node`` (its
+    board classes hands: "top pair"); None for no filter. Raises :class:`FilterError` on text
+    it cannot read."""
     if game.is_holdem:
         combos = np.asarray(game.meta["combos"][player])  # type: ignore[index]
         names = game.hand_names[player]
-        mask = hand_mask(text, combos)
+        board = None if is_preflop(game) else board_cards(game, node)
+        mask = hand_mask(text, combos, board)
         if mask is None:
             return None
         keep = {n for n, m in zip(names, mask, strict=True) if m}

@@ -11,7 +11,7 @@ import numpy as np
 import numpy.typing as npt
 
 from solver.games.model import Game
-from solver.study.analysis import PlayerView
+from solver.study.analysis import PlayerView, range_eqr
 
 Array = npt.NDArray[np.float64]
 Mask = npt.NDArray[np.bool_]
@@ -78,6 +78,28 @@ def group_ev(view: PlayerView, mask: Mask) -> tuple[float, float]:
     """``(combos, EV)`` of the hands in ``mask``: the reach-weighted combos there and their EV
     (chips, :func:`group_mean` of ``view.ev``)."""
     return float(view.reach[mask].sum()), group_mean(view, view.ev, mask)
+
+
+@dataclass(frozen=True)
+class GroupNumbers:
+    """A group's numbers at a node, as a range's (:func:`solver.study.views.range_summary`):
+    ``combos`` reach-weighted, ``ev`` chips, ``equity`` in [0, 1], ``eqr`` the group's EQR
+    (its mean EV plus the chips invested over its mean equity × the pot:
+    :func:`~solver.study.analysis.range_eqr`, not the mean of its hands' ratios); NaN where
+    undefined."""
+
+    combos: float
+    ev: float
+    equity: float
+    eqr: float
+
+
+def group_numbers(view: PlayerView, mask: Mask) -> GroupNumbers:
+    """:class:`GroupNumbers` of the hands in ``mask`` (H[player],), weighted as
+    :func:`group_mean` weighs them."""
+    combos, ev = group_ev(view, mask)
+    equity = group_mean(view, view.equity, mask)
+    return GroupNumbers(combos, ev, equity, range_eqr(ev, equity, view))
 
 
 def cell_means(
