@@ -66,10 +66,17 @@ def running_app(start_timeout: float = 120.0, **env: str) -> Iterator[str]:
 
 
 @contextmanager
-def running_server(start_timeout: float = 120.0, **extra_env: str) -> Iterator[Server]:
-    """The app served on a free loopback port for the duration of the block; ``extra_env``
-    adds environment variables (e.g. ``REGRET_LAB_GRACE_S``). No background warm-up: the
-    test command and the benchmarks warm Numba's cache before they start servers."""
+def running_server(
+    start_timeout: float = 120.0,
+    address: str | None = "127.0.0.1",
+    cwd: Path = ROOT,
+    **extra_env: str,
+) -> Iterator[Server]:
+    """The app served on a free port for the duration of the block, reached on loopback;
+    ``extra_env`` adds environment variables (e.g. ``REGRET_LAB_GRACE_S``). ``address``:
+    the ``--server.address`` passed (None: none, the app's own config decides); ``cwd``:
+    the folder it is started from. No background warm-up: the test command and the
+    benchmarks warm Numba's cache before they start servers."""
     port = free_port()
     env = {
         **os.environ,
@@ -79,12 +86,14 @@ def running_server(start_timeout: float = 120.0, **extra_env: str) -> Iterator[S
     }
     cmd = [
         sys.executable, "-m", "streamlit", "run", str(ROOT / "app" / "main.py"),
-        "--server.headless", "true", "--server.port", str(port), "--server.address",
-        "127.0.0.1", "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none",
+        "--server.headless", "true", "--server.port", str(port),
+        "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none",
     ]  # fmt: skip
+    if address is not None:
+        cmd += ["--server.address", address]
     proc = subprocess.Popen(
         cmd,
-        cwd=ROOT,
+        cwd=cwd,
         env=env,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
