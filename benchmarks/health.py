@@ -7,7 +7,11 @@ with the server idle, then opens 1 (then 2) browser sessions in Debian's headles
 (Playwright), presses Solve on the start-up preset in each (target 0, so the solve keeps
 running) and measures again while the solves run. Requests are sequential, 20 ms apart.
 Prints a markdown table of median, 95th percentile and maximum in milliseconds, and the
-iterations each session reached. The goal (app issue): median < 100 ms while a solve runs.
+iterations each session reached. The goal (app issue): median < 100 ms while a solve runs;
+``--goal-ms`` (default 100) marks each row, and the exit status is 1 when a row running
+solves misses it. The test suite only checks that the server keeps answering while two
+solves run (a bound a busy or one-core machine meets: tests/browser/test_app_browser.py);
+the latency itself is measured here.
 """
 
 from __future__ import annotations
@@ -41,11 +45,13 @@ def _row(label: str, ms: list[float], note: str = "") -> str:
     return f"| {label} | {len(ms)} | {med:.1f} | {p95:.1f} | {ms[-1]:.1f} | {note} |"
 
 
-def main() -> None:
+def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--requests", type=int, default=200)
     parser.add_argument("--sessions", default="1,2")
+    parser.add_argument("--goal-ms", type=float, default=100.0, help="median goal, solving")
     args = parser.parse_args()
+    missed = False
     from playwright.sync_api import sync_playwright
 
     print(f"# machine {platform.machine()}, python {platform.python_version()}, {os.cpu_count()}")
@@ -79,13 +85,19 @@ def main() -> None:
                     )
                 page_label = f"{count} solve{'s' if count > 1 else ''} running"
                 ms = _latencies(url, args.requests)
-                print(_row(page_label, ms, "started from the browser"), flush=True)
+                met = ms[len(ms) // 2] < args.goal_ms
+                missed = missed or not met
+                note = f"started from the browser; goal {args.goal_ms:g} ms " + (
+                    "met" if met else "MISSED"
+                )
+                print(_row(page_label, ms, note), flush=True)
                 for page in pages:
                     page.locator(".st-key-btn_stop button").click()
                     page.wait_for_selector(IDLE, timeout=60_000)
                     page.context.close()
             browser.close()
+    return 1 if missed else 0
 
 
 if __name__ == "__main__":
-    main()
+    raise SystemExit(main())
