@@ -28,6 +28,7 @@ Units and definitions (``H[p]`` = player ``p``'s number of hands, all arrays per
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -213,20 +214,34 @@ class NodeAnalysis:
         return self.players[self.player] if self.player >= 0 else None
 
 
+Values = Callable[[int], Array]
+"""Player p's counterfactual values (H[p],) at the node analysed: p → array."""
+Equities = Callable[[Game, int, tuple[Array, Array], npt.NDArray[np.bool_]], tuple[Array, Array]]
+"""(game, node, reach, compat) → each player's equity per hand, as :func:`equities`."""
+
+
 def analyze(
     game: Game,
     sigma: Array,
     node: int,
     compat: npt.NDArray[np.bool_] | None = None,
     with_equity: bool = True,
+    *,
+    values: Values | None = None,
+    equity_of: Equities | None = None,
 ) -> NodeAnalysis:
-    """Analyse ``node`` under the strategy profile ``sigma`` (flat (action_size,) array)."""
+    """Analyse ``node`` under the strategy profile ``sigma`` (flat (action_size,) array).
+    ``values`` gives the players' counterfactual values at the node when they are known
+    (:mod:`solver.study.node_table` keeps a solved tree's), else a walk from the node
+    computes them; ``equity_of`` replaces the enumeration of :func:`equities`."""
     t = game.tree
     kind = int(t.kind[node])
     m = compatible(game) if compat is None else compat
+    # (a job's frozen average would be copied by every kernel call below: once here instead)
+    sigma = np.require(sigma, dtype=np.float64, requirements=("C", "W"))
     reach = path_reach(game, sigma, node)
     cf = chance_factor(game, node)
-    eq = equities(game, node, reach, m) if with_equity else None
+    eq = (equity_of or equities)(game, node, reach, m) if with_equity else None
     pot: float | None = None
     inv = (0.0, 0.0)
     if game.is_holdem:
@@ -239,7 +254,7 @@ def analyze(
         opp = reach[1 - p]
         mass = (m @ opp) if p == 0 else (m.T @ opp)
         mass = np.where(valid, mass, 0.0)
-        cfv = node_values(game, sigma, node, p)[:nh]
+        cfv = (values(p) if values is not None else node_values(game, sigma, node, p))[:nh]
         with np.errstate(invalid="ignore", divide="ignore"):
             ev = np.where(mass > 0, cfv / np.where(mass > 0, mass * cf, 1.0), np.nan)
         ev = ev + game.ev_offset
