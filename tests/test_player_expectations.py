@@ -295,3 +295,109 @@ def test_class_equity_and_eqr_are_the_reach_weighted_aggregate_of_their_hands() 
             assert row["equity %"] == pytest.approx(100 * eq, rel=1e-9)
             assert row["EQR"] == pytest.approx(eqr, rel=1e-9)
     assert {"equity %", "EQR"} <= set(class_frame(game, a, 0).columns)
+
+
+# ----- what a lock changed, on flop trees too ---------------------------------------------------
+@functools.cache
+def _turn_profiles() -> tuple[Game, object, object]:
+    """srp-turn (4,052 decision nodes, river cards below) at 10 and at 40 DCFR iterations."""
+    import numpy as np
+
+    from solver.algorithms import make_solver
+
+    game = load_preset("srp-turn").build()
+    eng = make_solver(game, "dcfr")
+    eng.iterate(10)
+    before = np.array(eng.average_strategy())
+    eng.iterate(30)
+    return game, before, np.array(eng.average_strategy())
+
+
+def test_top_shifts_are_the_exhaustive_comparisons_top_lines() -> None:
+    from solver.study.lock_effect import frequency_shifts, top_shifts
+
+    game, before, after = _turn_profiles()
+    every = frequency_shifts(game, before, after, locked={0}, limit=None)  # type: ignore[arg-type]
+    for floor in (0.0, 0.001):
+        want = [s for s in every if max(s.reach_before, s.reach_after) >= floor][:12]
+        got = top_shifts(game, before, after, locked={0}, limit=12, min_reach=floor)  # type: ignore[arg-type]
+        assert got.complete and got.compared < got.total == len(game.decision_nodes())
+        assert [s.node for s in got.shifts] == [s.node for s in want]
+        for g, w in zip(got.shifts, want, strict=True):
+            assert g.weighted == pytest.approx(w.weighted, rel=1e-9)
+            assert (g.reach_before, g.reach_after) == pytest.approx(
+                (w.reach_before, w.reach_after), rel=1e-9
+            )
+            assert g.locked == w.locked and g.change == pytest.approx(w.change, abs=1e-12)
+            assert g.combos_before == pytest.approx(w.combos_before, rel=1e-12)
+
+
+def test_a_search_cut_short_keeps_the_most_reached_lines() -> None:
+    """Past its budget the search says so, and every line of the exhaustive top 12 whose
+    weighted move is above the reach where it stopped is in its list."""
+    from solver.study.lock_effect import frequency_shifts, top_shifts
+
+    game, before, after = _turn_profiles()
+    every = frequency_shifts(game, before, after, limit=None)  # type: ignore[arg-type]
+    got = top_shifts(game, before, after, limit=12, budget=30)  # type: ignore[arg-type]
+    assert not got.complete and got.compared == 30 and got.below > 0
+    nodes = {s.node for s in got.shifts}
+    assert {s.node for s in every[:12] if s.weighted > got.below} <= nodes
+
+
+def test_lines_that_moved_on_a_flop_tree_past_the_old_limit() -> None:
+    """A flop tree of 51,880 decision nodes (the comparison stopped at 20,000 with "limited
+    to 20,000"): the Effect table lists its lines, found among the most reached."""
+    import numpy as np
+
+    from app.features.lock_effect import search_words, shifts_frame
+    from solver.algorithms import make_solver
+    from solver.study.lock_effect import MAX_SHIFT_NODES, frequency_shifts
+
+    spec = HoldemSpec(board="Qs8s3h", pot=200, stack=400, oop_range="AA,KK", ip_range="QQ,JJ",
+                      bets="50%", raises="")  # fmt: skip
+    game = build_holdem(spec)
+    assert len(game.decision_nodes()) > MAX_SHIFT_NODES
+    eng = make_solver(game, "dcfr")
+    eng.iterate(2)
+    before = np.array(eng.average_strategy())
+    eng.iterate(6)
+    after = np.array(eng.average_strategy())
+    with pytest.raises(ValueError, match="limited to"):
+        frequency_shifts(game, before, after)
+    df, search = shifts_frame(game, before, after, {0})
+    assert len(df) == 12 and search.complete and search.compared < MAX_SHIFT_NODES
+    assert df["locked"].iloc[0] in ("yes", "") and "limited" not in search_words(search)
+    assert df["largest move (points)"].max() > 0
+
+
+def test_the_resolve_target_starts_at_the_solves_own() -> None:
+    """The re-solve's target and limit are the solve's own (its target in % pot, not the
+    exploitability it reached), and follow when another solve comes in."""
+    from app_helpers import finished_job, no_threads_left, page, preset_game
+
+    from app import state
+    from solver import make_rule
+    from solver.run.jobs import SolveJob
+
+    game, source = preset_game("srp-river")
+    try:
+        job = SolveJob(game, make_rule("dcfr"), target=0.5, max_iterations=300).start()
+        job.wait_for(lambda q: q.finished, timeout=60)
+        at = page("explore", **{state.JOB: job, state.JOB_SOURCE: source, state.EXPLORE_NODE: 0})
+        at.run()
+        n = len(game.action_labels(0))
+        for i, v in enumerate(["100", *["0"] * (n - 1)]):
+            at.text_input(key=f"lockui_mix_0_{i}").set_value(v)
+        at.run()
+        at.button(key="lockui_add").click().run()
+        assert not at.exception
+        assert at.text_input(key="lockui_target").value == "0.25"  # 0.5 chips of a 200 pot
+        assert at.text_input(key="lockui_iterations").value == "300"
+        other = finished_job(game, 40)  # no target: none, not its last exploitability
+        at.session_state[state.JOB] = other
+        at.run()
+        assert at.text_input(key="lockui_target").value == "0"
+        assert at.text_input(key="lockui_iterations").value == "40"
+    finally:
+        no_threads_left()

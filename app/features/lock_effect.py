@@ -23,7 +23,7 @@ from solver.games.model import Game
 from solver.run.jobs import SolveJob
 from solver.study.analysis import NodeAnalysis, analyze
 from solver.study.groups import class_groups, hand_groups
-from solver.study.lock_effect import ev_changes, frequency_shifts, locked_nodes
+from solver.study.lock_effect import ShiftSearch, ev_changes, locked_nodes, top_shifts
 from solver.study.views import summaries
 
 Array = npt.NDArray[np.float64]
@@ -96,18 +96,19 @@ def groups_frame(
 
 
 MIN_REACH = 0.001  # lines a smaller share of deals reaches are left out of the table
+SHOWN = 12  # lines in the table
 
 
 def shifts_frame(
     game: Game, before: Array, after: Array, locked: set[int]
-) -> tuple[pd.DataFrame, int]:
+) -> tuple[pd.DataFrame, ShiftSearch]:
     """The lines whose aggregate action frequencies moved most, weighted by how often a
-    deal reaches them (largest first), and how many lines reached by fewer than
-    :data:`MIN_REACH` of deals were left out."""
-    every = frequency_shifts(game, before, after, locked=locked, limit=None)
-    shown = [s for s in every if max(s.reach_before, s.reach_after) >= MIN_REACH]
+    deal reaches them (largest first; lines reached by fewer than :data:`MIN_REACH` of deals
+    left out), on any tree (:func:`solver.study.lock_effect.top_shifts`: most-reached lines
+    first, stopping once no line left can enter the list), and how the search went."""
+    search = top_shifts(game, before, after, locked=locked, limit=SHOWN, min_reach=MIN_REACH)
     rows = []
-    for s in shown[:12]:
+    for s in search.shifts:
         names = action_labels(game, s.node)
 
         def mix(f: Array, names: list[str] = names) -> str:
@@ -128,7 +129,24 @@ def shifts_frame(
                 "combos after": s.combos_after,
             }
         )
-    return pd.DataFrame(rows), len(every) - len(shown)
+    return pd.DataFrame(rows), search
+
+
+def search_words(search: ShiftSearch) -> str:
+    """How the lines were found, in a sentence under the table."""
+    lines = f"{search.compared:,} of the tree's {search.total:,} lines compared"
+    if not search.complete:
+        return (
+            f"The most-reached lines: {lines}; lines reached by at most "
+            f"{100 * search.below:.2g} % of deals were not compared."
+        )
+    if search.compared == search.total:
+        return f"Every line compared ({search.total:,})."
+    return (
+        f"{lines}, most-reached first: no line left out could have moved enough to enter "
+        f"this list (a line's weighted move is at most its reach); lines reached by fewer "
+        f"than {100 * MIN_REACH:g} % of deals are left out."
+    )
 
 
 def ev_metric(row: dict[str, Any]) -> tuple[str, str]:
@@ -182,18 +200,10 @@ def render_effect(game: Game, run: LockRun, after: Array, node: int) -> None:
     )
     download_row("lock_evs", file_name(game, int(where), "lock-evs"), table=df)
     st.markdown("**Lines whose frequencies moved most**, weighted by how often they are reached")
-    try:
-        shifts, folded = cached(
-            (id(run), id(after), "shifts"),
-            lambda: shifts_frame(game, run.before, after, set(lines)),
-        )
-    except ValueError as exc:
-        st.info(str(exc))
-        return
+    shifts, search = cached(
+        (id(run), id(after), "shifts"),
+        lambda: shifts_frame(game, run.before, after, set(lines)),
+    )
     st.dataframe(shifts, hide_index=True, key="lock_shifts", column_config=NF.table_config(shifts))
-    if folded:
-        st.caption(
-            f"{folded:,} line{'s' if folded > 1 else ''} reached by fewer than "
-            f"{100 * MIN_REACH:g} % of deals (before and after) left out."
-        )
+    st.caption(search_words(search))
     download_row("lock_shifts", file_name(game, 0, "lock-shifts"), table=shifts)

@@ -19,7 +19,7 @@ import numpy.typing as npt
 import streamlit as st
 
 from app import nav, state
-from app.components.fields import Number
+from app.components.fields import Number, show
 from app.components.figures import curve_figure, range_paint_figure
 from app.components.names import line as line_name
 from app.components.names import player_name
@@ -372,14 +372,13 @@ def _list(game: Game, locks: dict[str, Any], solved: Solved) -> None:
         c[0].markdown(f":material/lock: {where} — {who}: {what} · *{status}*")
         c[1].button("Remove", key=f"{K}rm_{i}", on_click=_remove, args=(game, line))
     job = solved.job
-    default_target = job.target if job is not None and job.target else None
-    if default_target is None and solved.history:
-        default_target = solved.history[-1].exploitability
     unit, per_chip = _target_unit(game)
-    if state.get(K + "target") is None:
-        state.put(K + "target", f"{float(default_target or 0.0) * per_chip:.3g}")
-    if state.get(K + "iterations") is None:
-        state.put(K + "iterations", int(job.max_iterations) if job is not None else 100_000)
+    # the fields start from this solve's own target and limit, again for each new solve
+    if state.get(K + "defaults_of") != _identity(solved) or state.get(K + "target") is None:
+        target, limit = own_limits(solved)
+        state.put(K + "target", show(target * per_chip if target else 0))
+        state.put(K + "iterations", str(limit))
+        state.put(K + "defaults_of", _identity(solved))
     c = st.columns([2, 1.2, 1, 1.2])
     c[0].radio("Start from", [WARM, FRESH], key=K + "from", horizontal=True)
     # the Solve page's unit (% pot on hold'em, chips on the toy games), checked as typed
@@ -399,6 +398,31 @@ def _list(game: Game, locks: dict[str, Any], solved: Solved) -> None:
 
 
 ITERATIONS_FIELD = Number("Max iterations", 1, 10_000_000, whole=True)
+DEFAULT_ITERATIONS = 100_000  # a loaded save that kept no iteration limit
+
+
+def own_limits(solved: Solved) -> tuple[float | None, int]:
+    """The solve's own target (chips; None when it had none) and iteration limit: its job's,
+    or what a loaded save kept of its settings (:func:`app.screens.export.solve_settings`:
+    ``target_chips``, ``max_iterations``) — never the exploitability it happened to reach."""
+    if solved.job is not None:
+        return solved.job.target or None, int(solved.job.max_iterations)
+    loaded = state.get(state.LOADED)
+    meta = getattr(loaded, "meta", None)
+    saved = meta.get("settings") if isinstance(meta, dict) else None
+    saved = saved if isinstance(saved, dict) else {}
+    raw, limit = saved.get("target_chips"), saved.get("max_iterations")
+    target: float | None = None
+    if isinstance(raw, (int, float)) and not isinstance(raw, bool) and 0 < raw < float("inf"):
+        target = float(raw)
+    if isinstance(limit, int) and not isinstance(limit, bool) and 1 <= limit <= 10_000_000:
+        return target, limit
+    return target, DEFAULT_ITERATIONS
+
+
+def _identity(solved: Solved) -> int:
+    """Which solve the re-solve fields were filled for (its job, else the loaded save)."""
+    return id(solved.job) if solved.job is not None else id(state.get(state.LOADED))
 
 
 def _target_unit(game: Game) -> tuple[str, float]:

@@ -10,6 +10,7 @@ frequencies are :func:`solver.study.analysis.action_frequencies` of each decisio
 
 from __future__ import annotations
 
+import heapq
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Any
@@ -21,7 +22,7 @@ from solver.algorithms import Solver, make_solver
 from solver.api import continue_from
 from solver.cfr.locks import LockSet
 from solver.cfr.reach import chance_factor, path_reach
-from solver.games.model import DECISION, Game
+from solver.games.model import CHANCE, DECISION, Game
 from solver.lockspec import resolve
 from solver.study.analysis import PlayerView, action_frequencies, compatible
 from solver.study.groups import Group, group_ev
@@ -29,7 +30,8 @@ from solver.study.groups import Group, group_ev
 Array = npt.NDArray[np.float64]
 
 MAX_SHIFT_NODES = 20_000
-"""Most decision nodes :func:`frequency_shifts` compares (one reach walk per node each)."""
+"""Most decision nodes :func:`frequency_shifts` compares (one reach walk per node each), and
+:func:`top_shifts` looks at before it settles for the most-reached lines."""
 
 
 def relock(
@@ -170,6 +172,113 @@ def frequency_shifts(
         )
     out.sort(key=lambda s: -s.weighted)
     return out if limit is None else out[:limit]
+
+
+@dataclass(frozen=True)
+class ShiftSearch:
+    """What :func:`top_shifts` found: ``shifts`` (largest weighted move first), the decision
+    nodes it compared and the tree's, whether the list is exact (``complete``: no line left
+    out could have entered it), and ``below``: every line left out is reached by at most this
+    share of deals (0 when every line was compared)."""
+
+    shifts: list[Shift]
+    compared: int
+    total: int
+    complete: bool
+    below: float
+
+
+def top_shifts(
+    game: Game,
+    before: Array,
+    after: Array,
+    locked: set[int] | frozenset[int] = frozenset(),
+    limit: int = 12,
+    min_reach: float = 0.0,
+    min_combos: float = 1e-6,
+    budget: int = MAX_SHIFT_NODES,
+) -> ShiftSearch:
+    """The ``limit`` lines of :func:`frequency_shifts` (the same :class:`Shift` numbers and
+    order) found without walking every node, so flop trees get them too: nodes are visited
+    most-reached first (a deal reaches a node no more often than its parent, and a line's
+    weighted move is at most its reach), and the search stops once no node left can beat the
+    list — or past ``min_reach`` (lines reached by a smaller share of deals are left out), or
+    after ``budget`` decision nodes (then the list is of the most-reached lines only). Each
+    node's reach is its parent's times one action's probabilities (or a card's board mask):
+    one pass, no walk from the root per node."""
+    t = game.tree
+    compat = compatible(game).astype(np.float64)
+    nh = game.num_hands
+    sig = (np.asarray(before, dtype=np.float64), np.asarray(after, dtype=np.float64))
+    total = int(np.count_nonzero(t.kind == DECISION))
+
+    def deal(r: tuple[Array, Array], cf: float) -> float:
+        return float(r[0] @ compat @ r[1]) * cf
+
+    root = (path_reach(game, sig[0], 0), path_reach(game, sig[1], 0))
+    norm = float(game.hands.norm)
+    bound0 = max(deal(root[0], norm), deal(root[1], norm))
+    heap: list[tuple[float, int, float, tuple[tuple[Array, Array], ...]]] = [
+        (-bound0, 0, norm, root)
+    ]
+    best: list[Shift] = []
+    compared = 0
+    complete = True
+    below = 0.0
+    while heap:
+        neg, node, cf, reach = heapq.heappop(heap)
+        bound = -neg
+        if bound < min_reach:
+            below = bound
+            break
+        if len(best) >= limit and bound <= best[-1].weighted:
+            below = bound
+            break
+        if compared >= budget:
+            complete, below = False, bound
+            break
+        kind = int(t.kind[node])
+        kids = list(game.children(node))
+        if kind == DECISION:
+            compared += 1
+            player = int(t.player[node])
+            off, na, h = game.block(node)
+            blocks = [s[off : off + na * h].reshape(na, h) for s in sig]
+            rb, ra = reach[0][player], reach[1][player]
+            cb, ca = float(rb.sum()), float(ra.sum())
+            if cb >= min_combos or ca >= min_combos:
+                fb = action_frequencies(blocks[0], rb)
+                fa = action_frequencies(blocks[1], ra)
+                shift = Shift(node, game.history(node), player, game.action_labels(node), fb,
+                              fa, cb, ca, float(np.max(np.abs(fa - fb))), node in locked,
+                              deal(reach[0], cf), deal(reach[1], cf))  # fmt: skip
+                best.append(shift)
+                best.sort(key=lambda x: -x.weighted)
+                del best[limit:]
+            # a child changes the actor's reach only: one product with the other's side each
+            other = [
+                compat @ r[1] if player == 0 else r[0] @ compat for r in reach
+            ]  # (H[player],) per profile
+            for a, child in enumerate(kids):
+                if int(t.kind[child]) not in (DECISION, CHANCE):
+                    continue
+                new = []
+                for k in range(2):
+                    own = reach[k][player] * blocks[k][a]
+                    pair = (own, reach[k][1]) if player == 0 else (reach[k][0], own)
+                    new.append((pair, float(own @ other[k]) * cf))
+                child_bound = max(new[0][1], new[1][1])
+                heapq.heappush(heap, (-child_bound, child, cf, (new[0][0], new[1][0])))
+        elif kind == CHANCE:
+            for child in kids:
+                if int(t.kind[child]) not in (DECISION, CHANCE):
+                    continue
+                valid = game.boards.valid[t.board[child]]
+                ccf = cf * float(t.chance_weight[child]) * (1 + int(t.iso_count[child]))
+                new_r = tuple((r[0] * valid[0, : nh[0]], r[1] * valid[1, : nh[1]]) for r in reach)
+                child_bound = max(deal(new_r[0], ccf), deal(new_r[1], ccf))
+                heapq.heappush(heap, (-child_bound, child, ccf, new_r))
+    return ShiftSearch(best, compared, total, complete, below)
 
 
 def _deal_reach(
