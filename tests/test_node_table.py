@@ -246,3 +246,34 @@ def test_equity_facing_an_all_in_counts_the_runouts() -> None:
         v = got.players[p]
         np.testing.assert_allclose(v.equity[v.valid], want[p][v.valid], rtol=0, atol=1e-12)
     assert np.nanmax(np.abs(got.players[0].equity - 0.5)) > 0.3  # not everyone at 50 %
+
+
+# ----- the job builds it after the solve --------------------------------------------------------
+def test_a_finished_solve_builds_its_table_in_the_background_and_releases_it() -> None:
+    from solver.run.jobs import SolveJob
+
+    g = spot("turn")
+    job = SolveJob(g, make_rule("dcfr"), max_iterations=12, check_every=6).start()
+    assert job.node_table() is None  # nothing while it runs
+    job.wait_for(lambda p: p.finished, timeout=120)
+    job.join(60)
+    got = job.node_table(timeout=120)
+    assert got is not None and job.progress.table == "ready"
+    assert got.iteration == 12 and job.progress.table_bytes == got.nbytes
+    avg, it = job.average_strategy()
+    assert it == 12 and not avg.flags.writeable  # readers still get a read-only array
+    np.testing.assert_array_equal(got.sigma, avg)
+    want = NT.build(g, avg, 12)
+    for p in range(2):
+        np.testing.assert_array_equal(got.values[p], want.values[p])
+    job.release()
+    assert job.node_table() is None
+
+
+def test_a_solve_made_without_a_table_builds_none() -> None:
+    from solver.run.jobs import SolveJob
+
+    job = SolveJob(spot("turn"), make_rule("dcfr"), max_iterations=2, node_table=False).start()
+    job.wait_for(lambda p: p.finished, timeout=120)
+    job.join(60)
+    assert job.node_table(timeout=1.0) is None and job.progress.table == ""

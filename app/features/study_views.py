@@ -27,16 +27,16 @@ from app.components.study_figures import (
     value_grid_figure,
 )
 from app.components.views import grid_figure
+from app.node_analysis import compat_of, table_for
 from solver.games.model import CHANCE, DECISION, Game
 from solver.poker.handclass import class_table
 from solver.study.analysis import NodeAnalysis, cell_of_hands
 from solver.study.groups import cell_eqr, cell_means, class_groups, group_numbers
+from solver.study.node_table import NodeTable, action_evs, runout_report
 from solver.study.views import (
     RunoutRow,
-    action_evs,
     board_cards,
     distribution,
-    runout_report,
     strength_order,
     summaries,
 )
@@ -74,22 +74,25 @@ def cached(key: tuple, build: Callable[[], T]) -> T:
     return store[key]
 
 
-def _sigma() -> tuple[Array, tuple] | None:
-    """The current solve's average strategy and a cache key naming it."""
+def _sigma() -> tuple[NodeTable, tuple] | None:
+    """The current solve's node table (:func:`app.node_analysis.table_for`: its average
+    strategy and the values of its upper nodes) and a cache key naming the strategy."""
     solved = state.solved()
     if solved is None:
         return None
-    return solved.average, (id(solved.average), solved.iteration)
+    return table_for(solved), (id(solved.average), solved.iteration)
 
 
 def node_action_evs(game: Game, node: int) -> Array | None:
     """(num_actions, H[actor]) chips: :func:`solver.study.views.action_evs` under the
-    current solve."""
+    current solve, from its node table."""
     got = _sigma()
     if got is None or game.tree.kind[node] != DECISION:
         return None
-    sigma, skey = got
-    return cached((*skey, node, "action_evs"), lambda: action_evs(game, sigma, node))
+    table, skey = got
+    return cached(
+        (*skey, node, "action_evs"), lambda: action_evs(table, node, compat_of(table.game))
+    )
 
 
 # ----- the per-hand table ----------------------------------------------------------------------
@@ -380,9 +383,9 @@ def _runouts(game: Game, a: NodeAnalysis) -> None:
     got = _sigma()
     if got is None:
         return
-    sigma, skey = got
+    table, skey = got
     with st.spinner("Analysing every card…"):
-        rows = cached((*skey, a.node, "runouts"), lambda: runout_report(game, sigma, a.node))
+        rows = cached((*skey, a.node, "runouts"), lambda: runout_report(table, a.node))
     df, labels, names = runout_frame(game, rows)
     cells = {}
     for r, rec in zip(rows, df.to_dict("records"), strict=True):

@@ -15,7 +15,10 @@ No Streamlit here. The threading contract:
   the nodes on its path only — into fresh read-only arrays and publishes them in a new
   :class:`Progress` under a lock. The whole tree's average strategy is copied only when a
   reader asks for it (:meth:`SolveJob.average_strategy`: the Explore page). Readers never
-  see an array a kernel is writing.
+  see an array a kernel is writing;
+* once the solve has ended (reached its target or limit, or stopped), a second thread makes
+  its node table (:mod:`solver.study.node_table`: every upper node's values in one pass over
+  the tree), which Explore serves each node from (:meth:`SolveJob.node_table`).
 
 Lifecycle (owners, tokens, the reaper, ``atexit``): :mod:`solver.run.lifecycle`, whose names are
 re-exported here.
@@ -62,6 +65,7 @@ from solver.run.lifecycle import (
     track,
     trim_memory,
 )
+from solver.study import node_table as node_tables
 from solver.study.analysis import node_path
 
 Array = npt.NDArray[np.float64]
@@ -164,6 +168,13 @@ class Progress:
     stopped_by: str = ""  # "target", "iterations", "stop", "session", "exit" or ""
     error: str = ""
     waiting: bool = False  # started, but waiting for its kernels (``ready``) before solving
+    # what the thread does before its first chunk ends: "first check" (measuring the start),
+    # "first iterations", then "" (also while waiting: ``waiting`` says that)
+    phase: str = ""
+    # the node table after the solve: "" (none), "building", "ready" or "failed: …"
+    table: str = ""
+    table_s: float = 0.0  # seconds the table's pass took
+    table_bytes: int = 0  # bytes it keeps
     starting_pot: float = 0.0  # chips (hold'em subgames; 0 for toy games)
     big_blind: float | None = None  # chips, for mbb/hand
 
@@ -300,7 +311,9 @@ class SolveJob(ThreadOwner[Progress]):
     it). ``watch`` is the decision node whose average strategy and reach each snapshot
     carries. With ``ready``, the thread waits for that event before its first iteration (the
     app's background warm-up compiling the kernels it needs: ``Progress.waiting`` says so;
-    the wait is not counted as solve time).
+    the wait is not counted as solve time). With ``node_table`` (the default) a solve that
+    ends (not one its session's end stopped) then builds its node table in a thread of its
+    own (:meth:`node_table`; ``Progress.table`` says where it is).
 
     ``target`` is a finite number > 0, ``max_iterations`` a whole number ≥ 0 (an ``int`` or
     numpy integer), ``chunk_s`` a finite number of seconds ≥ 0: a value of the wrong type
@@ -322,6 +335,7 @@ class SolveJob(ThreadOwner[Progress]):
         history: tuple[Point, ...] = (),
         ready: threading.Event | None = None,
         options: SolveOptions | None = None,
+        node_table: bool = True,
         **settings: Unpack[SolverOptions],
     ) -> None:
         check_option_names("SolveJob()", settings, SolveJob.__init__)
@@ -358,6 +372,11 @@ class SolveJob(ThreadOwner[Progress]):
         self._avg_wanted = threading.Event()  # a reader waits for the whole average
         self._avg_ready = threading.Condition(self._lock)
         self._avg: tuple[int, Array] | None = None  # (iteration, read-only average)
+        self._avg_base: Array | None = None  # the same numbers writable (the kernels')
+        self._make_table = node_table
+        self._table: node_tables.NodeTable | None = None
+        self._table_thread: threading.Thread | None = None
+        self._table_cancel = threading.Event()
         eng = self._engine
         self._progress = Progress(
             iteration=eng.iteration,
@@ -397,10 +416,13 @@ class SolveJob(ThreadOwner[Progress]):
         last snapshot's numbers stay. Refused while the thread runs."""
         if self.alive:
             raise RuntimeError("stop the job before releasing it")
+        self._table_cancel.set()  # a table still being built stops at its next node
         with self._lock:
             self._engine = None
             self._game = None
             self._avg = None
+            self._avg_base = None
+            self._table = None
             self._progress = replace(
                 self._progress, watched_strategy=None, watched_reach=None, history=History()
             )
@@ -474,6 +496,57 @@ class SolveJob(ThreadOwner[Progress]):
             assert self._avg is not None
             return self._avg[1], self._avg[0]
 
+    def node_table(self, timeout: float = 0.0) -> node_tables.NodeTable | None:
+        """The node table of the solve's last iteration (:mod:`solver.study.node_table`), or
+        None: none was made (the solve is still running, failed, or was made without one).
+        While it is being built this waits up to ``timeout`` seconds for it."""
+        t = self._table_thread
+        if t is not None and t.is_alive() and timeout > 0:
+            t.join(timeout)
+        with self._lock:
+            table = self._table
+            eng = self._engine
+        if table is None or eng is None or table.iteration != eng.iteration:
+            return None
+        return table
+
+    @property
+    def building_table(self) -> bool:
+        """Whether the node table is being built now."""
+        t = self._table_thread
+        return t is not None and t.is_alive()
+
+    def _start_table(self) -> None:
+        """After the solve (job thread): copy the average and build the node table in a
+        thread of its own, so the job's state reads finished at once."""
+        self._copy_average()
+        with self._lock:
+            base, game = self._avg_base, self._game
+            eng = self._engine
+        if base is None or game is None or eng is None:
+            return
+        iteration, threads = eng.iteration, max(1, int(getattr(eng, "threads", 1)))
+        cancel = self._table_cancel
+        self._update(table="building")
+
+        def run() -> None:
+            try:
+                table = node_tables.build(game, base, iteration, threads, cancel)
+            except node_tables.Cancelled:
+                self._update(table="")
+                return
+            except Exception as exc:  # Explore then analyses node by node, as before
+                self._update(table=f"failed: {type(exc).__name__}: {exc}")
+                return
+            with self._lock:
+                if cancel.is_set():
+                    return
+                self._table = table
+            self._update(table="ready", table_s=table.seconds, table_bytes=table.nbytes)
+
+        self._table_thread = threading.Thread(target=run, name="node-table", daemon=True)
+        self._table_thread.start()
+
     # ----- the job thread --------------------------------------------------------------------
     def _update(self, **changes: object) -> None:
         with self._lock:
@@ -481,9 +554,12 @@ class SolveJob(ThreadOwner[Progress]):
 
     def _copy_average(self) -> None:
         eng = self.engine
-        avg = _frozen(eng.average_strategy())
+        base = np.require(eng.average_strategy(), np.float64, ("C", "W"))
+        avg = base.view()  # readers get a read-only view; the node table walks the base
+        avg.flags.writeable = False
         with self._lock:
             self._avg = (eng.iteration, avg)
+            self._avg_base = base
             self._avg_wanted.clear()
             self._avg_ready.notify_all()
 
@@ -542,9 +618,11 @@ class SolveJob(ThreadOwner[Progress]):
                 return
             eng = self.engine
             elapsed = self._progress.elapsed_s
+            self._update(phase="first check")
             self._publish_watch()
             started = time.perf_counter()
             expl = self._measure(elapsed)
+            self._update(phase="first iterations")
             per_iter = 0.0  # seconds per iteration, smoothed
             watched_at = started
             stopped_by = ""
@@ -586,6 +664,7 @@ class SolveJob(ThreadOwner[Progress]):
                     memory_bytes=eng.memory_bytes,
                     elapsed_s=elapsed + time.perf_counter() - started,
                     iterations_per_s=1.0 / per_iter if per_iter > 0 else 0.0,
+                    phase="",
                 )
             elapsed += time.perf_counter() - started
             hist = self.progress.history
@@ -599,7 +678,10 @@ class SolveJob(ThreadOwner[Progress]):
                 iteration=eng.iteration,
                 nodes_touched=eng.nodes_touched,
                 elapsed_s=elapsed,
+                phase="",
             )
+            if self._make_table and stopped_by not in ("session", "exit"):
+                self._start_table()
         except Exception as exc:  # the owner reads it from the snapshot
             self._update(state=FAILED, error=f"{type(exc).__name__}: {exc}")
         finally:
