@@ -20,8 +20,10 @@ from app.features.number_fields import read
 from solver.algorithms import ALGORITHMS, default_algorithm
 from solver.batch.driver import check_scheduler, check_workers
 from solver.batch.job import BatchJob
+from solver.batch.solvefiles import load_flop_save, read_solve_file
 from solver.batch.spec import BatchError, BatchSpec, check
 from solver.batch.store import BatchStore, FlopRow
+from solver.files.export import LoadedSolve
 from solver.poker.flops import CONNECTS, HIGH_CARDS, PAIRINGS, SUBSET_SIZES, SUIT_CLASSES
 
 P = state.REPORTS_PREFIX
@@ -44,6 +46,9 @@ DB_PATH = P + "db_path"
 SAVE = P + "save"
 OPEN_PATH = P + "open_path"
 UPLOAD = "reports_upload"  # not kept across pages (file uploaders refuse it)
+UPLOAD_NOTE = "reports_upload_note"  # the name the last upload was saved under, in words
+OPEN_ERROR = "reports_open_error"  # (flop, why its solve could not be opened) or None
+MAX_UPLOAD_STEM = 80  # characters of an upload's name kept in the file it is saved as
 ROWS_CACHE = "reports_rows_cache"  # (path, file signature, rows, spec) of the last read
 
 FLOP_SETS = [*(str(n) for n in SUBSET_SIZES), "all", "list"]
@@ -189,6 +194,7 @@ def stop() -> None:
 def open_path() -> None:
     """Open button: the database named in the open field, inside the batch folder."""
     fail(None)
+    state.put(UPLOAD_NOTE, None)
     try:
         path = files.in_batch_folder(str(state.get(OPEN_PATH) or ""))
     except BatchError as exc:
@@ -202,27 +208,70 @@ def open_path() -> None:
 
 
 def on_upload() -> None:
-    """The uploader's on_change: the file is written to the batch folder and opened."""
+    """The uploader's on_change: the file is written to the batch folder under a name no
+    file has (``uploaded-<name>.db``, else ``uploaded-<name>-2.db``, …: an earlier upload or
+    a database a batch writes is never replaced) and opened; the page says the name. A
+    file the store refuses is not kept."""
     up = state.get(UPLOAD)
+    state.put(UPLOAD_NOTE, None)
     if up is None:
         return
-    path = files.batch_folder() / f"uploaded-{slug(Path(up.name).stem)}.db"
-    path.write_bytes(up.getvalue())
-    open_db(str(path))
+    fail(None)
+    stem = f"uploaded-{slug(Path(str(up.name)).stem)[:MAX_UPLOAD_STEM]}"
+    try:
+        path = files.write_new(stem, ".db", up.getvalue())
+    except BatchError as exc:
+        fail(f"Cannot keep the upload: {exc.message}")
+        return
+    shown = files.relative_name(path)
+    if not open_db(str(path)):
+        path.unlink(missing_ok=True)  # refused: not kept
+        return
+    taken = "" if path.name == f"{stem}.db" else f" ({stem}.db is another file's name)"
+    state.put(UPLOAD_NOTE, f"Upload saved as {shown!r} in {files.folder_label()}{taken}.")
 
 
-def open_db(path: str) -> None:
+def upload_note() -> str | None:
+    """The name the last upload was saved under, in words (None: nothing to say)."""
+    note = state.get(UPLOAD_NOTE)
+    return str(note) if note else None
+
+
+def fail_open(flop: str, message: str | None) -> None:
+    """Keep why ``flop``'s solve could not be opened (None: clear) for the report's open
+    buttons, which draw it beside them (inside the report's fragment)."""
+    state.put(OPEN_ERROR, (flop, files.without_paths(message)) if message else None)
+
+
+def open_error(flop: object) -> str | None:
+    """Why the picked ``flop``'s solve could not be opened, or None."""
+    held = state.get(OPEN_ERROR)
+    return str(held[1]) if isinstance(held, tuple) and held[0] == flop else None
+
+
+def flop_solve(path: str | Path, flop: str, solve_file: str) -> LoadedSolve:
+    """``flop``'s saved solve in the database ``path`` (the row's ``solve_file``): read only
+    from the database's own ``.solves`` folder, and only when it holds the batch's spot on
+    that flop (:mod:`solver.batch.solvefiles`); :class:`BatchError` otherwise."""
+    data = read_solve_file(Path(path), solve_file)
+    _, spec = load_rows(str(path))
+    return load_flop_save(data, flop, spec)
+
+
+def open_db(path: str) -> bool:
+    """Show the database ``path`` (checked by the store first); False when refused."""
     fail(None)
     try:
         BatchStore.open(path).close()
     except BatchError as exc:
         fail(f"Cannot open {files.relative_name(path)!r}: {exc.message}")
-        return
+        return False
     job = batch_job()
     if job is not None and job.alive and str(job.db) != path:
         fail("Stop the running batch before opening another database.")
-        return
+        return False
     state.put(DB, path)
+    return True
 
 
 def load_rows(path: str) -> tuple[list[FlopRow], BatchSpec]:

@@ -26,6 +26,8 @@ ROOT = Path(__file__).absolute().parent.parent
 BATCHES_ENV = "REGRET_LAB_BATCHES"
 DB_SUFFIXES = (".db", ".sqlite")
 MAX_NAME = 200  # characters of a typed name
+MAX_PART_BYTES = 255  # bytes of one name between slashes (the file system's own limit)
+MAX_TRIES = 1_000  # names tried for a new file (<stem>-2, -3, …) before giving up
 OUTSIDE = (
     "name a database inside the batch folder, relative to it (such as 'my-spot.db'); "
     "this page opens nothing outside it"
@@ -68,11 +70,42 @@ def in_batch_folder(name: str, field: str = "Database file") -> Path:
         raise BatchError(field, OUTSIDE)
     if rel.suffix.lower() not in DB_SUFFIXES:
         raise BatchError(field, "a batch database's name ends in .db or .sqlite")
+    if any(len(part.encode("utf-8", "surrogatepass")) > MAX_PART_BYTES for part in rel.parts):
+        raise BatchError(field, f"a name longer than {MAX_PART_BYTES} bytes between slashes")
     folder = batch_folder()
-    full = (folder / rel).resolve()  # symbolic links followed
+    try:
+        full = (folder / rel).resolve()  # symbolic links followed
+    except (OSError, RuntimeError):  # a loop of symbolic links: the same words as outside
+        raise BatchError(field, OUTSIDE) from None
     if not full.is_relative_to(folder) or full == folder:
         raise BatchError(field, OUTSIDE)
     return full
+
+
+def write_new(stem: str, suffix: str, data: bytes, field: str = "upload") -> Path:
+    """Write ``data`` to a new file in :func:`batch_folder`: ``<stem><suffix>``, or
+    ``<stem>-2<suffix>``, ``-3``, … when a file (or a symbolic link) has the name — created
+    exclusively, so no file is ever replaced (two uploads of one name, a database a batch
+    is writing). ``stem`` is a safe name (:func:`app.batch_run.slug`). Returns the path;
+    :class:`BatchError` (``field``) when none is free or the folder cannot be written."""
+    folder = batch_folder()
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
+    for n in range(1, MAX_TRIES + 1):
+        path = folder / f"{stem}{'' if n == 1 else f'-{n}'}{suffix}"
+        try:
+            fd = os.open(path, flags, 0o644)
+        except FileExistsError:
+            continue
+        except OSError as exc:
+            raise BatchError(field, f"cannot write to {folder_label()} ({exc.strerror})") from None
+        try:
+            with os.fdopen(fd, "wb") as f:
+                f.write(data)
+        except OSError as exc:
+            path.unlink(missing_ok=True)
+            raise BatchError(field, f"cannot write to {folder_label()} ({exc.strerror})") from None
+        return path
+    raise BatchError(field, f"{MAX_TRIES} files named {stem}… already: remove some first")
 
 
 def relative_name(path: str | Path) -> str:
@@ -80,7 +113,7 @@ def relative_name(path: str | Path) -> str:
     p = Path(path)
     try:
         return p.resolve().relative_to(batch_folder()).as_posix()
-    except ValueError:
+    except (ValueError, OSError, RuntimeError):  # (RuntimeError: a loop of symbolic links)
         return p.name
 
 

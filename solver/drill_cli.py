@@ -98,13 +98,12 @@ def _solved(
         if args.iterations is not None or args.target is not None:
             raise _usage("--load: a saved solve is practised as saved (no --iterations, --target)")
         from solver.files.export import ExportError, load_solve
+        from solver.files.safe_read import ReadError, read_regular
 
-        try:
-            with open(args.load, "rb") as f:
-                data = f.read(MAX_LOAD_BYTES + 1)
-        except (OSError, ValueError) as exc:
-            reason = getattr(exc, "strerror", None) or str(exc)
-            raise _usage(f"--load: cannot read {args.load} ({reason})") from None
+        try:  # a regular file within the cap, checked before reading (not a FIFO, /dev/zero)
+            data = read_regular(args.load, MAX_LOAD_BYTES)
+        except ReadError as exc:
+            raise _usage(f"--load: {args.load} {exc}") from None
         try:
             loaded = load_solve(data)
         except ExportError as exc:
@@ -126,9 +125,9 @@ def _batch_flop(args: argparse.Namespace) -> Solved:
     *Open in Explore* file), read only from the database's own ``.solves`` folder."""
     from pathlib import Path
 
+    from solver.batch.solvefiles import load_flop_solve
     from solver.batch.spec import BatchError
-    from solver.batch.store import BatchStore, read_solve_file
-    from solver.files.export import ExportError, load_solve
+    from solver.batch.store import BatchStore
 
     if args.batch is None or args.flop is None:
         raise _usage(f"{'--flop' if args.batch is None else '--batch'}: needs --batch and --flop")
@@ -139,16 +138,17 @@ def _batch_flop(args: argparse.Namespace) -> Solved:
     try:
         with BatchStore.open(args.batch) as store:
             files = {r.flop: r.solve_file for r in store.rows("done") if r.solve_file}
+            spec = store.spec
     except BatchError as exc:
         raise _usage(f"--batch: {exc.message}") from None
     flop = "".join(str(args.flop).split())
     if flop not in files:
         some = ", ".join(list(files)[:8]) or "none: run the batch with --save-solves"
         raise _usage(f"--flop: no saved solve of {flop!r} in this batch (saved: {some})")
-    try:
-        loaded = load_solve(read_solve_file(Path(args.batch), files[flop]))
-    except (BatchError, ExportError) as exc:
-        raise _usage(f"--flop: cannot open {flop}'s solve ({exc})") from None
+    try:  # from the database's own .solves folder, and only a save of this flop's spot
+        loaded = load_flop_solve(Path(args.batch), flop, files[flop], spec)
+    except BatchError as exc:
+        raise _usage(f"--flop: cannot open {flop}'s solve ({exc.message})") from None
     history = loaded.history
     exploitability = float(history[-1].exploitability) if history else None
     return (

@@ -48,8 +48,8 @@ from solver.batch.linereport import LEGACY_NOTE, line_final, line_records, repor
 from solver.batch.lines import LineError
 from solver.batch.report import GROUP_KEYS
 from solver.batch.spec import BatchError, BatchSpec, batch_cost, check
-from solver.batch.store import BatchStore, FlopRow, read_solve_file
-from solver.files.export import ExportError, load_solve
+from solver.batch.store import BatchStore, FlopRow
+from solver.files.export import ExportError
 
 __all__ = [
     "CLASS_NODE", "DB", "DB_PATH", "ERROR", "FILTER", "FLOPS", "FLOP_LIST", "ITERATIONS",
@@ -207,6 +207,9 @@ def _open() -> None:
     )  # fmt: skip
     c[1].button("Open", key="reports_open", on_click=B.open_path, width="stretch")
     st.file_uploader("or upload one", type=["db", "sqlite"], key=B.UPLOAD, on_change=B.on_upload)
+    note = B.upload_note()
+    if note:
+        st.caption(note)
 
 
 # ----- the live report ------------------------------------------------------------------------
@@ -291,6 +294,9 @@ def _open_in_explore(rows: list[FlopRow], path: Path, picked: str | None) -> Non
         args=(path, files, "practice"), width="stretch", icon=":material/school:",
         help="drill the flop's solve on the Practice page (docs/trainer.md)",
     )  # fmt: skip
+    err = B.open_error(state.get(OPEN_FLOP))  # (here: a click reruns only this fragment)
+    if err:
+        st.error(err, icon=":material/error:")
 
 
 def _explore(path: Path, files: dict[str, str], page: str = "explore") -> None:
@@ -298,10 +304,11 @@ def _explore(path: Path, files: dict[str, str], page: str = "explore") -> None:
     own solve) and switch to ``page`` ("explore" or "practice": both study the session's
     solve, from the flop's first decision)."""
     flop = str(state.get(OPEN_FLOP))
-    try:  # only from the database's own .solves folder, size checked before reading
-        loaded = load_solve(read_solve_file(path, files.get(flop, "")))
+    B.fail_open(flop, None)
+    try:  # only from the database's own .solves folder, and only a save of this flop's spot
+        loaded = B.flop_solve(path, flop, files.get(flop, ""))
     except (BatchError, ExportError) as exc:
-        B.fail(f"Cannot open {flop}'s solve: {exc}")
+        B.fail_open(flop, f"Cannot open {flop}'s solve: {exc}")
         return
     old = state.job()
     if old is not None:

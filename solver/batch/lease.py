@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from solver.batch import safe_sqlite
 from solver.batch.spec import BatchError
 
 LEASE_TABLE = """CREATE TABLE IF NOT EXISTS lease (
@@ -77,8 +78,8 @@ class WriterLease:
         self._lock = threading.Lock()  # the connection: one user at a time
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
-        self._con: sqlite3.Connection | None = sqlite3.connect(
-            str(path), timeout=30.0, isolation_level=None, check_same_thread=False
+        self._con: sqlite3.Connection | None = safe_sqlite.connect(  # (every statement bounded)
+            path, timeout=30.0, isolation_level=None
         )
 
     def dead(self, holder: LeaseHolder, now: float) -> bool:

@@ -44,7 +44,9 @@ first problem into one :class:`BatchError` (field ``db``) naming the file, the f
 column. :meth:`BatchStore.open` checks the stored spec the same way, and
 :meth:`BatchStore.tree` a flop's tree summary (:func:`solver.batch.treedata.read_tree`).
 Past these checks the report code may take every value as well-formed. A ``failed`` row's
-summary is not read.
+summary is not read. Before any of it the schema is checked and every statement is bounded
+in steps, time and value length (:mod:`solver.batch.safe_sqlite`: no views, triggers or
+computed columns — nothing in a file runs code when it is read or written).
 """
 
 from __future__ import annotations
@@ -59,6 +61,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NoReturn
 
+from solver.batch import safe_sqlite
 from solver.batch.lease import LEASE_TABLE, LeaseHolder, WriterLease
 from solver.batch.solvefiles import MAX_SOLVE_FILE_BYTES as MAX_SOLVE_FILE_BYTES
 from solver.batch.solvefiles import read_solve_file as read_solve_file
@@ -185,8 +188,7 @@ class FlopRow:
 
 
 def _connect(path: Path) -> sqlite3.Connection:
-    con = sqlite3.connect(str(path), timeout=30.0, check_same_thread=False)
-    return con
+    return safe_sqlite.connect(path, timeout=30.0)
 
 
 def _read_meta(con: sqlite3.Connection, path: Path) -> dict[str, str]:
@@ -247,6 +249,7 @@ class BatchStore:
             raise BatchError("db", f"{p}: not a batch database (not an SQLite file)")
         con = _connect(p)
         try:
+            safe_sqlite.check_schema(con, p)  # before any statement reads a table of the file
             meta = _read_meta(con, p)
             spec = BatchSpec.from_json(meta["spec"])
             _check_spec(spec)
