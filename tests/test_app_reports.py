@@ -331,8 +331,9 @@ def _chart(at: AppTest, key: str) -> dict:
 
 
 def _shown_line(at: AppTest, records: list[dict], final: dict) -> None:
-    """The page shows linereport's numbers: metrics, the per-flop table, the mix chart."""
-    agg = final["aggregate"]
+    """The page shows linereport's numbers: metrics (compared: over the flops both databases
+    have), the per-flop table, the mix chart."""
+    agg = final["common_aggregate"] if final.get("difference") else final["aggregate"]
     m = {x.label: x.value for x in at.metric}
     assert m["Line reached"] == f"{100 * agg['reach']:.2f}%"
     assert m["OOP EV (line, chips)"] == f"{agg['ev'][0]:.2f}"
@@ -347,6 +348,7 @@ def _shown_line(at: AppTest, records: list[dict], final: dict) -> None:
         assert row["ip_equity"] == pytest.approx(rec["equity"][1])
         for a, f in rec["mix"].items():
             assert row[f"mix {a}"] == pytest.approx(f)
+    agg = final["aggregate"]
     if agg["mix"]:
         bars = _chart(at, "reports_fig_line")["data"]
         assert [b["x"][0] for b in bars] == ["all flops"] * len(bars)
@@ -364,6 +366,9 @@ def test_line_picker_walks_a_flop_line(tmp_path: Path, line_dbs: dict[str, Path]
     at.button(key="reports_next_0").click().run()
     assert not at.exception and at.session_state[state.REPORTS_LINE] == ["k"]
     assert "**Line:** OOP check" in [md.value for md in at.markdown]
+    # what the numbers mean: the mix as dealt, and the summaries' reach cut
+    said = " ".join(c.value for c in at.caption)
+    assert "Definitions: mix as dealt" in said and "under 1% of the deals" in said
     records, final = _expected(tmp_path / "a.db", ["k"])
     assert final["aggregate"]["player"] == 1 and final["flops"] == 2
     _shown_line(at, records, final)
@@ -423,17 +428,64 @@ def test_line_compares_a_second_database(tmp_path: Path, line_dbs: dict[str, Pat
     assert list(table["flop"]) == [r["flop"] for r in records]  # the most different first
     both = [r for r in records if "difference" in r]
     assert [r["flop"] for r in both] == ["Ks9s5s"]  # the flop both databases solved
+    # ... and the headline difference is that flop's: the others are left out, named
+    assert d["ev"][0] == pytest.approx(both[0]["difference"]["ev"][0], abs=1e-9)
+    scope = [w.value for w in at.warning if w.value.startswith("Compared on the 1 flop")]
+    assert scope and "Left out: KsJh8d (only in this database); 8s8h5d (only in b.db)" in scope[0]
     row = table.set_index("flop").loc["Ks9s5s"]
     assert row["diff oop_ev"] == pytest.approx(both[0]["difference"]["ev"][0])
     assert row["diff oop_ev_pct"] == pytest.approx(both[0]["difference"]["ev_pct_pot"][0])
     # the other tree's half-pot bet is named in the difference, in words
     said = [md.value for md in at.markdown if md.value.startswith("**This database − b.db")]
     assert said and "Bet 50 % (50)" in said[0]
+    assert (
+        f"(over the 1 flop both have the line on): line reached {100 * d['reach']:+.2f}" in said[0]
+    )
     # a size the first tree lacks: the second database's line is on its flops only
     at.button(key="reports_compare_clear").click().run()
     at.text_input(key=state.REPORTS_COMPARE_PATH).set_value("nothere.db").run()
     at.button(key="reports_compare_open").click().run()
     assert "no database 'nothere.db'" in at.error[0].value
+
+
+def test_line_compare_without_a_common_flop(tmp_path: Path, line_dbs: dict[str, Path]) -> None:
+    import sqlite3
+
+    at = _line_page(tmp_path, line_dbs)
+    with sqlite3.connect(tmp_path / "b.db") as con:  # b keeps only the paired flop
+        for table in ("flops", "trees"):
+            con.execute(f"DELETE FROM {table} WHERE flop = 'Ks9s5s'")
+    at.text_input(key=state.REPORTS_COMPARE_PATH).set_value("b.db").run()
+    at.button(key="reports_compare_open").click().run()
+    at.button(key="reports_next_0").click().run()
+    assert not at.exception and not at.error
+    said = [w.value for w in at.warning]
+    assert any("b.db has no flop in common with this database" in w for w in said), said
+    assert all(x.proto.delta == "" for x in at.metric)  # no difference shown
+
+
+def test_line_picker_on_a_summary_with_a_bad_card_label(
+    tmp_path: Path, line_dbs: dict[str, Path]
+) -> None:
+    import sqlite3
+    from dataclasses import replace
+
+    from solver.batch.treedata import encode
+
+    at = _line_page(tmp_path, line_dbs)
+    with BatchStore.open(tmp_path / "a.db") as store:
+        ts = store.tree("KsJh8d")
+    assert ts is not None
+    turn = next(i for i in range(1, ts.num_nodes) if ts["kind"][ts["parent"][i]] == 1)
+    labels = list(ts.labels)
+    labels[int(ts["step"][turn])] = "Zz"
+    with sqlite3.connect(tmp_path / "a.db") as con:
+        con.execute("UPDATE trees SET data = ? WHERE flop = 'KsJh8d'",
+                    (encode(replace(ts, labels=labels)),))  # fmt: skip
+    at.run()
+    assert not at.exception
+    errors = " ".join(e.value for e in at.error)
+    assert "trees.data" in errors and "labels" in errors, errors
 
 
 def test_line_picker_on_a_database_without_tree_summaries(

@@ -3,8 +3,9 @@ saved solve read with the solver's own study functions (``analyze``, ``range_sum
 ``class_table``, ``Game.locate``/``chance_cards``), not the tree-summary code: a flop line, a
 turn line with ``any`` (each card weighted by how often it is reached), a named river card
 reached through suit isomorphism, and ``--compare`` against two such aggregates. The batches
-run on a real 2-worker ``LocalCluster``. Then: databases made before tree summaries, and
-hostile values in the ``trees`` table."""
+run on a real 2-worker ``LocalCluster``. The mixes are as dealt (each hand weighted by its
+reach and the opponent's reach it does not block: the report's definition). Then: databases
+made before tree summaries, and hostile values in the ``trees`` table."""
 
 from __future__ import annotations
 
@@ -70,7 +71,9 @@ def _solves(db: Path) -> dict[str, tuple[float, Game, np.ndarray]]:
 
 
 def _node_numbers(game: Game, sigma: np.ndarray, node: int) -> dict[str, Any]:
-    """What Explore shows at ``node``, and its reach (chance included)."""
+    """What Explore shows at ``node``, and its reach (chance included); the mixes as dealt
+    (each hand weighted by its reach × the opponent's reach it does not block, the report's
+    definition; Explore's aggregate weights by the own reach)."""
     a = analyze(game, sigma, node, compat=compatible(game))
     v0, v1 = a.players
     reach = chance_factor(game, node) * float(v0.reach @ (compatible(game) @ v1.reach))
@@ -80,19 +83,20 @@ def _node_numbers(game: Game, sigma: np.ndarray, node: int) -> dict[str, Any]:
         "ev": [s[0].ev, s[1].ev],
         "equity": [s[0].equity, s[1].equity],
         "eqr": [s[0].eqr, s[1].eqr],
-        "mix": dict(zip(a.actions, a.frequencies, strict=True))
-        if a.frequencies is not None
-        else {},
+        "mix": {},
         "classes": {},
     }
     if a.actions:
+        assert a.strategy is not None
         actor = a.players[a.player]
-        rows = class_table(board_cards(game, node), game.hands.cards[a.player, : len(actor.reach)],
-                           actor.reach, a.strategy)  # fmt: skip
+        dealt = actor.reach * actor.opponent_mass
+        out["mix"] = dict(zip(a.actions, a.strategy @ dealt / dealt.sum(), strict=True))
+        board, hands = board_cards(game, node), game.hands.cards[a.player, : len(actor.reach)]
+        own = {r.key: r for r in class_table(board, hands, actor.reach, a.strategy)}
         out["classes"] = {
-            r.key: (r.combos, dict(zip(a.actions, r.mix, strict=True)))
-            for r in rows
-            if r.mix is not None
+            r.key: (own[r.key].combos, dict(zip(a.actions, r.mix, strict=True)))
+            for r in class_table(board, hands, dealt, a.strategy)
+            if r.mix is not None and own[r.key].mix is not None
         }
     return out
 
@@ -224,9 +228,14 @@ def test_named_river_card_through_isomorphism(batches: dict[str, Path]) -> None:
 
 
 def test_compare_two_databases(batches: dict[str, Path]) -> None:
-    a = _by_hand(_solves(batches["a"]), ["k"])["aggregate"]
-    b = _by_hand(_solves(batches["b"]), ["k"])["aggregate"]
+    # b holds two of a's three flops: the difference is over those two
+    sb = _solves(batches["b"])
+    sa = {f: v for f, v in _solves(batches["a"]).items() if f in sb}
+    a = _by_hand(sa, ["k"])["aggregate"]
+    b = _by_hand(sb, ["k"])["aggregate"]
     flops, final = _report(batches["a"], "k", "--compare", str(batches["b"]))
+    assert final["common_flops"] == ["Ks9s5s", "KsJh8d"]
+    assert final["left_out"] == {"this": ["8s8h5d"], "compare": []}
     d = final["difference"]
     assert d["reach"] == pytest.approx(a["reach"] - b["reach"], abs=1e-6)
     for act in set(a["mix"]) | set(b["mix"]):

@@ -24,7 +24,7 @@ import streamlit as st
 from app.components import batch_figures as BF
 from app.components import report_columns as RC
 from app.components.fields import PERSIST
-from solver.batch.linereport import flat_record
+from solver.batch.linereport import describe_definitions, flat_record
 from solver.batch.lines import RELATIONS
 from solver.batch.report import json_safe, to_csv
 
@@ -81,13 +81,45 @@ def counts(final: dict[str, Any]) -> None:
         st.caption(f"All {n} flops have this line." if n != 1 else "The flop has this line.")
     if no_summary:
         st.caption(f"{no_summary} flop(s) have no tree summary (left out).")
+    st.caption(f"Definitions: {describe_definitions(final)}.")
+
+
+def compare_scope(final: dict[str, Any], other: str) -> None:
+    """Which flops a comparison is over (those both databases have the line on) and which
+    it leaves out, named."""
+    common = list(final.get("common_flops") or [])
+    if not common:
+        return
+    left = final.get("left_out") or {}
+    parts = [
+        f"{', '.join(flops)} (only in {who})"
+        for who, flops in (("this database", left.get("this")), (other, left.get("compare")))
+        if flops
+    ]
+    n = len(common)
+    said = (
+        f"Compared on the {n} flop{'s' if n != 1 else ''} both databases have this line on "
+        f"({', '.join(common)}): the metrics and their differences are over "
+        f"{'those' if n != 1 else 'it'}."
+    )
+    if parts:
+        st.warning(f"{said} Left out: {'; '.join(parts)}.", icon=":material/compare_arrows:")
+    else:
+        st.caption(said)
+    theirs = (final.get("compare") or {}).get("mix_definition")
+    if theirs and theirs != final.get("mix_definition"):
+        st.warning(
+            f"The two databases define the mix differently ({final.get('mix_definition')} "
+            f"here, {theirs} in {other}): run the older batch again to compare mixes.",
+            icon=":material/warning:",
+        )
 
 
 def metrics(final: dict[str, Any]) -> None:
-    """The weighted numbers at the line; with a second database, its difference as deltas
-    (EV in chips and % of the pot)."""
-    agg = final["aggregate"]
+    """The weighted numbers at the line; with a second database, this one's over the flops
+    both have the line on and the difference as deltas (EV in chips and % of the pot)."""
     d = final.get("difference")
+    agg = final["common_aggregate"] if d else final["aggregate"]
     m = st.columns(6)
 
     def delta(key: str, i: int | None = None, scale: float = 1.0, fmt: str = "+.2f") -> Any:
@@ -373,8 +405,10 @@ def difference(final: dict[str, Any], names: dict[str, str], other: str) -> None
     if not d:
         return
     parts = [f"{names.get(a, a)} {100 * _num(f):+.1f} points" for a, f in d["mix"].items()]
+    n = len(final.get("common_flops") or [])
     st.markdown(
-        f"**This database − {other}:** line reached {100 * _num(d['reach']):+.2f} points; "
+        f"**This database − {other}** (over the {n} flop{'s' if n != 1 else ''} both have "
+        f"the line on): line reached {100 * _num(d['reach']):+.2f} points; "
         + ("; ".join(parts) + "; " if parts else "")
         + f"OOP EV {_num(d['ev'][0]):+.2f} chips ({_num(d['ev_pct_pot'][0]):+.2f}% pot), "
         f"IP EV {_num(d['ev'][1]):+.2f} chips ({_num(d['ev_pct_pot'][1]):+.2f}% pot). "

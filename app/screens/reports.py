@@ -44,7 +44,13 @@ from app.features.number_fields import number_field
 from app.request import current_request
 from solver.batch.driver import check_scheduler, check_workers
 from solver.batch.job import BatchJob
-from solver.batch.linereport import LEGACY_NOTE, line_final, line_records, report_at
+from solver.batch.linereport import (
+    LEGACY_NOTE,
+    common_flops,
+    line_final,
+    line_records,
+    report_at,
+)
 from solver.batch.lines import LineError
 from solver.batch.report import GROUP_KEYS
 from solver.batch.spec import BatchError, BatchSpec, batch_cost, check
@@ -372,6 +378,8 @@ def _line_section(spec: BatchSpec, path: Path) -> None:
     LV.counts(final)
     if view["compare_error"]:
         st.warning(view["compare_error"], icon=":material/compare_arrows:")
+    elif compare:
+        LV.compare_scope(final, files.relative_name(compare))
     LV.metrics(final)
     at = LP.step_states(steps, pot)[-1]
     agg = final["aggregate"]
@@ -431,6 +439,10 @@ def _line_view(path: str, steps: list[str], compare: str | None) -> dict[str, An
                 problem = f"{name} has no flop with this line ({files.without_paths(str(exc))})."
             except BatchError as exc:
                 problem = BR.unreadable(compare, exc)
+            if other is not None and not common_flops(main, other):
+                problem = (f"{name} has no flop in common with this database at this line: "
+                           "nothing to compare.")  # fmt: skip
+                other = None
         view = {
             "records": line_records(main, other, street),
             "final": line_final(main, other, _code(steps), files.relative_name(path),

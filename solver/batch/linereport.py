@@ -8,9 +8,16 @@ texture, ``reach``, ``mix`` {action: frequency}, ``ev``/``equity``/``eqr`` [OOP,
 ``--compare`` the flop's ``difference`` (this database − the other), flops that differ
 most in EV first — then a last line with ``"final": true``, ``line``, ``aggregate`` (the same
 numbers weighted over flops), ``groups`` (per texture group; with ``--street`` also ``rank``
-and ``relation`` of the card), the counts (``flops``, ``flops_without_line`` and which), and
-with ``--compare`` ``difference`` (of the aggregates, EV also in % of the pot) and
-``compare`` (the other database's aggregate).
+and ``relation`` of the card), the counts (``flops``, ``flops_without_line`` and which), the
+definitions (``mix_definition``: ``dealt``, each hand weighted by its reach and the
+opponent's reach over the hands it does not block, or ``own_range`` in summaries made before;
+``min_reach``: the line-reach cut below which the summaries keep no node), and with
+``--compare`` ``common_flops`` (the flops both databases have the line on), ``left_out``
+(``{"this": [...], "compare": [...]}``, the flops only one has), ``difference`` (of the two
+aggregates over the common flops, EV also in % of the pot), ``common_aggregate`` (this
+database's over them) and ``compare`` (the other database's ``aggregate`` over all its
+flops, its ``common_aggregate``, ``mix_definition``). Databases with no flop in common are
+refused (``error: --compare: …``).
 
 A database made before tree summaries holds only OOP's first action and IP's answer: a line
 of at most one action is answered from them (``"legacy": true``), a longer one is refused
@@ -40,8 +47,12 @@ from solver.batch.lines import (
 from solver.batch.report import GROUP_KEYS, json_safe, to_csv
 from solver.batch.spec import BatchError
 from solver.batch.store import BatchStore, FlopRow
+from solver.batch.treedata import MIX_DEALT, MIX_OWN_RANGE
+from solver.poker.cards import CardError, card_str, parse_card
 
 STREETS = {"turn": 1, "river": 2}
+MAX_STEPS = 100  # far deeper than any tree a batch solves
+MIXED = "mixed"  # mix_definition of a report over summaries made with different ones
 LEGACY_NOTE = (
     "holds only OOP's first action and IP's answer (made before tree summaries): run the "
     "batch again with this version for reports at any line"
@@ -85,9 +96,15 @@ def report_at(
 ) -> dict[str, Any]:
     """Per flop and weighted numbers of a database at a line: ``{"rows": [(row, FlopLine)],
     "aggregate": Stats, "groups": {name: {value: Stats}}, "without": [flops],
-    "no_summary": [flops], "legacy": bool}``; :class:`LineError` for a line no flop has.
+    "no_summary": [flops], "legacy": bool, "mix_definition": str, "min_reach": float | None}``;
+    :class:`LineError` for a line no flop has. ``steps``: :func:`~solver.batch.lines.parse_line`'s
+    (cards as ``d:Kh``), ``street``: None, 1 (turn) or 2 (river), ``groups``: texture keys
+    (:data:`~solver.batch.report.GROUP_KEYS`); :class:`BatchError` naming the argument else.
     ``with_next``: also ``"next"``, what the flops' trees offer after the line
     (:func:`merge_next`; a line picker's choices)."""
+    _check_args(steps, street, groups)
+    defs: set[str] = set()
+    cuts: set[float] = set()
     with BatchStore.open(path) as store:
         rows = store.rows("done")
         legacy = not store.has_trees()
@@ -111,11 +128,13 @@ def report_at(
             if ts is None:
                 no_summary.append(row.flop)
                 continue
-            fl = flop_line(ts, card_ints(row.flop), steps, street)
+            fl = flop_line(ts, _flop_cards(path, row.flop), steps, street)
             if isinstance(fl, tuple):
                 misses.append(fl)
             else:
                 found.append((row, fl))
+                defs.add(ts.mix_definition)
+                cuts.add(ts.min_reach)
                 if with_next:
                     nexts.append(next_steps(ts, steps))
     if not found:
@@ -141,10 +160,55 @@ def report_at(
     out = {
         "rows": found, "aggregate": agg, "groups": out_groups, "without": without,
         "no_summary": no_summary, "legacy": legacy,
+        "mix_definition": MIX_OWN_RANGE if legacy else (defs.pop() if len(defs) == 1 else MIXED),
+        "min_reach": max(cuts) if cuts else None,
     }  # fmt: skip
     if with_next:
         out["next"] = merge_next(nexts)
     return out
+
+
+def _check_args(steps: object, street: object, groups: object) -> None:
+    """:func:`report_at`'s arguments, each refused with :class:`BatchError` naming it."""
+    if not isinstance(steps, (list, tuple)) or len(steps) > MAX_STEPS:
+        raise BatchError("steps", f"must be a list of at most {MAX_STEPS} step labels")
+    for st in steps:
+        if type(st) is not str or not st or len(st) > 100:
+            raise BatchError("steps", f"holds {str(st)[:40]!r}, not an action, card or 'any'")
+        if st.startswith("d:"):
+            try:
+                ok = card_str(parse_card(st[2:])) == st[2:]
+            except CardError:
+                ok = False
+            if not ok:
+                raise BatchError("steps", f"{st[:40]!r} is not a card step (d:Kh)")
+    if street is not None and (type(street) is not int or street not in STREETS.values()):
+        raise BatchError("street", f"must be None, 1 (turn) or 2 (river), not {str(street)[:40]!r}")
+    if not isinstance(groups, (list, tuple)) or any(g not in GROUP_KEYS for g in groups):
+        raise BatchError("groups", f"must be a list of {', '.join(GROUP_KEYS)}")
+
+
+def _flop_cards(path: str, flop: str) -> list[int]:
+    """A stored flop's three cards; :class:`BatchError` (field ``db``) when its text is not."""
+    try:
+        cards = card_ints(flop) if len(flop) == 6 else []
+    except CardError:
+        cards = []
+    if len(set(cards)) != 3:
+        raise BatchError("db", f"{path}: flop {flop[:20]!r} is not three cards (flops.flop)")
+    return cards
+
+
+def common_flops(main: dict[str, Any], other: dict[str, Any]) -> list[str]:
+    """The flops both reports have the line on, in ``main``'s order."""
+    theirs = {r.flop for r, _fl in other["rows"]}
+    return [r.flop for r, _fl in main["rows"] if r.flop in theirs]
+
+
+def on_flops(report: dict[str, Any], flops: list[str]) -> Stats:
+    """A report's aggregate over ``flops`` alone."""
+    keep = set(flops)
+    return over_flops((fl.stats, r.weight) for r, fl in report["rows"] if r.flop in keep)
 
 
 def merge_next(nexts: list[NextSteps | None]) -> dict[str, Any]:
@@ -209,6 +273,8 @@ def line_final(
         "flops_without_line": len(main["without"]),
         "without_line": main["without"],
         "flops_without_summary": len(main["no_summary"]),
+        "mix_definition": main["mix_definition"],
+        "min_reach": main["min_reach"],
         "aggregate": main["aggregate"].record(totals=True),
         "groups": {
             k: {v: s.record(totals=True) for v, s in g.items()} for k, g in main["groups"].items()
@@ -217,9 +283,23 @@ def line_final(
     if main["legacy"]:
         final["legacy"] = True
         final["note"] = f"{file} {LEGACY_NOTE}"
-    if other:
-        final["difference"] = difference(main["aggregate"], other["aggregate"])
-        final["compare"] = {"file": compare, "aggregate": other["aggregate"].record(totals=True)}
+    if other:  # on the flops both have: a difference over other flop sets is not the spot's
+        common = common_flops(main, other)
+        mine = {r.flop for r, _fl in main["rows"]}
+        final["common_flops"] = common
+        final["left_out"] = {
+            "this": [f for f in (r.flop for r, _fl in main["rows"]) if f not in common],
+            "compare": [r.flop for r, _fl in other["rows"] if r.flop not in mine],
+        }
+        final["compare"] = {
+            "file": compare, "aggregate": other["aggregate"].record(totals=True),
+            "mix_definition": other["mix_definition"],
+        }  # fmt: skip
+        if common:
+            a, b = on_flops(main, common), on_flops(other, common)
+            final["difference"] = difference(a, b)
+            final["common_aggregate"] = a.record(totals=True)
+            final["compare"]["common_aggregate"] = b.record(totals=True)
     return final
 
 
@@ -257,6 +337,14 @@ def _run(args: argparse.Namespace) -> int:
             raise _Usage("--line", f"{path}: {exc}" if flag == "--compare" else str(exc)) from None
     main = reports[0]
     other = reports[1] if len(reports) > 1 else None
+    if other is not None and not common_flops(main, other):
+        there = _few(r.flop for r, _ in other["rows"])
+        here = _few(r.flop for r, _ in main["rows"])
+        raise _Usage(
+            "--compare",
+            f"{args.compare} has no flop in common with {args.file} at this line ({there} "
+            f"there, {here} here): nothing to compare",
+        )
     records = line_records(main, other, street)
     final = line_final(main, other, args.line, args.file, args.compare)
     if args.csv:
@@ -272,6 +360,12 @@ def _run(args: argparse.Namespace) -> int:
         return 0
     _print_text(records, final, args)
     return 0
+
+
+def _few(flops: Any, most: int = 5) -> str:
+    names = list(flops)
+    more = f" and {len(names) - most} more" if len(names) > most else ""
+    return ", ".join(names[:most]) + more
 
 
 def _num(x: object) -> float:
@@ -306,6 +400,7 @@ def _print_text(
           f"({final['flops_without_line']} without the line)")  # fmt: skip
     if final.get("note"):
         print(f"# note: {final['note']}")
+    print(f"# {describe_definitions(final)}")
     head = ["flop", "weight", "reach", *acts, "oop ev", "ip ev", "oop eq"]
     print("  ".join(f"{h:>11s}" if i == 0 else f"{h:>9s}" for i, h in enumerate(head)))
 
@@ -332,5 +427,34 @@ def _print_text(
     if "difference" in final:
         d = final["difference"]
         mix = ", ".join(f"{a} {100 * f:+.1f}%" for a, f in d["mix"].items())
-        print(f"\ndifference vs {args.compare}: reach {100 * d['reach']:+.2f}%, {mix}, "
+        print(f"\ndifference vs {args.compare} over the {len(final['common_flops'])} flops both "
+              f"have the line on: reach {100 * d['reach']:+.2f}%, {mix}, "
               f"OOP EV {d['ev'][0]:+.2f} ({d['ev_pct_pot'][0]:+.2f}% pot)")  # fmt: skip
+        for who, flops in (("this database", final["left_out"]["this"]),
+                           (args.compare, final["left_out"]["compare"])):  # fmt: skip
+            if flops:
+                print(f"left out, only in {who}: {_few(flops, 20)}")
+        if final["compare"]["mix_definition"] != final["mix_definition"]:
+            print(
+                f"note: the mixes are defined differently ({final['mix_definition']} here, "
+                f"{final['compare']['mix_definition']} there): run the older batch again"
+            )
+
+
+def describe_definitions(final: dict[str, Any]) -> str:
+    """The report's definitions in words: how the mix weights the hands, and the cut."""
+    how = {
+        MIX_DEALT: "mix as dealt (each hand weighted by its reach and the opponent's range "
+        "it does not block)",
+        MIX_OWN_RANGE: "mix over the actor's own range (card removal against the "
+        "opponent's range ignored; a summary made before the dealt mix)",
+        MIXED: "mixes of two definitions (flops summarised by versions before and after the "
+        "dealt mix: run the batch again)",
+    }.get(str(final.get("mix_definition")), str(final.get("mix_definition")))
+    cut = final.get("min_reach")
+    if cut is None:
+        return how
+    return (
+        f"{how}; nodes reached on under {100 * cut:g}% of the deals are not kept (a line "
+        "below that is left out on that flop)"
+    )

@@ -1,10 +1,12 @@
 """A solved flop's per-node summary of the whole tree (:class:`~solver.batch.treedata.TreeSummary`):
 for every decision and chance node the players reach with non-negligible probability, the
-range-weighted mix, each player's EV, equity and EQR, the reach, and the actor's mix per hand
+mix as dealt (each hand weighted by its reach and the opponent's reach over the hands it does
+not block), each player's EV, equity and EQR, the reach, and the actor's mix per hand
 class; turn and river cards per card class under suit isomorphism.
 
 Every number is the one :func:`solver.study.analysis.analyze` and :mod:`solver.study.views`
-give at that node (Explore's numbers), computed for all kept nodes at once instead of node by node:
+give at that node (Explore's numbers; the mixes weight each hand as dealt, where Explore's
+aggregate weights it by its own reach alone), computed for all kept nodes at once:
 
 - own reach vectors are carried down the tree (the products :func:`solver.cfr.reach.own_reach`
   takes, in the same order), so a node's reach costs O(H) instead of a walk up;
@@ -33,7 +35,7 @@ from __future__ import annotations
 import numpy as np
 import numpy.typing as npt
 
-from solver.batch.treedata import TreeSummary
+from solver.batch.treedata import MIX_DEALT, TreeSummary
 from solver.cfr.bestresponse import _NO_LEAVES, _NO_LOCKS, _NO_RBP, _NO_RULE, _NO_STORAGE
 from solver.cfr.drive import run_pass
 from solver.cfr.layout import MODE_EVAL, NO_DRAWS, check_strategy, make_scratch, pass_flags
@@ -277,11 +279,13 @@ class _Summarizer:
             inv = (inv0, inv1)
             arr["pot"][i] = pot
             arr["reach"][i] = cf * float(reach[0] @ (self.mf @ reach[1]))
+            masses = []
             for p in range(2):
                 valid = self.valid(b, p)
                 r = np.where(valid, reach[p], 0.0)
                 opp = reach[1 - p]
                 mass = np.where(valid, (self.mf @ opp) if p == 0 else (opp @ self.mf), 0.0)
+                masses.append(mass)
                 cfv = self.values(node, p, opp, cf)
                 with np.errstate(invalid="ignore", divide="ignore"):
                     ev = np.where(mass > 0, cfv / np.where(mass > 0, mass * cf, 1.0), np.nan)
@@ -303,17 +307,19 @@ class _Summarizer:
             off, na, nh = g.block(node)
             s = self.sigma[off : off + na * nh].reshape(na, nh)
             r = np.where(self.valid(b, p), reach[p], 0.0)
-            arr["mix"][i, :na] = action_frequencies(s, r)
+            dealt = r * masses[p]  # as dealt: the opponent's range removes the hands it blocks
+            arr["mix"][i, :na] = action_frequencies(s, dealt)
             arr["actions"][i, :na] = [self.label(lab) for lab in g.action_labels(node)]
             c = self.class_matrix(b, p, self.cards_on[i], r)
             combos = c @ r
-            mixnum = c @ (s * r).T  # (classes, actions)
-            for k in np.flatnonzero(combos > 0):
+            cdealt = c @ dealt
+            mixnum = c @ (s * dealt).T  # (classes, actions)
+            for k in np.flatnonzero((combos > 0) & (cdealt > 0)):  # (never dealt: no mix)
                 cls_node.append(i)
                 cls_id.append(int(k))
                 cls_combos.append(float(combos[k]))
                 row = np.full(widest, np.nan)
-                row[:na] = mixnum[k] / combos[k]
+                row[:na] = mixnum[k] / cdealt[k]
                 cls_mix.append(row)
         where = {node: i for i, node in enumerate(self.nodes)}
         labels = [""] * len(self.labels)
@@ -331,4 +337,4 @@ class _Summarizer:
         keep = arr["iso_node"] >= 0  # isomorphic cards of a canonical card below the cut
         for name in ("iso_node", "iso_card", "iso_smap"):
             arr[name] = arr[name][keep]
-        return TreeSummary(labels, list(CLASS_KEYS), arr)
+        return TreeSummary(labels, list(CLASS_KEYS), arr, MIX_DEALT, self.cut)

@@ -35,15 +35,18 @@ chips unless said otherwise; NaN where a number is not defined):
 ==============  ===========  ===========================================================
 
 Bytes: ``MAGIC`` then zlib of (a 4-byte little-endian header length, a JSON header
-``{"version", "labels", "classes", "arrays": [[name, dtype, shape], ...]}``, the arrays' raw
-little-endian bytes in that order). Chips are stored as float32; shares in [0, 1] (``q16``)
-as whole numbers ``round(x × 65,534)`` (65,535 for NaN), exact to 1/65,534; class combos
-(weights only) as float16: the class rows are most of the bytes (sizes in docs/batch.md).
+``{"version", "labels", "classes", "mix", "min_reach", "arrays": [[name, dtype, shape], ...]}``,
+the arrays' raw little-endian bytes in that order; ``mix`` and ``min_reach`` are the
+summary's definitions, :class:`TreeSummary`'s, absent from summaries made before them).
+Chips are stored as float32; shares in [0, 1] (``q16``) as whole numbers
+``round(x × 65,534)`` (65,535 for NaN), exact to 1/65,534; class combos (weights only) as
+float16: the class rows are most of the bytes (sizes in docs/batch.md).
 The mixes (``q16*``) are stored by action (transposed) without each row's last action,
 which :func:`decode` restores as 1 − the others (a mix sums to 1).
 :func:`decode` returns float64 arrays with NaN where stored so. :func:`decode` checks the size
 before and while decompressing, then every array's name, dtype and shape and every value's
-range, raising :class:`TreeDataError` naming the field.
+range, and that a chance node's children are named by cards (``d:Kh``) and a decision's
+are not, raising :class:`TreeDataError` naming the field.
 """
 
 from __future__ import annotations
@@ -68,6 +71,17 @@ MAX_LABELS = 20_000
 MAX_LABEL = 100
 MAX_ACTIONS = 64
 MAX_CLASSES = 64
+MIX_DEALT = "dealt"
+"""Mix definition: each hand weighted by its reach × the opponent's reach over the hands it
+does not block (card removal), the frequency as the hands are dealt (the trainer's)."""
+MIX_OWN_RANGE = "own_range"
+"""Mix definition of summaries made before ``mix`` was in the header: each hand weighted by
+its own reach alone (Explore's aggregate frequencies; card removal against the opponent's
+range ignored)."""
+MIX_DEFINITIONS = (MIX_DEALT, MIX_OWN_RANGE)
+DEFAULT_MIN_REACH = 0.01
+"""The line-reach cut of summaries made before ``min_reach`` was in the header (the only cut
+they were made with)."""
 QSCALE = 65_534.0  # quantised shares: round(x * QSCALE), NaN stored as QNAN
 QNAN = 65_535
 
@@ -108,11 +122,16 @@ class TreeDataError(ValueError):
 @dataclass(frozen=True)
 class TreeSummary:
     """A flop's per-node summary (module doc): ``labels`` (action and card labels the ids
-    index), ``classes`` (hand-class keys, :mod:`solver.poker.handclass`), ``arrays`` by name."""
+    index), ``classes`` (hand-class keys, :mod:`solver.poker.handclass`), ``arrays`` by name,
+    ``mix_definition`` (how ``mix`` and ``cls_mix`` weight the hands: :data:`MIX_DEALT` or
+    :data:`MIX_OWN_RANGE`) and ``min_reach`` (the line-reach cut below which nodes are not
+    kept, a probability)."""
 
     labels: list[str]
     classes: list[str]
     arrays: dict[str, npt.NDArray]
+    mix_definition: str = MIX_OWN_RANGE
+    min_reach: float = DEFAULT_MIN_REACH
 
     def __getitem__(self, name: str) -> npt.NDArray:
         return self.arrays[name]
@@ -158,7 +177,14 @@ def encode(ts: TreeSummary) -> bytes:
         arrays.append(a.tobytes())
         specs.append([name, dtype, list(a.shape)])
     header = json.dumps(
-        {"version": VERSION, "labels": ts.labels, "classes": ts.classes, "arrays": specs},
+        {
+            "version": VERSION,
+            "labels": ts.labels,
+            "classes": ts.classes,
+            "mix": ts.mix_definition,
+            "min_reach": ts.min_reach,
+            "arrays": specs,
+        },
         separators=(",", ":"),
     ).encode("utf-8")
     payload = struct.pack("<I", len(header)) + header + b"".join(arrays)
@@ -194,6 +220,12 @@ def decode(blob: bytes) -> TreeSummary:
         raise TreeDataError("header", f"version is not {VERSION}")
     labels = _names("labels", header.get("labels"), MAX_LABELS)
     classes = _names("classes", header.get("classes"), MAX_CLASSES)
+    mix_def = header.get("mix", MIX_OWN_RANGE)
+    if mix_def not in MIX_DEFINITIONS:
+        raise TreeDataError("mix", f"is {str(mix_def)[:40]!r}, not {' or '.join(MIX_DEFINITIONS)}")
+    min_reach = header.get("min_reach", DEFAULT_MIN_REACH)
+    if type(min_reach) not in (int, float) or not 0.0 <= min_reach <= 1.0:
+        raise TreeDataError("min_reach", f"is {str(min_reach)[:40]!r}, not a probability")
     specs = header.get("arrays")
     if not isinstance(specs, list) or [
         s[0] if isinstance(s, list) and s else None for s in specs
@@ -245,7 +277,8 @@ def decode(blob: bytes) -> TreeSummary:
         a[rows, na[rows] - 1] = last[rows]
         arrays[name] = a
     _check(arrays, dims, len(labels), len(classes))
-    return TreeSummary(labels, classes, arrays)
+    _check_cards(arrays, labels)
+    return TreeSummary(labels, classes, arrays, str(mix_def), float(min_reach))
 
 
 def _action_counts(actions: npt.NDArray, cls_node: npt.NDArray) -> dict[str, npt.NDArray]:
@@ -309,6 +342,27 @@ def _check(a: dict[str, npt.NDArray], dims: dict[str, int], nl: int, nc: int) ->
     sm = np.sort(a["iso_smap"].astype(np.int64), axis=1)
     if sm.size and np.any(sm != np.arange(4)):
         raise TreeDataError("iso_smap", "holds a row that is not a permutation of the suits")
+
+
+def _check_cards(a: dict[str, npt.NDArray], labels: list[str]) -> None:
+    """Every child of a chance node is named by a card as the tree writes it (``d:Kh``), and
+    no decision's child is: the reports read those labels as cards."""
+    from solver.poker.cards import CardError, card_str, parse_card
+
+    par = a["parent"][1:].astype(np.int64)
+    steps = a["step"][1:].astype(np.int64)
+    dealt = a["kind"][par] == 1
+    for lid in np.unique(steps[dealt]):
+        text = labels[int(lid)]
+        try:
+            ok = text.startswith("d:") and card_str(parse_card(text[2:])) == text[2:]
+        except CardError:
+            ok = False
+        if not ok:
+            raise TreeDataError("labels", f"hold {text[:40]!r} for a dealt card (not d:Kh …)")
+    for lid in np.unique(steps[~dealt]):
+        if labels[int(lid)].startswith("d:"):
+            raise TreeDataError("labels", f"hold {labels[int(lid)][:40]!r} for an action")
 
 
 def _within(name: str, x: npt.NDArray, lo: float, hi: float, nan: bool = False) -> None:
