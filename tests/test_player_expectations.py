@@ -401,3 +401,61 @@ def test_the_resolve_target_starts_at_the_solves_own() -> None:
         assert at.text_input(key="lockui_iterations").value == "40"
     finally:
         no_threads_left()
+
+
+# ----- the opening preset tells its convergence story -------------------------------------------
+OPENING = "preset:srp-river"  # the game the app opens on (app.spec.DEFAULT_SOURCE)
+
+
+def test_the_opening_solve_draws_a_curve_worth_replaying() -> None:
+    """The app opens on srp-river, checked every iteration: its first solve (about 90
+    iterations to 0.3 % pot) has a point per iteration, so the finished curve's replay plays
+    every one of its frames — seconds, not the 10 checks of a 0.6 s replay."""
+    import json
+
+    from app_helpers import app, no_threads_left, poll
+
+    from app import state
+    from app.components.figures import REPLAY_FRAME_MS, REPLAY_FRAMES
+
+    try:
+        at = app()
+        at.run()
+        assert not at.exception and at.session_state[state.SOURCE] == OPENING == "preset:srp-river"
+        assert at.text_input(key=state.CHECK_EVERY).value == "1"
+        at.button(key="btn_solve").click().run()
+        job = at.session_state[state.JOB]
+        poll(at, lambda: job.progress.finished, timeout=120)
+        at.run()
+        p = job.progress
+        assert p.stopped_by == "target" and job.check_every == 1
+        assert [q.iteration for q in p.history] == list(range(p.iteration + 1))
+        assert len(p.history) > REPLAY_FRAMES  # (10 points when checked every 10)
+        curve = json.loads(at.get("plotly_chart")[0].proto.spec)
+        frames = len(curve["frames"])
+        assert frames == REPLAY_FRAMES and frames * REPLAY_FRAME_MS >= 3000  # ≥ 3 s
+        # another game checks every 10 again; back on the opening one, every iteration
+        at.session_state[state.SOURCE] = "preset:srp-turn"
+        at.run()
+        assert at.text_input(key=state.CHECK_EVERY).value == "10"
+        at.session_state[state.SOURCE] = OPENING
+        at.run()
+        assert at.text_input(key=state.CHECK_EVERY).value == "1"
+    finally:
+        no_threads_left()
+
+
+def test_a_check_interval_set_for_the_opening_game_is_kept() -> None:
+    from app_helpers import app
+
+    from app import state
+
+    at = app()
+    at.run()
+    at.text_input(key=state.CHECK_EVERY).set_value("5").run()
+    at.session_state[state.SOURCE] = "preset:leduc"
+    at.run()
+    assert at.text_input(key=state.CHECK_EVERY).value == "10"
+    at.session_state[state.SOURCE] = OPENING
+    at.run()
+    assert at.text_input(key=state.CHECK_EVERY).value == "5"
