@@ -5,6 +5,14 @@ session's id, starting a job for it, and taking a solve back after a page reload
 Jobs end on Stop, when every browser session watching them has been gone for :data:`GRACE_S`
 seconds (the reaper, which then releases their memory), and at server exit (``atexit``).
 
+**Sessions.** Streamlit keeps a closed tab's session (its whole session state: a loaded
+solve, lock baselines, a Practice drill, Explore's caches) for two minutes in case the tab
+reconnects, and drops it only when another session comes or goes. The
+:class:`SessionSweeper` closes every session gone for :data:`GRACE_S` seconds (as the reaper
+ends its jobs), then collects garbage and gives the freed memory back to the operating
+system (:func:`solver.run.lifecycle.trim_memory`) — within the grace period and a few
+seconds of the last tab closing.
+
 **Reload.** A started solve gets a random token, put in the page's URL (``?solve=…``). A page
 reload is a new Streamlit session; its first run finds the token in the URL and takes the solve
 over (:func:`reattach`) with what the page needs to show it — its game, the Set up source and
@@ -17,6 +25,9 @@ from __future__ import annotations
 
 import os
 import secrets
+import threading
+import time
+from collections.abc import Callable
 from typing import Any, TypeVar
 
 import streamlit as st
@@ -27,7 +38,7 @@ from app import state
 from app.request import show_on_setup
 from app.spec import preflop_in
 from solver.games.holdem import HoldemSpec
-from solver.run.jobs import JobRegistry, SolveJob
+from solver.run.jobs import JobRegistry, SolveJob, trim_memory
 from solver.run.race import RaceJob
 
 GRACE_S = float(os.environ.get("REGRET_LAB_GRACE_S", "10"))
@@ -67,11 +78,120 @@ def session_active(session_id: str) -> bool:
         return True
 
 
+class SessionSweeper:
+    """The browser sessions this server has run pages for, and the closing of those gone
+    for a grace period (their session state then goes, with everything it holds).
+
+    :meth:`seen` records a session (every page run does); :meth:`sweep` closes, through
+    ``close``, each recorded session ``is_active`` has reported gone for ``grace_s`` seconds
+    and forgets it; :meth:`start` sweeps every second in a daemon thread and, on the beats
+    after a close, collects garbage and trims the heap (``trim``: the session's arrays are
+    freed once Streamlit has dropped it, on its event loop)."""
+
+    TRIM_BEATS = 3  # beats after a close that collect and trim (the close is asynchronous)
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._gone: dict[str, float | None] = {}  # session → when first seen gone, or None
+        self._trims = 0
+
+    def seen(self, session_id: str) -> None:
+        with self._lock:
+            self._gone[session_id] = None
+
+    def sessions(self) -> list[str]:
+        with self._lock:
+            return list(self._gone)
+
+    def sweep(
+        self,
+        is_active: Callable[[str], bool],
+        close: Callable[[str], None],
+        grace_s: float,
+        now: float | None = None,
+    ) -> list[str]:
+        """Close (and forget) the sessions gone for at least ``grace_s`` seconds; returns
+        them."""
+        now = time.monotonic() if now is None else now
+        closing: list[str] = []
+        with self._lock:
+            for s, since in list(self._gone.items()):
+                if is_active(s):
+                    self._gone[s] = None
+                elif since is None:
+                    self._gone[s] = now
+                elif now - since >= grace_s:
+                    closing.append(s)
+                    del self._gone[s]
+            if closing:
+                self._trims = self.TRIM_BEATS
+        for s in closing:
+            try:
+                close(s)
+            except Exception:  # a session Streamlit no longer knows: nothing to close
+                continue
+        return closing
+
+    def beat(
+        self,
+        is_active: Callable[[str], bool],
+        close: Callable[[str], None],
+        grace_s: float,
+        trim: Callable[[], object] = trim_memory,
+    ) -> list[str]:
+        """One sweep, then a collection and a trim on the beats after a close."""
+        closed = self.sweep(is_active, close, grace_s)
+        with self._lock:
+            due = self._trims > 0
+            self._trims = max(self._trims - 1, 0)
+        if due:
+            trim()
+        return closed
+
+    def start(
+        self,
+        is_active: Callable[[str], bool],
+        close: Callable[[str], None],
+        grace_s: float,
+        every_s: float = 1.0,
+    ) -> threading.Thread:
+        def loop() -> None:
+            while True:
+                time.sleep(every_s)
+                try:
+                    self.beat(is_active, close, grace_s)
+                except Exception:  # keep sweeping whatever one beat does
+                    continue
+
+        t = threading.Thread(target=loop, name="session-sweeper", daemon=True)
+        t.start()
+        return t
+
+
+def close_session(session_id: str) -> None:
+    """Close a session Streamlit keeps for a reconnect, so its state is dropped now (on the
+    server's event loop; an active session is left as it is)."""
+    if not runtime.exists():
+        return
+    close = getattr(runtime.get_instance(), "clear_user_info_for_session", None)
+    if callable(close):  # (marks it not resumable, closes it if it has no connection)
+        close(session_id)
+
+
 @st.cache_resource(show_spinner=False)
 def registry() -> JobRegistry:
     reg = JobRegistry()
     reg.start_reaper(session_active, grace_s=GRACE_S)
     return reg
+
+
+@st.cache_resource(show_spinner=False)
+def sweeper() -> SessionSweeper:
+    """The server's :class:`SessionSweeper` (sweeping only under a real server)."""
+    sw = SessionSweeper()
+    if runtime.exists():
+        sw.start(session_active, close_session, GRACE_S)
+    return sw
 
 
 def session_id() -> str:
@@ -133,7 +253,9 @@ def reattach() -> None:
     """On a session's first run: take back the solve whose token is in the URL (a reload,
     or the URL opened in another tab: this session then watches it too), with the game and
     settings it runs with. A token whose solve is gone (closed past the grace period, or
-    another server) is dropped from the URL with a note."""
+    another server) is dropped from the URL with a note. Every run records its session
+    with the :class:`SessionSweeper` (closed once gone for the grace period)."""
+    sweeper().seen(session_id())
     if state.get(state.JOB) is not None or state.get(state.JOB_TOKEN) is not None:
         show_token()
         return
