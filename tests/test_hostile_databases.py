@@ -498,3 +498,19 @@ def test_a_symlink_loop_in_the_batch_folder_is_refused(session: dict[str, object
     session[B.OPEN_PATH] = "loop.db"
     B.open_path()
     assert str(B.error()).startswith("Cannot open: Database file:")
+
+
+def test_a_small_file_is_read_without_reserving_the_cap(tmp_path: Path) -> None:
+    """Reading a 1 kB save under the 2 GB cap allocates about 1 kB (a read of the cap's
+    size reserved 2 GB before: what a refusal of a mismatched save then weighed)."""
+    from solver.files.safe_read import read_regular
+
+    small = tmp_path / "small.npz"
+    small.write_bytes(b"x" * 1000)
+    tracemalloc.start()
+    try:
+        data = read_regular(small, 2_000_000_000)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert data == b"x" * 1000 and peak < 2**20

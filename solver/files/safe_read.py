@@ -10,6 +10,9 @@ import os
 import stat
 from pathlib import Path
 
+GROWN_CHUNK = 1 << 20
+"""Bytes read at a time past a file's size when it grew while being read."""
+
 
 class ReadError(ValueError):
     """A file refused before it was read; the message says why (not naming the path: the
@@ -51,10 +54,16 @@ def read_fd(fd: int, max_bytes: int) -> bytes:
         size = os.fstat(f.fileno()).st_size
         if size > max_bytes:
             raise ReadError(f"is larger than {max_bytes:,} bytes ({size:,})")
-        data = f.read(max_bytes + 1)
-    if len(data) > max_bytes:
+        # as many bytes as the file has, then a little at a time if it grew (a read of the
+        # cap would reserve the cap)
+        parts = [f.read(size + 1)]
+        total = len(parts[0])
+        while total > size and total <= max_bytes and parts[-1]:
+            parts.append(f.read(min(GROWN_CHUNK, max_bytes + 1 - total)))
+            total += len(parts[-1])
+    if total > max_bytes:
         raise ReadError(f"is larger than {max_bytes:,} bytes (it grew while being read)")
-    return data
+    return parts[0] if len(parts) == 1 else b"".join(parts)
 
 
 def read_regular(path: str | Path, max_bytes: int, *, follow: bool = True) -> bytes:

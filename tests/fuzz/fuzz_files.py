@@ -15,6 +15,7 @@ import zipfile
 from pathlib import Path
 from typing import Any
 
+from fuzz_hostile_db import hostile_file, run_hostile
 from fuzz_inputs import ODD_NUMBERS, odd_text
 from hypothesis import strategies as st
 
@@ -208,7 +209,8 @@ def _directory_bomb(entries: int, claimed: int) -> bytes:
 
 def crafted_file() -> st.SearchStrategy[tuple[str, Any]]:
     """(how it is read, what): saves that are directory bombs, specs and presets that never
-    end or are far over their caps."""
+    end or are far over their caps, and issue 45's hostile databases and saved solves
+    (:mod:`fuzz_hostile_db`)."""
     return st.one_of(
         st.tuples(st.just("save"), st.builds(_directory_bomb, st.integers(0, 40_000),
                                              st.integers(0, 300))),
@@ -217,6 +219,7 @@ def crafted_file() -> st.SearchStrategy[tuple[str, Any]]:
         st.tuples(st.just("spec text"), st.integers(1, 30).map(lambda mb: " " * (mb * 2**20))),
         st.tuples(st.just("preset bytes"), st.integers(1, 30).map(lambda mb: b"#" * (mb * 2**20))),
         st.tuples(st.just("locks file"), st.sampled_from(["/dev/zero", "/dev/urandom", "/"])),
+        st.tuples(st.just("hostile"), hostile_file()),  # issue 45: schemas, FIFOs, links, saves
     )  # fmt: skip
 
 
@@ -238,5 +241,7 @@ def run_crafted(args: tuple[str, Any]) -> None:
             run_cli(["batch", "--spec", str(path), "--db", str(Path(tmp) / "b.db")])
     elif how == "preset bytes":
         parse_preset_bytes(what, source="upload.toml")
+    elif how == "hostile":
+        run_hostile(what)
     else:
         run_cli(["solve", "--game", "kuhn", "--iterations", "1", "--locks", what])
