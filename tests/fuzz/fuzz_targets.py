@@ -29,6 +29,27 @@ from fuzz_harness import Refusal, Target, check
 from fuzz_inputs import board_text, holdem_spec, odd_text, preset_text, range_text, size_text
 from fuzz_locks import lock_kwargs, locks_file, run_lock_kwargs
 from fuzz_saves import saved_file
+from fuzz_study import (
+    chart_args,
+    chart_argv,
+    deal_args,
+    drill_kwargs,
+    filter_args,
+    load_kwargs,
+    report_at_args,
+    run_chart,
+    run_chart_cli,
+    run_deal,
+    run_decode,
+    run_drill,
+    run_filter,
+    run_load_kwargs,
+    run_report_at,
+    run_stack_list,
+    stack_list_args,
+    tree_summary,
+)
+from fuzz_study import warm_up as warm_up_study
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -149,6 +170,7 @@ def warm_up() -> None:
     river = build_holdem(RIVER)
     for algorithm in ("mccfr-es", "mccfr-cs", "cfr"):
         solve(river, algorithm, iterations=1)
+    warm_up_study()
 
 
 @dataclass
@@ -199,6 +221,17 @@ def entries() -> list[Entry]:
         Entry(
             t("crafted files", run_crafted, ExportError, PresetError, Refusal), crafted_file(), 0.01
         ),
+        # the surfaces issue 45 found unfuzzed: the trainer, the push/fold chart, reports at
+        # any line and tree summaries (their runners and strategies: fuzz_study.py)
+        Entry(t("api: trainer deal", run_deal), deal_args(), 0.04),
+        Entry(t("api: trainer Drill and play", run_drill), drill_kwargs(), 0.04),
+        Entry(t("api: DealFilter and Thresholds", run_filter), filter_args(), 0.02),
+        Entry(t("api: push/fold chart", run_chart), chart_args(), 0.01),
+        Entry(t("api: chart stack list", run_stack_list), stack_list_args(), 0.02),
+        Entry(t("cli: preflop chart module", run_chart_cli, Refusal), chart_argv(), 0.01),
+        Entry(t("api: report_at", run_report_at), report_at_args(), 0.03),
+        Entry(t("tree summaries", run_decode), tree_summary(), 0.03),
+        Entry(t("api: load_solve memory", run_load_kwargs), load_kwargs(), 0.01),
     ]
 
 
