@@ -365,3 +365,78 @@ def run_load_kwargs(limit: Any) -> None:
     from solver.files.export import load_solve
 
     load_solve(base_saves()[0], max_memory_mb=limit)
+
+
+# ----- command lines: drill and report at a line ------------------------------------------------
+
+DRILL_VALUES: dict[str, list[str]] = {
+    "--player": ["oop", "ip", "0", "1", "2", "x", ""],
+    "--line": ["", "k", "b:50", "k b:50", "zz", "d:2c", "k k", "b:50 c"],
+    "--scope": ["node", "street", "hand", "x", ""],
+    "--hands": ["0", "3", "-1", "1e9", "nan", "x", "9" * 40],
+    "--answer": ["best", "solution", "uniform", "x", ""],
+    "--seed": ["0", "-2", "nan", "1.5", "x", "9" * 40],
+    "--classes": ["top_pair", "overpair,x", "", "5"],
+    "--cells": ["AA", "KK,QQ", "ZZ", ""],
+    "--min-reach": ["0", "50", "101", "-1", "nan", "x"],
+    "--iterations": ["5", "0", "-5", "x"],
+}
+"""Flag values of ``drill`` (a tiny river spot built from flags), plausible and hostile."""
+
+REPORT_LINES = ["k k any", "k k", "a c", "a", "k a c", "k k Zz", "k k 2c any", "any", "", "x y z",
+                "k k d:As", "k k any any", "b:9999"]  # fmt: skip
+
+
+def drill_argv() -> st.SearchStrategy[list[str]]:
+    """``drill`` on a tiny river spot with up to three flags set, or on a toy game."""
+    spot = ["--board", "Td9d6hQc2s", "--pot", "100", "--stack", "200", "--oop-range", "AA,KK,T9s",
+            "--ip-range", "QQ,AK,98s", "--bets", "50%, a", "--raises", "a"]  # fmt: skip
+    flag = st.sampled_from(sorted(DRILL_VALUES)).flatmap(
+        lambda f: st.one_of(st.sampled_from(DRILL_VALUES[f]), odd_text(12)).map(lambda v: (f, v))
+    )
+    source = st.sampled_from([spot, ["--game", "kuhn"], ["--game", "leduc"]])
+
+    def argv(src: list[str], flags: list[tuple[str, str]]) -> list[str]:
+        out = ["drill", *src, "--iterations", "10", "--hands", "3", "--json"]
+        for f, v in flags:
+            out += [f, v]
+        return out
+
+    return st.builds(argv, source, st.lists(flag, max_size=3))
+
+
+def report_argv() -> st.SearchStrategy[tuple[str, str | None, str | None, bool]]:
+    """(line, street, what to compare with, --json) for ``report DB --line …``."""
+    return st.tuples(
+        st.one_of(st.sampled_from(REPORT_LINES), odd_text(16)),
+        st.sampled_from([None, "turn", "river", "flop"]),
+        st.sampled_from([None, "same", "missing"]),
+        st.booleans(),
+    )
+
+
+def run_report_line(args: tuple[str, str | None, str | None, bool]) -> None:
+    """``python -m solver report DB --line LINE [--street S] [--compare DB2] [--json]``
+    in-process on a real database with tree summaries."""
+    from fuzz_targets import run_cli
+
+    line, street, compare, as_json = args
+    with tempfile.TemporaryDirectory() as tmp:
+        db = Path(tmp) / "lines.db"
+        db.write_bytes(line_database())
+        argv = ["report", str(db), "--line", line]
+        if street is not None:
+            argv += ["--street", street]
+        if compare == "same":
+            argv += ["--compare", str(db)]
+        elif compare == "missing":
+            argv += ["--compare", str(Path(tmp) / "nope.db")]
+        if as_json:
+            argv.append("--json")
+        run_cli(argv)
+
+
+def run_drill_cli(argv: list[str]) -> None:
+    from fuzz_targets import run_cli
+
+    run_cli(argv)

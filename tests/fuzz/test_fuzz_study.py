@@ -19,6 +19,8 @@ CI_EXAMPLES = {
     "api: report_at": 30,
     "tree summaries": 40,
     "api: load_solve memory": 12,
+    "cli: drill": 25,
+    "cli: report at a line": 25,
 }
 
 
