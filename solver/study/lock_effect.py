@@ -225,17 +225,26 @@ def top_shifts(
     compared = 0
     complete = True
     below = 0.0
+
+    def push(bound: float, child: int, cf: float, reach: tuple[tuple[Array, Array], ...]) -> None:
+        # a node that cannot enter the list is never kept (it would hold its reach vectors)
+        nonlocal below
+        if bound < min_reach or (len(best) >= limit and bound <= best[-1].weighted):
+            below = max(below, bound)
+            return
+        heapq.heappush(heap, (-bound, child, cf, reach))
+
     while heap:
         neg, node, cf, reach = heapq.heappop(heap)
         bound = -neg
         if bound < min_reach:
-            below = bound
+            below = max(below, bound)
             break
         if len(best) >= limit and bound <= best[-1].weighted:
-            below = bound
+            below = max(below, bound)
             break
         if compared >= budget:
-            complete, below = False, bound
+            complete, below = False, max(below, bound)
             break
         kind = int(t.kind[node])
         kids = list(game.children(node))
@@ -267,8 +276,7 @@ def top_shifts(
                     own = reach[k][player] * blocks[k][a]
                     pair = (own, reach[k][1]) if player == 0 else (reach[k][0], own)
                     new.append((pair, float(own @ other[k]) * cf))
-                child_bound = max(new[0][1], new[1][1])
-                heapq.heappush(heap, (-child_bound, child, cf, (new[0][0], new[1][0])))
+                push(max(new[0][1], new[1][1]), child, cf, (new[0][0], new[1][0]))
         elif kind == CHANCE:
             for child in kids:
                 if int(t.kind[child]) not in (DECISION, CHANCE):
@@ -276,8 +284,7 @@ def top_shifts(
                 valid = game.boards.valid[t.board[child]]
                 ccf = cf * float(t.chance_weight[child]) * (1 + int(t.iso_count[child]))
                 new_r = tuple((r[0] * valid[0, : nh[0]], r[1] * valid[1, : nh[1]]) for r in reach)
-                child_bound = max(deal(new_r[0], ccf), deal(new_r[1], ccf))
-                heapq.heappush(heap, (-child_bound, child, ccf, new_r))
+                push(max(deal(new_r[0], ccf), deal(new_r[1], ccf)), child, ccf, new_r)
     return ShiftSearch(best, compared, total, complete, below)
 
 
