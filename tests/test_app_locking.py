@@ -306,6 +306,23 @@ def test_shift_the_range_keeps_it_ranked() -> None:
     assert len({round(x, 6) for x in locked[bet][v.reach > 0]}) > 2  # not one flat mix
 
 
+def _canvas(at: AppTest) -> list[dict]:
+    """The paint canvas's 169 cells as the page sends them (label, colours, state)."""
+    (canvas,) = [e for e in at.get("bidi_component")
+                 if e.proto.component_name == "regret_lab.paint_canvas"]  # fmt: skip
+    return list(json.loads(canvas.proto.json)["cells"])
+
+
+def test_a_stroke_paints_exactly_its_cells() -> None:
+    """What the canvas sends at the end of a stroke (the cells the pointer passed over, in
+    order) is read as those cells alone: no whole rows or columns, nothing not a cell."""
+    from app.components.paint_canvas import stroke_of
+
+    assert stroke_of({"stroke": ["A5s", "A4s"]}) == ["A5s", "A4s"]
+    assert stroke_of({"stroke": ["AKs", 5, "zz", None]}) == ["AKs"]
+    assert stroke_of({"stroke": "AKs"}) == [] and stroke_of(None) == [] and stroke_of({}) == []
+
+
 def test_paint_the_grid_locks_painted_cells_to_the_action() -> None:
     """Paint the grid: the brush paints a cell (or both halves, AKs with AKo), skips cells
     with no combo at the node and unpaints with "Leave free"; the grid after the paint shows
@@ -320,8 +337,8 @@ def test_paint_the_grid_locks_painted_cells_to_the_action() -> None:
     at.radio(key="lockui_mode").set_value(P.MODE).run()
     assert not at.exception and not at.error
     charts = [json.loads(c.proto.spec) for c in at.get("plotly_chart")]
-    canvas = [c for c in charts if c["data"][0].get("customdata")]
-    assert len(canvas) == 1 and canvas[0]["data"][0]["customdata"][13 * 12 + 1] == "K2o"
+    assert [c for c in _canvas(at) if c["state"] == "painted"] == []
+    assert _canvas(at)[13 * 12 + 1]["label"] == "K2o"  # cell k is row k // 13, column k % 13
     assert any("Nothing painted" in str(c["layout"].get("title")) for c in charts)
     at.button(key="lockui_add").click().run()  # nothing painted: nothing locked, and said so
     assert at.session_state[state.LOCKS][1] == {}
@@ -346,6 +363,8 @@ def test_paint_the_grid_locks_painted_cells_to_the_action() -> None:
     assert not at.exception
     titles = [str(json.loads(c.proto.spec)["layout"].get("title")) for c in at.get("plotly_chart")]
     assert any("After the paint: 2 cells locked" in t for t in titles), titles
+    drawn = {c["label"] for c in _canvas(at) if c["state"] == "painted"}
+    assert drawn == {suited, offsuit}  # the canvas shows the paint too
     assert a.strategy is not None
     cells = cell_of_hands(game, 0)
     after = P.painted_strategy(a.strategy, cells, painted, labels)

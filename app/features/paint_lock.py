@@ -1,6 +1,7 @@
 """The "Paint the grid" lock mode of Explore (hold'em): pick an action and paint cells of the
-13×13 grid with it — a click or a drag (box, lasso) over cells — to lock every combo of
-those cells to that action, the way Pio and GTO Wizard paint a lock. The brush paints one
+13×13 grid with it — a click paints the cell under it, a drag every cell the pointer passes
+over (:mod:`app.components.paint_canvas`) — to lock every combo of those cells to that
+action, the way Pio and GTO Wizard paint a lock. The brush paints one
 cell as drawn (AKs and AKo apart) or both halves of a rank pair at once (AKs with AKo);
 "Leave free" unpaints. The node's grid after the paint shows before Lock; the lock records
 ``{cell: {action: 1}}`` for the painted cells and leaves the node's other hands free (single
@@ -13,12 +14,11 @@ from typing import Any
 
 import numpy as np
 import numpy.typing as npt
-import plotly.graph_objects as go
 import streamlit as st
 
 from app import state
 from app.components.colors import EMPTY, action_colors
-from app.components.figures import cell_canvas
+from app.components.paint_canvas import Cell, paint_canvas, stroke_of
 from app.components.views import grid_figure
 from solver.games.model import Game
 from solver.poker.ranges import GRID_LABELS
@@ -28,7 +28,7 @@ Array = npt.NDArray[np.float64]
 MODE = "Paint the grid"
 ACTION = state.LOCK_PREFIX + "paint_action"  # selectbox: action index, or FREE
 BRUSH = state.LOCK_PREFIX + "paint_brush"  # radio: CELL or BOTH
-CANVAS = state.LOCK_PREFIX + "paint_grid"  # the paint chart's selection
+CANVAS = state.LOCK_PREFIX + "paint_grid"  # the paint canvas (its stroke)
 PAINTED = state.LOCK_PREFIX + "painted"  # (game name, node count, node, {cell: action label})
 FREE = -1  # the "Leave free" brush: unpaints
 CELL = "One cell (AKs, AKo apart)"
@@ -106,25 +106,23 @@ def clear(game: Game, node: int) -> None:
     _store(game, node, {})
 
 
-def canvas_figure(painted: Mapping[str, str], actions: list[str], allowed: set[str]) -> go.Figure:
-    """The paint canvas: 169 square markers a click, box or lasso selects (point ``k`` is cell
-    ``LABELS[k]``), each painted cell in its action's colour, cells with no combo at the node
-    greyed."""
+def canvas_cells(painted: Mapping[str, str], actions: list[str], allowed: set[str]) -> list[Cell]:
+    """The paint canvas's 169 cells (cell ``k`` is ``LABELS[k]``): each painted cell in its
+    action's colour (state ``painted``), free cells in the grid's pair/suited/offsuit tints
+    (``free``), cells with no combo at the node greyed (``none``)."""
     colors = dict(zip(actions, action_colors(actions), strict=True))
-    fill, text, hover = [], [], []
+    out = []
     for k, label in enumerate(LABELS):
         i, j = divmod(k, 13)
+        text = "#222" if label in allowed else "#999"
         if label in painted:
-            fill.append(colors[painted[label]])
-            hover.append(f"{label}: painted")
+            out.append(Cell(colors[painted[label]], "#fff", f"{label}: painted", "painted"))
         elif label in allowed:
-            fill.append("#fbe3c4" if i == j else ("#dbe9f7" if i < j else "#f4f4f4"))
-            hover.append(f"{label}: free")
+            tint = "#fbe3c4" if i == j else ("#dbe9f7" if i < j else "#f4f4f4")
+            out.append(Cell(tint, text, f"{label}: free", "free"))
         else:
-            fill.append(EMPTY)
-            hover.append(f"{label}: no combo here")
-        text.append("#222" if label in allowed else "#999")
-    return cell_canvas(fill, hover, text, 330)
+            out.append(Cell(EMPTY, text, f"{label}: no combo here", "none"))
+    return out
 
 
 def fields(game: Game, a: NodeAnalysis, names: list[str]) -> None:
@@ -148,14 +146,12 @@ def fields(game: Game, a: NodeAnalysis, names: list[str]) -> None:
     allowed = reached_cells(game, a)
     left, right = st.columns(2)
     with left:
-        st.plotly_chart(
-            canvas_figure(painted, actions, allowed),
+        paint_canvas(
+            canvas_cells(painted, actions, allowed),
             key=CANVAS,
-            on_select=lambda: _on_paint(game, a),
-            selection_mode=("points", "box", "lasso"),
-            config={"displaylogo": False},
+            on_stroke=lambda: _on_paint(game, a),
         )
-        st.caption("Click a cell, or drag a box (lasso: the chart's toolbar) over cells.")
+        st.caption("Click a cell, or drag over cells: the cells the pointer passes over.")
         st.button(
             "Clear the paint", key=state.LOCK_PREFIX + "paint_clear", on_click=clear,
             args=(game, node), disabled=not painted,
@@ -171,17 +167,8 @@ def fields(game: Game, a: NodeAnalysis, names: list[str]) -> None:
 
 
 def _on_paint(game: Game, a: NodeAnalysis) -> None:
-    """on_select of the canvas: the cells under the click or drag take the brush."""
-    chart = state.get(CANVAS)
-    try:
-        points = list(chart["selection"]["points"]) if chart is not None else []
-    except (KeyError, TypeError):
-        points = []
-    cells = []
-    for p in points:
-        k = p.get("point_index", p.get("point_number"))
-        if isinstance(k, int) and 0 <= k < 169:
-            cells.append(LABELS[k])
+    """A stroke on the canvas ended: the cells under the click or drag take the brush."""
+    cells = stroke_of(state.get(CANVAS))
     if not cells:
         return
     i = state.get(ACTION)
