@@ -30,6 +30,11 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 
 def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line(
+        "markers",
+        "cores(n): needs n cores (default 2) for solver threads or batch workers; skipped "
+        "on a machine with fewer (os.cpu_count, as the solver and the batch driver count)",
+    )
     from numba.core import event
 
     class Listener(event.Listener):
@@ -43,6 +48,18 @@ def pytest_configure(config: pytest.Config) -> None:
             pass
 
     event.register("numba:compile", Listener())
+
+
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    # a test marked cores(n) is skipped on a machine with fewer cores (the solver refuses
+    # more threads than cores, the batch driver more workers): the rest of the suite runs
+    mark = item.get_closest_marker("cores")
+    if mark is not None:
+        from solver.cfr.parallel import max_threads
+
+        needed = int(mark.args[0]) if mark.args else 2
+        if max_threads() < needed:
+            pytest.skip(f"needs {needed} cores; this machine has {max_threads()}")
 
 
 def _uncovered(compiled: list[str]) -> str:

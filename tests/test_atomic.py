@@ -78,6 +78,7 @@ def _step(e: Engine, leaf: int, start: int, sc: Scratch, fl: PassFlags, co: np.n
     return int(run_pass(*args, f, sc, lv))
 
 
+@pytest.mark.cores(2)
 def test_one_thread_claiming_every_task_gives_the_serial_numbers() -> None:
     """The second thread of a pass claims every task before the first starts (as when the
     first is descheduled): the same regrets and sums as the serial walk, bit for bit."""

@@ -65,7 +65,7 @@ def test_the_weights_taken_add_up_to_the_dense_ones(k: int) -> None:
     assert np.all(held[[s - 1 for s in range(1, t_end + 1) if s % k]] == 0.0)
 
 
-@pytest.mark.parametrize("threads", [1, 2])
+@pytest.mark.parametrize("threads", [1, pytest.param(2, marks=pytest.mark.cores(2))])
 def test_the_sums_are_not_touched_in_a_skipped_iteration(game: Game, threads: int) -> None:
     e = Engine(game, make_rule("dcfr-tuned", average_every=2), threads=threads)
     e.iterate(2)
@@ -78,6 +78,7 @@ def test_the_sums_are_not_touched_in_a_skipped_iteration(game: Game, threads: in
     assert not np.array_equal(e.storage.cumulative, taken)
 
 
+@pytest.mark.cores(2)
 def test_two_threads_match_one_bit_for_bit(game: Game) -> None:
     rule = make_rule("dcfr-tuned", average_every=2)
     a = Engine(game, rule, threads=1)

@@ -111,6 +111,7 @@ def test_chance_sampling_converges_and_touches_fewer_nodes() -> None:
     assert cs.nodes_touched / cs.iteration < full.nodes_touched / full.iteration / 2
 
 
+@pytest.mark.cores(2)
 def test_chance_sampling_refuses_threads() -> None:
     with pytest.raises(ValueError, match="one thread"):
         make_solver(_turn(), "mccfr-cs", threads=2)

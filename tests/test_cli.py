@@ -294,6 +294,7 @@ def test_holdem_spot_json_lines_units_and_targets() -> None:
     assert chips["iteration"] == pct["iteration"]  # 4 chips is 2 % of a 200 pot
 
 
+@pytest.mark.cores(2)
 def test_holdem_threads_preset_and_tree() -> None:
     one = _lines(run("solve", *TURN, "--iterations", "20", "--threads", "1", "--json"))[-1]
     two = _lines(run("solve", *TURN, "--iterations", "20", "--threads", "2", "--json"))[-1]

@@ -62,6 +62,7 @@ def test_a_solve_tracks_the_float64_walk(river: Game) -> None:
         assert abs(ea - eb) <= 0.03 * eb + 1e-3
 
 
+@pytest.mark.cores(2)
 def test_two_threads_give_the_float32_walk_bit_for_bit() -> None:
     g = small_turn("AA,KK,QQ,T9s,87s,A5s", "JJ,TT,AK,KQs,65s")
     one = Engine(g, make_rule("dcfr-tuned"), precision="float32")

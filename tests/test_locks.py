@@ -58,7 +58,9 @@ def _locked_storage(e: Engine) -> dict[str, np.ndarray]:
         ("leduc", "apcfr+", {}),  # adaptive statistics per cell and infoset
         ("leduc", "dcfr", {"pruning": "none"}),
         ("leduc", "mccfr-cs", {"seed": 3}),
-        ("turn", "dcfr", {"threads": 2, "precision": "float64"}),
+        pytest.param(
+            "turn", "dcfr", {"threads": 2, "precision": "float64"}, marks=pytest.mark.cores(2)
+        ),
     ],
 )
 def test_locked_cells_never_change_and_the_rest_solves(name: str, rule: str, options: dict) -> None:

@@ -41,6 +41,7 @@ def _turn() -> Game:
 
 @pytest.mark.parametrize("rule", ["cfr", "dcfr", "pcfr+", "apcfr+"])
 @pytest.mark.parametrize("precision", ["float32", "compressed"])
+@pytest.mark.cores(2)
 def test_partial_pruning_is_exact_on_a_turn_spot_with_threads(rule: str, precision: str) -> None:
     g = _turn()
     engines = [
@@ -135,6 +136,7 @@ def test_total_rbp_sums_release_stays_within_its_bound() -> None:
     assert _expl(e) - expl_before <= bound
 
 
+@pytest.mark.cores(2)
 def test_regret_based_pruning_refuses_what_it_cannot_do() -> None:
     g = game("leduc")
     with pytest.raises(ValueError, match="interval"):

@@ -112,6 +112,7 @@ def test_small_games_stay_serial_unless_asked(river: Game) -> None:
     ("rule", "precision"),
     [("dcfr-tuned", "float32"), ("pcfr+", "float32"), ("cfr+", "float64"), ("dcfr", "compressed")],
 )
+@pytest.mark.cores(2)
 def test_a_split_river_gives_the_serial_numbers_bit_for_bit(
     river: Game, rule: str, precision: str, low_bar: None
 ) -> None:
@@ -134,6 +135,7 @@ def test_a_split_river_gives_the_serial_numbers_bit_for_bit(
         assert unreached > 0  # the skipped-task path ran
 
 
+@pytest.mark.cores(2)
 def test_kuhn_split_at_its_decision_nodes_matches_the_serial_walk(low_bar: None) -> None:
     g = make_game("kuhn")
     for rule in ("cfr", "dcfr"):
@@ -147,6 +149,7 @@ def test_kuhn_split_at_its_decision_nodes_matches_the_serial_walk(low_bar: None)
         assert split.best_response_values() == serial.best_response_values()
 
 
+@pytest.mark.cores(2)
 def test_a_thread_joining_late_takes_part_in_the_rest_of_the_chunk(
     river: Game, monkeypatch: pytest.MonkeyPatch, low_bar: None
 ) -> None:

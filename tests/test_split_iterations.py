@@ -72,6 +72,7 @@ def test_atomic_load_store_and_claim() -> None:
 
 
 @pytest.mark.parametrize("rule", ["dcfr-tuned", "pcfr+"])
+@pytest.mark.cores(2)
 def test_a_split_chunk_gives_the_serial_numbers_bit_for_bit(game: Game, rule: str) -> None:
     serial = Engine(game, make_rule(rule), threads=1)
     split = Engine(game, make_rule(rule), threads=2)
@@ -92,6 +93,7 @@ def test_a_split_chunk_gives_the_serial_numbers_bit_for_bit(game: Game, rule: st
     assert split.best_response_values() == serial.best_response_values()
 
 
+@pytest.mark.cores(2)
 def test_both_threads_taking_part_give_the_serial_numbers_bit_for_bit(
     game: Game, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -127,6 +129,7 @@ def test_both_threads_taking_part_give_the_serial_numbers_bit_for_bit(
         assert set(touched) == {0, 1}
 
 
+@pytest.mark.cores(2)
 def test_thread_zero_goes_on_alone_when_the_other_never_starts(game: Game) -> None:
     serial = Engine(game, make_rule("dcfr"), threads=1)
     split = Engine(game, make_rule("dcfr"), threads=2)
@@ -159,6 +162,7 @@ def _next_chunk(game: Game, e: Engine, k: int) -> Any:
     return chunk
 
 
+@pytest.mark.cores(2)
 def test_thread_zero_raising_stops_the_waiting_thread(
     game: Game, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -182,6 +186,7 @@ def test_thread_zero_raising_stops_the_waiting_thread(
     assert worker == {"touched": 0}  # it stopped waiting for the first pass
 
 
+@pytest.mark.cores(2)
 def test_a_worker_raising_stops_thread_zero(game: Game, monkeypatch: pytest.MonkeyPatch) -> None:
     split = Engine(game, make_rule("dcfr"), threads=2)
     par = split.parallel
@@ -204,6 +209,7 @@ def test_a_worker_raising_stops_thread_zero(game: Game, monkeypatch: pytest.Monk
     assert par.sync[GO] == 1  # thread 0 stopped in the first pass instead of waiting on
 
 
+@pytest.mark.cores(2)
 def test_split_iterations_refuses_bad_shapes(game: Game) -> None:
     split = Engine(game, make_rule("dcfr"), threads=2)
     coefs, draws = _chunk(split, 2)
