@@ -114,7 +114,13 @@ def stack_grid(first: object, last: object, step: object) -> list[float]:
     d = _number("step", step)
     span = (b - a) / d
     if not math.isfinite(span) or span + 1 > MAX_STACKS + 0.5:
-        count = f"{span + 1:,.0f}" if math.isfinite(span) else "too many"
+        count = (
+            "too many"
+            if not math.isfinite(span)
+            else f"{span + 1:,.0f}"
+            if span < 1e9
+            else f"{span + 1:.1e}"
+        )
         raise SpecError(
             "step", f"{count} stacks from {a:g} to {b:g}; at most {MAX_STACKS} in one chart"
         )
