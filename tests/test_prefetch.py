@@ -565,6 +565,50 @@ def test_the_helper_dies_with_its_sigkilled_parent() -> None:
     assert gone, "the helper outlived its SIGKILLed parent"
 
 
+REAL_PARENT = """
+import time
+from solver import prefetch
+prefetch._cores = lambda: 2  # a helper even on a one-core machine
+proc = prefetch.start(prefetch.PLANS["float64"])
+print(proc.pid if proc is not None else "none", flush=True)
+time.sleep(600)
+"""
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="PR_SET_PDEATHSIG is Linux's")
+def test_the_real_helper_dies_with_its_sigkilled_parent(tmp_path: Path) -> None:
+    """``prefetch.start`` in a parent on an empty cache (the helper compiles for minutes);
+    the parent SIGKILLed: the helper is gone within a bounded wait, polled."""
+    import signal
+    import time
+
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path / "cache"), "PYTHONPATH": str(ROOT)}
+    env.pop("REGRET_LAB_PREFETCH", None)
+    parent = subprocess.Popen(
+        [sys.executable, "-c", REAL_PARENT], stdout=subprocess.PIPE, text=True, env=env
+    )
+    helper = None
+    try:
+        assert parent.stdout is not None
+        line = parent.stdout.readline().strip()
+        assert line.isdigit(), f"no helper started: {line!r}"
+        helper = int(line)
+        time.sleep(3.0)  # started (a parent gone earlier ends it too: die_with_parent)
+        assert _alive(helper), "the helper ended before its parent did"
+        parent.send_signal(signal.SIGKILL)
+        parent.wait(timeout=30)
+        deadline = time.monotonic() + 30
+        while _alive(helper) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        gone = not _alive(helper)
+    finally:
+        parent.kill()
+        parent.wait()
+    if not gone:
+        os.kill(helper, signal.SIGKILL)
+    assert gone, "the helper outlived its SIGKILLed parent"
+
+
 def test_the_helper_ties_itself_to_its_parent_first(monkeypatch: pytest.MonkeyPatch) -> None:
     """The helper's main asks for the parent-death signal before it reads its plan."""
     calls: list[object] = []
