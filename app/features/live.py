@@ -131,7 +131,9 @@ def status_text(p: Progress) -> str:
     where = f" at iteration {p.iteration:,} in {p.elapsed_s:.3f} s"
     if p.waiting:
         return "Waiting for the solver's kernels to compile (first run after an install)"
-    return {
+    if p.state == RUNNING and p.phase:  # before the first chunk ends: what it does
+        return f"Running — {p.phase}…"
+    said = {
         RUNNING: "Running",
         PAUSED: "Paused",
         "done": (
@@ -141,6 +143,7 @@ def status_text(p: Progress) -> str:
         "failed": "Failed",
         "ready": "Starting",
     }.get(p.state, p.state)
+    return said
 
 
 def time_to_target(job: SolveJob, p: Progress) -> str:

@@ -5,7 +5,11 @@ background solve (:mod:`app.features.live`), redrawn about once a second by a fr
 The page shows one game at a time: the running solve's while one runs (with a note when Set
 up now holds another game, which opens here once the solve stops), else the Set up page's.
 Settings follow the game (:mod:`app.settings`). Before solving, the game line estimates the
-time per iteration (:mod:`solver.run.calibration`)."""
+time per iteration (:mod:`solver.run.calibration`).
+
+Solve returns at once: the game is built and the solver allocated by a
+:class:`~solver.run.jobs.JobStarter` in the background (seconds on a flop), the live view
+saying so from the first second; the job is started when it is made."""
 
 from __future__ import annotations
 
@@ -27,9 +31,10 @@ from app.request import Request, current_request
 from app.runtime import start_solve
 from app.settings import PRUNING_HELP, PRUNING_LABELS, RBP, Settings, algorithm_names
 from solver.algorithms import ALGORITHMS, algorithm_defaults, make_algorithm
+from solver.games.model import DECISION, Game
 from solver.poker.cards import card_str, parse_board
 from solver.run import calibration
-from solver.run.jobs import FINISHED, PAUSED, RUNNING, SolveJob
+from solver.run.jobs import FINISHED, PAUSED, RUNNING, JobStarter, SolveJob
 from solver.study.words import HOLDEM_PLAYERS, is_preflop, spot, start_spot
 
 PRECISIONS = {
@@ -39,6 +44,10 @@ PRECISIONS = {
     "compressed": "16-bit compressed (quarter)",
 }
 START_ERROR = "solve_start_error"
+STARTING = "solve_starting"  # (JobStarter, what the page needs to start its job) or None
+BACKGROUND_MB = 64.0
+"""A spot whose estimate is this big or more is built in the background (a flop's build
+takes seconds); smaller ones are made in the click's callback, ready when the page draws."""
 
 
 def game_id(req: Request) -> str:
@@ -60,11 +69,19 @@ def shows_job(req: Request, job: SolveJob | None) -> bool:
     return S.same_game(state.get(state.JOB_SOURCE), req.source)
 
 
+def starting() -> JobStarter | None:
+    """The solve being made in the background (Solve pressed, its job not started yet)."""
+    got = state.get(STARTING)
+    return got[0] if got is not None else None
+
+
 def render() -> None:
     req = current_request()
     job = state.job()
     drawn = job.progress.state if job is not None else None  # one snapshot for the buttons
     running = drawn is not None and drawn not in FINISHED
+    if starting() is not None:  # the new solve's: the last one's job is not shown
+        drawn, running, job = RUNNING, True, None
     # the live view flips the buttons (a whole-page rerun) only when it sees another state
     # than this run drew them for: a rerun requested during a full run can leave the
     # fragment's elements twice on the page
@@ -351,7 +368,7 @@ def _controls(req: Request, job: SolveJob | None, cfg: Settings, c: list) -> Non
     """The control buttons in ``c`` (three columns); their work happens in callbacks,
     before the page redraws."""
     p = job.progress if job is not None else None
-    running = p is not None and not p.finished
+    running = (p is not None and not p.finished) or starting() is not None
     c[0].button(
         "Solve",
         key="btn_solve",
@@ -366,7 +383,7 @@ def _controls(req: Request, job: SolveJob | None, cfg: Settings, c: list) -> Non
         args=(req,),
         width="stretch",
     )
-    paused = p is not None and p.state == PAUSED
+    paused = p is not None and p.state == PAUSED and starting() is None
     pause_resume_stop([None, *c[1:]], "btn_", paused, running, _pause, _resume, _stop, None)
     if state.get(START_ERROR):
         st.error(state.get(START_ERROR), icon=":material/error:")
@@ -387,6 +404,11 @@ def _resume() -> None:
 
 
 def _stop() -> None:
+    made = starting()
+    if made is not None:  # not started yet: its job is dropped when made
+        made.cancel()
+        state.put(STARTING, None)
+        return
     job = state.job()
     if job is not None:
         job.stop()
@@ -406,41 +428,103 @@ def _start(req: Request) -> None:
         old.join(30.0)
     if req.source is None:
         return
-    try:
-        game = S.build_game(req.source)
+    made = starting()
+    if made is not None:
+        made.cancel()
+    old_game = old.game if old is not None and not old.released else None
+    explored = state.get(state.EXPLORE_NODE)
+    events = kernels.warmup().events
+    source = req.source
+    start: dict[str, object] = {}  # what the page applies when it starts the job
+
+    def make(say: Callable[[str], None]) -> SolveJob:
+        say("building the game tree")
+        game = S.build_game(source)
         rule = make_algorithm(cfg.algorithm, **cfg.params)
-    except ValueError as exc:
-        state.put(START_ERROR, f"Cannot start: {exc}")
-        return
-    node = state.watched_node(game)
-    if old is None or old.released or old.game is not game:
-        node = int(game.decision_nodes()[0])
-        state.put(state.EXPLORE_NODE, node)
-    group = kernels.group_for(
-        game.is_holdem, cfg.algorithm, cfg.options.threads, cfg.options.precision, cfg.pruning,
-        game.action_size,
-    )  # fmt: skip
-    try:
-        job = SolveJob(
+        node = _watch(game, old_game, explored)
+        start["explore"] = None if node == explored and old_game is game else node
+        group = kernels.group_for(
+            game.is_holdem, cfg.algorithm, cfg.options.threads, cfg.options.precision,
+            cfg.pruning, game.action_size,
+        )  # fmt: skip
+        say("allocating the solver's memory")
+        return SolveJob(
             game,
             rule,
-            ready=kernels.warmup().events[group],
+            ready=events[group],
             target=cfg.target_chips(game.starting_pot if game.is_holdem else 0.0),
             max_iterations=cfg.max_iterations,
             check_every=cfg.check_every,
             watch=node,
             options=cfg.options,
         )
-    except (ValueError, MemoryError) as exc:
-        state.put(START_ERROR, f"Cannot start: {exc}")
+
+    what = (start, req.source, req.spec, game_id(req), req.label)
+    if req.estimate is None or req.estimate.memory_mb < BACKGROUND_MB:  # quick: made here
+        try:
+            job = make(lambda _text: None)
+        except (ValueError, MemoryError) as exc:
+            state.put(START_ERROR, f"Cannot start: {exc}")
+            return
+        _start_job(job, what)
         return
+    state.put(STARTING, (JobStarter(make).start(), what))
+
+
+def _watch(game: Game, old_game: Game | None, explored: object) -> int:
+    """The node a new solve watches: the explored decision node when the game is the last
+    solve's, else the first decision node."""
+    if (
+        old_game is game
+        and isinstance(explored, int)
+        and 0 <= explored < game.num_nodes
+        and game.tree.kind[explored] == DECISION
+    ):
+        return explored
+    return int(game.decision_nodes()[0])
+
+
+def _started() -> bool:
+    """In the live view: start the job the background starter has made (True: the page must
+    redraw), say its error, or say what it is doing (False: still making it)."""
+    got = state.get(STARTING)
+    if got is None:
+        return False
+    made, (start, source, spec, gid, label) = got
+    if not made.done:
+        st.info(
+            f"**Starting** — {made.phase} ({made.seconds:.0f} s). The live view follows as soon "
+            "as the solver runs.",
+            icon=":material/hourglass_top:",
+        )
+        return False
+    state.put(STARTING, None)
+    job = made.job
+    if job is None:
+        if made.error:
+            state.put(START_ERROR, f"Cannot start: {made.error}")
+        return True
+    _start_job(job, (start, source, spec, gid, label))
+    return True
+
+
+def _start_job(job: SolveJob, what: tuple) -> None:
+    """Make ``job`` the session's solve and start it (``what``: what :func:`_start` kept for
+    it — the explored node to move to, the source, spec, Set up id and label)."""
+    start, source, spec, gid, label = what
+    if start.get("explore") is not None:
+        state.put(state.EXPLORE_NODE, start["explore"])
     state.put(state.LOADED, None)
     state.put(state.LIVE_LAST_STATE, RUNNING)
-    start_solve(job, req.source, req.spec, game_id(req), req.label)
+    start_solve(job, source, spec, gid, label)
 
 
 def live() -> None:
     """The live view, drawn as a fragment by ``live_view``: only it reruns while the job works."""
+    if state.get(STARTING) is not None:
+        if _started():
+            st.rerun()  # whole page: the new job's buttons and view
+        return
     job = state.job()
     req = current_request()
     if job is None or not shows_job(req, job):
