@@ -69,7 +69,7 @@ def running_app(start_timeout: float = 120.0, **env: str) -> Iterator[str]:
 def running_server(
     start_timeout: float = 120.0,
     address: str | None = "127.0.0.1",
-    cwd: Path = ROOT,
+    cwd: Path | str = ROOT,
     **extra_env: str,
 ) -> Iterator[Server]:
     """The app served on a free port for the duration of the block, reached on loopback;
