@@ -261,6 +261,48 @@ def test_the_resolve_target_is_in_the_solve_pages_unit_and_checked() -> None:
     run.job.join(30)
 
 
+def test_the_shift_field_starts_at_the_chosen_actions_own_frequency() -> None:
+    """Issue 44.6: the target field holds the chosen action's own frequency (% of the range
+    reaching the node, weighted by reach): after picking another action, after moving to
+    another node, and after a solve moved on — never the previous action's or another spot's
+    number; a typed value stays while the action and node stay."""
+    from solver.study.analysis import analyze
+
+    game, job, at = _explore()
+    average, _ = job.average_strategy()
+
+    def own(node: int, action: int) -> str:
+        a = analyze(game, average, node, with_equity=False)
+        assert a.strategy is not None and a.actor is not None
+        r = a.actor.reach
+        return f"{100 * float(a.strategy[action] @ r) / float(r.sum()):.1f}"
+
+    field = "lockui_shift_target"
+    at.radio(key="lockui_mode").set_value("Shift the range").run()
+    n = len(game.action_labels(0))
+    assert at.text_input(key=field).value == own(0, n - 1)  # the last action, picked first
+    values = {own(0, i) for i in range(n)}
+    assert len(values) > 1  # (or the test could not tell the actions apart)
+    for i in range(n):
+        at.selectbox(key="lockui_shift_action").set_value(i).run()
+        assert not at.exception
+        assert at.text_input(key=field).value == own(0, i), i
+    at.text_input(key=field).set_value("42").run()
+    at.run()
+    assert at.text_input(key=field).value == "42"  # typed: kept
+    ip = game.find(("k",))
+    at.session_state[state.EXPLORE_NODE] = ip
+    at.run()
+    assert not at.exception
+    action = at.session_state["lockui_shift_action"]
+    assert at.text_input(key=field).value == own(ip, action) != "42"
+    at.session_state[state.EXPLORE_NODE] = 0
+    at.run()
+    action = at.session_state["lockui_shift_action"]
+    assert at.text_input(key=field).value == own(0, action)
+    job.stop()
+
+
 def test_shift_the_range_keeps_it_ranked() -> None:
     """ "Bet 60 % instead of 35 %": the grid after the shift shows before Lock, and the lock
     gives each hand its own mix — the hands that gain most by betting bet first — with the

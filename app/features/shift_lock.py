@@ -26,6 +26,7 @@ Array = npt.NDArray[np.float64]
 MODE = "Shift the range"
 ACTION = state.LOCK_PREFIX + "shift_action"  # selectbox: the action's index at the node
 TARGET = state.LOCK_PREFIX + "shift_target"  # text: the frequency wanted, % of the range
+FILLED = state.LOCK_PREFIX + "shift_filled"  # (game, node count, node, action, text filled)
 
 
 def _target_field(name: str) -> Number:
@@ -51,8 +52,7 @@ def fields(game: Game, a: NodeAnalysis, names: list[str], evs: Array | None) -> 
         c[0].selectbox("Action", list(range(len(names))), format_func=names.__getitem__, key=ACTION)
     )
     now = 100 * frequency(a.strategy, a.actor.reach, i)
-    if state.get(TARGET) is None:
-        state.put(TARGET, f"{now:.1f}")
+    _prefill(game, a.node, i, f"{now:.1f}")
     spec = _target_field(names[i])
     value, error = number_field(
         spec, TARGET, container=c[1], help=f"now {now:.1f} % of the range plays {names[i]}"
@@ -67,6 +67,20 @@ def fields(game: Game, a: NodeAnalysis, names: list[str], evs: Array | None) -> 
     else:
         st.caption(title)
     return False
+
+
+def _prefill(game: Game, node: int, action: int, now: str) -> None:
+    """Fill the target field with ``now`` (the chosen action's own frequency at the node)
+    unless the player typed a value for this very action and node: another action, another
+    node or another game fills it afresh (it kept the last one's number), and so does a solve
+    that moved on while the field still held the number filled before."""
+    spot = (game.name, game.num_nodes, node, action)
+    held = state.get(FILLED)
+    text = state.get(TARGET)
+    same = isinstance(held, tuple) and len(held) == 5 and held[:4] == spot
+    if not same or text is None or (isinstance(held, tuple) and text == held[4]):
+        state.put(TARGET, now)
+    state.put(FILLED, (*spot, now))
 
 
 def lock_spec(game: Game, solved_average: Array, node: int) -> tuple[dict[str, Any], str]:
