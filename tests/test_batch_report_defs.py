@@ -353,3 +353,8 @@ def test_report_at_refuses_bad_arguments(
     with pytest.raises(BatchError) as caught:
         report_at(str(dbs["a"]), steps, street, groups)  # type: ignore[arg-type]
     assert caught.value.field == field and caught.value.message
+
+
+def test_a_line_longer_than_any_tree_names_the_flag(dbs: dict[str, Path]) -> None:
+    r = run("report", str(dbs["a"]), "--line", "k " * 150)
+    assert r.returncode == 2 and r.stderr.strip() == "error: --line: has 150 steps, at most 100"

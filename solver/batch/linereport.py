@@ -170,8 +170,10 @@ def report_at(
 
 def _check_args(steps: object, street: object, groups: object) -> None:
     """:func:`report_at`'s arguments, each refused with :class:`BatchError` naming it."""
-    if not isinstance(steps, (list, tuple)) or len(steps) > MAX_STEPS:
-        raise BatchError("steps", f"must be a list of at most {MAX_STEPS} step labels")
+    if not isinstance(steps, (list, tuple)):
+        raise BatchError("steps", f"must be a list of step labels, not {type(steps).__name__}")
+    if len(steps) > MAX_STEPS:
+        raise BatchError("steps", f"has {len(steps):,} steps, at most {MAX_STEPS}")
     for st in steps:
         if type(st) is not str or not st or len(st) > 100:
             raise BatchError("steps", f"holds {str(st)[:40]!r}, not an action, card or 'any'")
@@ -331,8 +333,9 @@ def _run(args: argparse.Namespace) -> int:
             continue
         try:
             reports.append(report_at(path, steps, street, groups))
-        except BatchError as exc:
-            raise _Usage(flag, exc.message) from None
+        except BatchError as exc:  # (an argument's field: the flag it came from)
+            arg = {"steps": "--line", "street": "--street", "groups": "--group"}
+            raise _Usage(arg.get(exc.field, flag), exc.message) from None
         except LineError as exc:
             raise _Usage("--line", f"{path}: {exc}" if flag == "--compare" else str(exc)) from None
     main = reports[0]
