@@ -289,6 +289,8 @@ def test_off_the_solutions_tree_the_page_says_so_and_grades_by_ev() -> None:
             pct = 100 * d.ev_lost / pot_at(game, d.node)
             assert d.grade == grade_of(pct, float("nan"), d.ev_lost <= 1e-9, Thresholds())
     assert len(off_tree) == 2 and all(d.grade == "Blunder" for d in off_tree)
+    at.toggle(key=state.PRACTICE_SHOW_RANGE).set_value(True).run()  # the node's whole range
+    assert not at.exception and len(at.get("plotly_chart")) == 1
     (worst,) = [df.value for df in at.dataframe if "solution plays it" in df.value.columns]
     rows = worst[worst["solution plays it"] == "never gets here"]
     assert len(rows) >= 1 and set(rows["grade"]) == {"Blunder"}
