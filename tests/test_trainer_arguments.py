@@ -65,6 +65,8 @@ CASES: list[tuple[str, Callable[[], object], str]] = [
     ("player True", lambda: deal(kuhn(), True), "player"),
     ("rng [-2, 3]", lambda: deal(kuhn(), 0, "", bad([-2, 3])), "rng"),
     ("rng -1", lambda: deal(kuhn(), 0, "", -1), "rng"),
+    ("rng [1, 'x']", lambda: deal(kuhn(), 0, "", bad([1, "x"])), "rng"),
+    ("rng []", lambda: deal(kuhn(), 0, "", bad([])), "rng"),
     ("rng 1.5", lambda: deal(kuhn(), 0, "", bad(1.5)), "rng"),
     ("rng nan", lambda: deal(kuhn(), 0, "", bad(math.nan)), "rng"),
     ("solve not a solve", lambda: deal(bad("kuhn"), 0), "solve"),
@@ -165,6 +167,8 @@ def test_valid_trainer_arguments_still_work() -> None:
     d = deal(r, bad(np.int64(1)), ["k"], bad(np.int64(7)))
     assert grade(r, d, bad(np.int64(1))).chosen == 1
     assert deal(r, 1, ("k",), 2**70).node == r.game.find(["k"])  # a big seed is a seed
+    a, b = deal(r, 1, "k", bad([3, 4])), deal(r, 1, "k", np.random.default_rng([3, 4]))
+    assert a.hand == b.hand and a.villain == b.villain  # a seed of several words, as numpy
     session = drill(node=np.int64(0), seed=np.int64(4), players=["Hero", "Villain"],
                     deal_filter=DealFilter(bad([]), bad(["K"]), np.float64(0)),
                     thresholds=Thresholds(bad(np.float32(3.5)), 1, 5),

@@ -519,13 +519,14 @@ def deal(
     solve: Solved,
     player: int,
     line: str | Sequence[str] = "",
-    rng: np.random.Generator | int | None = None,
+    rng: np.random.Generator | int | Sequence[int] | None = None,
 ) -> Deal:
     """Deal ``player`` (0 out of position, 1 in position) a hand at the decision node ``line``
     leads to (codes such as ``"k b:100"``; "" the root), both hands drawn exactly as the
     Practice page and ``python -m solver drill`` deal them (:class:`Drill`, scope ``node``):
     in proportion to both ranges, card removal and each hand's probability of the line under
-    the solution. ``rng``: a numpy Generator or a seed (a whole number ≥ 0).
+    the solution. ``rng``: a numpy Generator or a seed (a whole number ≥ 0, or up to 64 of
+    them).
     :class:`~solver.study.trainer_args.TrainerError` naming the argument when the line is not in
     the tree or not ``player``'s decision, nothing reaches it, or an argument is of no use."""
     game, sigma = _solved(solve)
@@ -536,7 +537,9 @@ def deal(
         steps = list(line)
     else:
         raise TrainerError("line", f"line must be text or a list of codes, not {said(line)}")
-    if rng is not None and not isinstance(rng, np.random.Generator):
+    if isinstance(rng, (list, tuple)) and 0 < len(rng) <= 64:  # a seed of several words
+        rng = np.random.default_rng([whole("rng", x, 0, 2**64 - 1) for x in rng])
+    elif rng is not None and not isinstance(rng, np.random.Generator):
         rng = np.random.default_rng(whole("rng", rng, 0))
     text = " ".join(steps)[:200]
     try:
