@@ -17,7 +17,8 @@ pot is the chips in the middle before the decision):
 solve's strategy for the hand is a placeholder (the untouched uniform mix), not advice. Such a
 decision (:attr:`Decision.off_tree`) has no mix (NaN) and is graded by EV lost alone: ``Best``
 within :data:`TIE` of the best EV (RNG mode draws nothing there), never ``Correct``. The EVs
-are still each action's value against the villain's strategy (Explore's per-hand EVs).
+are still Explore's per-hand EVs: each action against the villain's strategy, both playing
+``sigma`` after it (the hero's own later play for the hand being the placeholder too).
 """
 
 from __future__ import annotations
