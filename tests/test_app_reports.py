@@ -369,6 +369,7 @@ def test_line_picker_walks_a_flop_line(tmp_path: Path, line_dbs: dict[str, Path]
     # what the numbers mean: the mix as dealt, and the summaries' reach cut
     said = " ".join(c.value for c in at.caption)
     assert "Definitions: mix as dealt" in said and "under 1% of the deals" in said
+    assert "These mixes weight each hand by its own range" in said  # the flop report's
     records, final = _expected(tmp_path / "a.db", ["k"])
     assert final["aggregate"]["player"] == 1 and final["flops"] == 2
     _shown_line(at, records, final)

@@ -205,6 +205,13 @@ def _copy(db: Path, to: Path, *sql: tuple[str, tuple[object, ...]]) -> Path:
     return to
 
 
+def test_the_flop_report_says_its_definition(dbs: dict[str, Path]) -> None:
+    r = run("report", str(dbs["a"]), "--json")
+    assert r.returncode == 0
+    final = json.loads(r.stdout.splitlines()[-1])
+    assert final["final"] is True and final["mix_definition"] == "own_range"
+
+
 def test_older_summaries_say_their_definition(dbs: dict[str, Path], tmp_path: Path) -> None:
     with sqlite3.connect(dbs["a"]) as con:
         blobs = dict(con.execute("SELECT flop, data FROM trees").fetchall())

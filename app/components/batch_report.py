@@ -156,6 +156,11 @@ def charts(
             st.plotly_chart(figs["classes"], key="reports_fig_classes")
             st.caption("Hand classes: docs/hand-classes.md. A hand counts in its made class and "
                        "in each of its draw rows.")  # fmt: skip
+    st.caption(
+        "These mixes weight each hand by its own range, as Explore's aggregate frequencies; "
+        "the report at any line below gives them as dealt (card removal against the "
+        "opponent's range included), so at the same node the two can differ a little."
+    )
     return figs
 
 

@@ -23,6 +23,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from solver.batch.store import FlopRow
+from solver.batch.treedata import MIX_OWN_RANGE
 
 GROUP_KEYS = ("suits", "pairing", "high", "connect")
 
@@ -213,10 +214,13 @@ def class_aggregate(rows: Iterable[FlopRow], node: str = "oop") -> dict[str, Any
 
 
 def final_record(rows: Sequence[FlopRow], **extra: Any) -> dict[str, Any]:
-    """The last JSON line of ``batch --json`` and ``report --json``."""
+    """The last JSON line of ``batch --json`` and ``report --json``; ``mix_definition`` says
+    how ``oop_mix``/``ip_mix`` weight the hands: ``own_range``, each by its own range weight
+    (Explore's aggregate; a line report's mixes are as dealt, docs/batch.md)."""
     return {
         "final": True,
         **extra,
+        "mix_definition": MIX_OWN_RANGE,
         "flops_done": sum(1 for r in rows if r.done),
         "flops_failed": sum(1 for r in rows if not r.done),
         "aggregate": aggregate(rows),
