@@ -165,6 +165,7 @@ def test_open_a_database_and_refuse_junk(tmp_path: Path) -> None:
     assert "not saved" in " ".join(c.value for c in at.caption)
 
 
+@pytest.mark.cores(2)  # two batch workers
 def test_batch_job_stops_and_resumes(tmp_path: Path) -> None:
     """The app's background job: Stop keeps every finished flop; a new job on the same
     database solves only the rest."""

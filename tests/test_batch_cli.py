@@ -34,6 +34,7 @@ def _run(*args: str) -> subprocess.CompletedProcess[str]:
     )  # fmt: skip
 
 
+@pytest.mark.cores(2)  # two batch workers
 def test_batch_json_lines_resume_and_report(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -114,6 +115,7 @@ def test_bad_batch_input(
     assert not db.exists()
 
 
+@pytest.mark.cores(2)  # two batch workers
 def test_bad_report_and_foreign_database(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
