@@ -1,5 +1,6 @@
-"""Command line: ``python -m solver {games,algorithms,presets,solve,race,tree,batch,report,drill}``
-(``batch`` and ``report``: see :mod:`solver.batch.cli`; ``drill``: :mod:`solver.drill_cli`).
+"""Command line: ``python -m solver {games,algorithms,presets,solve,race,tree,batch,report,drill,
+exploit}`` (``batch`` and ``report``: see :mod:`solver.batch.cli`; ``drill``:
+:mod:`solver.drill_cli`; ``exploit``: :mod:`solver.exploit_cli`).
 
 ``solve --json`` prints one JSON object per line: one per checkpoint (``iteration``,
 ``elapsed_s``, ``exploitability`` in chips, ``nodes_touched``; hold'em spots add
@@ -46,10 +47,10 @@ import json
 import math
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 
-from solver import drill_cli, prefetch, race_cli
+from solver import drill_cli, exploit_cli, prefetch, race_cli
 from solver.algorithms import (
     ALGORITHMS,
     SolveOptions,
@@ -384,7 +385,14 @@ def _game_notes(game: Game) -> list[SizeNote]:
     return list(notes) if isinstance(notes, list) else []
 
 
-def _cmd_solve(args: argparse.Namespace, helper: prefetch.Helper) -> None:
+def _run_solve(
+    args: argparse.Namespace,
+    helper: prefetch.Helper,
+    before: Callable[[Game], None] | None = None,
+) -> tuple[SolveResult, dict[str, object]]:
+    """The solve ``solve``'s flags describe, its checkpoints printed as they come: the result
+    and its final record (not printed). ``before`` checks the built game before the solve
+    starts (``exploit``'s --line and --player)."""
     game: Game | None = None
     if args.algorithm is None:  # the default depends on the game
         game = _game_from_args(args)
@@ -432,6 +440,8 @@ def _cmd_solve(args: argparse.Namespace, helper: prefetch.Helper) -> None:
         storage = auto_precision(game.is_holdem, game.action_size)
     helper.use(storage, sampled=isinstance(rule, SamplingRule), pruning=pruning)
     target = _target(args.target, game)
+    if before is not None:
+        before(game)
     notes = _game_notes(game)
     if not args.json:  # said before the solve starts; --json carries them in the final line
         _print_notes(notes, from_flags=args.board is not None)
@@ -480,6 +490,13 @@ def _cmd_solve(args: argparse.Namespace, helper: prefetch.Helper) -> None:
         "stopped_by": result.stopped_by,
         **({"size_notes": [n.as_dict() for n in notes]} if game.is_holdem else {}),
     }
+    return result, final
+
+
+def _cmd_solve(args: argparse.Namespace, helper: prefetch.Helper) -> None:
+    result, final = _run_solve(args, helper)
+    ev = final["ev"]  # (computed once: each is a walk of the tree)
+    assert isinstance(ev, list)
     if args.json:
         print(_json_line(final), flush=True)
     else:
@@ -488,6 +505,13 @@ def _cmd_solve(args: argparse.Namespace, helper: prefetch.Helper) -> None:
             f"exploitability {result.exploitability:.6g} chips, "
             f"EV player 0 {ev[0]:+.6f}, player 1 {ev[1]:+.6f}"
         )
+
+
+def _solve_for_exploit(args: argparse.Namespace, before: Callable[[Game], None]) -> SolveResult:
+    """``exploit``'s solve: ``solve``'s path, its final record left to ``exploit``."""
+    guess = "float64" if args.precision == "auto" else args.precision
+    with prefetch.helping(guess) as helper:
+        return _run_solve(args, helper, before)[0]
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -511,6 +535,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return batch_cli.cmd_report(args)
         elif args.command == "drill":
             return drill_cli.cmd_drill(args, _game_from_args)
+        elif args.command == "exploit":
+            return exploit_cli.cmd_exploit(args, _solve_for_exploit)
         elif args.command == "warmup":
             from solver.warmup import run_group, warm_all
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 import argparse
 from typing import NoReturn
 
-from solver import drill_cli
+from solver import drill_cli, exploit_cli
 from solver.batch import cli as batch_cli
 from solver.cliargs import UsageError
 from solver.games import GAMES
@@ -78,15 +78,8 @@ def add_game_args(p: argparse.ArgumentParser) -> None:
     pf.add_argument("--bb-range", help="BB range text (default: every hand)")
 
 
-def build_parser() -> Parser:
-    """The parser of every ``python -m solver`` command."""
-    parser = Parser(prog="python -m solver", description="Regret Lab solver")
-    sub = parser.add_subparsers(dest="command", required=True, parser_class=Parser)
-    sub.add_parser("games", help="list the games")
-    sub.add_parser("algorithms", help="list the algorithms with their parameters")
-    sub.add_parser("presets", help="list the presets")
-    s = sub.add_parser("solve", help="solve a game, preset or hold'em spot")
-    add_game_args(s)
+def add_solve_args(s: argparse.ArgumentParser) -> None:
+    """The flags of ``solve`` beside the game's (``exploit`` takes them too)."""
     s.add_argument(
         "--algorithm",
         default=None,
@@ -145,6 +138,18 @@ def build_parser() -> Parser:
         "(docs/locking.md)",
     )
     s.add_argument("--json", action="store_true", help="JSON lines output")
+
+
+def build_parser() -> Parser:
+    """The parser of every ``python -m solver`` command."""
+    parser = Parser(prog="python -m solver", description="Regret Lab solver")
+    sub = parser.add_subparsers(dest="command", required=True, parser_class=Parser)
+    sub.add_parser("games", help="list the games")
+    sub.add_parser("algorithms", help="list the algorithms with their parameters")
+    sub.add_parser("presets", help="list the presets")
+    s = sub.add_parser("solve", help="solve a game, preset or hold'em spot")
+    add_game_args(s)
+    add_solve_args(s)
     r = sub.add_parser("race", help="race several algorithms on one game (fair CPU sharing)")
     add_game_args(r)
     r.add_argument(
@@ -183,6 +188,7 @@ def build_parser() -> Parser:
     w.add_argument("--group", choices=WARMUP_GROUPS, help=argparse.SUPPRESS)
     batch_cli.add_commands(sub, add_game_args)
     drill_cli.add_command(sub, add_game_args)
+    exploit_cli.add_command(sub, add_game_args, add_solve_args)
     return parser
 
 

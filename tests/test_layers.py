@@ -23,6 +23,7 @@ CLI = {
     "solver.cliargs",
     "solver.cliparser",
     "solver.drill_cli",
+    "solver.exploit_cli",
     "solver.race_cli",
     "solver.batch.cli",
 }
