@@ -7,7 +7,8 @@ reach), a *trigger* runs statements on every write, a *generated column* compute
 on every read, a *virtual table* hands reading to a module, an index on an expression
 evaluates it on every write. A batch database holds none of these, so
 :func:`check_schema` refuses a file that does (reading only ``sqlite_master``, before any
-statement touches a user table).
+statement touches a user table). What is left runs only on a write and holds no query (a
+``CHECK`` constraint: SQLite allows no subquery there), under the bounds below.
 
 Every statement on a :func:`connect` connection is bounded besides: a progress handler
 stops it past :data:`STEPS` virtual-machine steps or :data:`SECONDS` of running (counted
