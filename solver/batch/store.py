@@ -187,10 +187,6 @@ class FlopRow:
         return self.status == "done"
 
 
-def _connect(path: Path) -> sqlite3.Connection:
-    return safe_sqlite.connect(path, timeout=30.0)
-
-
 def _read_meta(con: sqlite3.Connection, path: Path) -> dict[str, str]:
     try:
         rows = con.execute(
@@ -247,7 +243,7 @@ class BatchStore:
             head = fh.read(16)
         if head and not head.startswith(b"SQLite format 3"):
             raise BatchError("db", f"{p}: not a batch database (not an SQLite file)")
-        con = _connect(p)
+        con = safe_sqlite.connect(p)  # every statement bounded
         try:
             safe_sqlite.check_schema(con, p)  # before any statement reads a table of the file
             meta = _read_meta(con, p)
@@ -269,7 +265,7 @@ class BatchStore:
             return cls._same_spec(p, spec)
         if not p.parent.is_dir():
             raise BatchError("db", f"{p}: folder {p.parent} does not exist")
-        con = _connect(p)
+        con = safe_sqlite.connect(p)  # every statement bounded
         try:
             con.execute("PRAGMA journal_mode=WAL")
             con.isolation_level = None  # one explicit transaction: two creators, one writes
