@@ -25,6 +25,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT), str(ROOT / "tests" / "fuzz")]
 
 import fuzz_harness  # noqa: E402
+from fuzz_hostile_db import hostile_file, run_hostile  # noqa: E402
 from fuzz_targets import Entry, entries, warm_up  # noqa: E402
 from hypothesis import HealthCheck, Phase, given, settings  # noqa: E402
 
@@ -57,6 +58,16 @@ def _fuzz(entry: Entry, n: int, slow_s: float, memory: bool) -> None:
     body()
 
 
+def all_entries() -> list[Entry]:
+    """The suite's entry points, and issue 45's crafted databases and saved solves on their
+    own row (the crafted-files entry draws them too, among its other kinds): ~100 inputs
+    over their 63 combinations of schema edit and command, saved solve and ``--load``."""
+    hostile = fuzz_harness.Target(
+        "crafted databases and saves", run_hostile, (fuzz_harness.Refusal,)
+    )
+    return [*entries(), Entry(hostile, hostile_file(), 0.01)]
+
+
 def main() -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--examples", type=int, default=10_000, help="inputs in all (default 10000)")
@@ -65,7 +76,7 @@ def main() -> int:
     p.add_argument("--no-memory", action="store_true", help="skip tracemalloc (faster)")
     p.add_argument("--show", action="store_true", help="print an example of each outcome")
     args = p.parse_args()
-    chosen = entries()
+    chosen = all_entries()
     if args.only:
         wanted = {w.strip() for w in args.only.split(",")}
         chosen = [e for e in chosen if e.target.name in wanted]
