@@ -271,6 +271,7 @@ def open_db(path: str) -> bool:
         fail("Stop the running batch before opening another database.")
         return False
     state.put(DB, path)
+    state.put(OPEN_ERROR, None)  # (about another database's flop)
     return True
 
 
