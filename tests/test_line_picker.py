@@ -8,7 +8,7 @@ from dataclasses import replace
 import pytest
 from batch_helpers import TEMPLATE
 
-from app.components.line_picker import line_text, step_name
+from app.components.line_picker import counted_on, line_text, step_name
 from solver.games.holdem import build_holdem
 from solver.games.model import DECISION
 from solver.study.words import line_words
@@ -38,3 +38,9 @@ def test_line_words_from_codes_equal_the_games(
             assert want.endswith(last[0].lower() + last[1:]) or want.endswith(last), (codes, last)
         checked += 1
     assert checked > 20
+
+
+def test_a_choice_not_every_flop_offers_says_on_how_many_it_is_reached() -> None:
+    assert counted_on("Bet 100", 1, 5) == "Bet 100 · reached on 1 of 5 flops"
+    assert counted_on("Kh", 2, 1_755) == "Kh · reached on 2 of 1,755 flops"
+    assert counted_on("Check", 5, 5) == "Check"  # every flop: nothing to say

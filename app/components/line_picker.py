@@ -129,6 +129,14 @@ def street_of_last_any(steps: Sequence[str]) -> int | None:
     return street
 
 
+def counted_on(text: str, n: int, flops: int) -> str:
+    """``text`` with how many of the ``flops`` having the line reach it, when not all do:
+    ``"Bet 100 · reached on 1 of 5 flops"``."""
+    if n >= flops:
+        return text
+    return f"{text} · reached on {n:,} of {flops:,} flop{'' if flops == 1 else 's'}"
+
+
 def picker(
     steps: Sequence[str],
     offered: dict[str, Any],
@@ -161,9 +169,6 @@ def picker(
     cards: dict[str, int] = offered.get("cards") or {}
     state = step_states(steps, pot)[-1]
 
-    def counted(text: str, n: int) -> str:
-        return text if n >= flops else f"{text} ({n} of {flops} flops)"
-
     if actions:
         who = players[offered.get("player", state.actor)] if offered.get("player", -1) >= 0 else ""
         st.caption(f"{who} to act: pick an action to follow the line." if who else "")
@@ -175,7 +180,7 @@ def picker(
                 f"{{border-left: 6px solid {colors[i]};}}</style>"
             )
             row.button(
-                counted(action_name(a, state, stack), n), key=f"reports_next_{i}",
+                counted_on(action_name(a, state, stack), n, flops), key=f"reports_next_{i}",
                 on_click=on_action, args=(a,),
             )  # fmt: skip
     elif cards:
@@ -190,7 +195,7 @@ def picker(
             format_func=lambda c: (
                 f"any {street} card"
                 if c == "any"
-                else counted(card_text(str(c)), cards.get(str(c), flops))
+                else counted_on(card_text(str(c)), cards.get(str(c), flops), flops)
             ),
             on_change=on_card,
         )
