@@ -39,7 +39,7 @@ SLOW_S = 5.0
 HANG_S = 30.0
 """The tests' bound per input: far above any input here (milliseconds to a second), so only
 a hang or an unbounded loop reaches it on a busy machine."""
-REFUSAL_MEMORY_MB = 256.0
+REFUSAL_MEMORY_MB = 200.0
 """Most Python memory a refusal may allocate while deciding (MB, tracemalloc peak)."""
 
 OUTCOMES = ("accepted", "refused", "escaped", "slow", "heavy")
