@@ -19,6 +19,7 @@ from streamlit.testing.v1 import AppTest
 from app import batch_run, files, state
 from app.components.fields import duration
 from app.screens import reports as R
+from solver.batch.driver import target_seconds
 from solver.batch.store import BatchStore
 from solver.poker.flops import parse_flop
 
@@ -53,6 +54,11 @@ def test_batch_runs_and_the_report_fills(tmp_path: Path) -> None:
     assert cost.summary_seconds > 0 and cost.max_seconds > cost.summary_seconds
     assert f"then about {duration(cost.summary_seconds)} to summarise" in said
     assert f"grows by up to {cost.disk_mb:,.1f} MB of tree summaries" in said
+    # a time to the target, not only the worst case (solver.batch.driver.target_seconds)
+    to_target = target_seconds(tiny_spec(target_pct=2.0, max_iterations=200), cost)
+    assert to_target is not None and 0 < to_target <= cost.max_seconds
+    assert f"To 2 % of the pot, summarised, the batch takes about {duration(to_target)}" in said
+    assert f"at most {duration(cost.max_seconds)} if every flop runs to the iteration" in said
     at.button(key="reports_start").click().run()
     assert not at.exception and not at.error
     job = at.session_state[R.JOB]

@@ -42,7 +42,7 @@ from app.components.fields import PERSIST, duration
 from app.features.controls import live_view
 from app.features.number_fields import number_field
 from app.request import current_request
-from solver.batch.driver import check_scheduler, check_workers
+from solver.batch.driver import check_scheduler, check_workers, target_seconds
 from solver.batch.job import BatchJob
 from solver.batch.linereport import (
     LEGACY_NOTE,
@@ -195,11 +195,20 @@ def _cost(template: Any, label: str) -> None:
         f"database grows by up to {c.disk_mb:,.1f} MB of tree summaries"
     )
     if local:
-        text += (
-            f"; {c.workers} at once hold up to {c.memory_mb_at_once:,.0f} MB, and every flop "
-            f"to the iteration cap, summarised, would take up to {duration(c.max_seconds)} "
-            "(a target usually stops them sooner)."
-        )
+        text += f"; {c.workers} at once hold up to {c.memory_mb_at_once:,.0f} MB"
+        to_target = target_seconds(spec, c)
+        if to_target is not None:
+            text += (
+                f". To {spec.target_pct:g} % of the pot, summarised, the batch takes about "
+                f"{duration(to_target)} (every flop counted as the biggest; within about a "
+                f"factor of two), and at most {duration(c.max_seconds)} if every flop runs to "
+                "the iteration cap."
+            )
+        else:
+            text += (
+                f", and every flop to the iteration cap, summarised, would take up to "
+                f"{duration(c.max_seconds)}."
+            )
     else:
         text += " (on this machine's cores; the cluster's may differ)."
     st.info(text, icon=":material/schedule:")
