@@ -436,7 +436,36 @@ def run_report_line(args: tuple[str, str | None, str | None, bool]) -> None:
         run_cli(argv)
 
 
-def run_drill_cli(argv: list[str]) -> None:
+def run_cli_line(argv: list[str]) -> None:
+    """A command line (``drill``, ``exploit``) in-process through :func:`fuzz_targets.run_cli`."""
     from fuzz_targets import run_cli
 
     run_cli(argv)
+
+
+EXPLOIT_VALUES: dict[str, list[str]] = {
+    "--line": ["", "k", "b:50", "k b:50", "b:50 c", "k k", "zz", "d:2c", "k b:2", "b:2 r:4"],
+    "--player": ["0", "1", "oop", "ip", "2", "-1", "x", ""],
+    "--iterations": ["5", "0", "-5", "x"],
+    "--locks": ["/dev/null", "/nonexistent.json"],
+    "--load": ["/dev/zero", "/nonexistent.npz"],
+}
+"""Flag values of ``exploit``, plausible and hostile."""
+
+
+def exploit_argv() -> st.SearchStrategy[list[str]]:
+    """``exploit`` on a tiny river spot or a toy game with up to three flags set."""
+    spot = ["--board", "Td9d6hQc2s", "--pot", "100", "--stack", "200", "--oop-range", "AA,KK,T9s",
+            "--ip-range", "QQ,AK,98s", "--bets", "50%, a", "--raises", "a"]  # fmt: skip
+    flag = st.sampled_from(sorted(EXPLOIT_VALUES)).flatmap(
+        lambda f: st.one_of(st.sampled_from(EXPLOIT_VALUES[f]), odd_text(12)).map(lambda v: (f, v))
+    )
+    source = st.sampled_from([spot, ["--game", "kuhn"], ["--game", "leduc"]])
+
+    def argv(src: list[str], flags: list[tuple[str, str]]) -> list[str]:
+        out = ["exploit", *src, "--iterations", "10", "--json"]
+        for f, v in flags:
+            out += [f, v]
+        return out
+
+    return st.builds(argv, source, st.lists(flag, max_size=3))

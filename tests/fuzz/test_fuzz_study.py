@@ -21,6 +21,7 @@ CI_EXAMPLES = {
     "api: load_solve memory": 12,
     "cli: drill": 25,
     "cli: report at a line": 25,
+    "cli: exploit": 25,
 }
 
 
