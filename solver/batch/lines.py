@@ -60,12 +60,15 @@ def parse_line(text: str) -> list[str]:
 @dataclass
 class Match:
     """One node a line reaches in a flop's summary: node index, multiplicity (cards it
-    stands for), the suit map into the tree's frame, the street cards dealt (tree frame)."""
+    stands for), the suit map into the tree's frame, the street cards dealt (tree frame)
+    and the same cards as dealt (``real``: a card the line names, or for ``any`` the card
+    of the class the tree deals, read back through the suit map)."""
 
     node: int
     mult: float
     smap: tuple[int, ...]
     cards: tuple[int, ...]
+    real: tuple[int, ...] = ()
 
 
 def walk(
@@ -89,20 +92,22 @@ def walk(
                 name = lab[int(ts["step"][c])]
                 if step == "any" and chance:
                     card = parse_card(name[2:])
-                    nxt.append(Match(c, m.mult * float(ts["mult"][c]), m.smap, (*m.cards, card)))
+                    back = m.smap.index(card % 4)  # the tree's suit → the dealt card's
+                    nxt.append(Match(c, m.mult * float(ts["mult"][c]), m.smap, (*m.cards, card),
+                                     (*m.real, (card // 4) * 4 + back)))  # fmt: skip
                 elif step.startswith("d:") and chance:
                     real = parse_card(step[2:])
                     mapped = (real // 4) * 4 + m.smap[real % 4]
                     if name == "d:" + card_str(mapped):
-                        nxt.append(Match(c, m.mult, m.smap, (*m.cards, mapped)))
+                        nxt.append(Match(c, m.mult, m.smap, (*m.cards, mapped), (*m.real, real)))
                         continue
                     for card, smap2 in isos.get(c, []):
                         if card == mapped:
                             smap = tuple(smap2[s] for s in m.smap)
                             canon = parse_card(name[2:])
-                            nxt.append(Match(c, m.mult, smap, (*m.cards, canon)))
+                            nxt.append(Match(c, m.mult, smap, (*m.cards, canon), (*m.real, real)))
                 elif not chance and name == step:
-                    nxt.append(Match(c, m.mult, m.smap, m.cards))
+                    nxt.append(Match(c, m.mult, m.smap, m.cards, m.real))
         if not nxt:
             offered = {lab[int(ts["step"][c])] for m in cur for c in kids[m.node]}
             cards = sorted(o for o in offered if o.startswith("d:"))
@@ -295,7 +300,8 @@ def _straight_possible(ranks: set[int]) -> bool:
 @dataclass
 class FlopLine:
     """A flop's report at a line: its stats, and per card of the street (``cards``: card
-    name → stats; every card the tree's card classes stand for) when asked."""
+    name as dealt → stats; a class of suit-isomorphic cards once, with the class's reach,
+    under the card the tree deals read back through the line's suit map) when asked."""
 
     stats: Stats
     cards: dict[str, Stats]
@@ -324,9 +330,9 @@ def flop_line(
         for m, part in zip(matches, parts, strict=True):
             if len(m.cards) < street:
                 continue
-            card = m.cards[street - 1]
+            card = m.cards[street - 1]  # the tree's frame: its relation to the board as dealt
             before = [*flop, *m.cards[: street - 1]]
-            per_card.setdefault(card, []).append(part)
+            per_card.setdefault(m.real[street - 1], []).append(part)  # named as dealt
             ranks.setdefault(RANKS[card // 4], []).append(part)
             rels.setdefault(card_relation(card, before), []).append(part)
         cards = {card_str(c): combine(v, sum_reach=True) for c, v in per_card.items()}

@@ -73,13 +73,20 @@ def _swap_map(a: int, b: int) -> list[int]:
 class Dealer:
     """Which cards a street end deals, with suit isomorphism.
 
-    Suits a and b are interchangeable at a board when the board holds the same ranks in
-    both and swapping them maps each range onto itself (exactly). A street end then deals
-    one card per class of interchangeable suits (the lowest suit); the others are mirrored
-    through the transposition's permutation row."""
+    Suits a and b are interchangeable after a deal when every board on its way — the
+    subgame's own board (``start`` cards), then that board with each card dealt so far —
+    holds the same ranks in both, and swapping them maps each range onto itself (exactly).
+    Only then is the whole history mapped onto itself: a flop that tells two suits apart
+    (9s8s2h: hearts hold a 2, diamonds nothing) has played differently in each, so a later
+    board that holds the same ranks in both (9s8s2h2d) leaves them apart. A street end
+    deals one card per class of interchangeable suits (the lowest suit); the others are
+    mirrored through the transposition's permutation row."""
 
-    def __init__(self, weights: tuple[npt.NDArray[np.float64], ...], enabled: bool) -> None:
+    def __init__(
+        self, weights: tuple[npt.NDArray[np.float64], ...], enabled: bool, start: int
+    ) -> None:
         self.enabled = enabled
+        self.start = start
         self.symmetric = np.zeros((4, 4), dtype=bool)
         self.pairs: list[tuple[int, int]] = []
         if enabled:
@@ -89,7 +96,7 @@ class Dealer:
                     image = COMBO_INDEX[cmap[COMBOS[:, 0]], cmap[COMBOS[:, 1]]]
                     ok = all(np.array_equal(w, w[image]) for w in weights)
                     self.symmetric[a, b] = self.symmetric[b, a] = ok
-        self._memo: dict[frozenset[int], list[tuple[int, list[tuple[int, int]]]]] = {}
+        self._memo: dict[tuple[int, ...], list[tuple[int, list[tuple[int, int]]]]] = {}
 
     def row(self, a: int, b: int) -> int:
         key = (min(a, b), max(a, b))
@@ -101,22 +108,28 @@ class Dealer:
         return [_swap_map(a, b) for a, b in self.pairs]
 
     def deals(self, board: tuple[int, ...]) -> list[tuple[int, list[tuple[int, int]]]]:
-        """(canonical card, [(mirrored card, permutation row), …]) for every card dealt."""
-        key = frozenset(board)
+        """(canonical card, [(mirrored card, permutation row), …]) for every card dealt
+        after ``board``: the subgame's board, then the cards dealt on the way, in order."""
+        key = tuple(board)
         if key in self._memo:
             return self._memo[key]
         canon = list(range(4))
         if self.enabled:
-            ranks = [frozenset(c // 4 for c in board if c % 4 == s) for s in range(4)]
+            # each suit's ranks on every board of the way (the subgame's, then one per deal)
+            ranks = [
+                [frozenset(c // 4 for c in board[:k] if c % 4 == s) for s in range(4)]
+                for k in range(self.start, len(board) + 1)
+            ]
             for s in range(4):
                 for m in range(s):
-                    if canon[m] == m and ranks[m] == ranks[s] and self.symmetric[m, s]:
+                    same = all(r[m] == r[s] for r in ranks)
+                    if canon[m] == m and same and self.symmetric[m, s]:
                         canon[s] = m
                         break
         out: list[tuple[int, list[tuple[int, int]]]] = []
         index: dict[int, int] = {}
         for card in range(52):
-            if card in key:
+            if card in board:
                 continue
             s = card % 4
             if canon[s] == s:
@@ -124,7 +137,7 @@ class Dealer:
                 out.append((card, []))
         for card in range(52):
             s = card % 4
-            if card in key or canon[s] == s:
+            if card in board or canon[s] == s:
                 continue
             base = card - s + canon[s]
             out[index[base]][1].append((card, self.row(canon[s], s)))
@@ -194,7 +207,7 @@ def estimate(setup: HoldemSetup, tree: ActionNode | None = None, arrays: int = 2
     its own node limit (:func:`betting_tree`): an absurd spec is refused in seconds.
     """
     root = tree if tree is not None else betting_tree(setup)
-    dealer = Dealer(setup.weights, setup.spec.isomorphism)
+    dealer = Dealer(setup.weights, setup.spec.isomorphism, len(setup.board))
     limit = node_limit(setup.spec.max_memory_mb)
     try:
         counts = _count(root, setup.board, dealer, limit)
@@ -352,12 +365,16 @@ def build_holdem(spec: HoldemSpec | HoldemSetup) -> Game:
                 child.weight = weight
                 for mirror, row in mirrors:
                     mb = board_id((*board, mirror))
-                    iso_labels[mb] = f"d:{card_str(mirror)}"
+                    # the label of the card dealt on this path: a board reached by two
+                    # orders of the same cards must not carry another path's label
+                    label = f"d:{card_str(mirror)}"
+                    if iso_labels.setdefault(mb, label) != label:
+                        raise ValueError(f"board {mb} mirrors both {iso_labels[mb]} and {label}")
                     child.iso.append((mb, row))
                 spec_node.children.append(child)
         return spec_node
 
-    dealer = Dealer(setup.weights, setup.spec.isomorphism)
+    dealer = Dealer(setup.weights, setup.spec.isomorphism, len(setup.board))
     iso_labels: dict[int, str] = {}
     runout_rows: dict[int, int] = {}
     root = expand(tree, setup.board)
