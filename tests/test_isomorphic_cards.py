@@ -17,7 +17,7 @@ from __future__ import annotations
 import functools
 import itertools
 from collections import Counter
-from dataclasses import replace
+from dataclasses import asdict, replace
 
 import numpy as np
 import numpy.typing as npt
@@ -346,3 +346,41 @@ def test_every_decision_below_a_chance_node_is_covered() -> None:
         m, _cmap = iso.locate(full.history(int(n)))
         assert iso.tree.kind[m] == DECISION and iso.tree.player[m] == full.tree.player[n]
         assert iso.action_labels(m) == full.action_labels(int(n))
+
+
+# ----- what a person sees: Explore's river list -----------------------------------------------
+def test_explore_river_list_shows_every_card_once() -> None:
+    """On Explore, after check, check, 2c, check, check on 7s7h2d: the river picker lists
+    every live card once (7c among them, 2c not), and picking 7c or the mirrored Ah goes to
+    the node that stands for it (Ah with the suit-symmetry note)."""
+    from app_helpers import no_threads_left, page
+
+    from app import state
+    from solver import make_rule
+    from solver.run.jobs import SolveJob
+
+    iso, _full = games("7s7h2d")
+    job = SolveJob(iso, make_rule("dcfr"), max_iterations=2).start()
+    try:
+        job.wait_for(lambda q: q.finished, timeout=120)
+        line = ("k", "k", "d:2c", "k", "k")
+        chance = iso.find(line)
+        source = {"kind": "holdem", "spec": asdict(_spec("7s7h2d"))}
+        at = page("explore", **{state.JOB: job, state.JOB_SOURCE: source,
+                                state.EXPLORE_NODE: chance})  # fmt: skip
+        at.run()
+        assert not at.exception
+        picker = at.selectbox(key=state.CHANCE_CARD)
+        shown = list(picker.options)
+        live = {card_str(c) for c in range(52)} - {"7s", "7h", "2d", "2c"}
+        assert sorted(shown) == sorted(live)  # each once, as dealt
+        picker.set_value(shown.index("7c")).run()
+        assert at.session_state[state.EXPLORE_NODE] == iso.locate((*line, "d:7c"))[0]
+        at.button(key="crumb_5").click().run()  # back to the river's chance node
+        assert at.session_state[state.EXPLORE_NODE] == chance
+        at.selectbox(key=state.CHANCE_CARD).set_value(shown.index("Ah")).run()
+        assert at.session_state[state.EXPLORE_NODE] == iso.locate((*line, "d:As"))[0]
+        assert any("Ah is dealt like As" in i.value for i in at.info)
+    finally:
+        job.stop()
+        no_threads_left()
