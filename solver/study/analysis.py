@@ -142,17 +142,27 @@ def investments(game: Game, node: int) -> tuple[float, float, float]:
     if not game.is_holdem:
         raise ValueError("investments are defined for hold'em subgames")
     base, bets = chips_in(game, node)
-    inv = (base + bets[0], base + bets[1])
+    posted = _blinds(game)  # in the starting pot already
+    inv = (base + bets[0] - posted[0], base + bets[1] - posted[1])
     return game.starting_pot + inv[0] + inv[1], inv[0], inv[1]
+
+
+def _blinds(game: Game) -> tuple[float, float]:
+    """Each player's blind before the first action (preflop: SB, BB; a subgame: none). A
+    preflop ``r:S`` is a raise *to* S, the blind included, so a line's bets start there."""
+    if not game.meta.get("preflop"):
+        return 0.0, 0.0
+    return float(game.meta["sb"]), float(game.meta["big_blind"])  # type: ignore[arg-type]
 
 
 def chips_in(game: Game, node: int) -> tuple[float, tuple[float, float]]:
     """The chips each player has put in along the line to ``node``, from its action labels
-    (``b:S``/``r:S`` = street commitment S; ``c`` matches): (per player before this street,
-    (player 0's, player 1's) on this street). The one reading of a line's bets
+    (``b:S``/``r:S`` = street commitment S; ``c`` matches; preflop, the blinds count as the
+    first street's commitments): (per player before this street, (player 0's, player 1's)
+    on this street). The one reading of a line's bets
     (:func:`investments`, :mod:`solver.study.views`)."""
     base = 0.0
-    bets = [0.0, 0.0]
+    bets = list(_blinds(game))
     t = game.tree
     for child in node_path(game, node):
         parent = int(game.parents[child])

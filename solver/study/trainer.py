@@ -113,7 +113,7 @@ def pot_at(game: Game, node: int) -> float:
     raise-to amount plus the antes, the blinds being part of those amounts); toy games: the
     antes (1 each) plus the bets (``b:S`` adds S, ``r:S`` raises by S over the other's chips,
     ``c`` matches). 0 for games with neither."""
-    if game.is_holdem:  # (investments() would count a preflop blind twice: pot + raise-to)
+    if game.is_holdem:
         return node_pot(game, node)
     if game.meta.get("kind") != "toy" or "sizes" not in game.meta:
         return 0.0

@@ -22,7 +22,6 @@ from solver.study.analysis import (
     analyze,
     chips_in,
     compatible,
-    investments,
     range_eqr,
 )
 
@@ -148,10 +147,7 @@ def action_names(game: Game, node: int) -> list[str]:
     if not game.is_holdem:
         return labels
     stack = float(game.meta["stack"])  # type: ignore[arg-type]
-    _pot, inv0, inv1 = investments(game, node)
-    p = int(game.tree.player[node])
-    street = _street_commitments(game, node)
-    before = (inv0, inv1)[p] - street[p]
+    before = chips_in(game, node)[0]  # the actor's chips on earlier streets (both alike)
     out = []
     for lab in labels:
         if lab.startswith(("b:", "r:")) and before + float(lab[2:]) >= stack - 1e-9:
@@ -159,11 +155,6 @@ def action_names(game: Game, node: int) -> list[str]:
         else:
             out.append(lab)
     return out
-
-
-def _street_commitments(game: Game, node: int) -> tuple[float, float]:
-    """What each player has put in on the current street at ``node``."""
-    return chips_in(game, node)[1]
 
 
 # ----- runouts --------------------------------------------------------------------------------
