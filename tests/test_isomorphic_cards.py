@@ -384,3 +384,28 @@ def test_explore_river_list_shows_every_card_once() -> None:
     finally:
         job.stop()
         no_threads_left()
+
+
+def test_a_solve_saved_with_the_old_mirrors_says_to_solve_again(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A 9s8s2h solve saved when the turn's alike suits were mirrored has fewer strategy
+    sums than the game now: loading it says why, it does not load the wrong tree."""
+    from solver.api import solve
+    from solver.files.export import ExportError, game_source, load_solve, save_solve
+    from solver.games import holdem
+
+    deals = holdem.Dealer.deals
+
+    def board_only(self: holdem.Dealer, board: tuple[int, ...]) -> list:
+        self.start = len(board)  # suits alike on the current board alone, as before
+        return deals(self, board)
+
+    spec = _spec("9s8s2h")
+    with monkeypatch.context() as m:
+        m.setattr(holdem.Dealer, "deals", board_only)
+        old = build_holdem(spec)
+    assert old.action_size < games("9s8s2h")[0].action_size
+    data = save_solve(solve(old, "dcfr", iterations=1).engine, game_source(old, spec))
+    with pytest.raises(ExportError, match="solve it again"):
+        load_solve(data)

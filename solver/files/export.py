@@ -243,6 +243,14 @@ def preflop_spec(data: object) -> PreflopSpec:
     return spec
 
 
+ISO_NOTE = (
+    "; a flop whose turn gives two suits the same ranks after the flop told them apart "
+    "deals more river cards since suit isomorphism was corrected: solve it again"
+)
+"""Said when a hold'em file's size differs from its game's: solves saved before issue 44
+mirrored such river cards (docs/holdem.md, "Suit isomorphism")."""
+
+
 def build_from_source(
     source: object,
     max_memory_mb: float = DEFAULT_MAX_MEMORY_MB,
@@ -285,7 +293,9 @@ def build_from_source(
             if est.storage_entries != cells:
                 raise ExportError(
                     f"the file holds {cells:,} strategy sums, the game it names has "
-                    f"{est.storage_entries:,} (saved from another game or version)"
+                    f"{est.storage_entries:,} (saved from another game or version"
+                    + (ISO_NOTE if spec.isomorphism and not full else "")
+                    + ")"
                 )
         return build_holdem(spec), spec
     except TypeError as exc:
