@@ -296,3 +296,21 @@ def test_off_the_solutions_tree_the_page_says_so_and_grades_by_ev() -> None:
     assert len(rows) >= 1 and set(rows["grade"]) == {"Blunder"}
     assert {m.label: m.value for m in at.metric}["Correct"] == "0"
     job.stop()
+
+
+def test_the_page_names_the_locks_of_the_solve_it_drills() -> None:
+    from solver import make_game, make_rule
+    from solver.algorithms import make_solver
+    from solver.run.jobs import SolveJob
+
+    game = make_game("leduc")
+    bet = game.action_labels(0)[1]
+    engine = make_solver(game, "cfr+", locks={"root": {"K": {bet: 1.0}}})
+    job = SolveJob(game, make_rule("cfr+"), engine=engine, max_iterations=20).start()
+    job.wait_for(lambda q: q.finished, timeout=60)
+    at = started(job, seed=1, hero=0)
+    said = " ".join(c.value for c in at.caption)
+    assert "graded against the average strategy of iteration 20 (locked: " in said
+    assert "K: " in said  # the locked hand and its mix, as Explore's lock list words it
+    plain = started(finished_job(game, 20, "cfr+"), seed=1, hero=0)
+    assert "iteration 20 (no locks)" in " ".join(c.value for c in plain.caption)

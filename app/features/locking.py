@@ -56,6 +56,16 @@ def applied(solved: Solved | None) -> dict[str, Any]:
     return dict(lockset.spec) if lockset is not None else {}
 
 
+def locks_label(game: Game, locks: dict[str, Any]) -> str:
+    """A solve's locks in words: ``"locked: IP after check: …; …"``, or ``"no locks"``."""
+    if not locks:
+        return "no locks"
+    return "locked: " + "; ".join(
+        f"{line_name(game, n)}: {describe(game, n, locks[line])}"
+        for n, line in locked_nodes(game, locks).items()
+    )
+
+
 def pending(game: Game) -> dict[str, Any]:
     """The locks the user has set for ``game`` (a new game starts with the current solve's)."""
     held = state.get(state.LOCKS)
@@ -495,12 +505,8 @@ def _resolve() -> None:
         # the current solve already had these locks: the baseline stays the one before them
         run = replace(prev, job=new, locks=dict(locks), warm=warm)
     else:
-        label = "; ".join(
-            f"{line_name(game, n)}: {describe(game, n, had[line])}"
-            for n, line in locked_nodes(game, had).items()
-        )
         run = LockRun(new, current, int(old.iteration), expl, dict(locks), warm, dict(had),
-                      f"locked: {label}" if had else "no locks")  # fmt: skip
+                      locks_label(game, had))  # fmt: skip
     _adopt(new, solved.source, solved.holdem)
     state.put(state.LOCK_RUN, run)
 

@@ -31,6 +31,7 @@ from app.components.practice_views import (
     worst_frame,
 )
 from app.components.views import card_table, grid_figure
+from app.features.locking import applied, locks_label
 from app.state import Solved
 from solver.cfr.reach import path_reach
 from solver.games.model import DECISION, Game
@@ -163,7 +164,8 @@ def render() -> None:
     if solved.iteration != run.iteration:
         note = " (the solve has moved on: start a new session to practise its latest strategy)"
     st.caption(
-        f"{run.label} · graded against the average strategy of iteration {run.iteration:,}{note}"
+        f"{run.label} · graded against the average strategy of iteration {run.iteration:,}"
+        f" ({locks_label(game, applied(solved))}){note}"
     )
     _hand(run.drill)
     st.subheader("Session score")
