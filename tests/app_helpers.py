@@ -76,3 +76,25 @@ def finished_job(game: Game, iterations: int, rule: str = "dcfr") -> SolveJob:
     job = SolveJob(game, make_rule(rule), max_iterations=iterations).start()
     job.wait_for(lambda q: q.finished, timeout=60)
     return job
+
+
+def stroke(at: AppTest, key: str, cells: list[str]) -> AppTest:
+    """Rerun ``at`` as the browser does when a brush stroke over ``cells`` ends on the paint
+    canvas keyed ``key`` (:mod:`app.components.paint_canvas`): its ``stroke`` trigger value
+    sent beside the other widgets' values. AppTest has no setter for a ``st.components.v2``
+    component, so the trigger goes in as the frontend sends it (one JSON list of events)."""
+    import json
+
+    from streamlit.components.v2.bidi_component.constants import EVENT_DELIM
+    from streamlit.runtime.state.session_state import STREAMLIT_INTERNAL_KEY_PREFIX
+
+    (canvas,) = [
+        e
+        for e in at.get("bidi_component")
+        if e.proto.component_name == "regret_lab.paint_canvas" and e.proto.id.endswith(f"-{key}")
+    ]
+    states = at._tree.get_widget_states()
+    trigger = states.widgets.add()
+    trigger.id = f"{STREAMLIT_INTERNAL_KEY_PREFIX}_{canvas.proto.id}{EVENT_DELIM}events"
+    trigger.json_trigger_value = json.dumps([{"event": "stroke", "value": cells}])
+    return at._run(states)

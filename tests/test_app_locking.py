@@ -10,7 +10,7 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 import pytest
-from app_helpers import finished_job, no_threads_left, page, poll, preset_game
+from app_helpers import finished_job, no_threads_left, page, poll, preset_game, stroke
 from streamlit.testing.v1 import AppTest
 
 from app import state
@@ -242,6 +242,35 @@ def test_picking_offers_only_what_the_node_holds_in_words() -> None:
     assert 0 < len(held) < len(MADE) + len(DRAWS) and len(cells) < 169
 
 
+def test_a_stroke_on_the_pick_grid_picks_exactly_its_cells() -> None:
+    """Picked hands (issue 44.5): a click on the grid picks the one cell under it and a drag
+    the cells the pointer passed over (the Plotly box drag picked nothing on a click and
+    whole columns on a flat drag); they join the picked hands in the brush's order, cells
+    the player does not bring to the node are greyed and never picked, and Lock locks those
+    cells' hands alone."""
+    game, _, at = _explore()
+    at.radio(key="lockui_mode").set_value("Picked hands").run()
+    offered = set(at.multiselect(key="lockui_pick").options)
+    drawn = {c["label"]: c["state"] for c in _canvas(at, "lockui_paint")}
+    assert {lab for lab, s in drawn.items() if s == "free"} == offered & set(drawn)
+    greyed = sorted(lab for lab, s in drawn.items() if s == "none")
+    assert greyed and not set(greyed) & offered
+    assert {"A5s", "A4s", "AKs", "QQ"} <= offered
+    stroke(at, "lockui_paint", ["A5s", "A4s"])  # a drag along the top row
+    assert not at.exception
+    assert at.multiselect(key="lockui_pick").value == ["A5s", "A4s"]
+    stroke(at, "lockui_paint", ["QQ"])  # a click: that cell joins, the others stay
+    stroke(at, "lockui_paint", ["AKs", greyed[0], "A5s"])  # no hand here; already picked
+    assert at.multiselect(key="lockui_pick").value == ["A5s", "A4s", "QQ", "AKs"]
+    picked = {c["label"] for c in _canvas(at, "lockui_paint") if c["state"] == "picked"}
+    assert picked == {"A5s", "A4s", "QQ", "AKs"}  # the grid shows the picks
+    n = len(game.action_labels(0))
+    _mix(at, 0, ["100", *["0"] * (n - 1)])
+    at.button(key="lockui_add").click().run()
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    assert set(at.session_state[state.LOCKS][1]["root"]) == {"A5s", "A4s", "QQ", "AKs"}
+
+
 def test_the_resolve_target_is_in_the_solve_pages_unit_and_checked() -> None:
     """Hold'em: the re-solve's target reads in % of the pot as on the Solve page (it read in
     chips); a bad value is named under its field and Re-solve waits."""
@@ -348,10 +377,11 @@ def test_shift_the_range_keeps_it_ranked() -> None:
     assert len({round(x, 6) for x in locked[bet][v.reach > 0]}) > 2  # not one flat mix
 
 
-def _canvas(at: AppTest) -> list[dict]:
-    """The paint canvas's 169 cells as the page sends them (label, colours, state)."""
+def _canvas(at: AppTest, key: str = "lockui_paint_grid") -> list[dict]:
+    """The paint canvas ``key``'s 169 cells as the page sends them (label, colours, state)."""
     (canvas,) = [e for e in at.get("bidi_component")
-                 if e.proto.component_name == "regret_lab.paint_canvas"]  # fmt: skip
+                 if e.proto.component_name == "regret_lab.paint_canvas"
+                 and e.proto.id.endswith(f"-{key}")]  # fmt: skip
     return list(json.loads(canvas.proto.json)["cells"])
 
 

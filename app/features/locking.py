@@ -19,10 +19,12 @@ import numpy.typing as npt
 import streamlit as st
 
 from app import nav, state
+from app.components.colors import EMPTY
 from app.components.fields import Number, show
-from app.components.figures import curve_figure, range_paint_figure
+from app.components.figures import curve_figure
 from app.components.names import line as line_name
 from app.components.names import player_name
+from app.components.paint_canvas import LABELS, Cell, paint_canvas, stroke_of
 from app.features import paint_lock, shift_lock
 from app.features.controls import live_view
 from app.features.lock_effect import LockRun, render_effect
@@ -33,7 +35,6 @@ from app.state import Solved
 from solver.games.model import DECISION, Game
 from solver.lockspec import SOLVED, LockError, build_locks, line_text, parse_line
 from solver.poker.handclass import DRAW_LABELS, MADE_LABELS
-from solver.poker.ranges import GRID_LABELS
 from solver.run.jobs import FINISHED, RUNNING, SolveJob
 from solver.study.analysis import NodeAnalysis, cell_of_hands
 from solver.study.groups import class_groups
@@ -206,8 +207,7 @@ def _pick_options(game: Game, a: NodeAnalysis) -> list[str]:
     if game.is_holdem:
         classes = [g.key for g in class_groups(game, a.node, player) if (g.mask & reached).any()]
         cells = set(cell_of_hands(game, player)[reached].tolist())
-        labels = [lab for row in GRID_LABELS for lab in row]
-        return [*classes, *(labels[c] for c in range(169) if c in cells)]
+        return [*classes, *(LABELS[c] for c in range(169) if c in cells)]
     names = game.hand_names[player]
     ranks = sorted({n[:-1] for n in names if len(n) > 1}, key=lambda r: names.index(r + "s"))
     return [*names, *ranks] if all(r + "s" in names for r in ranks) else list(names)
@@ -218,8 +218,8 @@ def _pick_label(key: str) -> str:
 
 
 def _pick(game: Game, a: NodeAnalysis) -> None:
-    """Which hands the mix is for: grid cells and hand classes (a multiselect, and a drag
-    over the grid adds cells to it)."""
+    """Which hands the mix is for: grid cells and hand classes (a multiselect; hold'em, a
+    click or drag on the grid below it adds the cells under the brush)."""
     options = _pick_options(game, a)
     picked = [p for p in state.get(K + "pick") or [] if p in options]
     state.put(K + "pick", picked)  # (what another node offered and this one does not)
@@ -228,40 +228,47 @@ def _pick(game: Game, a: NodeAnalysis) -> None:
         options,
         format_func=_pick_label,
         key=K + "pick",
-        placeholder="pick hands, or drag over the grid below",
+        placeholder="pick hands, or click or drag over the grid below",
         # typing AA finds AA, not every label with two a's in it; Enter picks one option
         filter_mode="contains",
         select_all=False,
     )
     if game.is_holdem:
-        grid = np.zeros((13, 13))
-        for label in state.get(K + "pick") or []:
-            for i, row in enumerate(GRID_LABELS):
-                if label in row:
-                    grid[i, row.index(label)] = 1.0
-        st.plotly_chart(
-            range_paint_figure(grid, height=330),
+        paint_canvas(
+            pick_cells(set(state.get(K + "pick") or []), set(options)),
             key=K + "paint",
-            on_select=_paint,
-            selection_mode=("box", "lasso"),
-            config={"displaylogo": False},
+            on_stroke=functools.partial(_paint, options),
+        )
+        st.caption(
+            "Click a cell, or drag over cells: the cells the pointer passes over join the "
+            "picked hands (greyed: no hand of the player's here)."
         )
 
 
-def _paint() -> None:
-    """on_select of the paint grid: the cells under the drag join the picked hands."""
-    chart = state.get(K + "paint")
-    try:
-        points = list(chart["selection"]["points"]) if chart is not None else []
-    except (KeyError, TypeError):
-        points = []
+def pick_cells(picked: set[str], offered: set[str]) -> list[Cell]:
+    """The pick grid's 169 cells (cell ``k`` is ``LABELS[k]``): picked cells red (state
+    ``picked``), other cells on offer in the grid's pair/suited/offsuit tints (``free``),
+    cells with no hand of the player's at the node greyed (``none``)."""
+    out = []
+    for k, label in enumerate(LABELS):
+        i, j = divmod(k, 13)
+        if label in picked:
+            out.append(Cell("#d43d33", "#fff", f"{label}: picked", "picked"))
+        elif label in offered:
+            tint = "#fbe3c4" if i == j else ("#dbe9f7" if i < j else "#f4f4f4")
+            out.append(Cell(tint, "#222", f"{label}: free", "free"))
+        else:
+            out.append(Cell(EMPTY, "#999", f"{label}: no hand here", "none"))
+    return out
+
+
+def _paint(options: list[str]) -> None:
+    """A stroke on the pick grid ended: the cells under it that are on offer (``options``)
+    join the picked hands, in the order the brush met them."""
     picked = list(state.get(K + "pick") or [])
-    for p in points:
-        k = p.get("point_index", p.get("point_number"))
-        if isinstance(k, int) and 0 <= k < 169:
-            label = GRID_LABELS[k // 13][k % 13]
-            if label not in picked:
-                picked.append(label)
+    for label in stroke_of(state.get(K + "paint")):
+        if label in options and label not in picked:
+            picked.append(label)
     state.put(K + "pick", picked)
 
 
