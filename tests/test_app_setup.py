@@ -9,13 +9,13 @@ import json
 
 import numpy as np
 import pytest
-from app_helpers import app, page
+from app_helpers import app, page, stroke
 from streamlit.testing.v1 import AppTest
 
 from app import spec as S
 from app import state
 from app.screens.setup import paint_cells
-from solver.poker.ranges import grid_from_weights, parse_range
+from solver.poker.ranges import GRID_LABELS, grid_from_weights, parse_range
 
 
 def _run(**st: object) -> AppTest:
@@ -119,11 +119,55 @@ def test_drag_paint_sets_and_clears_the_cells_under_the_drag() -> None:
     assert g[12, 0] == g[12, 1] == g[0, 0] == 0.5 and g[1, 2] == 1.0  # KQs untouched
     # A2o and K2o stay: 12 combos each at 0.5
     assert parse_range(paint_cells(text, ["AA", "KQs"], 0.0)).sum() == 24 * 0.5
-    # the paint grid renders in the editor: 169 cells labelled in grid order
-    at = _run(**{state.GRID_EDITOR_OPEN: True})
-    charts = [json.loads(c.proto.spec) for c in at.get("plotly_chart")]
-    paint = [c for c in charts if c["data"][0].get("customdata")]
-    assert len(paint) == 1 and paint[0]["data"][0]["customdata"][13 * 12 + 1] == "K2o"
+
+
+def _brush(at: AppTest) -> dict[str, dict]:
+    """The brush grid's cells as the page sends them: label → its fill, tooltip and state."""
+    (canvas,) = [e for e in at.get("bidi_component")
+                 if e.proto.component_name == "regret_lab.paint_canvas"]  # fmt: skip
+    cells = json.loads(canvas.proto.json)["cells"]
+    return {c["label"]: c for c in cells}
+
+
+def test_a_brush_stroke_paints_exactly_its_cells_on_the_range() -> None:
+    """Set up's brush (issue 44.5; a Plotly box drag there picked nothing on a click and
+    whole columns on a flat drag): a stroke sets exactly the cells the pointer passed over
+    to the chosen weight, a click on a cell already at it clears it (as the Click cells tab
+    does), and Clear takes the stroke's cells out of the range; the grid shows the range."""
+    at = _run(**{state.GRID_PLAYER: "IP", state.GRID_EDITOR_OPEN: True})
+    start = parse_range(_ip(at))
+    grid = grid_from_weights(start)
+    cells = _brush(at)
+    assert list(cells)[13 * 12 + 1] == "K2o"  # cell k is row k // 13, column k % 13
+    assert {k for k, c in cells.items() if c["state"] == "in"} == {
+        GRID_LABELS[i][j] for i in range(13) for j in range(13) if grid[i, j] > 0
+    }
+    assert grid[0, 9] == grid[0, 10] == 1.0 and cells["A5s"]["state"] == "in"
+
+    def only(changed: dict[tuple[int, int], float]) -> None:
+        """The range is the start one with exactly the cells ``changed`` at their weight."""
+        want = grid.copy()
+        for (i, j), v in changed.items():
+            want[i, j] = v
+        np.testing.assert_array_equal(grid_from_weights(parse_range(_ip(at))), want)
+
+    at.slider(key=state.GRID_WEIGHT).set_value(0.5).run()
+    stroke(at, state.GRID_PAINT, ["A5s", "A4s"])  # a drag along the top row
+    assert not at.exception
+    only({(0, 9): 0.5, (0, 10): 0.5})
+    assert _brush(at)["A5s"]["title"] == "A5s: weight 0.50"
+    stroke(at, state.GRID_PAINT, ["A5s"])  # a click on a cell at the weight clears it
+    only({(0, 9): 0.0, (0, 10): 0.5})
+    assert _brush(at)["A5s"]["state"] == "out"
+    stroke(at, state.GRID_PAINT, ["A5s"])  # and a click again sets it
+    only({(0, 9): 0.5, (0, 10): 0.5})
+    at.radio(key=state.GRID_DRAG).set_value("Clear").run()
+    stroke(at, state.GRID_PAINT, ["A5s", "A4s", "K2o"])  # K2o was not in the range
+    only({(0, 9): 0.0, (0, 10): 0.0})
+    assert np.array_equal(parse_range(_ip(at))[start == 0], start[start == 0])
+    assert {k for k, c in _brush(at).items() if c["state"] == "in"} == {
+        GRID_LABELS[i][j] for i in range(13) for j in range(13) if grid[i, j] > 0
+    } - {"A5s", "A4s"}
 
 
 def test_card_picker_toggles_board_cards() -> None:

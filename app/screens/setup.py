@@ -16,8 +16,8 @@ from app import preflop_spec as PF
 from app import spec as S
 from app.components.colors import CARD_SUIT_COLORS
 from app.components.fields import PERSIST, duration
-from app.components.figures import range_paint_figure
 from app.components.number_formats import combos_text
+from app.components.paint_canvas import LABELS, Cell, paint_canvas, stroke_of
 from app.features.number_fields import number_field
 from app.features.preflop_fields import preflop_fields
 from app.request import PF_WIDGET, WIDGET, Request, current_request, ensure_form, load_source
@@ -367,7 +367,8 @@ def _toggle_card(card: int) -> None:
 
 
 def _range_grid_editor(who: tuple[str, str] = ("OOP", "IP")) -> None:
-    """Click a cell to set it to the chosen weight (click again to clear it); the text box
+    """Click a cell to set it to the chosen weight (click again to clear it), or paint cells
+    with the brush (Drag over cells: the cells the pointer passes over); the text box
     follows. ``who`` names the two ranges (the preflop form's: SB and BB)."""
     # tracked, so it stays open across reruns; its 169 buttons render only while open
     editor = st.expander(
@@ -386,7 +387,7 @@ def _range_grid_editor(who: tuple[str, str] = ("OOP", "IP")) -> None:
             persist_state=PERSIST,
         )
         c[1].slider(
-            "Weight of a clicked cell",
+            "Weight of a clicked or painted cell",
             0.0,
             1.0,
             1.0,
@@ -424,21 +425,22 @@ def _range_grid_editor(who: tuple[str, str] = ("OOP", "IP")) -> None:
                     )
         with drag:
             st.radio(
-                "A drag (box, or lasso from the chart's toolbar) over cells",
+                "A click or a drag over cells",
                 ["Set weight", "Clear"],
                 key=state.GRID_DRAG,
                 persist_state=PERSIST,
                 horizontal=True,
-                help="Set weight: every cell under the drag gets the weight above. "
-                "Clear: every cell under the drag leaves the range.",
+                help="Set weight: every cell the pointer passes over gets the weight above "
+                "(a click on a cell already at that weight clears it, as on Click cells). "
+                "Clear: every cell the pointer passes over leaves the range.",
             )
-            st.plotly_chart(
-                range_paint_figure(grid),
+            paint_canvas(
+                range_cells(grid),
                 key=state.GRID_PAINT,
-                on_select=functools.partial(_paint_selection, key),
-                selection_mode=("box", "lasso"),
-                config={"displaylogo": False},
+                on_stroke=functools.partial(_paint_stroke, key),
+                size=400,
             )
+            st.caption("Click a cell, or drag over cells: the cells the pointer passes over.")
         st.caption(
             "Pairs on the diagonal (orange), suited above it (blue), offsuit below (grey); "
             "red = in range, deeper = higher weight."
@@ -454,20 +456,38 @@ def paint_cells(text: str, labels: list[str], weight: float) -> str:
     return range_to_text(w)
 
 
-def _paint_selection(key: str) -> None:
-    """on_select of the paint grid: apply the drag to the range text under ``key``."""
-    chart = state.get(state.GRID_PAINT)
-    points = []
-    if chart is not None:
-        try:
-            points = list(chart["selection"]["points"])
-        except (KeyError, TypeError):
-            points = []
-    labels = []
-    for p in points:
-        k = p.get("point_index", p.get("point_number"))
-        if isinstance(k, int) and 0 <= k < 169:
-            labels.append(GRID_LABELS[k // 13][k % 13])
+def stroke_range(text: str, labels: list[str], weight: float) -> str:
+    """The range ``text`` after a brush stroke over ``labels`` (the cells the pointer passed
+    over) with ``weight`` (0: Clear): every cell gets ``weight``, except that a click (one
+    cell) on a cell already at ``weight`` clears it, as a click on the Click cells tab does.
+    Raises RangeError/ValueError on a malformed ``text``."""
+    if len(labels) == 1 and weight > 0:
+        i, j = _cell_index(labels[0])
+        if abs(float(grid_from_weights(parse_range(text))[i, j]) - weight) < 1e-9:
+            weight = 0.0
+    return paint_cells(text, labels, weight)
+
+
+def range_cells(grid: np.ndarray) -> list[Cell]:
+    """The brush grid's 169 cells (cell ``k`` is ``LABELS[k]``) for the (13, 13) weights
+    ``grid``: cells in the range red, deeper for a higher weight (state ``in``), the others in
+    the grid's pair/suited/offsuit tints (``out``)."""
+    out = []
+    for k, label in enumerate(LABELS):
+        i, j = divmod(k, 13)
+        v = float(grid[i, j]) if np.isfinite(grid[i, j]) else 0.0
+        if v > 0:
+            fill = f"rgba(212, 61, 51, {0.25 + 0.75 * v:.2f})"
+            out.append(Cell(fill, "#222", f"{label}: weight {v:.2f}", "in"))
+        else:
+            tint = "#fbe3c4" if i == j else ("#dbe9f7" if i < j else "#eeeeee")
+            out.append(Cell(tint, "#222", f"{label}: not in the range", "out"))
+    return out
+
+
+def _paint_stroke(key: str) -> None:
+    """A stroke on the brush grid ended: apply it to the range text under ``key``."""
+    labels = stroke_of(state.get(state.GRID_PAINT))
     if not labels:
         return
     weight = (
@@ -476,7 +496,7 @@ def _paint_selection(key: str) -> None:
         else state.get(state.GRID_WEIGHT, 1.0)
     )
     try:
-        state.put(key, paint_cells(str(state.get(key) or ""), labels, float(weight)))
+        state.put(key, stroke_range(str(state.get(key) or ""), labels, float(weight)))
     except (RangeError, ValueError):
         return
 

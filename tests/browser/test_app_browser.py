@@ -72,22 +72,17 @@ def test_set_up_solve_explore_download(page: Page, server: str) -> None:
         re.compile(r"72o"), timeout=15_000
     )
     idle(page)
-    # drag a box over the bottom row's first four cells (A2o, K2o, Q2o, J2o) on the paint grid
+    # drag the brush along the bottom row over its first four cells (A2o, K2o, Q2o, J2o)
     page.get_by_role("tab", name="Drag over cells").click()
-    paint = chart(page, "grid_paint")
-    expect(paint).to_be_visible(timeout=WAIT)
-    paint.scroll_into_view_if_needed()  # mouse coordinates are the viewport's
+    first, last = (page.locator(f".st-key-grid_paint [data-cell='{c}']") for c in ("A2o", "J2o"))
+    expect(first).to_be_visible(timeout=WAIT)
+    first.scroll_into_view_if_needed()  # mouse coordinates are the viewport's
     page.wait_for_timeout(500)
-    x0, y0, x1, y1 = page.evaluate(
-        "() => { const gd = " + chart_js("grid_paint") + ";"
-        " const fl = gd._fullLayout; const r = gd.getBoundingClientRect();"
-        " const px = (x) => r.left + fl._size.l + fl.xaxis.d2p(x);"
-        " const py = (y) => r.top + fl._size.t + fl.yaxis.d2p(y);"
-        " return [px(-0.45), py(0.45), px(3.45), py(-0.45)]; }"
-    )
-    page.mouse.move(x0, y0)
+    a, b = first.bounding_box(), last.bounding_box()
+    assert a is not None and b is not None
+    page.mouse.move(a["x"] + a["width"] / 2, a["y"] + a["height"] / 2)
     page.mouse.down()
-    page.mouse.move(x1, y1, steps=12)
+    page.mouse.move(b["x"] + b["width"] / 2, b["y"] + b["height"] / 2, steps=12)
     page.mouse.up()
     expect(page.locator(".st-key-hs_oop_range textarea")).to_have_value(
         re.compile(r"K2o"), timeout=15_000
