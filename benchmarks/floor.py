@@ -38,7 +38,8 @@ storage, else 8), what :mod:`solver.cfr.walk` touches at each node:
   the update, the node's values written and read by the update.
 * **decision node of the opponent** (:func:`~solver.cfr.update.strategy_rows`,
   :func:`~solver.cfr.decision.opponent_child`, :func:`~solver.cfr.update.add_sums`):
-  regrets ``A·no`` read (the strategy derived from them; ``A·no·s``); on an iteration the
+  regrets ``A·no`` read (the strategy derived from them, ``A·no·s``: two sweeps over the
+  block, counted once); on an iteration the
   average takes, the strategy sums read and written (``2·A·no·s``; skipped otherwise —
   weighted here by 1 / ``average_every``), compressed with its scale. Vectors: the derived
   strategy written (``A·no``), per child the reach and strategy rows read and the child's
@@ -67,7 +68,7 @@ Not counted: a helper's internal scratch (card sums, prefix sums, per-hand total
 runout's float64 accumulator, the 16-bit storage's float64 block): a few KB, in L1. The
 model is the full walk: partial pruning skips subtrees the opponent never reaches (late in
 a solve, many) and gives them only the regrets' discount; the measured run prints the share
-of nodes it walked. A pass split over two threads also walks the upper tree (above the first
+of nodes it touched. A pass split over two threads also walks the upper tree (above the first
 chance nodes) once more for the reach, which re-reads its opponent regrets: a small share,
 not counted — the floor is the algorithm's, not the split's.
 
@@ -80,8 +81,9 @@ iteration = floor bytes / bandwidth, at 1 and 2 threads.
 **(c) Ours** (unless ``--no-solve``): ``Engine(game, dcfr-tuned, threads, precision)``
 in this process, ``--warmup`` iterations (kernels loaded, pages touched), then
 ``--iterations`` timed (even counts: half of them average); no exploitability checks. The
-table prints ms per iteration, ours / floor, and the share of the full walk's nodes walked.
-Timings mean nothing on a loaded machine: run it alone.
+table prints ms per iteration, ours / floor, and the nodes touched (``Engine.nodes_touched``:
+nodes walked plus decision nodes given the zero-reach update) per 2 × N, the full walk's
+count. Timings mean nothing on a loaded machine: run it alone.
 """
 
 from __future__ import annotations
@@ -377,8 +379,8 @@ def available_bytes() -> int:
 def measure_ours(
     game: Game, precision: str, threads: int, warmup: int, iterations: int
 ) -> tuple[float, float]:
-    """(ms per iteration, share of the full walk's nodes walked) of ``dcfr-tuned`` on
-    ``game``, ``warmup`` iterations first, then ``iterations`` timed."""
+    """(ms per iteration, nodes touched per iteration / the full walk's 2 × N) of
+    ``dcfr-tuned`` on ``game``, ``warmup`` iterations first, then ``iterations`` timed."""
     from solver import Engine
 
     eng = Engine(game, make_rule(RULE), threads=threads, precision=precision)
@@ -473,42 +475,34 @@ def _mb(x: float) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     args = parse(argv)
-
-    def say(*text: object, flush: bool = False) -> None:
-        if not args.json:
-            print(*text, flush=flush)
-
     commit = subprocess.run(["git", "-C", str(HERE), "rev-parse", "--short", "HEAD"],
                             capture_output=True, text=True).stdout.strip()  # fmt: skip
     l3 = l3_bytes()
-    say(f"# {platform.machine()}, {os.cpu_count()} cores, L3 {l3 / 2**20:.0f} MiB, numba "
-        f"{numba.__version__}, commit {commit or '?'}; triad best of {args.reps}; "
-        f"threads = Python threads on a nogil kernel, each on its own part")  # fmt: skip
-    out: dict = {"commit": commit, "cores": os.cpu_count(), "l3_bytes": l3, "bandwidth": [],
-                 "spots": []}  # fmt: skip
-    say("\n| triad | threads | MB (3 arrays) | GB/s (24 B/elt, STREAM) | GB/s (32 B/elt, "
-        "write-allocate counted) |\n|---|---:|---:|---:|---:|")  # fmt: skip
-    dram: dict[int, Triad] = {}
+    out: dict = {"commit": commit, "cores": os.cpu_count(), "l3_bytes": l3, "rule": RULE,
+                 "bandwidth": [], "spots": []}  # fmt: skip
+    bw_rows: list[str] = []
+    byte_rows: list[str] = []
+    floor_rows: list[str] = []
+
+    def progress(text: str) -> None:
+        print(f"# {text}", file=sys.stderr, flush=True)
 
     def bandwidth(label: str, mb: float, threads: int) -> Triad:
         tr = measure_triad(mb, threads, args.reps)
         out["bandwidth"].append({"label": label, "mb": tr.mb, "threads": threads,
                                  "seconds": tr.seconds, "gbs_stream": tr.gbs_stream,
                                  "gbs_write_allocate": tr.gbs_write_allocate})  # fmt: skip
-        say(f"| {label} | {threads} | {tr.mb:,.1f} | {tr.gbs_stream:.2f} | "
-            f"{tr.gbs_write_allocate:.2f} |", flush=True)  # fmt: skip
+        bw_rows.append(f"| {label} | {threads} | {tr.mb:,.1f} | {tr.gbs_stream:.2f} | "
+                       f"{tr.gbs_write_allocate:.2f} |")  # fmt: skip
+        progress(bw_rows[-1])
         return tr
 
-    for n in args.threads:
-        dram[n] = bandwidth("memory", args.triad_mb, n)
-    say("\n| spot | storage | node kind | nodes a pass | regrets MB | sums MB | tree MB | "
-        "tables MB (per visit) | vectors MB | touched MB |\n"
-        "|---|---|---|---:|---:|---:|---:|---:|---:|---:|")  # fmt: skip
-    floors: list[str] = []
+    dram = {n: bandwidth("memory", args.triad_mb, n) for n in args.threads}
     for spot in args.spots:
         t0 = time.perf_counter()
         game = build_spot(spot)
         build_s = time.perf_counter() - t0
+        progress(f"{spot}: {game.num_nodes:,} nodes, built in {build_s:.1f} s")
         for prec in args.storage:
             m = iteration_bytes(game, prec, average_every=RULE_AVERAGE_EVERY)
             entry: dict = {"spot": spot, "storage": prec, "build_s": build_s,
@@ -520,52 +514,64 @@ def main(argv: list[str] | None = None) -> int:
             for kind in KINDS:
                 r = m.kinds[kind]
                 scales = f" (+{_mb(r['scales'])} scales)" if r["scales"] else ""
-                say(f"| {spot} | {prec} | {kind} | {m.nodes[kind] // 2:,} | "
+                byte_rows.append(
+                    f"| {spot} | {prec} | {kind} | {m.nodes[kind] // 2:,} | "
                     f"{_mb(r['regrets'])}{scales} | {_mb(r['sums'])} | {_mb(r['tree'])} | "
-                    f"{_mb(r['tables'])} | {_mb(r['vectors'])} | "
-                    f"{_mb(sum(r.values()))} |")  # fmt: skip
-            say(f"| {spot} | {prec} | **total** | {sum(m.nodes.values()) // 2:,} | "
-                f"{_mb(m.total('regrets'))} | {_mb(m.total('sums'))} | {_mb(m.total('tree'))} "
-                f"| {_mb(m.total('tables'))} (once a pass: {_mb(m.tables_unique)}) | "
-                f"{_mb(m.total('vectors'))} | {_mb(m.touched)} |", flush=True)  # fmt: skip
+                    f"{_mb(r['tables'])} | {_mb(r['vectors'])} | {_mb(sum(r.values()))} |"
+                )
+            byte_rows.append(
+                f"| {spot} | {prec} | **total** | {sum(m.nodes.values()) // 2:,} | "
+                f"{_mb(m.storage - m.total('sums'))} | {_mb(m.total('sums'))} | "
+                f"{_mb(m.total('tree'))} | {_mb(m.total('tables'))} (once a pass: "
+                f"{_mb(m.tables_unique)}) | {_mb(m.total('vectors'))} | {_mb(m.touched)} |"
+            )
             footprint = storage_bytes(game, prec) + m.total("tree") / 2 + m.tables_unique / 2
             for n in args.threads:
                 near: Triad | None = None
                 if not args.no_footprint and footprint < 4 * l3:
                     near = bandwidth(f"{spot} {prec} footprint", footprint / 1e6, n)
-                bw = dram[n].gbs_write_allocate * 1e9
-                floor_ms = m.floor_bytes / bw * 1e3
+                floor_ms = m.floor_bytes / (dram[n].gbs_write_allocate * 1e9) * 1e3
                 near_ms = m.floor_bytes / (near.gbs_write_allocate * 1e9) * 1e3 if near else None
-                row = {"threads": n, "floor_ms": floor_ms, "floor_ms_footprint": near_ms,
-                       "ours_ms": None, "walked": None}  # fmt: skip
+                row: dict = {"threads": n, "floor_ms": floor_ms, "floor_ms_footprint": near_ms,
+                             "ours_ms": None, "walked": None}  # fmt: skip
                 if not args.no_solve:
                     need = storage_bytes(game, prec) * 1.2
                     if need > 0.8 * available_bytes():
-                        row["skipped"] = f"needs ~{need / 1e6:,.0f} MB"
+                        row["skipped"] = f"skipped: needs ~{need / 1e6:,.0f} MB"
                     else:
-                        ours_ms, walked = measure_ours(game, prec, n, args.warmup,
-                                                       args.iterations)  # fmt: skip
-                        row["ours_ms"] = ours_ms
-                        row["walked"] = walked
+                        ms, walked = measure_ours(game, prec, n, args.warmup, args.iterations)
+                        row["ours_ms"], row["walked"] = ms, walked
+                        progress(f"{spot} {prec} {n} thread(s): {ms:.2f} ms an iteration")
                 entry["rows"].append(row)
-                near_txt = f"{near_ms:.2f}" if near_ms is not None else "-"
                 ours = row["ours_ms"]
-                ours_txt = row.get("skipped") or ("-" if ours is None else f"{ours:.2f}")
-                ratio = "-" if ours is None else f"{ours / floor_ms:.2f}"
-                ratio_near = "-" if ours is None or near_ms is None else f"{ours / near_ms:.2f}"
-                walked_txt = "-" if row["walked"] is None else f"{100 * row['walked']:.0f} %"
-                floors.append(
-                    f"| {spot} | {prec} | {n} | {_mb(m.floor_bytes)} | {floor_ms:.2f} | "
-                    f"{near_txt} | {ours_txt} | {ratio} | {ratio_near} | {walked_txt} |"
-                )
+                cells = [
+                    f"{near_ms:.2f}" if near_ms is not None else "-",
+                    row.get("skipped") or ("-" if ours is None else f"{ours:.2f}"),
+                    "-" if ours is None else f"{ours / floor_ms:.2f}",
+                    "-" if ours is None or near_ms is None else f"{ours / near_ms:.2f}",
+                    "-" if row["walked"] is None else f"{100 * row['walked']:.0f} %",
+                ]
+                floor_rows.append(f"| {spot} | {prec} | {n} | {_mb(m.floor_bytes)} | "
+                                  f"{floor_ms:.2f} | {' | '.join(cells)} |")  # fmt: skip
             out["spots"].append(entry)
         del game
-    say("\n| spot | storage | threads | floor MB/it | floor ms/it (memory) | floor ms/it "
-        "(footprint) | ours ms/it | ours / floor (memory) | ours / floor (footprint) | "
-        "nodes walked |\n|---|---|---:|---:|---:|---:|---:|---:|---:|---:|")  # fmt: skip
-    say("\n".join(floors))
     if args.json:
         print(json.dumps(out))
+        return 0
+    print(f"# {platform.machine()}, {os.cpu_count()} cores, L3 {l3 / 2**20:.0f} MiB, numba "
+          f"{numba.__version__}, commit {commit or '?'}; rule {RULE}; triad best of "
+          f"{args.reps}, threads: Python threads on a nogil kernel, each its own part")  # fmt: skip
+    print("\n| triad | threads | MB (3 arrays) | GB/s (24 B/elt, STREAM) | GB/s (32 B/elt, "
+          "write-allocate counted) |\n|---|---:|---:|---:|---:|")  # fmt: skip
+    print("\n".join(bw_rows))
+    print("\n| spot | storage | node kind | nodes a pass | regrets MB | sums MB | tree MB | "
+          "tables MB (per visit) | vectors MB | touched MB |\n"
+          "|---|---|---|---:|---:|---:|---:|---:|---:|---:|")  # fmt: skip
+    print("\n".join(byte_rows))
+    print("\n| spot | storage | threads | floor MB/it | floor ms/it (memory) | floor ms/it "
+          "(footprint) | ours ms/it | ours / floor (memory) | ours / floor (footprint) | "
+          "nodes touched |\n|---|---|---:|---:|---:|---:|---:|---:|---:|---:|")  # fmt: skip
+    print("\n".join(floor_rows))
     return 0
 
 
