@@ -297,6 +297,34 @@ def test_the_trainer_deals_every_live_river_card(board: str, turn: str) -> None:
     assert max(dealt.values()) < 2.5 * 2000 / len(live)  # none counted for two
 
 
+@pytest.mark.parametrize(
+    ("board", "line"),
+    [("7s7h2d", ("d:2c", "k", "k", "d:Ah")), ("9s8s2h", ("d:2c", "k", "k", "d:Ac")),
+     ("9s8s2h", ("d:Ah", "k", "k", "d:Ac")), ("7s7h2d", ("d:Ah", "k", "k", "d:2c"))],
+)  # fmt: skip
+def test_practice_grades_a_mirrored_card_with_its_own_numbers(
+    board: str, line: tuple[str, ...]
+) -> None:
+    """Practice at a river card the tree mirrors (or reached through a mirrored turn): each
+    hero hand's mix and action EVs are the full game's for that hand at that card."""
+    iso, full = games(board)
+    history = ["k", "k", *line]
+    drills = (Drill(iso, symmetric_sigma(board), 0), Drill(full, mapped_sigma(board), 0))
+    located = (iso.locate(history), (full.find(history), list(range(52))))
+    valid = full.valid_hands(full.find(history), 0)
+    checked = 0
+    for h0 in np.flatnonzero(valid):
+        got = []
+        for drill, (node, cmap) in zip(drills, located, strict=True):
+            drill.table = Table((int(h0), 0), list(history), node, list(cmap))
+            got.append(drill.spot())
+        (mix, evs), (want_mix, want_evs) = got
+        assert np.allclose(mix, want_mix, rtol=1e-12, atol=1e-12)
+        assert np.allclose(evs, want_evs, rtol=1e-9, atol=1e-9)
+        checked += 1
+    assert checked > 20
+
+
 @pytest.mark.parametrize("board", BOARDS)
 def test_report_lines_give_each_river_card_its_numbers(board: str) -> None:
     """The batch summary's line report, "any" river and each named card: the same cards
@@ -409,3 +437,18 @@ def test_a_solve_saved_with_the_old_mirrors_says_to_solve_again(
     data = save_solve(solve(old, "dcfr", iterations=1).engine, game_source(old, spec))
     with pytest.raises(ExportError, match="solve it again"):
         load_solve(data)
+
+
+@pytest.mark.parametrize("board", BOARDS)
+def test_the_estimate_counts_the_tree_built(board: str) -> None:
+    """The size estimate deals the same cards as the builder (both ask the dealer with the
+    line's cards in order)."""
+    from solver.games.holdem import estimate
+
+    iso, full = games(board)
+    for game, spec in ((iso, _spec(board)), (full, _spec(board, False))):
+        est = estimate(validate(spec))
+        t = game.tree
+        assert est.nodes == game.num_nodes
+        assert est.chance_nodes == int(np.count_nonzero(t.kind == CHANCE))
+        assert est.storage_entries == game.action_size
