@@ -519,9 +519,11 @@ def main(argv: list[str] | None = None) -> int:
                     f"{_mb(r['regrets'])}{scales} | {_mb(r['sums'])} | {_mb(r['tree'])} | "
                     f"{_mb(r['tables'])} | {_mb(r['vectors'])} | {_mb(sum(r.values()))} |"
                 )
+            sc = m.total("scales")
+            total_scales = f" (+{_mb(sc)} scales)" if sc else ""
             byte_rows.append(
                 f"| {spot} | {prec} | **total** | {sum(m.nodes.values()) // 2:,} | "
-                f"{_mb(m.storage - m.total('sums'))} | {_mb(m.total('sums'))} | "
+                f"{_mb(m.total('regrets'))}{total_scales} | {_mb(m.total('sums'))} | "
                 f"{_mb(m.total('tree'))} | {_mb(m.total('tables'))} (once a pass: "
                 f"{_mb(m.tables_unique)}) | {_mb(m.total('vectors'))} | {_mb(m.touched)} |"
             )
