@@ -9,9 +9,11 @@ seconds (the reaper, which then releases their memory), and at server exit (``at
 solve, lock baselines, a Practice drill, Explore's caches) for two minutes in case the tab
 reconnects, and drops it only when another session comes or goes. The
 :class:`SessionSweeper` closes every session gone for :data:`GRACE_S` seconds (as the reaper
-ends its jobs), then collects garbage and gives the freed memory back to the operating
-system (:func:`solver.run.lifecycle.trim_memory`) — within the grace period and a few
-seconds of the last tab closing.
+ends its jobs) and empties its session state — a closed session's shell can outlive it
+(Streamlit's runtime loop keeps the last active session it iterated over in a local
+variable) — then collects garbage and gives the freed memory back to the operating system
+(:func:`solver.run.lifecycle.trim_memory`): within the grace period and a few seconds of the
+last tab closing.
 
 **Reload.** A started solve gets a random token, put in the page's URL (``?solve=…``). A page
 reload is a new Streamlit session; its first run finds the token in the URL and takes the solve
@@ -23,10 +25,12 @@ only once the last of them is gone.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import secrets
 import threading
 import time
+import weakref
 from collections.abc import Callable
 from typing import Any, TypeVar
 
@@ -82,22 +86,25 @@ class SessionSweeper:
     """The browser sessions this server has run pages for, and the closing of those gone
     for a grace period (their session state then goes, with everything it holds).
 
-    :meth:`seen` records a session (every page run does); :meth:`sweep` closes, through
-    ``close``, each recorded session ``is_active`` has reported gone for ``grace_s`` seconds
-    and forgets it; :meth:`start` sweeps every second in a daemon thread and, on the beats
-    after a close, collects garbage and trims the heap (``trim``: the session's arrays are
-    freed once Streamlit has dropped it, on its event loop)."""
+    :meth:`seen` records a session and (weakly) its state (every page run does);
+    :meth:`sweep` closes, through ``close``, each recorded session ``is_active`` has reported
+    gone for ``grace_s`` seconds, empties its state (``empty``) and forgets it; :meth:`start`
+    sweeps every second in a daemon thread and, on the beats after a close, collects garbage
+    and trims the heap (``trim``)."""
 
     TRIM_BEATS = 3  # beats after a close that collect and trim (the close is asynchronous)
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._gone: dict[str, float | None] = {}  # session → when first seen gone, or None
+        self._states: dict[str, weakref.ref] = {}  # session → its state (never kept alive)
         self._trims = 0
 
-    def seen(self, session_id: str) -> None:
+    def seen(self, session_id: str, session_state: object | None = None) -> None:
         with self._lock:
             self._gone[session_id] = None
+            if session_state is not None:
+                self._states[session_id] = weakref.ref(session_state)
 
     def sessions(self) -> list[str]:
         with self._lock:
@@ -109,11 +116,13 @@ class SessionSweeper:
         close: Callable[[str], None],
         grace_s: float,
         now: float | None = None,
+        empty: Callable[[object], None] | None = None,
     ) -> list[str]:
-        """Close (and forget) the sessions gone for at least ``grace_s`` seconds; returns
-        them."""
+        """Close (and forget) the sessions gone for at least ``grace_s`` seconds, emptying
+        their states (``empty``, :func:`empty_session_state` by default); returns them."""
         now = time.monotonic() if now is None else now
-        closing: list[str] = []
+        empty = empty_session_state if empty is None else empty
+        closing: list[tuple[str, object | None]] = []
         with self._lock:
             for s, since in list(self._gone.items()):
                 if is_active(s):
@@ -121,16 +130,17 @@ class SessionSweeper:
                 elif since is None:
                     self._gone[s] = now
                 elif now - since >= grace_s:
-                    closing.append(s)
+                    ref = self._states.pop(s, None)
+                    closing.append((s, ref() if ref is not None else None))
                     del self._gone[s]
             if closing:
                 self._trims = self.TRIM_BEATS
-        for s in closing:
-            try:
+        for s, held in closing:
+            with contextlib.suppress(Exception):  # (a session Streamlit no longer knows)
                 close(s)
-            except Exception:  # a session Streamlit no longer knows: nothing to close
-                continue
-        return closing
+            if held is not None:
+                empty(held)
+        return [s for s, _ in closing]
 
     def beat(
         self,
@@ -166,6 +176,22 @@ class SessionSweeper:
         t = threading.Thread(target=loop, name="session-sweeper", daemon=True)
         t.start()
         return t
+
+
+def empty_session_state(safe: object) -> None:
+    """Empty a Streamlit session's state (its ``SafeSessionState``): every key, widget value
+    and widget's callback arguments, under the state's own lock. Anything else: nothing."""
+    try:
+        inner = object.__getattribute__(safe, "_state")
+        lock = object.__getattribute__(safe, "_lock")
+    except AttributeError:
+        return
+    with lock:
+        inner.clear()
+        widgets = getattr(inner, "_new_widget_state", None)
+        meta = getattr(widgets, "widget_metadata", None)
+        if isinstance(meta, dict):  # (the callbacks' arguments: a solve, a drill…)
+            meta.clear()
 
 
 def close_session(session_id: str) -> None:
@@ -255,7 +281,8 @@ def reattach() -> None:
     settings it runs with. A token whose solve is gone (closed past the grace period, or
     another server) is dropped from the URL with a note. Every run records its session
     with the :class:`SessionSweeper` (closed once gone for the grace period)."""
-    sweeper().seen(session_id())
+    run = get_script_run_ctx()
+    sweeper().seen(session_id(), run.session_state if run is not None else None)
     if state.get(state.JOB) is not None or state.get(state.JOB_TOKEN) is not None:
         show_token()
         return

@@ -12,7 +12,7 @@ import weakref
 
 import numpy as np
 
-from app.runtime import SessionSweeper
+from app.runtime import SessionSweeper, empty_session_state
 from solver import make_rule
 from solver.games.holdem import HoldemSpec, build_holdem
 from solver.run.jobs import JobRegistry, SolveJob
@@ -117,3 +117,44 @@ def test_a_closed_sessions_solve_table_baseline_and_drill_are_freed() -> None:
     del job
     gc.collect()  # (the drill's cycle: the sweeper's trim collects it)
     assert [w() is None for w in watch] == [True] * len(watch)
+
+
+class _State:
+    """Stands for Streamlit's SessionState: keys, and widgets' callback arguments."""
+
+    def __init__(self, held: object) -> None:
+        self.keys = {"job": held}
+        self._new_widget_state = type("W", (), {})()
+        self._new_widget_state.widget_metadata = {"btn": ("args", held)}
+
+    def clear(self) -> None:
+        self.keys.clear()
+
+
+class _Safe:
+    """Stands for Streamlit's SafeSessionState: the state behind a lock."""
+
+    def __init__(self, state: _State) -> None:
+        import threading
+
+        self._state = state
+        self._lock = threading.RLock()
+
+
+def test_a_closed_sessions_state_is_emptied_though_its_shell_is_kept() -> None:
+    """Streamlit's runtime loop may keep the last session it served after it is shut down;
+    the sweeper empties its state (keys and callback arguments) so what it held goes."""
+    big = np.zeros(1000)
+    safe = _Safe(_State(big))
+    shell = [safe]  # the session object someone still holds
+    sw = SessionSweeper()
+    sw.seen("tab", safe)
+    gone = lambda s: False  # noqa: E731
+    sw.sweep(gone, lambda s: None, 1.0, now=0.0)
+    assert sw.sweep(gone, lambda s: None, 1.0, now=2.0) == ["tab"]
+    assert safe._state.keys == {}
+    assert safe._state._new_widget_state.widget_metadata == {}
+    ref = weakref.ref(big)
+    del big
+    assert ref() is None and shell  # freed, the shell still there
+    empty_session_state(object())  # not a session state: nothing done
