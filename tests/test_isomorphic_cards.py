@@ -452,3 +452,35 @@ def test_the_estimate_counts_the_tree_built(board: str) -> None:
         assert est.nodes == game.num_nodes
         assert est.chance_nodes == int(np.count_nonzero(t.kind == CHANCE))
         assert est.storage_entries == game.action_size
+
+
+def test_report_line_through_the_swapped_deal_keeps_the_flop(tmp_path: object) -> None:
+    """``report --line "k k 2c k k 7c"`` (the issue's: 7c after 2c) on a batch of 7s7h2d
+    and 9s8s2h: both flops have the line; the line picker offers every river card as dealt,
+    each by the flops where it is live."""
+    import json
+    from pathlib import Path
+
+    from batch_helpers import solved_db
+    from cli_helpers import run
+
+    from solver.batch.spec import BatchSpec
+
+    spec = BatchSpec(replace(SPOT, board=""), flops="7s7h2d, 9s8s2h", target_pct=5.0,
+                     max_iterations=30, name="iso")  # fmt: skip
+    db = solved_db(Path(str(tmp_path)) / "iso.db", spec)
+    for line in ("k k 2c k k 7c", "k k 7c k k 2c", "k k 2c k k Ac", "k k Ac k k As"):
+        r = run("report", str(db), "--line", line, "--json")
+        assert r.returncode == 0, r.stderr
+        records = [json.loads(x) for x in r.stdout.splitlines()]
+        assert records[-1]["final"] is True
+        assert records[-1]["flops"] == 2, (line, records[-1])
+    # the line picker's river cards after 2c
+    from solver.batch.linereport import report_at
+
+    offered = report_at(str(db), parse_line("k k 2c k k"), None, [], with_next=True)["next"]
+    live = {b: {card_str(c) for c in range(52)} - {b[i : i + 2] for i in (0, 2, 4)} - {"2c"}
+            for b in ("7s7h2d", "9s8s2h")}  # fmt: skip
+    assert set(offered["cards"]) == live["7s7h2d"] | live["9s8s2h"]
+    for card, flops in offered["cards"].items():
+        assert flops == sum(card in cards for cards in live.values()), card
