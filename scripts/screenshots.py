@@ -11,7 +11,7 @@ It starts the app on a free loopback port (``app.serve.running_app``), drives De
 ``scripts/ensure_chromium.sh`` installs it) and walks real journeys on the *SRP river*
 preset, saving each picture into ``assets/`` (PNGs 1440 px wide or cropped to the part a doc
 talks about, each well under 250 KB). The waits and clicks are the browser tests' own
-(``tests/browser/pw.py``; the grid drag from ``tests/browser/test_locking_browser.py``). With
+(``tests/browser/pw.py``; the paint brush among them). With
 a warm Numba cache (``python -m solver.warmup``) the whole run takes about a minute on a
 2-core machine (a cold one compiles the kernels first: minutes).
 
@@ -33,7 +33,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # the app's pac
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests" / "browser"))
 
 from playwright.sync_api import FloatRect, Locator, Page, expect, sync_playwright
-from pw import WAIT, chart, drag, fill, idle, nav, solve_preset  # the browser tests' helpers
+from pw import WAIT, brush, chart, fill, idle, nav, solve_preset  # the browser tests' helpers
 
 from app.serve import CHROMIUM_ARGS, running_app
 
@@ -156,9 +156,9 @@ def locking_journey(page: Page, url: str, shots: Shots) -> None:
 
     radio(page, "Paint the grid")
     drawn(page, "lock_paint_result")
-    drag(page, "lockui_paint_grid", -0.45, 12.45, 2.45, 11.55)  # AA, AKs, AQs
+    brush(page, "lockui_paint_grid", "AA", "AQs")  # AA, AKs, AQs
     radio(page, "Suited and offsuit together")
-    drag(page, "lockui_paint_grid", 1.55, 11.45, 2.45, 10.55)  # KQs, and KQo with it
+    brush(page, "lockui_paint_grid", "KQs", "KQs")  # KQs, and KQo with it
     painted = drawn(page, "lock_paint_result")
     expect(painted.locator("text.gtitle")).to_contain_text("After the paint: 5 cells locked")
     shots.region("lock-paint", page, form, form)

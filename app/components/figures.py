@@ -468,55 +468,6 @@ def range_grid_figure(grid: Array, title: str = "", height: int = 360) -> go.Fig
     return fig
 
 
-def range_paint_figure(grid: Array, height: int = 400) -> go.Figure:
-    """The 13×13 range as 169 square markers that a box or lasso drag selects (the app sets
-    every selected class to the chosen weight). Point ``k`` is cell ``(k // 13, k % 13)`` of
-    ``GRID_LABELS``: pairs on the diagonal, suited above it, offsuit below. ``grid``: (13, 13)
-    weights in [0, 1]."""
-    colors, hover = [], []
-    for i in range(13):
-        for j in range(13):
-            v = float(grid[i, j]) if np.isfinite(grid[i, j]) else 0.0
-            base = "#fbe3c4" if i == j else ("#dbe9f7" if i < j else "#eeeeee")
-            colors.append(f"rgba(212, 61, 51, {0.25 + 0.75 * v:.2f})" if v > 0 else base)
-            hover.append(f"{GRID_LABELS[i][j]}: weight {v:.2f}")
-    return cell_canvas(colors, hover, "#222", height)
-
-
-def cell_canvas(
-    colors: list[str], hover: list[str], text_color: str | list[str], height: int
-) -> go.Figure:
-    """The 13×13 grid as 169 square markers a click, box or lasso selects: point ``k`` is cell
-    ``(k // 13, k % 13)`` of ``GRID_LABELS`` (its label in ``customdata``), filled with
-    ``colors[k]``, ``hover[k]`` on hover; the range painter's and the paint-lock's canvas."""
-    labels = [GRID_LABELS[k // 13][k % 13] for k in range(169)]
-    fig = go.Figure(
-        go.Scatter(
-            x=[k % 13 for k in range(169)],
-            y=[12 - k // 13 for k in range(169)],
-            mode="markers+text",
-            text=labels,
-            customdata=labels,
-            hovertext=hover,
-            hoverinfo="text",
-            textfont={"size": 9, "color": text_color},
-            marker={"symbol": "square", "size": 24, "color": colors, "line": {"width": 0}},
-            selected={"marker": {"opacity": 1.0}},
-            unselected={"marker": {"opacity": 1.0}},
-        )
-    )
-    fig.update_layout(
-        height=height,
-        dragmode="select",
-        margin={"l": 5, "r": 5, "t": 5, "b": 5},
-        xaxis={"visible": False, "fixedrange": True, "range": [-0.6, 12.6]},
-        yaxis={"visible": False, "fixedrange": True, "range": [-0.6, 12.6], "scaleanchor": "x"},
-        showlegend=False,
-        template="plotly_white",
-    )
-    return fig
-
-
 def for_export(fig: go.Figure) -> go.Figure:
     """A copy in a light template with explicit margins (Streamlit's template looks wrong in
     files)."""

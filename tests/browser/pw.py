@@ -123,23 +123,20 @@ def solve_preset(page: Page, server: str, label: str = "SRP river: Td9d6h Qc 2s"
     expect(page.get_by_text(re.compile(r"^Done"))).to_be_visible(timeout=3 * WAIT)
 
 
-def drag(page: Page, key: str, x0: float, y0: float, x1: float, y1: float) -> None:
-    """Drag a box on the paint chart ``key`` from data point (x0, y0) to (x1, y1)."""
-    canvas = chart(page, key)
-    expect(canvas).to_be_visible(timeout=WAIT)
-    canvas.scroll_into_view_if_needed()  # mouse coordinates are the viewport's
-    page.wait_for_timeout(500)
-    box = page.evaluate(
-        "([a, b, c, d]) => { const gd = " + chart_js(key) + ";"
-        " const fl = gd._fullLayout; const r = gd.getBoundingClientRect();"
-        " const px = (x) => r.left + fl._size.l + fl.xaxis.d2p(x);"
-        " const py = (y) => r.top + fl._size.t + fl.yaxis.d2p(y);"
-        " return [px(a), py(b), px(c), py(d)]; }",
-        [x0, y0, x1, y1],
-    )
-    page.mouse.move(box[0], box[1])
+def brush(page: Page, key: str, first: str, last: str) -> None:
+    """On the paint canvas ``key`` (:mod:`app.components.paint_canvas`), press on cell
+    ``first``, drag to cell ``last`` and let go (``first == last``: a click)."""
+    cells = [page.locator(f".st-key-{key} [data-cell='{label}']") for label in (first, last)]
+    expect(cells[0]).to_be_visible(timeout=WAIT)
+    cells[0].scroll_into_view_if_needed()  # mouse coordinates are the viewport's
+    points = []
+    for c in cells:
+        box = c.bounding_box()
+        assert box is not None
+        points.append((box["x"] + box["width"] / 2, box["y"] + box["height"] / 2))
+    page.mouse.move(*points[0])
     page.mouse.down()
-    page.mouse.move(box[2], box[3], steps=12)
+    page.mouse.move(*points[1], steps=8)
     page.mouse.up()
     page.wait_for_timeout(300)  # let the rerun start before waiting for it to end
     idle(page)

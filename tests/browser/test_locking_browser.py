@@ -10,7 +10,7 @@ import re
 from pathlib import Path
 
 from playwright.sync_api import Page, expect
-from pw import WAIT, chart, fill, idle, nav, solve_preset
+from pw import WAIT, brush, chart, fill, idle, nav, solve_preset
 
 
 def test_lock_a_node_and_see_the_changed_ev(page: Page, server: str, tmp_path: Path) -> None:
@@ -77,21 +77,6 @@ def test_lock_a_node_and_see_the_changed_ev(page: Page, server: str, tmp_path: P
     expect(page.locator(".st-key-crumb_0 [data-testid='stIconMaterial']")).to_have_text("lock")
 
 
-def brush(page: Page, first: str, last: str) -> None:
-    """Press on the paint canvas's cell ``first``, drag to ``last`` and let go."""
-    boxes = []
-    for label in (first, last):
-        box = page.locator(f".st-key-lockui_paint_grid [data-cell='{label}']").bounding_box()
-        assert box is not None
-        boxes.append((box["x"] + box["width"] / 2, box["y"] + box["height"] / 2))
-    page.mouse.move(*boxes[0])
-    page.mouse.down()
-    page.mouse.move(*boxes[1], steps=8)
-    page.mouse.up()
-    page.wait_for_timeout(300)  # let the rerun start before waiting for it to end
-    idle(page)
-
-
 def _paint_the_grid(page: Page, tmp_path: Path) -> None:
     """Paint the grid: drag over AA, AKs, AQs (one cell each), then click KQs with both
     halves (KQo too); the grid after the paint says 5 cells; Lock records them. The form's
@@ -100,13 +85,13 @@ def _paint_the_grid(page: Page, tmp_path: Path) -> None:
     idle(page)
     result = chart(page, "lock_paint_result")
     expect(result.locator("text.gtitle")).to_contain_text("Nothing painted", timeout=WAIT)
-    brush(page, "AA", "AQs")  # the top row's first 3
+    brush(page, "lockui_paint_grid", "AA", "AQs")  # the top row's first 3
     expect(chart(page, "lock_paint_result").locator("text.gtitle")).to_contain_text(
         "After the paint: 3 cells locked", timeout=WAIT
     )
     page.locator("[data-testid='stRadio'] label", has_text="Suited and offsuit together").click()
     idle(page)
-    brush(page, "KQs", "KQs")  # a click: KQs, and KQo with it
+    brush(page, "lockui_paint_grid", "KQs", "KQs")  # a click: KQs, and KQo with it
     expect(chart(page, "lock_paint_result").locator("text.gtitle")).to_contain_text(
         "After the paint: 5 cells locked", timeout=WAIT
     )
