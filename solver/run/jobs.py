@@ -519,7 +519,12 @@ class SolveJob(ThreadOwner[Progress]):
     def _start_table(self) -> None:
         """After the solve (job thread): copy the average and build the node table in a
         thread of its own, so the job's state reads finished at once."""
-        self._copy_average()
+        with self._lock:
+            avg, eng = self._avg, self._engine
+            fresh = avg is not None and eng is not None and avg[0] == eng.iteration
+            fresh = fresh and self._avg_base is not None
+        if not fresh:  # (a reader may have had it copied at this iteration already)
+            self._copy_average()
         with self._lock:
             base, game = self._avg_base, self._game
             eng = self._engine
