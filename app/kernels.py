@@ -2,9 +2,9 @@
 
 On a fresh install Numba's cache is empty and compiling every kernel takes minutes on two
 cores. The app does not wait for that: at the first page load of a server whose cache is not
-warm (:func:`solver.warmup.is_warm`) a background thread runs the warm-up groups, each in its
+warm (:func:`solver.run.warmup.is_warm`) a background thread runs the warm-up groups, each in its
 own process — first ``opening`` (what the opening preset's first solve needs, with a second
-process compiling its kernels from the other end: :mod:`solver.prefetch`), then the others
+process compiling its kernels from the other end: :mod:`solver.run.prefetch`), then the others
 two at a time — and the sidebar shows where it is. A solve started before its group is ready
 waits for it (its status says so) instead of compiling the same kernels a second time in the
 server, so the first solve starts as soon as its own kernels are ready.
@@ -26,10 +26,9 @@ from dataclasses import dataclass, field
 
 import streamlit as st
 
-from solver import prefetch
 from solver.games.model import AUTO_FLOAT64_CELLS, auto_precision
-from solver.run import calibration
-from solver.warmup import COMPILING, GROUPS, group_command, is_warm, mark_warm
+from solver.run import calibration, prefetch
+from solver.run.warmup import COMPILING, GROUPS, group_command, is_warm, mark_warm
 
 WAITING, LOADING, COMPILING_NOW, READY, FAILED = (
     "waiting",
@@ -85,7 +84,7 @@ class Warmup:
 
     def run(self, jobs: int = 2) -> None:
         """Run every group (``opening`` first, beside the helper that compiles its kernels
-        from the other end: :mod:`solver.prefetch`), then leave the warm stamp."""
+        from the other end: :mod:`solver.run.prefetch`), then leave the warm stamp."""
         helper = prefetch.start() if jobs > 1 else None
         try:
             self._run_batch([GROUPS[0]], 1)

@@ -1,6 +1,6 @@
 """Compile time of every kernel: what a fresh install, a developer's edit and CI pay.
 
-Runs the warm-up's groups (:mod:`solver.warmup`) from an empty Numba cache (a temporary
+Runs the warm-up's groups (:mod:`solver.run.warmup`) from an empty Numba cache (a temporary
 directory, unless ``--cache DIR``), each group in its own process as the warm-up does,
 ``--jobs`` at a time, and records every compilation Numba starts (its ``numba:compile``
 events): the kernel, the signature, the seconds spent in it less the seconds of the kernels
@@ -31,14 +31,14 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from solver.warmup import GROUPS  # noqa: E402
+from solver.run.warmup import GROUPS  # noqa: E402
 
 
 def _record_group(group: str, out: Path) -> None:
     """Run one warm-up group in this process and write its compile events to ``out``."""
     from numba.core import event
 
-    from solver import warmup
+    from solver.run import warmup
 
     stack: list[dict] = []
     done: list[dict] = []

@@ -1,4 +1,4 @@
-"""The first solve's compile helper (solver/prefetch.py): its plans are current (every step
+"""The first solve's compile helper (solver/run/prefetch.py): its plans are current (every step
 is a signature the warm-up compiled, spelled as its types unpickle), it starts only when
 the cache is cold, and it compiles each stage from the end until it meets the solve — shown
 on a toy plan of kernels in a temporary module, in processes of their own as in use."""
@@ -17,8 +17,8 @@ from pathlib import Path
 
 import pytest
 
-from solver import prefetch, warmup
 from solver.files import safe_types
+from solver.run import prefetch, warmup
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -68,7 +68,7 @@ def run():
 @pytest.mark.parametrize("kind", sorted(prefetch.PLANS))
 def test_the_plan_is_the_drivers_and_spells_its_types(kind: str) -> None:
     plan = prefetch.load_plan(prefetch.PLANS[kind])
-    assert plan is not None, f"{kind} plan unreadable: python -m solver.prefetch --write"
+    assert plan is not None, f"{kind} plan unreadable: python -m solver.run.prefetch --write"
     # float64 storage: one signature of the driver; float32: its passes, then its checks
     assert len(plan.stages) == {"float64": 1, "float32": 2}[kind]
     for st in plan.stages:
@@ -92,7 +92,7 @@ def test_every_step_is_a_signature_the_warm_up_compiled(kind: str) -> None:
         for s in plan.steps()
         if not prefetch.is_cached(s.dispatcher(), s.types)
     ]
-    assert not stale, f"stale plan, run `python -m solver.prefetch --write`: {stale}"
+    assert not stale, f"stale plan, run `python -m solver.run.prefetch --write`: {stale}"
 
 
 def test_no_helper_on_a_warm_cache_or_when_turned_off(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -163,7 +163,7 @@ def test_the_cli_starts_stops_and_switches_its_helper(
     storage: str,
     expected: list[str],
 ) -> None:
-    from solver import cli
+    from solver.cli import commands as cli
 
     log: list[str] = []
     monkeypatch.setattr(prefetch, "start", lambda plan=prefetch.PLAN: _Proc(plan, log))
@@ -214,7 +214,7 @@ def _helper(plan_file: Path, toy: Path, cache: Path, prelude: str = "") -> str:
     """The helper's work on ``plan_file`` in a process of its own: its log and count."""
     code = f"""
         from pathlib import Path
-        from solver import prefetch
+        from solver.run import prefetch
         {prelude}
         plan = prefetch.load_plan(Path({str(plan_file)!r}), kernels={{"toyk"}})
         n = prefetch.compile_from_the_end(plan, print)
@@ -233,7 +233,7 @@ def toy_plan(tmp_path: Path) -> tuple[Path, Path]:
     _python(
         f"""
         from pathlib import Path
-        from solver import prefetch
+        from solver.run import prefetch
         import toyk
         plan = prefetch.record(toyk.run, entry=("toyk", "entry"), package="toyk")
         prefetch.write_plan(plan, Path({str(plan_file)!r}))
@@ -381,12 +381,12 @@ def test_the_canary_module_is_never_imported(tmp_path: Path) -> None:
         """
         import subprocess, sys, warnings
         from pathlib import Path
-        from solver import prefetch
+        from solver.run import prefetch
         prefetch._cores = lambda: 2
         warnings.simplefilter("ignore")
         for name in ("kernel.json", "types.json"):
             print(name, prefetch.load_plan(Path(name)), prefetch.start(Path(name)))
-            helper = subprocess.run([sys.executable, "-m", "solver.prefetch", "--plan", name])
+            helper = subprocess.run([sys.executable, "-m", "solver.run.prefetch", "--plan", name])
             print("helper", helper.returncode)
         print("imported" if "canary_mod" in sys.modules else "not imported")
         """,
@@ -409,7 +409,7 @@ def test_a_plan_naming_the_cli_runs_nothing(tmp_path: Path) -> None:
         """
         import sys, warnings
         from pathlib import Path
-        from solver import prefetch
+        from solver.run import prefetch
         with warnings.catch_warnings(record=True) as seen:
             warnings.simplefilter("always")
             print("plan", prefetch.load_plan(Path("plan.json")))
@@ -444,7 +444,7 @@ def test_a_tuple_bomb_is_refused_before_it_is_built(tmp_path: Path) -> None:
         """
         import warnings
         from pathlib import Path
-        from solver import prefetch
+        from solver.run import prefetch
         prefetch._cores = lambda: 2
         warnings.simplefilter("ignore")
         print(prefetch.load_plan(Path("plan.json")), prefetch.start(Path("plan.json")))
@@ -524,7 +524,7 @@ time.sleep(600)
 CHILD = """
 import os, sys
 sys.path.insert(0, {root!r})
-from solver import prefetch
+from solver.run import prefetch
 print(prefetch.die_with_parent(os.getppid()), flush=True)
 t = ()
 for _ in range(40):
@@ -567,7 +567,7 @@ def test_the_helper_dies_with_its_sigkilled_parent() -> None:
 
 REAL_PARENT = """
 import time
-from solver import prefetch
+from solver.run import prefetch
 prefetch._cores = lambda: 2  # a helper even on a one-core machine
 proc = prefetch.start(prefetch.PLANS["float64"])
 print(proc.pid if proc is not None else "none", flush=True)
@@ -621,7 +621,7 @@ def test_the_helper_ties_itself_to_its_parent_first(monkeypatch: pytest.MonkeyPa
 def test_a_parent_gone_before_the_helper_ties_itself_ends_it() -> None:
     """The race: the parent ended before the prctl — the re-parented helper sees a parent
     pid other than the one it was given, and ends at once (exit status 1)."""
-    code = f"import sys; sys.path.insert(0, {str(ROOT)!r}); from solver import prefetch; " \
+    code = f"import sys; sys.path.insert(0, {str(ROOT)!r}); from solver.run import prefetch; " \
            "prefetch.die_with_parent(1); print('still here')"  # fmt: skip
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          timeout=120, check=False)  # fmt: skip

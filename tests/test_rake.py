@@ -453,8 +453,8 @@ def test_setup_form_rake_fields() -> None:
 
 
 def test_batch_flags_carry_the_rake() -> None:
-    from solver import cli
     from solver.batch.cli import spec_from_args
+    from solver.cli import commands as cli
 
     args = cli._build_parser().parse_args(
         ["batch", "--preset", "srp-flop", "--rake", "5%", "--rake-cap", "30", "--db", "x.db"]

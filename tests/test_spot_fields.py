@@ -8,7 +8,7 @@ import dataclasses
 
 from app import request
 from app import spec as app_spec
-from solver import cli
+from solver.cli import commands as cli
 from solver.games.holdem import RAKE_FIELDS, SPOT_FIELDS, HoldemSpec
 
 

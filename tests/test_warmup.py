@@ -12,10 +12,9 @@ from pathlib import Path
 import pytest
 from numba import njit
 
-from solver import warmup
 from solver.files.presets import load_preset
 from solver.games.holdem import estimate, validate
-from solver.run import calibration
+from solver.run import calibration, warmup
 
 
 @pytest.fixture
@@ -49,7 +48,7 @@ def test_stamp_lives_in_the_source_keyed_cache() -> None:
 
 
 def test_check_exits_nonzero_on_a_cold_cache(cache_dir: Path) -> None:
-    cmd = [sys.executable, "-m", "solver.warmup", "--check"]
+    cmd = [sys.executable, "-m", "solver.warmup", "--check"]  # the command scripts use
     assert subprocess.run(cmd, check=False).returncode == 1
 
 
@@ -105,7 +104,7 @@ def test_a_group_process_ends_with_its_parent() -> None:
     """A warm-up group's process outlives nothing: the server (its parent) killed, it ends
     within seconds instead of compiling on for minutes."""
     child = (
-        "import sys, time; from solver.warmup import exit_with_parent; "
+        "import sys, time; from solver.run.warmup import exit_with_parent; "
         "exit_with_parent(0.1); print('ready', flush=True); time.sleep(120)"
     )
     # the parent: a shell that starts the child in the background, says its pid and waits

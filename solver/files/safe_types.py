@@ -1,5 +1,5 @@
 """Reading pickled Numba argument types that may be hostile (a prefetch plan's steps,
-:mod:`solver.prefetch`): the pickle's opcodes are measured before anything is built, and
+:mod:`solver.run.prefetch`): the pickle's opcodes are measured before anything is built, and
 the unpickler names only Numba's type classes and a few of the solver's NamedTuple classes.
 
 What is refused (:class:`TypesError`, a ValueError saying what):

@@ -34,8 +34,8 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from solver.cliargs import UsageError, float_arg, json_line
-from solver.cliargs import target as target_arg
+from solver.cli.args import UsageError, float_arg, json_line
+from solver.cli.args import target as target_arg
 from solver.games.model import DECISION, Game
 
 Solved = tuple[Game, npt.NDArray[np.float64], int, float | None]

@@ -1,6 +1,6 @@
 """Command line: ``python -m solver {games,algorithms,presets,solve,race,tree,batch,report,drill,
 exploit}`` (``batch`` and ``report``: see :mod:`solver.batch.cli`; ``drill``:
-:mod:`solver.drill_cli`; ``exploit``: :mod:`solver.exploit_cli`).
+:mod:`solver.cli.drill`; ``exploit``: :mod:`solver.cli.exploit`).
 
 ``solve --json`` prints one JSON object per line: one per checkpoint (``iteration``,
 ``elapsed_s``, ``exploitability`` in chips, ``nodes_touched``; hold'em spots add
@@ -50,7 +50,6 @@ import sys
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 
-from solver import drill_cli, exploit_cli, prefetch, race_cli
 from solver.algorithms import (
     ALGORITHMS,
     SolveOptions,
@@ -62,13 +61,16 @@ from solver.algorithms import (
 from solver.api import Checkpoint, SolveResult, exploitability_pct_pot, solve
 from solver.batch import cli as batch_cli
 from solver.cfr.sampling.rules import SamplingRule
-from solver.cliargs import EXIT_INTERNAL, EXIT_USAGE, UsageError
-from solver.cliargs import float_arg as _float_arg
-from solver.cliargs import int_arg as _int_arg
-from solver.cliargs import json_line as _json_line
-from solver.cliargs import params_json as _params_json
-from solver.cliargs import target as _target
-from solver.cliparser import build_parser as _build_parser
+from solver.cli import drill as drill_cli
+from solver.cli import exploit as exploit_cli
+from solver.cli import race as race_cli
+from solver.cli.args import EXIT_INTERNAL, EXIT_USAGE, UsageError
+from solver.cli.args import float_arg as _float_arg
+from solver.cli.args import int_arg as _int_arg
+from solver.cli.args import json_line as _json_line
+from solver.cli.args import params_json as _params_json
+from solver.cli.args import target as _target
+from solver.cli.parser import build_parser as _build_parser
 from solver.files.presets import PresetError, list_presets, load_preset
 from solver.games import GAMES, Game, make_game
 from solver.games.holdem import (
@@ -84,6 +86,7 @@ from solver.games.holdem import (
 )
 from solver.games.model import auto_precision
 from solver.lockspec import LockError
+from solver.run import prefetch
 from solver.tree.betting import SizeNote, SizeNotes
 
 
@@ -538,7 +541,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         elif args.command == "exploit":
             return exploit_cli.cmd_exploit(args, _solve_for_exploit)
         elif args.command == "warmup":
-            from solver.warmup import run_group, warm_all
+            from solver.run.warmup import run_group, warm_all
 
             if args.group is not None:
                 run_group(args.group)

@@ -10,15 +10,15 @@ import sys
 import time
 from collections.abc import Callable
 
-from solver import prefetch
 from solver.api import exploitability_pct_pot
 from solver.cfr.registry import ALGORITHMS
-from solver.cliargs import UsageError
-from solver.cliargs import int_arg as _int_arg
-from solver.cliargs import json_line as _json_line
-from solver.cliargs import params_json as _params_json
+from solver.cli.args import UsageError
+from solver.cli.args import int_arg as _int_arg
+from solver.cli.args import json_line as _json_line
+from solver.cli.args import params_json as _params_json
 from solver.games import Game
 from solver.games.model import auto_precision
+from solver.run import prefetch
 from solver.run.race import (
     EntryError,
     RaceJob,

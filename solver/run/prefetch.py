@@ -15,7 +15,7 @@ kernels compiled after the last (``after``: checks, EVs, Explore's first view), 
 helper compiles while the solve optimises the driver. Each step keeps Numba's argument types
 (pickled) and their spelling. ``solver/data/prefetch_float64.json`` is recorded from the
 ``opening`` warm-up group, ``prefetch_float32.json`` from a first solve of ``srp-turn``, both
-from an empty cache (``python -m solver.prefetch --write``). A plan that no longer matches
+from an empty cache (``python -m solver.run.prefetch --write``). A plan that no longer matches
 the sources costs only the second core's time: a signature nothing asks for is compiled in
 vain, and a new callee is compiled by the solve itself; tests/test_prefetch.py (on the warm
 cache the test command makes) fails until the plans are written again.
@@ -49,7 +49,7 @@ from typing import Any, NamedTuple
 
 from solver.files import safe_types
 
-DATA = Path(__file__).resolve().parent / "data"
+DATA = Path(__file__).resolve().parents[1] / "data"
 PLANS = {"float64": DATA / "prefetch_float64.json", "float32": DATA / "prefetch_float32.json"}
 PLAN = PLANS["float64"]  # the opening preset's
 PLAN_FORMAT = 2
@@ -216,8 +216,8 @@ def write_plan(plan: Plan, path: Path = PLAN) -> None:
 
     raw = {
         "format": PLAN_FORMAT,
-        "about": "A first solve's compiles, for solver/prefetch.py. Written by "
-        "`python -m solver.prefetch --write`; do not edit.",
+        "about": "A first solve's compiles, for solver/run/prefetch.py. Written by "
+        "`python -m solver.run.prefetch --write`; do not edit.",
         "numba": numba.__version__,
         "stages": [
             {"entry": _step_json(st.entry), "callees": [_step_json(c) for c in st.callees]}
@@ -362,7 +362,7 @@ def plan_for(precision: str | None, sampled: bool = False, pruning: str = "") ->
 
 
 def start(path: Path = PLAN) -> subprocess.Popen[bytes] | None:
-    """Start the helper (``python -m solver.prefetch --plan path``) when one of the plan's
+    """Start the helper (``python -m solver.run.prefetch --plan path``) when one of the plan's
     driver signatures is not in the cache; None when there is nothing to do."""
     if not enabled():
         return None
@@ -378,7 +378,7 @@ def start(path: Path = PLAN) -> subprocess.Popen[bytes] | None:
     if not cold:
         return None
     try:
-        cmd = ["-m", "solver.prefetch", "--plan", str(path), "--parent", str(os.getpid())]
+        cmd = ["-m", "solver.run.prefetch", "--plan", str(path), "--parent", str(os.getpid())]
         return subprocess.Popen(
             [sys.executable, *cmd],
             stdin=subprocess.DEVNULL,
@@ -440,7 +440,7 @@ def helping(precision: str | None = None) -> Iterator[Helper]:
 def _record(kind: str, out: Path) -> None:
     """Record the plan for ``kind`` storage: the opening warm-up group (float64), or a
     first solve of the turn preset as the CLI runs it (float32)."""
-    from solver import warmup
+    from solver.run import warmup
 
     if kind == "float64":
         write_plan(record(lambda: warmup.run_group("opening")), out)
@@ -466,7 +466,7 @@ def die_with_parent(parent: int | None = None) -> str:
     that started this process, so :func:`start` is called from one that outlives the helper
     (the CLI's main thread; the app's warm-up thread, which also stops it). A parent gone
     before the call (re-parented: ``getppid`` differs from ``parent``) ends it at once.
-    Elsewhere, :func:`solver.warmup.exit_with_parent`'s watching thread. Returns which
+    Elsewhere, :func:`solver.run.warmup.exit_with_parent`'s watching thread. Returns which
     ("prctl" or "thread")."""
     if parent is None:
         parent = os.getppid()
@@ -484,16 +484,16 @@ def die_with_parent(parent: int | None = None) -> str:
     if os.getppid() != parent:
         os._exit(1)
     if how == "thread":
-        from solver.warmup import exit_with_parent
+        from solver.run.warmup import exit_with_parent
 
         exit_with_parent(parent=parent)
     return how
 
 
 def main(argv: list[str] | None = None) -> int:
-    """``python -m solver.prefetch``: be the helper (``--plan``); ``--write``: record the
+    """``python -m solver.run.prefetch``: be the helper (``--plan``); ``--write``: record the
     plans again, each from an empty cache (a minute or two of one core)."""
-    parser = argparse.ArgumentParser(prog="python -m solver.prefetch", description=__doc__)
+    parser = argparse.ArgumentParser(prog="python -m solver.run.prefetch", description=__doc__)
     parser.add_argument("--plan", type=Path, default=PLAN, help="the plan to follow")
     parser.add_argument("--write", action="store_true", help="record the plans again")
     parser.add_argument("--record", nargs=2, help=argparse.SUPPRESS)  # --write's child
@@ -507,7 +507,7 @@ def main(argv: list[str] | None = None) -> int:
         for kind, path in PLANS.items():
             with tempfile.TemporaryDirectory(prefix="regret-lab-plan-") as cache:
                 env = {**os.environ, "NUMBA_CACHE_DIR": cache, "REGRET_LAB_PREFETCH": "0"}
-                cmd = [sys.executable, "-m", "solver.prefetch", "--record", kind, str(path)]
+                cmd = [sys.executable, "-m", "solver.run.prefetch", "--record", kind, str(path)]
                 subprocess.run(cmd, env=env, check=True)
             print(f"wrote {path}")
         return 0

@@ -7,13 +7,14 @@ from __future__ import annotations
 import argparse
 from typing import NoReturn
 
-from solver import drill_cli, exploit_cli
 from solver.batch import cli as batch_cli
-from solver.cliargs import UsageError
+from solver.cli import drill as drill_cli
+from solver.cli import exploit as exploit_cli
+from solver.cli.args import UsageError
+from solver.cli.race import DEFAULT_RACE
 from solver.games import GAMES
-from solver.race_cli import DEFAULT_RACE
 from solver.run.race import DEFAULT_ITERATIONS
-from solver.warmup import GROUPS as WARMUP_GROUPS
+from solver.run.warmup import GROUPS as WARMUP_GROUPS
 
 
 class Parser(argparse.ArgumentParser):

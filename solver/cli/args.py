@@ -1,6 +1,6 @@
 """What the command line's parts share: the usage error (one line, exit 2), the exit codes,
 and the checked reading of numbers and targets from flags. :mod:`solver.cli` and the commands
-it registers (:mod:`solver.drill_cli`) import it; it imports neither."""
+it registers (:mod:`solver.cli.drill`) import it; it imports neither."""
 
 from __future__ import annotations
 
