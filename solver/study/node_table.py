@@ -32,13 +32,15 @@ from __future__ import annotations
 import itertools
 import threading
 import time
+import weakref
+from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 
 import numpy as np
 import numpy.typing as npt
 
-from solver.cfr.bestresponse import node_values
 from solver.cfr.drive import run_pass
 from solver.cfr.layout import (
     LEAF_USE,
@@ -46,6 +48,7 @@ from solver.cfr.layout import (
     NO_DRAWS,
     Leaves,
     Scratch,
+    empty_leaves,
     make_scratch,
     pass_flags,
     placeholder_storage,
@@ -66,6 +69,32 @@ _NO_STORAGE = placeholder_storage()
 _NO_RBP = no_rbp()
 _NO_LOCKS = no_locks()
 _NO_RULE = np.zeros(NUM_COEFFICIENTS)
+_NO_LEAVES = empty_leaves()
+# Walk buffers per game, reused: making them measures the tree's depth, a Python loop over
+# every node (a tenth of a second on a flop, more than a river node's whole walk)
+_SCRATCH: dict[int, list[Scratch]] = {}
+_SCRATCH_LOCK = threading.Lock()
+
+
+@contextmanager
+def scratch_for(game: Game) -> Iterator[Scratch]:
+    """A float64 walk scratch for ``game``, taken from the game's pool (made when none is
+    free) and given back after; the pool goes with the game."""
+    key = id(game)
+    with _SCRATCH_LOCK:
+        free = _SCRATCH.get(key)
+        if free is None:
+            free = _SCRATCH[key] = []
+            weakref.finalize(game, _SCRATCH.pop, key, None)
+        sc = free.pop() if free else None
+    if sc is None:
+        sc = make_scratch(game)
+    try:
+        yield sc
+    finally:
+        with _SCRATCH_LOCK:
+            if _SCRATCH.get(key) is free:
+                free.append(sc)
 
 
 class Cancelled(RuntimeError):
@@ -179,7 +208,6 @@ def build(
         by_depth.setdefault(depth[n], []).append(n)
     cf = {n: chance_factor(game, n) for n in nodes.tolist()}
     workers = max(1, int(threads))
-    scratch = [make_scratch(game) for _ in range(workers)]
 
     def walk(n: int, p: int, sc: Scratch) -> None:
         if cancel is not None and cancel.is_set():
@@ -207,6 +235,8 @@ def build(
             walk(n, p, sc)
 
     pool = ThreadPoolExecutor(workers, thread_name_prefix="node-table") if workers > 1 else None
+    held = ExitStack()
+    scratch = [held.enter_context(scratch_for(game)) for _ in range(workers)]
     try:
         for p in (0, 1):
             for d in sorted(by_depth, reverse=True):
@@ -220,12 +250,14 @@ def build(
     finally:
         if pool is not None:
             pool.shutdown(wait=True, cancel_futures=True)
+        held.close()
     return NodeTable(game, sigma, iteration, row, out, time.perf_counter() - started)
 
 
 # ----- equity ---------------------------------------------------------------------------------
 _RANK_BITS = 31  # a hand strength (plus one) is below 2**31 (handeval: category << 26 | ...)
 _CARD_BITS = 6
+_DECK = 52
 
 
 def runouts(board: list[int], deck: int = 52) -> npt.NDArray[np.int64]:
@@ -269,28 +301,30 @@ def _shares(
     sckey = ckey[corder]
     ccsum = np.concatenate(([0.0], np.cumsum(np.concatenate([w.ravel(), w.ravel()])[corder])))
     q = kh + 1  # (B, Hh)
-    base = b_off  # (B, 1)
+    top = (1 << _RANK_BITS) - 1
+    rows = np.arange(nb)[:, None]
+    # where each board's and each (board, card) group's entries start and end: prefix sums
+    start_all = csum[np.searchsorted(skey, b_off.ravel(), side="left")][:, None]
+    end_all = csum[np.searchsorted(skey, (b_off + top).ravel(), side="right")][:, None]
+    group = b_off + (np.arange(_DECK, dtype=np.int64)[None, :] << _RANK_BITS)  # (B, 52)
+    start_c = ccsum[np.searchsorted(sckey, group.ravel(), side="left")].reshape(nb, _DECK)
+    end_c = ccsum[np.searchsorted(sckey, (group + top).ravel(), side="right")].reshape(nb, _DECK)
 
-    lo_all = csum[np.searchsorted(skey, base.ravel(), side="left")][:, None]  # board starts
+    def below(side: str) -> Array:  # the opponent's reach below (or at most) q, per board
+        hi = csum[np.searchsorted(skey, (b_off + q).ravel(), side=side)]  # type: ignore[call-overload]
+        return hi.reshape(q.shape) - start_all
 
-    def below(x: npt.NDArray[np.int64], side: str) -> Array:
-        hi = csum[np.searchsorted(skey, (base + x).ravel(), side=side)]  # type: ignore[call-overload]
-        return hi.reshape(x.shape) - lo_all
+    def card_below(c: npt.NDArray[np.int64], side: str) -> Array:  # … of hands holding c
+        k = (b_off + (c[None, :] << _RANK_BITS) + q).ravel()
+        hi = ccsum[np.searchsorted(sckey, k, side=side)].reshape(q.shape)  # type: ignore[call-overload]
+        return hi - start_c[rows, c[None, :]]
 
-    def card_below(c: npt.NDArray[np.int64], x: npt.NDArray[np.int64], side: str) -> Array:
-        k = (base + (c[None, :] << _RANK_BITS) + x).ravel()
-        start = (base + (c[None, :] << _RANK_BITS)).ravel()
-        hi = ccsum[np.searchsorted(sckey, k, side=side)]  # type: ignore[call-overload]
-        lo = ccsum[np.searchsorted(sckey, start, side="left")]
-        return (hi - lo).reshape(x.shape)
-
-    top = np.full_like(q, (1 << _RANK_BITS) - 1)
     c0, c1 = cards_h[:, 0], cards_h[:, 1]
-    lt = below(q, "left") - card_below(c0, q, "left") - card_below(c1, q, "left")
     back = np.where(same >= 0, w[:, np.maximum(same, 0)], 0.0)  # (B, Hh)
-    le = below(q, "right") - card_below(c0, q, "right") - card_below(c1, q, "right") + back
-    total = below(top, "right") - card_below(c0, top, "right") - card_below(c1, top, "right")
-    total = total + back
+    lt = below("left") - card_below(c0, "left") - card_below(c1, "left")
+    le = below("right") - card_below(c0, "right") - card_below(c1, "right") + back
+    held = (end_c - start_c)[rows, c0[None, :]] + (end_c - start_c)[rows, c1[None, :]]
+    total = (end_all - start_all) - held + back
     ok = kh >= 0
     num = np.where(ok, lt + 0.5 * (le - lt), 0.0).sum(axis=0)
     den = np.where(ok, total, 0.0).sum(axis=0)
@@ -331,7 +365,20 @@ def node_cfv(table: NodeTable, node: int, player: int) -> Array:
     r = int(table.row[node])
     if r >= 0:
         return table.values[player][r].astype(np.float64)
-    return node_values(table.game, table.sigma, int(node), player)
+    return walk_values(table.game, table.sigma, int(node), player)
+
+
+def walk_values(game: Game, sigma: Array, node: int, player: int) -> Array:
+    """:func:`solver.cfr.bestresponse.node_values` — the same reach, the same walk — on a
+    pooled scratch (``sigma`` float64, C-contiguous and writable)."""
+    r = path_reach(game, sigma, node)[1 - player]
+    with scratch_for(game) as sc:
+        sc.reach[0, :] = 0.0
+        sc.reach[0, : r.shape[0]] = r * chance_factor(game, node)
+        g = game
+        run_pass(g.tree, g.hands, g.boards, int(node), sigma, _NO_STORAGE, _NO_RBP, _NO_LOCKS,
+                 _NO_RULE, NO_DRAWS, pass_flags(player, MODE_EVAL), sc, _NO_LEAVES)  # fmt: skip
+        return sc.value[0, : game.num_hands[player]].copy()
 
 
 def analyze_node(
