@@ -25,7 +25,6 @@ from typing import Any
 
 from app import state
 from app.components.fields import Number, show
-from app.features.number_fields import read
 from app.spec import DEFAULT_SOURCE
 from solver.algorithms import ALGORITHMS, algorithm_defaults, default_algorithm
 from solver.cfr.options import SolveOptions, check_options, sentence
@@ -58,6 +57,11 @@ OPENING = DEFAULT_SOURCE
 """The game the app opens on (:data:`app.spec.DEFAULT_SOURCE`, the ``srp-river`` preset)."""
 OPENING_CHECK_EVERY = 1
 """Its check interval: every iteration, so its quick first solve has a curve to replay."""
+
+
+def _read(spec: Number, key: str, default: float | None = None) -> tuple[float | None, str]:
+    """The number field's value under ``key`` as :meth:`Number.parse_kept` checks it."""
+    return spec.parse_kept(state.get(key), default)
 
 
 def game_defaults(holdem: bool, game_id: str | None = None) -> dict[str, str]:
@@ -181,26 +185,26 @@ def settings(holdem: bool) -> Settings:
     pruning = str(state.get(state.PRUNING))
     if pruning not in info.prunings:
         pruning = info.prunings[0]
-    target, errors["target"] = read(TARGET, state.TARGET, 0.3 if holdem else 0.001)
+    target, errors["target"] = _read(TARGET, state.TARGET, 0.3 if holdem else 0.001)
     unit = str(state.get(state.TARGET_UNIT) or ("% pot" if holdem else "chips"))
     if unit not in (("% pot", "chips") if holdem else ("chips",)):
         unit = "% pot" if holdem else "chips"
-    limit, errors["max_iterations"] = read(
+    limit, errors["max_iterations"] = _read(
         MAX_ITERATIONS, state.MAX_ITERATIONS, DEFAULT_MAX_ITERATIONS
     )
-    every, errors["check_every"] = read(CHECK, state.CHECK_EVERY, CHECK_EVERY)
+    every, errors["check_every"] = _read(CHECK, state.CHECK_EVERY, CHECK_EVERY)
     seed = 0
     if info.sampling:
-        value, errors["seed"] = read(SEED, state.SEED, DEFAULT_SEED)
+        value, errors["seed"] = _read(SEED, state.SEED, DEFAULT_SEED)
         seed = int(value or 0)
     rbp_every, threshold = DEFAULT_RBP_CHECK_EVERY, 0.0
     if pruning in RBP:
-        value, errors["rbp_check_every"] = read(
+        value, errors["rbp_check_every"] = _read(
             RBP_CHECK, state.RBP_CHECK_EVERY, DEFAULT_RBP_CHECK_EVERY
         )
         rbp_every = int(value or DEFAULT_RBP_CHECK_EVERY)
     if pruning == "total":
-        value, errors["rbp_threshold"] = read(RBP_THRESHOLD, state.RBP_THRESHOLD, 0.0)
+        value, errors["rbp_threshold"] = _read(RBP_THRESHOLD, state.RBP_THRESHOLD, 0.0)
         threshold = float(value or 0.0)
     precision = str(state.get(state.PRECISION) or "auto")
     one_thread = ""
@@ -210,7 +214,7 @@ def settings(holdem: bool) -> Settings:
         one_thread = f"{PRUNING_LABELS[pruning]} runs on one thread"
     threads = 1
     if not one_thread:
-        value, errors["threads"] = read(THREADS, state.THREADS, 1)
+        value, errors["threads"] = _read(THREADS, state.THREADS, 1)
         threads = int(value or 1)
     options = SolveOptions(
         threads=threads,

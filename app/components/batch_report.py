@@ -18,13 +18,13 @@ from app.components import batch_figures as BF
 from app.components import report_columns as RC
 from app.components.fields import PERSIST
 from app.components.images import html_bytes, image_bytes, image_problem
-from solver.batch.driver import format_eta
 from solver.batch.report import (
     GROUP_KEYS,
     aggregate,
     aggregate_groups,
     class_aggregate,
     class_nodes,
+    format_eta,
     json_safe,
     table_rows,
     to_csv,

@@ -64,6 +64,14 @@ class Number:
             return None, self._say(f"must be{self._bounds()}, got {text}")
         return (int(value) if self.whole else value), ""
 
+    def parse_kept(self, raw: object, default: float | None = None) -> tuple[float | None, str]:
+        """:meth:`parse` of what a field keeps (``raw``: the session's value under its key),
+        ``(default, "")`` while the field has never been drawn (``raw`` None) and a default
+        is given."""
+        if raw is None and default is not None:
+            return default, ""
+        return self.parse(raw)
+
     def _kind(self) -> str:
         return "a whole number" if self.whole else "a number"
 

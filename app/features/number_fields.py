@@ -49,7 +49,4 @@ def number_field(
 def read(spec: Number, key: str, default: float | None = None) -> tuple[float | None, str]:
     """The value under ``key`` checked by ``spec`` without drawing it (``default`` while the
     field has never been drawn)."""
-    raw = st.session_state.get(key)
-    if raw is None:
-        return (default, "") if default is not None else spec.parse(raw)
-    return spec.parse(raw)
+    return spec.parse_kept(st.session_state.get(key), default)

@@ -235,8 +235,8 @@ def _flag_of(field: str, from_preset: bool, spot: SpotFlags) -> str:
 
 
 def cmd_batch(args: argparse.Namespace, spot: SpotFlags) -> int:
-    from solver.batch.driver import BatchEvent, BatchProgress, format_eta, run_batch
-    from solver.batch.report import final_record, flop_record, json_safe, text_table
+    from solver.batch.driver import BatchEvent, BatchProgress, run_batch
+    from solver.batch.report import final_record, flop_record, format_eta, json_safe, text_table
     from solver.batch.store import BatchStore
 
     from_preset = args.preset is not None

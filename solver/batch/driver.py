@@ -29,7 +29,6 @@ unless the hosts share the cache (docs/batch.md).
 from __future__ import annotations
 
 import logging
-import math
 import os
 import re
 import threading
@@ -355,17 +354,6 @@ def _finish(
 def _emit(cb: Callable[[BatchProgress], None] | None, p: BatchProgress) -> None:
     if cb is not None:
         cb(p)
-
-
-def format_eta(seconds: float | None) -> str:
-    """``"12 s"``, ``"4 min"``, ``"2.5 h"``; ``"—"`` when unknown."""
-    if seconds is None or not math.isfinite(seconds):
-        return "—"
-    if seconds < 90:
-        return f"{seconds:.0f} s"
-    if seconds < 5400:
-        return f"{seconds / 60:.0f} min"
-    return f"{seconds / 3600:.1f} h"
 
 
 def target_seconds(spec: BatchSpec, cost: BatchCost) -> float | None:

@@ -298,3 +298,14 @@ def text_table(rows: Sequence[FlopRow], limit: int | None = None) -> str:
         ]
         lines.append(f"{'weighted':8s}  " + "  ".join(cells))
     return "\n".join(lines)
+
+
+def format_eta(seconds: float | None) -> str:
+    """``"12 s"``, ``"4 min"``, ``"2.5 h"``; ``"—"`` when unknown."""
+    if seconds is None or not math.isfinite(seconds):
+        return "—"
+    if seconds < 90:
+        return f"{seconds:.0f} s"
+    if seconds < 5400:
+        return f"{seconds / 60:.0f} min"
+    return f"{seconds / 3600:.1f} h"

@@ -32,12 +32,9 @@ from typing import NamedTuple
 import numpy as np
 import numpy.typing as npt
 
-DECISION = 0
-CHANCE = 1
-FIXED = 2  # terminal with a fixed payoff (a fold)
-SHOWDOWN = 3
-RUNOUT = 4  # terminal: all-in before the river, the remaining cards dealt with no betting
-
+# the node kinds live on the tree floor (the betting tree marks its nodes with them); the
+# games' modules and those above keep reading them here
+from solver.tree.kinds import CHANCE, DECISION, FIXED, KIND_NAMES, RUNOUT, SHOWDOWN  # noqa: F401
 
 # "auto" keeps float64 for storage up to this size: a small spot solves in well under a
 # second either way, and it then runs in the one kernel signature its checks, its EVs and
@@ -53,15 +50,6 @@ def auto_precision(is_holdem: bool, cells: int = AUTO_FLOAT64_CELLS + 1) -> str:
     first (hold'em)"), float64 for smaller ones and for the toy games (tiny, and the
     reference tests match them to 1e-10)."""
     return "float32" if is_holdem and cells > AUTO_FLOAT64_CELLS else "float64"
-
-
-KIND_NAMES = {
-    DECISION: "decision",
-    CHANCE: "chance",
-    FIXED: "fold",
-    SHOWDOWN: "showdown",
-    RUNOUT: "all-in runout",
-}
 
 
 class Tree(NamedTuple):

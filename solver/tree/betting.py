@@ -39,7 +39,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 
-from solver.games.model import CHANCE, DECISION, FIXED, RUNOUT, SHOWDOWN
+from solver.tree.kinds import CHANCE, DECISION, FIXED, RUNOUT, SHOWDOWN
 from solver.tree.sizes import Size, bet_amount, raise_to
 
 STREETS = ("flop", "turn", "river")
