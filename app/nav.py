@@ -1,24 +1,25 @@
 """Links between the app's pages: the pages themselves are built by :mod:`app.pages` (which
 ``main.py`` runs and hands over with :func:`use`), so this module imports no page and every
-screen may import it."""
+screen may import it. The pages are kept per session (:data:`app.state.PAGES`): every
+session's run hands over its own, so one session's hand-over never empties another's."""
 
 from __future__ import annotations
 
 import streamlit as st
 
-_PAGES: dict[str, st.Page] = {}
+from app import state
 
 
 def use(pages: dict[str, st.Page]) -> None:
-    """The pages of this run (:func:`app.pages.build`)."""
-    _PAGES.clear()
-    _PAGES.update(pages)
+    """The pages of this session's run (:func:`app.pages.build`)."""
+    state.put(state.PAGES, dict(pages))
 
 
 def pages() -> dict[str, st.Page]:
-    if not _PAGES:
+    kept: dict[str, st.Page] | None = state.get(state.PAGES)
+    if not kept:
         raise RuntimeError("no pages yet: main.py hands them over with nav.use(pages.build())")
-    return _PAGES
+    return kept
 
 
 def link(name: str, label: str, icon: str | None = None) -> None:

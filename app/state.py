@@ -165,6 +165,7 @@ RACE_DEMO = "race_demo"  # key of the demo the race runs, or None
 RACE_ERROR = "race_error"  # why the last Start failed, or None
 RACE_DEMO_ERROR = "race_demo_error"  # (demo key, why its click did not start), or None
 RACE_LAST_STATE = "race_last_state"  # the race state the page last drew its buttons for
+PAGES = "nav_pages"  # this session's pages by name ({name: st.Page}), handed over each run
 
 
 def get(key: str, default: Any = None) -> Any:
