@@ -377,6 +377,7 @@ class SolveJob(ThreadOwner[Progress]):
         self._table: node_tables.NodeTable | None = None
         self._table_thread: threading.Thread | None = None
         self._table_cancel = threading.Event()
+        self._table_done = threading.Event()  # set once no table is coming (or it is in)
         eng = self._engine
         self._progress = Progress(
             iteration=eng.iteration,
@@ -417,6 +418,7 @@ class SolveJob(ThreadOwner[Progress]):
         if self.alive:
             raise RuntimeError("stop the job before releasing it")
         self._table_cancel.set()  # a table still being built stops at its next node
+        self._table_done.set()
         with self._lock:
             self._engine = None
             self._game = None
@@ -500,9 +502,8 @@ class SolveJob(ThreadOwner[Progress]):
         """The node table of the solve's last iteration (:mod:`solver.study.node_table`), or
         None: none was made (the solve is still running, failed, or was made without one).
         While it is being built this waits up to ``timeout`` seconds for it."""
-        t = self._table_thread
-        if t is not None and t.is_alive() and timeout > 0:
-            t.join(timeout)
+        if timeout > 0 and self.progress.finished:
+            self._table_done.wait(timeout)
         with self._lock:
             table = self._table
             eng = self._engine
@@ -512,9 +513,9 @@ class SolveJob(ThreadOwner[Progress]):
 
     @property
     def building_table(self) -> bool:
-        """Whether the node table is being built now."""
-        t = self._table_thread
-        return t is not None and t.is_alive()
+        """Whether the node table is being built now (the solve has finished, its table not
+        yet in: :meth:`node_table` with a timeout waits for it)."""
+        return self.progress.finished and not self._table_done.is_set()
 
     def _start_table(self) -> None:
         """After the solve (job thread): copy the average and build the node table in a
@@ -529,6 +530,7 @@ class SolveJob(ThreadOwner[Progress]):
             base, game = self._avg_base, self._game
             eng = self._engine
         if base is None or game is None or eng is None:
+            self._table_done.set()
             return
         iteration, threads = eng.iteration, max(1, int(getattr(eng, "threads", 1)))
         cancel = self._table_cancel
@@ -539,15 +541,15 @@ class SolveJob(ThreadOwner[Progress]):
                 table = node_tables.build(game, base, iteration, threads, cancel)
             except node_tables.Cancelled:
                 self._update(table="")
-                return
             except Exception as exc:  # Explore then analyses node by node, as before
                 self._update(table=f"failed: {type(exc).__name__}: {exc}")
-                return
-            with self._lock:
-                if cancel.is_set():
-                    return
-                self._table = table
-            self._update(table="ready", table_s=table.seconds, table_bytes=table.nbytes)
+            else:
+                with self._lock:
+                    if not cancel.is_set():
+                        self._table = table
+                self._update(table="ready", table_s=table.seconds, table_bytes=table.nbytes)
+            finally:
+                self._table_done.set()
 
         self._table_thread = threading.Thread(target=run, name="node-table", daemon=True)
         self._table_thread.start()
@@ -690,6 +692,8 @@ class SolveJob(ThreadOwner[Progress]):
         except Exception as exc:  # the owner reads it from the snapshot
             self._update(state=FAILED, error=f"{type(exc).__name__}: {exc}")
         finally:
+            if self._table_thread is None:  # no table is coming
+                self._table_done.set()
             with self._lock:
                 self._avg_wanted.clear()
                 self._avg_ready.notify_all()
