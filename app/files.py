@@ -86,7 +86,7 @@ def write_new(stem: str, suffix: str, data: bytes, field: str = "upload") -> Pat
     """Write ``data`` to a new file in :func:`batch_folder`: ``<stem><suffix>``, or
     ``<stem>-2<suffix>``, ``-3``, … when a file (or a symbolic link) has the name — created
     exclusively, so no file is ever replaced (two uploads of one name, a database a batch
-    is writing). ``stem`` is a safe name (:func:`app.batch_run.slug`). Returns the path;
+    is writing). ``stem`` is a safe name (:func:`app.features.batch_run.slug`). Returns the path;
     :class:`BatchError` (``field``) when none is free or the folder cannot be written."""
     folder = batch_folder()
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)

@@ -47,6 +47,7 @@ BOARD_PICKER_OPEN = "board_picker_open"  # the board card picker's expander is o
 LOADED_FROM = "setup_loaded_from"  # the source whose values are in the fields
 UPLOAD = "setup_upload"
 UPLOADED = "setup_uploaded"  # parsed uploaded Preset (or None)
+SETUP_UPLOAD_MESSAGE = "setup_upload_message"
 SIZE_PREFIX = "hs_size_"  # + street_player_kind: per-street size overrides
 # the preflop form (app/preflop_spec.py; its ranges are OOP_RANGE (SB) and IP_RANGE (BB))
 PF_STACK = "pf_stack_bb"  # text: stack in bb
@@ -61,7 +62,10 @@ CHART_TO = "chart_to"  # text: last stack (bb)
 CHART_STEP = "chart_step"  # text: step between stacks (bb)
 CHART_ANTE = "chart_ante"  # text: ante per player (bb)
 CHART_TARGET = "chart_target"  # text: each solve's target (mbb/hand)
-CHART_JOB = "chart_job"  # app.stack_chart.ChartJob of the session (or None)
+CHART_JOB = "chart_job"  # app.features.stack_chart.ChartJob of the session (or None)
+CHART_TOKEN = "chart_token"  # the token of the session's chart job
+CHART_ENDED = "chart_ended"  # why the chart the URL named is not there any more
+CHART_LAST_STATE = "chart_last_state"  # the job state the page last drew its buttons for
 
 # ----- solve widgets -------------------------------------------------------------------------
 ALGORITHM = "algo"
@@ -98,7 +102,7 @@ COMPARE_STOP_AT_TARGET = "cmp_stop_at_target"  # checkbox
 COMPARE_X = "cmp_x"  # radio: "iterations", "seconds" (CPU) or "nodes"
 CURRENT_SETUP = "current"  # COMPARE_GAME value: the game of the Set up page
 
-# ----- reports (app/batch_run.py names its keys; value widgets and objects use this
+# ----- reports (app/features/batch_run.py names its keys; value widgets and objects use this
 # prefix and are kept across pages, buttons and uploads use "reports_")
 REPORTS_PREFIX = "rep_"
 # reports at any line (app/screens/reports.py; the picker: app/components/line_picker.py)
@@ -113,6 +117,11 @@ REPORTS_GRID_METRIC = "rep_grid_metric"  # selectbox: what colours the card grid
 REPORTS_COMPARE_PATH = "rep_compare_path"  # text: a second database to compare (a name)
 REPORTS_COMPARE = "rep_compare"  # the second database's path (compared), or None
 REPORTS_COMPARE_ERROR = "rep_compare_error"  # why the second database could not be opened
+REPORTS_UPLOAD = "reports_upload"  # not kept across pages (file uploaders refuse it)
+REPORTS_UPLOAD_NOTE = "reports_upload_note"  # the name the last upload was saved under, in words
+REPORTS_OPEN_ERROR = "reports_open_error"  # (flop, why its solve could not be opened) or None
+REPORTS_ROWS_CACHE = "reports_rows_cache"  # (path, file signature, rows, spec) of the last read
+REPORTS_TABLE = "reports_table"
 
 # ----- Explore's study views and node locks (app/features/study_views.py, locking.py)
 GRID_COLOUR = "explore_grid_colour"  # selectbox: "Strategy", "EV", "EV of <action>", …
@@ -165,7 +174,11 @@ RACE_DEMO = "race_demo"  # key of the demo the race runs, or None
 RACE_ERROR = "race_error"  # why the last Start failed, or None
 RACE_DEMO_ERROR = "race_demo_error"  # (demo key, why its click did not start), or None
 RACE_LAST_STATE = "race_last_state"  # the race state the page last drew its buttons for
+RACE_SCROLL = "race_scroll"  # bring the results into view on the next full run (a race started)
 PAGES = "nav_pages"  # this session's pages by name ({name: st.Page}), handed over each run
+PAGE_HIDDEN = "page_hidden"  # the browser reported the page hidden
+EXPORT_TREE_COST = "export_tree_cost"  # ((game, iteration), TreeExportCost) of the solve shown
+EXPORT_GO_SOLVE = "export_go_solve"  # a solve was resumed: switch to the Solve page
 
 
 def get(key: str, default: Any = None) -> Any:

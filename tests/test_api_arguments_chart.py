@@ -143,7 +143,7 @@ def test_the_stack_grid_still_works() -> None:
     assert stack_grid(5, 4, 1) == []
     most = stack_grid(1, 20.9, 0.1)  # the most a chart takes
     assert len(most) == MAX_STACKS and most[-1] == 20.9 and most[1] == 1.1
-    from app.stack_chart import stack_list
+    from app.features.stack_chart import stack_list
 
     assert stack_list(1, 20, 0.5) == stack_grid(1, 20, 0.5)
     with pytest.raises(SpecError, match="step"):

@@ -28,7 +28,7 @@ from app import state
 from app.components.spot_header import header_html
 from app.components.stack_chart_view import chart_csv, stack_text
 from app.components.views import charts_html
-from app.stack_chart import ChartJob
+from app.features.stack_chart import ChartJob
 from solver import Game, make_rule
 from solver.files.export import (
     ExportError,

@@ -16,8 +16,9 @@ from app_helpers import no_threads_left, page, poll
 from batch_helpers import PAGE_SPOT, tiny_spec
 from streamlit.testing.v1 import AppTest
 
-from app import batch_run, files, state
+from app import files, state
 from app.components.fields import duration
+from app.features import batch_run
 from app.screens import reports as R
 from solver.batch.driver import target_seconds
 from solver.batch.store import BatchStore

@@ -319,7 +319,7 @@ def test_reports_open_in_explore_refuses_a_crafted_path(
     outside.write_bytes(b"x")
     store[reports.OPEN_FLOP] = "Td9d6h"
     reports._explore(db, {"Td9d6h": str(outside)})
-    assert "Cannot open Td9d6h's solve: solve_file:" in str(store[reports.B.OPEN_ERROR])
+    assert "Cannot open Td9d6h's solve: solve_file:" in str(store[state.REPORTS_OPEN_ERROR])
     assert state.LOADED not in store
 
 

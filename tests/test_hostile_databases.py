@@ -284,7 +284,7 @@ MISMATCH = {
 def test_a_save_of_another_flop_or_game_is_refused(
     tmp_path: Path, saves: dict[str, bytes], key: str
 ) -> None:
-    from app import batch_run as B
+    from app.features import batch_run as B
 
     db = saved_db(tmp_path, saves[key])
     out = run("drill", "--batch", str(db), "--flop", "Ks9s5s", "--hands", "2")
@@ -441,18 +441,18 @@ def session(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, object
 def test_uploads_never_replace_a_file_and_say_their_name(
     tmp_path: Path, session: dict[str, object]
 ) -> None:
-    from app import batch_run as B
-    from app import files
+    from app import files, state
+    from app.features import batch_run as B
 
     first = make_db(tmp_path / "first.db").read_bytes()
     second = make_db(tmp_path / "second.db", tiny_spec(name="second")).read_bytes()
-    session[B.UPLOAD] = Upload("spot.db", first)
+    session[state.REPORTS_UPLOAD] = Upload("spot.db", first)
     B.on_upload()
     folder = files.batch_folder()
     assert session[B.DB] == str(folder / "uploaded-spot.db")
     assert B.upload_note() == "Upload saved as 'uploaded-spot.db' in the batch folder this " \
         "server was started with."  # fmt: skip
-    session[B.UPLOAD] = Upload("spot.db", second)  # another user, the same name
+    session[state.REPORTS_UPLOAD] = Upload("spot.db", second)  # another user, the same name
     B.on_upload()
     assert (folder / "uploaded-spot.db").read_bytes() == first  # untouched
     assert session[B.DB] == str(folder / "uploaded-spot-2.db")
@@ -462,29 +462,31 @@ def test_uploads_never_replace_a_file_and_say_their_name(
     target = tmp_path / "target.db"
     target.write_bytes(b"keep")
     (folder / "uploaded-linked.db").symlink_to(target)
-    session[B.UPLOAD] = Upload("linked.db", first)
+    session[state.REPORTS_UPLOAD] = Upload("linked.db", first)
     B.on_upload()
     assert target.read_bytes() == b"keep" and session[B.DB] == str(folder / "uploaded-linked-2.db")
 
 
 def test_a_long_name_and_a_refused_upload(tmp_path: Path, session: dict[str, object]) -> None:
-    from app import batch_run as B
-    from app import files
+    from app import files, state
+    from app.features import batch_run as B
 
-    session[B.UPLOAD] = Upload("x" * 300 + ".db", make_db(tmp_path / "a.db").read_bytes())
+    session[state.REPORTS_UPLOAD] = Upload(
+        "x" * 300 + ".db", make_db(tmp_path / "a.db").read_bytes()
+    )
     B.on_upload()  # (an OSError, file name too long, before)
     path = Path(str(session[B.DB]))
     assert path.parent == files.batch_folder() and len(path.name) <= 255
-    session[B.UPLOAD] = Upload("view.db", craft(make_db(tmp_path / "v.db"), *ZEROBLOB_META)
-                               .read_bytes())  # fmt: skip
+    view = craft(make_db(tmp_path / "v.db"), *ZEROBLOB_META).read_bytes()
+    session[state.REPORTS_UPLOAD] = Upload("view.db", view)
     B.on_upload()
     assert "is a view" in str(B.error()) and session[B.DB] == str(path)  # the last one stays
     assert not list(files.batch_folder().glob("uploaded-view*"))  # a refused file is not kept
 
 
 def test_a_symlink_loop_in_the_batch_folder_is_refused(session: dict[str, object]) -> None:
-    from app import batch_run as B
     from app import files
+    from app.features import batch_run as B
 
     folder = files.batch_folder()
     (folder / "loop.db").symlink_to(folder / "loop.db")

@@ -10,6 +10,8 @@ from typing import Any
 
 import streamlit as st
 
+from app import state
+
 
 def pause_resume_stop(
     cols: Sequence[Any],
@@ -50,8 +52,6 @@ def redraw_every(threads: int) -> float:
     return LIVE_EVERY_S if threads < cores else 2.0 * LIVE_EVERY_S
 
 
-HIDDEN = "page_hidden"  # session state: the browser reported the page hidden
-
 _VISIBILITY_JS = """
 export default function (component) {
   const { setStateValue } = component;
@@ -72,7 +72,7 @@ def page_hidden() -> bool:
         key="page_visibility", default={"hidden": False}, height=0, on_hidden_change=lambda: None
     )
     hidden = bool(getattr(result, "hidden", False))
-    st.session_state[HIDDEN] = hidden
+    st.session_state[state.PAGE_HIDDEN] = hidden
     return hidden
 
 

@@ -30,6 +30,7 @@ from app.features.controls import live_view
 from app.features.lock_effect import LockRun, render_effect
 from app.features.number_fields import number_field, read
 from app.features.study_views import action_labels, node_action_evs
+from app.jobs import stop_job
 from app.runtime import start_solve
 from app.state import Solved
 from solver.games.model import DECISION, Game
@@ -477,8 +478,7 @@ def _resolve() -> None:
         return
     job = solved.job
     if job is not None and job.alive:
-        job.stop()
-        job.join(30.0)
+        stop_job(job)
     old = job.engine if job is not None else solved.engine
     if old is None:
         return
@@ -519,8 +519,7 @@ def _resolve() -> None:
 
 
 def _stop(job: SolveJob) -> None:
-    job.stop()
-    job.join(30.0)
+    stop_job(job)
 
 
 def _live() -> None:

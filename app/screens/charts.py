@@ -1,7 +1,8 @@
 """Chart by stack: solve heads-up push/fold at every stack of a range in one click (a background
-job, :mod:`app.stack_chart`) and show per hand class the largest stack at which the SB still
-shoves and the BB still calls — the classic Nash push/fold chart (docs/preflop.md, "The chart
-by stack"). The page never waits for the solves: a fragment shows their progress.
+job, :mod:`app.features.stack_chart`) and show per hand class the largest stack at which
+the SB still shoves and the BB still calls — the classic Nash push/fold chart
+(docs/preflop.md, "The chart by stack"). The page never waits for the solves: a fragment
+shows their progress.
 
 The job ends as a solve does: on Stop, or once no open page has watched it for
 :data:`app.runtime.GRACE_S` seconds. Started, it gets a token that the page URL carries
@@ -19,8 +20,9 @@ from app.components.fields import Number
 from app.components.stack_chart_view import chart_csv, stack_chart_figure
 from app.features.controls import live_view
 from app.features.number_fields import number_field, read
+from app.features.stack_chart import DONE, FAILED, STOPPED, ChartJob, stack_list
+from app.jobs import stop_job
 from app.runtime import GRACE_S, registry, session_id
-from app.stack_chart import DONE, FAILED, STOPPED, ChartJob, stack_list
 from solver.games.spec import SpecError
 
 GRID_FIELDS = {"first": "From (bb)", "last": "To (bb)", "step": "Step (bb)"}
@@ -91,7 +93,7 @@ def render() -> None:
         width="stretch",
     )
     cols[-1].button("Stop", key="chart_stop", disabled=not running, on_click=_stop, width="stretch")
-    ended = state.get(ENDED)
+    ended = state.get(state.CHART_ENDED)
     if ended:
         st.info(str(ended), icon=":material/info:")
     for err in errors:
@@ -102,13 +104,11 @@ def render() -> None:
 
 
 URL_KEY = "chart"  # query parameter holding the session's chart token
-TOKEN = "chart_token"  # session state: the token of the session's chart job
-ENDED = "chart_ended"  # session state: why the chart the URL named is not there any more
 
 
 def _show_token() -> None:
     """Keep the session chart's token in the page URL (a page switch may drop it)."""
-    token = state.get(TOKEN)
+    token = state.get(state.CHART_TOKEN)
     if token and st.query_params.get(URL_KEY) != token:
         st.query_params[URL_KEY] = token
 
@@ -127,7 +127,7 @@ def _reattach() -> None:
     if found is None or not isinstance(found[0], ChartJob):
         del st.query_params[URL_KEY]
         state.put(
-            ENDED,
+            state.CHART_ENDED,
             "The chart this page was solving has ended: its page was closed for longer than "
             f"{GRACE_S:g} s, or the server restarted.",
         )
@@ -135,18 +135,15 @@ def _reattach() -> None:
     for key, value in found[1].get("fields", {}).items():
         state.put(key, value)
     state.put(state.CHART_JOB, found[0])
-    state.put(TOKEN, str(token))
-    state.put(LAST_STATE, found[0].snapshot().state)
+    state.put(state.CHART_TOKEN, str(token))
+    state.put(state.CHART_LAST_STATE, found[0].snapshot().state)
 
 
 def _start() -> None:
     stacks, ante, target, errors = read_fields()
     if errors:
         return
-    old = current_job()
-    if old is not None:
-        old.stop()
-        old.join(5.0)
+    stop_job(current_job(), 5.0)
     ready = kernels.warmup().events["opening"]  # (push/fold solves run its kernels)
     job = ChartJob(stacks, ante, target, ready=ready)
     token = secrets.token_urlsafe(9)
@@ -154,20 +151,14 @@ def _start() -> None:
     # the registry ends it like a solve: when no page has watched it for the grace period
     registry().add(session_id(), job, token=token, context={"fields": fields})
     state.put(state.CHART_JOB, job.start())
-    state.put(TOKEN, token)
-    state.put(ENDED, None)
-    state.put(LAST_STATE, None)
+    state.put(state.CHART_TOKEN, token)
+    state.put(state.CHART_ENDED, None)
+    state.put(state.CHART_LAST_STATE, None)
     _show_token()
 
 
 def _stop() -> None:
-    job = current_job()
-    if job is not None:
-        job.stop()
-        job.join(5.0)
-
-
-LAST_STATE = "chart_last_state"  # the job state the page last drew its buttons for
+    stop_job(current_job(), 5.0)
 
 
 def _live() -> None:
@@ -176,8 +167,8 @@ def _live() -> None:
         st.info("Press **Solve the chart** to start. The solves run in the background.")
         return
     p = job.snapshot()
-    if p.finished and state.get(LAST_STATE) != p.state:
-        state.put(LAST_STATE, p.state)
+    if p.finished and state.get(state.CHART_LAST_STATE) != p.state:
+        state.put(state.CHART_LAST_STATE, p.state)
         st.rerun()  # whole page, once: flip the buttons
     if not p.finished:
         last = f", last {p.last_stack:g} bb" if p.last_stack is not None else ""

@@ -6,9 +6,9 @@ algorithm's own CPU seconds, or nodes touched), the table of iterations and CPU 
 target with a winner per target, one-click demos, and downloads (chart PNG/SVG/HTML, table
 and curves as CSV).
 
-The form's state and callbacks live in :mod:`app.race_form`, the results' figures, tables and
-files in :mod:`app.components.race_view`; this page lays them out. A preflop game races in
-the Solve page's preflop units: targets in bb (or mbb), curves in mbb/hand."""
+The form's state and callbacks live in :mod:`app.features.race_form`, the results' figures,
+tables and files in :mod:`app.components.race_view`; this page lays them out. A preflop game
+races in the Solve page's preflop units: targets in bb (or mbb), curves in mbb/hand."""
 
 from __future__ import annotations
 
@@ -27,11 +27,10 @@ from app.components.race_view import (
 )
 from app.features.controls import live_view, pause_resume_stop, redraw_every
 from app.features.number_fields import number_field
-from app.race_form import (
+from app.features.race_form import (
     DEFAULT_GAME,
     DEFAULT_ITERATIONS,
     ITERATIONS,
-    SCROLL,
     WORKERS,
     GameChoice,
     add_row,
@@ -281,8 +280,8 @@ def _results(running: bool) -> None:
     workers = job.progress.workers if job is not None else 1
     with st.container(key="race_results"):
         live_view(live, running, redraw_every(workers))
-    if state.get(SCROLL):
-        state.put(SCROLL, False)
+    if state.get(state.RACE_SCROLL):
+        state.put(state.RACE_SCROLL, False)
         job = state.race()
         st.html(_SCROLL_JS.replace("RACE", str(id(job))), unsafe_allow_javascript=True)
 

@@ -19,6 +19,7 @@ from app.components.figures import curve_figure, human_bytes
 from app.components.images import html_bytes, image_bytes, image_problem
 from app.components.views import charts_html, grid_figure
 from app.features.live import curve_unit
+from app.jobs import stop_job
 from app.node_analysis import analysis_for
 from app.request import show_on_setup
 from app.runtime import RESTORED, start_solve
@@ -42,8 +43,6 @@ from solver.files.grid_export import chart_rows
 from solver.games.model import DECISION
 from solver.run.jobs import CHECK_EVERY, PAUSED, SolveJob
 from solver.study.words import is_preflop
-
-TREE_COST = "export_tree_cost"  # ((game, iteration), TreeExportCost) of the solve shown
 
 
 def _slug(text: str) -> str:
@@ -207,10 +206,10 @@ def _preflop_charts(solved: Solved, name: str) -> None:
 def _tree_cost(solved: Solved) -> TreeExportCost:
     """The whole-tree export's size and time, measured once per solve and iteration."""
     key = (id(solved.game), solved.iteration)
-    held = state.get(TREE_COST)
+    held = state.get(state.EXPORT_TREE_COST)
     if held is None or held[0] != key:
         held = (key, tree_export_cost(solved.game, solved.average))
-        state.put(TREE_COST, held)
+        state.put(state.EXPORT_TREE_COST, held)
     return held[1]
 
 
@@ -255,10 +254,7 @@ def _on_upload() -> None:
     except ExportError as exc:
         state.put(state.LOAD_ERROR, f"{up.name}: {exc}")
         return
-    old = state.job()
-    if old is not None:
-        old.stop()
-        old.join(30.0)
+    stop_job(state.job())
     state.put(state.JOB, None)
     state.put(state.LOADED, loaded)
     state.put(state.LOAD_ERROR, None)
@@ -344,9 +340,6 @@ def loaded_label(loaded: LoadedSolve) -> str:
     return f"{name} ({', '.join(extra)})" if extra else name
 
 
-GO_SOLVE = "export_go_solve"  # a solve was resumed: switch to the Solve page
-
-
 def _resume(loaded: LoadedSolve) -> None:
     """Carry on ``loaded`` as this session's solve (a callback, so the Set up and Solve
     fields it fills are set before any widget draws): they show its game and its saved
@@ -367,7 +360,7 @@ def _resume(loaded: LoadedSolve) -> None:
     state.put(state.JOB_NOTE, (job, note) if note else None)
     label = S.sources().get(game_id, loaded.game.name)
     start_solve(job, source, loaded.holdem, game_id, label)
-    state.put(GO_SOLVE, True)
+    state.put(state.EXPORT_GO_SOLVE, True)
 
 
 def _load_section() -> None:
@@ -388,6 +381,6 @@ def _load_section() -> None:
                 f"{loaded.engine.iteration:,}. Explore it, or resume solving."
             )
             st.button("Resume solving", key="btn_resume_loaded", on_click=_resume, args=(loaded,))
-    if state.get(GO_SOLVE):  # after the callback: show the resumed solve
-        state.put(GO_SOLVE, False)
+    if state.get(state.EXPORT_GO_SOLVE):  # after the callback: show the resumed solve
+        state.put(state.EXPORT_GO_SOLVE, False)
         st.switch_page(nav.pages()["solve"])

@@ -6,9 +6,9 @@ group; open a flop's saved solve in Explore; open an existing batch database; ex
 The batch runs in a :class:`~solver.batch.job.BatchJob` (its own thread owns the Dask client;
 it never calls Streamlit); the page polls its progress and reads the database (WAL: readable
 while the batch writes). The batch's session keys, starting and opening live in
-:mod:`app.batch_run`; the report's parts in :mod:`app.components.batch_report`. Number fields
-are text fields (:mod:`app.components.fields`): bad text is kept, named, and Start stays
-disabled."""
+:mod:`app.features.batch_run`; the report's parts in :mod:`app.components.batch_report`.
+Number fields are text fields (:mod:`app.components.fields`): bad text is kept, named, and
+Start stays disabled."""
 
 from __future__ import annotations
 
@@ -18,9 +18,14 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
-from app import batch_run as B
 from app import files, nav, state
-from app.batch_run import (  # (the page's keys, as tests and other pages name them)
+from app.components import batch_report as BR
+from app.components import line_picker as LP
+from app.components import line_report_view as LV
+from app.components.batch_report import CLASS_NODE, records
+from app.components.fields import PERSIST, duration
+from app.features import batch_run as B
+from app.features.batch_run import (  # (the page's keys, as tests and other pages name them)
     DB,
     DB_PATH,
     ERROR,
@@ -34,13 +39,9 @@ from app.batch_run import (  # (the page's keys, as tests and other pages name t
     TARGET,
     WORKERS,
 )
-from app.components import batch_report as BR
-from app.components import line_picker as LP
-from app.components import line_report_view as LV
-from app.components.batch_report import CLASS_NODE, records
-from app.components.fields import PERSIST, duration
 from app.features.controls import live_view
 from app.features.number_fields import number_field
+from app.jobs import stop_job
 from app.request import current_request
 from solver.batch.driver import check_scheduler, check_workers, target_seconds
 from solver.batch.job import BatchJob
@@ -63,7 +64,6 @@ __all__ = [
 ]  # fmt: skip
 
 P = state.REPORTS_PREFIX
-TABLE = "reports_table"
 SHOW = P + "show_"  # + suits / pairing / high: the table's filters
 OPEN_FLOP = P + "open_flop"
 
@@ -221,7 +221,9 @@ def _open() -> None:
         help=f"a name in {files.folder_label()} (docs/batch.md, 'In the app')",
     )  # fmt: skip
     c[1].button("Open", key="reports_open", on_click=B.open_path, width="stretch")
-    st.file_uploader("or upload one", type=["db", "sqlite"], key=B.UPLOAD, on_change=B.on_upload)
+    st.file_uploader(
+        "or upload one", type=["db", "sqlite"], key=state.REPORTS_UPLOAD, on_change=B.on_upload
+    )
     note = B.upload_note()
     if note:
         st.caption(note)
@@ -280,7 +282,8 @@ def _table(
             shown = [r for r in shown if r[key] in picked]
     df = pd.DataFrame(shown)
     event = st.dataframe(
-        df, key=TABLE, hide_index=True, on_select="rerun", selection_mode="single-row",
+        df, key=state.REPORTS_TABLE, hide_index=True, on_select="rerun",
+        selection_mode="single-row",
         height=min(420, 38 + 35 * max(len(df), 1)), column_config=BR.columns(df.columns, spec),
     )  # fmt: skip
     selected = list(getattr(getattr(event, "selection", None), "rows", []) or [])
@@ -325,10 +328,7 @@ def _explore(path: Path, files: dict[str, str], page: str = "explore") -> None:
     except (BatchError, ExportError) as exc:
         B.fail_open(flop, f"Cannot open {flop}'s solve: {exc}")
         return
-    old = state.job()
-    if old is not None:
-        old.stop()
-        old.join(30.0)
+    stop_job(state.job())
     state.put(state.JOB, None)
     state.put(state.LOADED, loaded)
     state.put(state.EXPLORE_NODE, int(loaded.game.decision_nodes()[0]))

@@ -96,7 +96,7 @@ def render() -> None:
             key=state.UPLOAD,
             on_change=_on_upload,
         )
-        msg = state.get(UPLOAD_MESSAGE)
+        msg = state.get(state.SETUP_UPLOAD_MESSAGE)
         if msg:
             st.error(msg, icon=":material/error:")
     source_id = str(state.get(state.SOURCE))
@@ -115,12 +115,9 @@ def render() -> None:
     _holdem_form(req)
 
 
-UPLOAD_MESSAGE = "setup_upload_message"
-
-
 def _on_upload() -> None:
     """Parse an uploaded preset (a callback: it may switch the game before widgets draw)."""
-    state.put(UPLOAD_MESSAGE, None)
+    state.put(state.SETUP_UPLOAD_MESSAGE, None)
     up = state.get(state.UPLOAD)
     if up is None:
         return
@@ -132,7 +129,7 @@ def _on_upload() -> None:
             max_memory_mb=DEFAULT_MAX_MEMORY_MB,  # a file never raises the memory cap
         )
     except PresetError as exc:
-        state.put(UPLOAD_MESSAGE, str(exc))
+        state.put(state.SETUP_UPLOAD_MESSAGE, str(exc))
         return
     if preset.holdem is None and preset.preflop is None:
         state.put(state.SOURCE, _toy_source(preset.game))

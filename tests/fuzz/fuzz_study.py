@@ -202,7 +202,7 @@ def stack_list_args() -> st.SearchStrategy[tuple[Any, Any, Any]]:
 
 
 def run_stack_list(args: tuple[Any, Any, Any]) -> None:
-    from app.stack_chart import stack_list
+    from app.features.stack_chart import stack_list
 
     out = stack_list(*args)
     assert len(out) <= 10_000

@@ -17,6 +17,7 @@ from typing import Any
 from app import files, runtime, state
 from app.components.fields import Number
 from app.features.number_fields import read
+from app.jobs import stop_job
 from solver.algorithms import ALGORITHMS, default_algorithm
 from solver.batch.driver import check_scheduler, check_workers
 from solver.batch.job import BatchJob
@@ -45,11 +46,7 @@ SCHEDULER = P + "scheduler"
 DB_PATH = P + "db_path"
 SAVE = P + "save"
 OPEN_PATH = P + "open_path"
-UPLOAD = "reports_upload"  # not kept across pages (file uploaders refuse it)
-UPLOAD_NOTE = "reports_upload_note"  # the name the last upload was saved under, in words
-OPEN_ERROR = "reports_open_error"  # (flop, why its solve could not be opened) or None
 MAX_UPLOAD_STEM = 80  # characters of an upload's name kept in the file it is saved as
-ROWS_CACHE = "reports_rows_cache"  # (path, file signature, rows, spec) of the last read
 
 FLOP_SETS = [*(str(n) for n in SUBSET_SIZES), "all", "list"]
 FILTER_VALUES = {
@@ -172,10 +169,7 @@ def start(template: Any, label: str) -> None:
     except BatchError as exc:
         fail(f"Cannot start: {exc.field}: {exc.message}")
         return
-    old = batch_job()
-    if old is not None:
-        old.stop()
-        old.join(60.0)
+    stop_job(batch_job(), 60.0)
     job = BatchJob(spec, path, workers=workers, scheduler=scheduler)
     state.put(JOB, job)
     state.put(DB, path)
@@ -185,16 +179,13 @@ def start(template: Any, label: str) -> None:
 
 
 def stop() -> None:
-    job = batch_job()
-    if job is not None:
-        job.stop()
-        job.join(60.0)
+    stop_job(batch_job(), 60.0)
 
 
 def open_path() -> None:
     """Open button: the database named in the open field, inside the batch folder."""
     fail(None)
-    state.put(UPLOAD_NOTE, None)
+    state.put(state.REPORTS_UPLOAD_NOTE, None)
     try:
         path = files.in_batch_folder(str(state.get(OPEN_PATH) or ""))
     except BatchError as exc:
@@ -212,8 +203,8 @@ def on_upload() -> None:
     file has (``uploaded-<name>.db``, else ``uploaded-<name>-2.db``, …: an earlier upload or
     a database a batch writes is never replaced) and opened; the page says the name. A
     file the store refuses is not kept."""
-    up = state.get(UPLOAD)
-    state.put(UPLOAD_NOTE, None)
+    up = state.get(state.REPORTS_UPLOAD)
+    state.put(state.REPORTS_UPLOAD_NOTE, None)
     if up is None:
         return
     fail(None)
@@ -228,24 +219,26 @@ def on_upload() -> None:
         path.unlink(missing_ok=True)  # refused: not kept
         return
     taken = "" if path.name == f"{stem}.db" else f" ({stem}.db is another file's name)"
-    state.put(UPLOAD_NOTE, f"Upload saved as {shown!r} in {files.folder_label()}{taken}.")
+    state.put(
+        state.REPORTS_UPLOAD_NOTE, f"Upload saved as {shown!r} in {files.folder_label()}{taken}."
+    )
 
 
 def upload_note() -> str | None:
     """The name the last upload was saved under, in words (None: nothing to say)."""
-    note = state.get(UPLOAD_NOTE)
+    note = state.get(state.REPORTS_UPLOAD_NOTE)
     return str(note) if note else None
 
 
 def fail_open(flop: str, message: str | None) -> None:
     """Keep why ``flop``'s solve could not be opened (None: clear) for the report's open
     buttons, which draw it beside them (inside the report's fragment)."""
-    state.put(OPEN_ERROR, (flop, files.without_paths(message)) if message else None)
+    state.put(state.REPORTS_OPEN_ERROR, (flop, files.without_paths(message)) if message else None)
 
 
 def open_error(flop: object) -> str | None:
     """Why the picked ``flop``'s solve could not be opened, or None."""
-    held = state.get(OPEN_ERROR)
+    held = state.get(state.REPORTS_OPEN_ERROR)
     return str(held[1]) if isinstance(held, tuple) and held[0] == flop else None
 
 
@@ -271,7 +264,7 @@ def open_db(path: str) -> bool:
         fail("Stop the running batch before opening another database.")
         return False
     state.put(DB, path)
-    state.put(OPEN_ERROR, None)  # (about another database's flop)
+    state.put(state.REPORTS_OPEN_ERROR, None)  # (about another database's flop)
     return True
 
 
@@ -282,11 +275,11 @@ def load_rows(path: str) -> tuple[list[FlopRow], BatchSpec]:
         (q.stat().st_mtime_ns, q.stat().st_size) if q.exists() else None
         for q in (p, p.with_name(p.name + "-wal"))
     )
-    cached = state.get(ROWS_CACHE)
+    cached = state.get(state.REPORTS_ROWS_CACHE)
     if cached is not None and cached[0] == (path, sig):
         return cached[1], cached[2]
     with BatchStore.open(path) as store:
         rows = store.rows()
         spec = store.spec
-    state.put(ROWS_CACHE, ((path, sig), rows, spec))
+    state.put(state.REPORTS_ROWS_CACHE, ((path, sig), rows, spec))
     return rows, spec

@@ -21,6 +21,7 @@ import streamlit as st
 from app import spec as S
 from app import state
 from app.components.fields import Number
+from app.jobs import stop_job
 from app.runtime import start
 from app.settings import SEED, read_params
 from solver.algorithms import ALGORITHMS
@@ -49,7 +50,6 @@ DEFAULT_ITERATIONS = 2000
 DEFAULT_TARGETS_PREFLOP = "10 mbb, 1 mbb, 0.1 mbb"
 ITERATIONS = Number("Iterations per algorithm", 1, 1e8, whole=True)
 WORKERS = Number("Worker threads", 1, MAX_ALGORITHMS, whole=True)
-SCROLL = "race_scroll"  # bring the results into view on the next full run (a race started)
 
 
 # ----- the game -------------------------------------------------------------------------------
@@ -248,10 +248,7 @@ def launch(
     """Stop the session's race, if any, and start a new one on ``choice`` (or put why not in
     :data:`state.RACE_ERROR`)."""
     state.put(state.RACE_ERROR, None)
-    old = state.race()
-    if old is not None:
-        old.stop()
-        old.join(30.0)
+    stop_job(state.race())
     if choice.source is None:
         state.put(state.RACE_ERROR, f"Cannot start: {choice.error}")
         return
@@ -277,7 +274,7 @@ def launch(
     state.put(state.RACE_GAME, choice.label)
     state.put(state.RACE_DEMO, demo_key)
     state.put(state.RACE_LAST_STATE, RUNNING)
-    state.put(SCROLL, True)
+    state.put(state.RACE_SCROLL, True)
     start(job)
 
 
@@ -294,7 +291,4 @@ def resume() -> None:
 
 
 def stop() -> None:
-    job = state.race()
-    if job is not None:
-        job.stop()
-        job.join(30.0)
+    stop_job(state.race())
