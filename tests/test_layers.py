@@ -1,9 +1,12 @@
 """The house's floors, read from the imports (every ``import`` in a file, type-only and
-function-level ones included): the solver's layers import only downward — poker basics ←
-games/tree ← cfr ← algorithms/api ← study/files/run ← batch ← cli/app — and in app/ a
-screen never imports a screen, a feature (app/features: owns session state, may start a
-solve) never imports a screen, and a component (app/components) is pure: no session state,
-no feature, screen or runtime."""
+function-level ones included). A solver module's floor is its folder — poker ← tree ← games
+← cfr ← (the public face: algorithms, api, lockspec) ← study ← files ← run ← batch ← cli —
+and the few files at solver/'s top are placed in :data:`TOP_LEVEL`; a module imports only
+from its own floor and those below. In app/ the ground floor (app/*.py but the shell that
+wires the pages) imports no feature or screen, a screen never imports a screen, a feature
+(app/features: owns session state, may start a solve) never imports a screen, and a
+component (app/components) is pure: no session state, no feature, screen or runtime, and
+no solver module that runs work."""
 
 from __future__ import annotations
 
@@ -15,29 +18,54 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 
-POKER = {"solver.quoting", "solver.jit"}  # beside solver.poker: the kernels' options, quoting
-API = {"solver", "solver.algorithms", "solver.api", "solver.lockspec"}
-CLI = {"solver.__main__", "solver.warmup", "solver.batch.cli"}
-FLOORS = ("poker basics", "games/tree", "cfr", "algorithms/api", "study/files/run", "batch")
+# solver/'s floors, bottom first: each is a folder of solver/ but API, the public face of
+# the top level
+FLOORS = ("poker", "tree", "games", "cfr", "api", "study", "files", "run", "batch", "cli")
+# the files at solver/'s top: the kernels' options and message quoting beside poker/, the
+# public face, and the doors of the two commands (``python -m solver``, ``-m solver.warmup``)
+TOP_LEVEL = {
+    "jit": "poker",
+    "quoting": "poker",
+    "__init__": "api",
+    "algorithms": "api",
+    "api": "api",
+    "lockspec": "api",
+    "__main__": "cli",
+    "warmup": "cli",
+}
+# Imports that still go up, each waiting on a file another change holds (issue 46: one
+# record of a check for Point, Checkpoint and RacePoint); a new one fails here, one fixed
+# must be struck
+PENDING = {("solver.files.export", "solver.run.jobs")}
+# app/'s shell: st.navigation over every page (the only ground-floor modules that import
+# screens)
+SHELL = {"app.main", "app.pages"}
+# solver modules that run work (threads, processes, Dask): a component never imports them
+RUNNERS = {
+    "solver.batch.driver",
+    "solver.batch.job",
+    "solver.batch.task",
+    "solver.run.jobs",
+    "solver.run.lifecycle",
+    "solver.run.race.job",
+}
+# components that still import a runner for a record type (run/jobs.Point: see PENDING)
+PENDING_COMPONENTS = {("app.components.figures", "solver.run.jobs")}
 
 
 def floor(module: str) -> int:
-    """The solver module's floor: an index into :data:`FLOORS`, or len(FLOORS) for cli/app."""
-    if module in POKER or module.startswith("solver.poker"):
-        return 0
-    if module.startswith(("solver.games", "solver.tree")):
-        return 1
-    if module.startswith("solver.cfr"):
-        return 2
-    if module in API:
-        return 3
-    if module in CLI or module.startswith(("solver.cli", "app")):
+    """The solver module's floor: an index into :data:`FLOORS` (its folder under solver/, or
+    its place in :data:`TOP_LEVEL`); len(FLOORS) for app/."""
+    if module.startswith("app"):
         return len(FLOORS)
-    if module.startswith("solver.batch"):
-        return 5
-    if module.startswith(("solver.study", "solver.files", "solver.run")):
-        return 4
-    raise AssertionError(f"{module}: on no floor (put it in a floor's folder)")
+    parts = module.split(".")
+    assert parts[0] == "solver", module
+    name = parts[1] if len(parts) > 1 else "__init__"
+    if not (ROOT / "solver" / name).is_dir():  # a file at the top (or the package itself)
+        assert name in TOP_LEVEL, f"{module}: on no floor (put it in a floor's folder)"
+        return FLOORS.index(TOP_LEVEL[name])
+    assert name in FLOORS and name != "api", f"{module}: in no floor's folder ({name}/)"
+    return FLOORS.index(name)
 
 
 def module_of(path: Path) -> str:
@@ -81,12 +109,13 @@ def edges() -> set[tuple[str, str]]:
 
 
 def test_solver_layers_import_only_downward() -> None:
-    up = sorted(
-        f"{m} ({FLOORS[floor(m)]}) imports {d} ({FLOORS[floor(d)]})"
+    up = {
+        (m, d)
         for m, d in edges()
         if m.startswith("solver") and d.startswith("solver") and floor(d) > floor(m)
-    )
-    assert not up, "\n".join(up)
+    }
+    said = [f"{m} ({FLOORS[floor(m)]}) imports {d} ({FLOORS[floor(d)]})" for m, d in sorted(up)]
+    assert up == PENDING, "\n".join(said) + f"\n(pending: {sorted(PENDING)})"
 
 
 def test_the_engine_reads_no_poker_text() -> None:
@@ -103,10 +132,28 @@ def test_the_engine_reads_no_poker_text() -> None:
 
 
 def test_every_solver_module_stands_on_a_floor() -> None:
-    """solver/'s top level holds the public face (api, algorithms, lockspec, cli) and the
-    infrastructure (jit, quoting, warmup, prefetch); everything else lives in a floor's folder."""
+    """Every module of solver/ is in a floor's folder, or one of :data:`TOP_LEVEL`'s files;
+    every folder of solver/ with modules is a floor."""
     for m in {m for e in edges() for m in e if m.startswith("solver")}:
         floor(m)
+    for p in (ROOT / "solver").glob("*.py"):
+        floor(module_of(p))
+    folders = {p.parent.name for p in (ROOT / "solver").glob("*/*.py")}
+    assert folders <= set(FLOORS), sorted(folders - set(FLOORS))
+
+
+def test_the_ground_floor_of_the_app_imports_no_feature_or_screen() -> None:
+    """app/*.py (state, settings, spec, request, runtime, …) stand under the features and the
+    screens; only the shell (main.py, pages.py) wires the pages together."""
+    up = sorted(
+        (m, d)
+        for m, d in edges()
+        if m.startswith("app.")
+        and m.count(".") == 1
+        and m not in SHELL
+        and d.startswith(("app.features", "app.screens"))
+    )
+    assert not up, up
 
 
 def test_nothing_below_the_app_imports_it() -> None:
@@ -153,6 +200,19 @@ def test_the_reader_sees_each_form_of_import(tmp_path: Path) -> None:
     assert floor("solver.games.x") < floor("solver.api") < floor("solver.study.views")
 
 
+def test_the_shared_floors_are_split() -> None:
+    """poker < tree < games, study < files < run: a tree module importing a game's module, or
+    a files module a run one, goes up."""
+    order = ["solver.poker.cards", "solver.tree.betting", "solver.games.model", "solver.cfr.walk"]
+    order += ["solver.api", "solver.study.views", "solver.files.export", "solver.run.jobs"]
+    order += ["solver.batch.store", "solver.cli.commands", "app.main"]
+    floors = [floor(m) for m in order]
+    assert floors == sorted(set(floors)), dict(zip(order, floors, strict=True))
+    assert floor("solver.jit") == floor("solver.poker") and floor("solver.warmup") == floor(
+        "solver.cli"
+    )
+
+
 # Components that still keep session state: the features/ issue 32 moves them to (a new one
 # fails here; one made pure must be struck)
 
@@ -160,7 +220,8 @@ def test_the_reader_sees_each_form_of_import(tmp_path: Path) -> None:
 def test_components_are_pure() -> None:
     """A component draws what it is given: it reads and writes no session state (it may
     name its widgets' keys from app.state) and imports no feature, screen or runtime (those
-    that keep state or start jobs live in app/features)."""
+    that keep state or start jobs live in app/features), nor a solver module that runs work
+    (:data:`RUNNERS`: what it shows is handed to it)."""
     reads = re.compile(r"session_state|\bstate\.(get|put|job|race|solved)\(")
     impure = [
         p.stem
@@ -175,6 +236,8 @@ def test_components_are_pure() -> None:
         and d.startswith(("app.features", "app.screens", "app.runtime"))
     )
     assert not up, up
+    runs = {(m, d) for m, d in edges() if m.startswith("app.components.") and d in RUNNERS}
+    assert runs == PENDING_COMPONENTS, sorted(runs ^ PENDING_COMPONENTS)
 
 
 def test_features_import_no_screen() -> None:
