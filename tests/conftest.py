@@ -65,7 +65,7 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
 def _uncovered(compiled: list[str]) -> str:
     lines = "\n".join(f"  {c[:300]}" for c in compiled)
     return (
-        f"{len(compiled)} kernel signature(s) compiled: the warm-up (solver/warmup.py) "
+        f"{len(compiled)} kernel signature(s) compiled: the warm-up (solver/run/warmup.py) "
         f"does not cover them:\n{lines}"
     )
 

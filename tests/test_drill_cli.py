@@ -1,4 +1,4 @@
-"""``python -m solver drill`` (solver/drill_cli.py) in process: the records' EVs and grades
+"""``python -m solver drill`` (solver/cli/drill.py) in process: the records' EVs and grades
 against the solve's own per-action EVs and the grade rule applied here, best answers losing
 nothing, a saved solve, one node, filters, and one line with exit code 2 for bad flags."""
 

@@ -253,3 +253,19 @@ def test_solver_top_level_is_small() -> None:
     (``python -m solver``, ``python -m solver.warmup``); all else is in a floor's folder."""
     top = sorted(p.name for p in (ROOT / "solver").glob("*.py"))
     assert len(top) <= 8, top
+
+
+def test_the_layout_page_names_every_module() -> None:
+    """docs/layout.md says where code lives: every module of solver/ and app/ is named there
+    (the engine's, cfr/, in docs/engine.md)."""
+    layout = (ROOT / "docs" / "layout.md").read_text(encoding="utf-8")
+    engine = (ROOT / "docs" / "engine.md").read_text(encoding="utf-8")
+    unnamed = sorted(
+        str(p.relative_to(ROOT))
+        for top in ("solver", "app")
+        for p in (ROOT / top).rglob("*.py")
+        if p.name != "__init__.py"
+        and "__pycache__" not in p.parts
+        and not re.search(rf"\b{re.escape(p.stem)}\b", engine if "cfr" in p.parts[:-1] else layout)
+    )
+    assert not unnamed, unnamed
