@@ -57,10 +57,11 @@ from solver.cfr.locks import no_locks
 from solver.cfr.pruning.state import no_rbp
 from solver.cfr.reach import chance_factor, path_reach
 from solver.cfr.rules import NUM_COEFFICIENTS
-from solver.games.model import CHANCE, DECISION, Game
+from solver.games.model import CHANCE, Game
 from solver.poker.handeval import rank_boards
+from solver.study import views
 from solver.study.analysis import NodeAnalysis, analyze, compatible, equities, node_path
-from solver.study.views import RunoutRow, action_names, board_cards, summaries
+from solver.study.views import RunoutRow, board_cards
 
 Array = npt.NDArray[np.float64]
 Compat = npt.NDArray[np.bool_]
@@ -400,21 +401,9 @@ def analyze_node(
 def action_evs(table: NodeTable, node: int, compat: Compat | None = None) -> Array:
     """:func:`solver.study.views.action_evs` from the table: (num_actions, H[actor]) chips,
     each action's EV for every hand of the player acting at decision ``node``."""
-    game = table.game
-    t = game.tree
-    if t.kind[node] != DECISION:
-        raise ValueError(f"node {node} is not a decision node")
-    p = int(t.player[node])
-    nh = game.num_hands[p]
-    m = compatible(game) if compat is None else compat
-    opp = path_reach(game, table.sigma, node)[1 - p]
-    mass = (m @ opp) if p == 0 else (m.T @ opp)
-    valid = game.valid_hands(node, p)
-    denom = np.where(valid & (mass > 0), mass * chance_factor(game, node), np.nan)
-    out = np.empty((int(t.num_children[node]), nh))
-    for a, child in enumerate(game.children(node)):
-        out[a] = node_cfv(table, child, p)[:nh] / denom + game.ev_offset
-    return out
+    return views.action_evs(
+        table.game, table.sigma, node, compat, values=lambda child, p: node_cfv(table, child, p)
+    )
 
 
 def runout_report(
@@ -422,19 +411,7 @@ def runout_report(
 ) -> list[RunoutRow]:
     """:func:`solver.study.views.runout_report` from the table: for each card the chance
     ``node`` deals, the acting player's mix and both ranges' EV and equity below it."""
-    game = table.game
-    if game.tree.kind[node] != CHANCE:
-        raise ValueError(f"node {node} is not a chance node")
-    m = compatible(game) if compat is None else compat
-    cache: dict[int, tuple[NodeAnalysis, tuple]] = {}
-    rows = []
-    for label, child, _row in game.chance_cards(node):
-        if child not in cache:
-            a = analyze_node(table, child, compat=m, with_equity=with_equity)
-            cache[child] = (a, summaries(a))
-        a, sums = cache[child]
-        names = action_names(game, child) if a.kind == DECISION else []
-        rows.append(
-            RunoutRow(label.removeprefix("d:"), child, a.player, names, a.frequencies, sums)
-        )
-    return rows
+    return views.runout_report(
+        table.game, table.sigma, node, with_equity, compat,
+        analyze_child=lambda child, **kw: analyze_node(table, child, **kw),
+    )  # fmt: skip

@@ -8,6 +8,7 @@ and the walk's evaluation of a strategy profile; nothing here solves anything.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -30,12 +31,20 @@ Array = npt.NDArray[np.float64]
 
 # ----- EV per action -----------------------------------------------------------------------
 def action_evs(
-    game: Game, sigma: Array, node: int, compat: npt.NDArray[np.bool_] | None = None
+    game: Game,
+    sigma: Array,
+    node: int,
+    compat: npt.NDArray[np.bool_] | None = None,
+    values: Callable[[int, int], Array] | None = None,
 ) -> Array:
     """(num_actions, H[actor]) chips: the EV of each action for every hand of the player acting
     at decision ``node`` — the hand plays that action, everyone plays ``sigma`` after it — in
     the units of :class:`~solver.study.analysis.PlayerView.ev` (so the mix of a hand's action EVs
-    by its strategy is its EV at the node). NaN where the hand cannot be at the node."""
+    by its strategy is its EV at the node). NaN where the hand cannot be at the node.
+    ``values(child, player)``: a child's counterfactual values when known already (a solve's
+    node table, :mod:`solver.study.node_table`); else a walk from the child."""
+    if values is None:
+        values = lambda child, p: node_values(game, sigma, child, p)  # noqa: E731
     t = game.tree
     if t.kind[node] != DECISION:
         raise ValueError(f"node {node} is not a decision node")
@@ -48,7 +57,7 @@ def action_evs(
     denom = np.where(valid & (mass > 0), mass * chance_factor(game, node), np.nan)
     out = np.empty((int(t.num_children[node]), nh))
     for a, child in enumerate(game.children(node)):
-        out[a] = node_values(game, sigma, child, p)[:nh] / denom + game.ev_offset
+        out[a] = values(child, p)[:nh] / denom + game.ev_offset
     return out
 
 
@@ -173,17 +182,28 @@ class RunoutRow:
     summaries: tuple[RangeSummary, RangeSummary]
 
 
-def runout_report(game: Game, sigma: Array, node: int, with_equity: bool = True) -> list[RunoutRow]:
+def runout_report(
+    game: Game,
+    sigma: Array,
+    node: int,
+    with_equity: bool = True,
+    compat: npt.NDArray[np.bool_] | None = None,
+    analyze_child: Callable[..., NodeAnalysis] | None = None,
+) -> list[RunoutRow]:
     """For each card the chance ``node`` deals (suit-isomorphic cards included), the acting
-    player's mix, EV and equity below it (:class:`RunoutRow`)."""
+    player's mix, EV and equity below it (:class:`RunoutRow`). ``analyze_child(child,
+    compat=, with_equity=)``: a child's analysis when a faster source has it (a solve's node
+    table); else :func:`~solver.study.analysis.analyze`."""
     if game.tree.kind[node] != CHANCE:
         raise ValueError(f"node {node} is not a chance node")
-    m = compatible(game)
+    m = compatible(game) if compat is None else compat
+    if analyze_child is None:
+        analyze_child = lambda child, **kw: analyze(game, sigma, child, **kw)  # noqa: E731
     cache: dict[int, tuple[NodeAnalysis, tuple[RangeSummary, RangeSummary]]] = {}
     rows = []
     for label, child, _row in game.chance_cards(node):
         if child not in cache:
-            a = analyze(game, sigma, child, compat=m, with_equity=with_equity)
+            a = analyze_child(child, compat=m, with_equity=with_equity)
             cache[child] = (a, summaries(a))
         a, sums = cache[child]
         names = action_names(game, child) if a.kind == DECISION else []
