@@ -121,3 +121,21 @@ def test_runout_report_on_leduc() -> None:
     np.testing.assert_allclose(table["EV player 0"], [r.summaries[0].ev for r in rows])
     grid = _chart(at, "study_runout_grid")
     assert len(grid["layout"]["shapes"]) > 52  # every card's cell, the six split by their mix
+
+
+def test_a_click_on_the_runout_grid_names_its_card() -> None:
+    from app.features.study_views import clicked_card
+
+    assert clicked_card({"selection": {"points": [{"x": 3.5, "customdata": "Kh"}]}}) == "Kh"
+    assert clicked_card({"selection": {"points": []}}) is None
+    assert clicked_card(None) is None and clicked_card({"selection": {}}) is None
+    game = make_game("leduc")
+    job = finished_job(game, 50)
+    chance = game.find(("k", "k"))
+    at = page("explore", **{state.JOB: job, state.JOB_SOURCE: {"kind": "toy", "name": "leduc"},
+                            state.EXPLORE_NODE: chance})  # fmt: skip
+    at.run()
+    at.radio(key=state.STUDY_VIEW).set_value("Runouts").run()
+    trace = _chart(at, "study_runout_grid")["data"][0]
+    dealt = [label[2:] for label, _child, _row in game.chance_cards(chance)]
+    assert sorted(trace["customdata"]) == sorted(dealt)  # each marker carries its card

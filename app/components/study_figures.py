@@ -115,11 +115,12 @@ def card_grid_figure(
 ) -> go.Figure:
     """The deck as 13 ranks × 4 suits: each card a chance node can deal split by the acting
     player's mix below it (``cells``: card → (mix (num_actions,), hover text)); other cards
-    grey. ``actions`` label the colours, ``names`` the legend."""
+    grey. ``actions`` label the colours, ``names`` the legend. The first trace has a marker
+    per dealt card, its card as ``customdata`` (what a click selects)."""
     colors = action_colors(actions)
     shapes: list[dict] = []
     annotations = []
-    xs, ys, hover = [], [], []
+    xs, ys, hover, dealt = [], [], [], []
     for si, s in enumerate(SUITS):
         for ri, r in enumerate(RANKS):
             card = r + s
@@ -136,6 +137,7 @@ def card_grid_figure(
                 xs.append(x0 + 0.5)
                 ys.append(y0 + 0.5)
                 hover.append(text)
+                dealt.append(card)
             annotations.append(
                 {
                     "x": x0 + 0.5,
@@ -153,6 +155,7 @@ def card_grid_figure(
             marker={"size": 30, "opacity": 0, "symbol": "square"},
             hovertext=hover,
             hoverinfo="text",
+            customdata=dealt,  # the card a click on the marker deals (Explore)
             showlegend=False,
         )
     ]

@@ -205,8 +205,9 @@ def value_columns(game: Game | None = None) -> dict[str, Any]:
 
 
 # ----- the study section ---------------------------------------------------------------------
-def render(game: Game, a: NodeAnalysis) -> None:
-    """Range summary, then one study view at a time (hand classes, distribution, runouts)."""
+def render(game: Game, a: NodeAnalysis, on_card: Callable[[str], None] | None = None) -> None:
+    """Range summary, then one study view at a time (hand classes, distribution, runouts).
+    ``on_card(card)``: what a click on a card of the runout grid does (Explore deals it)."""
     st.markdown("**Range summary**")
     df = summary_frame(game, a)
     st.dataframe(
@@ -228,7 +229,7 @@ def render(game: Game, a: NodeAnalysis) -> None:
     elif view == "Distribution":
         _distribution(game, a)
     else:
-        _runouts(game, a)
+        _runouts(game, a, on_card)
 
 
 def _has_view(game: Game, a: NodeAnalysis, view: str) -> bool:
@@ -379,7 +380,23 @@ def runout_frame(game: Game, rows: list[RunoutRow]) -> tuple[pd.DataFrame, list[
     return pd.DataFrame(out), labels, names
 
 
-def _runouts(game: Game, a: NodeAnalysis) -> None:
+RUNOUT_GRID = "study_runout_grid"
+
+
+def clicked_card(selection: Any) -> str | None:
+    """The card a click on the runout grid selected (its marker's ``customdata``), or None."""
+    try:
+        points = selection["selection"]["points"]
+    except (KeyError, TypeError):
+        return None
+    for p in points or ():
+        card = p.get("customdata") if isinstance(p, dict) else None
+        if isinstance(card, str):
+            return card
+    return None
+
+
+def _runouts(game: Game, a: NodeAnalysis, on_card: Callable[[str], None] | None = None) -> None:
     got = _sigma()
     if got is None:
         return
@@ -398,7 +415,20 @@ def _runouts(game: Game, a: NodeAnalysis) -> None:
     who = player_name(game, rows[0].player) if rows and rows[0].player >= 0 else ""
     fig = card_grid_figure(cells, labels, names)
     st.markdown(f"**Every next card** — {who} acting below it: aggregate mix")
-    st.plotly_chart(fig, key="study_runout_grid", width="stretch")
+    if on_card is None:
+        st.plotly_chart(fig, key=RUNOUT_GRID, width="stretch")
+    else:
+
+        def picked() -> None:
+            card = clicked_card(state.get(RUNOUT_GRID))
+            if card is not None:
+                on_card(card)
+
+        st.plotly_chart(
+            fig, key=RUNOUT_GRID, width="stretch", on_select=picked, selection_mode="points",
+            config={"displaylogo": False},
+        )  # fmt: skip
+        st.caption("Click a card to deal it and walk on from there.")
     st.dataframe(df, hide_index=True, key="study_runouts", column_config=NF.table_config(df))
     st.caption(
         "Sort by any column. Suit-isomorphic cards share their node's numbers; EV in chips, "

@@ -5,6 +5,8 @@ ranges at the node, and the aggregate action frequencies."""
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
@@ -78,7 +80,9 @@ def render() -> None:
     a = analysis_for(solved, node)
     _node_view(game, a)
     locking.render(solved, a)
-    study_views.render(game, a)
+    dealing = game.tree.kind[node] == CHANCE  # the runout grid's cards deal on a click
+    cards = functools.partial(deal_card, game.chance_cards(node)) if dealing else None
+    study_views.render(game, a, on_card=cards)
     with st.expander("Tree overview"):
         st.code(_overview(game, node), language=None)
 
@@ -132,7 +136,19 @@ def _deal(cards: list[tuple[str, int, int]]) -> None:
     state.put(state.CHANCE_CARD, None)
     if picked is None:
         return
-    label, child, row = cards[int(picked)]
+    _dealt(*cards[int(picked)])
+
+
+def deal_card(cards: list[tuple[str, int, int]], card: str) -> None:
+    """Deal ``card`` (``Kh``) of the chance node whose ``cards`` these are (a click on the
+    runout grid); a card the node does not deal does nothing."""
+    for label, child, row in cards:
+        if label == f"d:{card}":
+            _dealt(label, child, row)
+            return
+
+
+def _dealt(label: str, child: int, row: int) -> None:
     go_to(int(child))
     state.put(ISO_NOTE, None)
     if row >= 0:
