@@ -27,6 +27,7 @@ from app.components.spot_header import spot_header
 from app.features.controls import live_view, pause_resume_stop, redraw_every
 from app.features.live import show_progress
 from app.features.number_fields import number_field
+from app.jobs import stop_job
 from app.request import Request, current_request
 from app.runtime import start_solve
 from app.settings import PRUNING_HELP, PRUNING_LABELS, RBP, Settings, algorithm_names
@@ -409,10 +410,7 @@ def _stop() -> None:
         made.cancel()
         state.put(STARTING, None)
         return
-    job = state.job()
-    if job is not None:
-        job.stop()
-        job.join(30.0)
+    stop_job(state.job())
 
 
 def _start(req: Request) -> None:
@@ -423,9 +421,7 @@ def _start(req: Request) -> None:
         state.put(START_ERROR, "Cannot start: " + " ".join(cfg.errors.values()))
         return
     old = state.job()
-    if old is not None:
-        old.stop()
-        old.join(30.0)
+    stop_job(old)
     if req.source is None:
         return
     made = starting()
