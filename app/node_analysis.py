@@ -20,7 +20,6 @@ from solver.study.analysis import NodeAnalysis, compatible
 
 _COMPAT: dict[int, np.ndarray] = {}
 _COMPAT_LOCK = threading.Lock()
-LOADED_TABLE = "explore_loaded_table"  # session: ((id of the engine, iteration), NodeTable)
 TABLE_WAIT_S = 600.0  # longest wait for a finished solve's table (its pass is ~an iteration)
 
 
@@ -56,12 +55,12 @@ def table_for(solved: Solved) -> NT.NodeTable:
             return table
         return NT.empty(solved.game, solved.average, solved.iteration)
     key = (id(solved.engine), solved.iteration)
-    kept = state.get(LOADED_TABLE)
+    kept = state.get(state.LOADED_TABLE)
     if kept is not None and kept[0] == key and kept[1].game is solved.game:
         return kept[1]
     with st.spinner("Preparing every node of the solved tree (one pass over it)…"):
         table = NT.build(solved.game, solved.average, solved.iteration)
-    state.put(LOADED_TABLE, (key, table))
+    state.put(state.LOADED_TABLE, (key, table))
     return table
 
 

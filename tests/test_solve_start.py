@@ -65,10 +65,10 @@ def test_stop_while_starting_drops_the_solve(gate: threading.Event) -> None:
     at = app()
     at.run()
     at.button(key="btn_solve").click().run()
-    made = at.session_state[solve_screen.STARTING][0]
+    made = at.session_state[state.STARTING][0]
     assert isinstance(made, JobStarter)
     at.button(key="btn_stop").click().run()
-    assert at.session_state[solve_screen.STARTING] is None
+    assert at.session_state[state.STARTING] is None
     gate.set()
     assert made.join(60)
     at.run()

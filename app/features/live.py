@@ -56,7 +56,6 @@ CURVE_HEIGHT = 320  # px: curve and grid side by side, above the fold at 1440×9
 GRID_HEIGHT = 420
 GRID_WIDTH = 370  # px of the live grid picture (its legend under it)
 CURVE_WIDTH = 480  # px of the live curve picture
-FIGURES = "live_figures"  # session state: {name: (key, figure)} built by this view
 
 
 def fmt_time(s: float | None) -> str:
@@ -168,13 +167,13 @@ def data_uri(png: bytes) -> str:
 def _cached(name: str, key: tuple, build: Callable[[], T]) -> T:
     """The figure or picture ``name`` built for ``key`` last time, or a new one (kept for
     next time: a redraw whose numbers did not change rebuilds nothing)."""
-    figs: dict[str, tuple[tuple, Any]] = state.get(FIGURES) or {}
+    figs: dict[str, tuple[tuple, Any]] = state.get(state.LIVE_FIGURES) or {}
     hit = figs.get(name)
     if hit is not None and hit[0] == key:
         return hit[1]
     fig = build()
     figs[name] = (key, fig)
-    state.put(FIGURES, figs)
+    state.put(state.LIVE_FIGURES, figs)
     return fig
 
 

@@ -68,7 +68,7 @@ def render() -> None:
     with st.container(key="spot_header"):
         spot_header(spot(game, node, names.of(game)))
     _breadcrumb(game, node)
-    note = state.get(ISO_NOTE)
+    note = state.get(state.ISO_NOTE)
     if note is not None and note[0] == node:
         st.info(
             f"{note[1]} is dealt like {game.labels[node][2:]} by suit symmetry: the solver "
@@ -128,9 +128,6 @@ def _actions(game: Game, node: int) -> None:
         )
 
 
-ISO_NOTE = "explore_iso_note"
-
-
 def _deal(cards: list[tuple[str, int, int]]) -> None:
     picked = state.get(state.CHANCE_CARD)
     state.put(state.CHANCE_CARD, None)
@@ -150,9 +147,9 @@ def deal_card(cards: list[tuple[str, int, int]], card: str) -> None:
 
 def _dealt(label: str, child: int, row: int) -> None:
     go_to(int(child))
-    state.put(ISO_NOTE, None)
+    state.put(state.ISO_NOTE, None)
     if row >= 0:
-        state.put(ISO_NOTE, (int(child), label[2:]))
+        state.put(state.ISO_NOTE, (int(child), label[2:]))
 
 
 def _node_view(game: Game, a: NodeAnalysis) -> None:

@@ -44,8 +44,6 @@ PRECISIONS = {
     "float32": "float32 (half the memory)",
     "compressed": "16-bit compressed (quarter)",
 }
-START_ERROR = "solve_start_error"
-STARTING = "solve_starting"  # (JobStarter, what the page needs to start its job) or None
 BACKGROUND_MB = 64.0
 """A spot whose estimate is this big or more is built in the background (a flop's build
 takes seconds); smaller ones are made in the click's callback, ready when the page draws."""
@@ -72,7 +70,7 @@ def shows_job(req: Request, job: SolveJob | None) -> bool:
 
 def starting() -> JobStarter | None:
     """The solve being made in the background (Solve pressed, its job not started yet)."""
-    got = state.get(STARTING)
+    got = state.get(state.STARTING)
     return got[0] if got is not None else None
 
 
@@ -386,8 +384,8 @@ def _controls(req: Request, job: SolveJob | None, cfg: Settings, c: list) -> Non
     )
     paused = p is not None and p.state == PAUSED and starting() is None
     pause_resume_stop([None, *c[1:]], "btn_", paused, running, _pause, _resume, _stop, None)
-    if state.get(START_ERROR):
-        st.error(state.get(START_ERROR), icon=":material/error:")
+    if state.get(state.START_ERROR):
+        st.error(state.get(state.START_ERROR), icon=":material/error:")
 
 
 def _pause() -> None:
@@ -408,17 +406,17 @@ def _stop() -> None:
     made = starting()
     if made is not None:  # not started yet: its job is dropped when made
         made.cancel()
-        state.put(STARTING, None)
+        state.put(state.STARTING, None)
         return
     stop_job(state.job())
 
 
 def _start(req: Request) -> None:
-    state.put(START_ERROR, None)
+    state.put(state.START_ERROR, None)
     state.put(state.JOB_ENDED, None)
     cfg = cfgmod.settings(req.spec is not None)
     if cfg.errors:
-        state.put(START_ERROR, "Cannot start: " + " ".join(cfg.errors.values()))
+        state.put(state.START_ERROR, "Cannot start: " + " ".join(cfg.errors.values()))
         return
     old = state.job()
     stop_job(old)
@@ -460,11 +458,11 @@ def _start(req: Request) -> None:
         try:
             job = make(lambda _text: None)
         except (ValueError, MemoryError) as exc:
-            state.put(START_ERROR, f"Cannot start: {exc}")
+            state.put(state.START_ERROR, f"Cannot start: {exc}")
             return
         _start_job(job, what)
         return
-    state.put(STARTING, (JobStarter(make).start(), what))
+    state.put(state.STARTING, (JobStarter(make).start(), what))
 
 
 def _watch(game: Game, old_game: Game | None, explored: object) -> int:
@@ -483,7 +481,7 @@ def _watch(game: Game, old_game: Game | None, explored: object) -> int:
 def _started() -> bool:
     """In the live view: start the job the background starter has made (True: the page must
     redraw), say its error, or say what it is doing (False: still making it)."""
-    got = state.get(STARTING)
+    got = state.get(state.STARTING)
     if got is None:
         return False
     made, (start, source, spec, gid, label) = got
@@ -494,11 +492,11 @@ def _started() -> bool:
             icon=":material/hourglass_top:",
         )
         return False
-    state.put(STARTING, None)
+    state.put(state.STARTING, None)
     job = made.job
     if job is None:
         if made.error:
-            state.put(START_ERROR, f"Cannot start: {made.error}")
+            state.put(state.START_ERROR, f"Cannot start: {made.error}")
         return True
     _start_job(job, (start, source, spec, gid, label))
     return True
@@ -517,7 +515,7 @@ def _start_job(job: SolveJob, what: tuple) -> None:
 
 def live() -> None:
     """The live view, drawn as a fragment by ``live_view``: only it reruns while the job works."""
-    if state.get(STARTING) is not None:
+    if state.get(state.STARTING) is not None:
         if _started():
             st.rerun()  # whole page: the new job's buttons and view
         return
