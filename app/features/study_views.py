@@ -27,7 +27,7 @@ from app.components.study_figures import (
     value_grid_figure,
 )
 from app.components.views import grid_figure
-from app.node_analysis import compat_of, table_for
+from app.features.node_analysis import compat_of, table_for
 from solver.games.model import CHANCE, DECISION, Game
 from solver.poker.handclass import class_table
 from solver.study.analysis import NodeAnalysis, cell_of_hands
@@ -75,7 +75,7 @@ def cached(key: tuple, build: Callable[[], T]) -> T:
 
 
 def _sigma() -> tuple[NodeTable, tuple] | None:
-    """The current solve's node table (:func:`app.node_analysis.table_for`: its average
+    """The current solve's node table (:func:`app.features.node_analysis.table_for`: its average
     strategy and the values of its upper nodes) and a cache key naming the strategy."""
     solved = state.solved()
     if solved is None:

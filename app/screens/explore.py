@@ -22,7 +22,7 @@ from app.components.hand_filter import EXAMPLES, FilterError, card_mask, hand_ma
 from app.components.spot_header import spot_header
 from app.components.views import card_table
 from app.features import locking, study_views
-from app.node_analysis import analysis_for
+from app.features.node_analysis import analysis_for
 from solver.games.model import CHANCE, DECISION, Game
 from solver.poker.ranges import COMBO_CELL
 from solver.study.analysis import NodeAnalysis, node_path

@@ -19,8 +19,8 @@ from app.components.figures import curve_figure, human_bytes
 from app.components.images import html_bytes, image_bytes, image_problem
 from app.components.views import charts_html, grid_figure
 from app.features.live import curve_unit
+from app.features.node_analysis import analysis_for
 from app.jobs import stop_job
-from app.node_analysis import analysis_for
 from app.request import show_on_setup
 from app.runtime import RESTORED, start_solve
 from app.state import Solved
