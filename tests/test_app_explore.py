@@ -11,7 +11,7 @@ from dataclasses import asdict
 
 import numpy as np
 import pytest
-from app_helpers import no_threads_left, page
+from app_helpers import finished_job, no_threads_left, page, preset_game
 from streamlit.testing.v1 import AppTest
 
 from app import state
@@ -221,3 +221,16 @@ def test_spot_header_and_the_line_in_words() -> None:
     ranges = [t for t in titles if t.endswith("combos")]
     assert [t.split(":")[0] for t in ranges] == ["BB", "BTN"]
     assert all(re.fullmatch(r"(BB|BTN): [\d,]+(\.[1-9])? combos", t) for t in ranges), ranges
+
+
+def test_the_frequencies_say_how_they_weight_each_hand() -> None:
+    # Explore's mix is the own-range one; the report's and Practice's are as dealt (issue 44)
+    from app.screens.explore import FREQ_HELP
+
+    game, source = preset_game("srp-river")
+    job = finished_job(game, 10)
+    at = page("explore", **{state.JOB: job, state.JOB_SOURCE: source, state.EXPLORE_NODE: 0})
+    at.run()
+    shown = [m for m in at.markdown if m.value == "**Aggregate action frequencies**"]
+    assert shown and shown[0].help == FREQ_HELP
+    assert "range weight" in FREQ_HELP and "does not block" in FREQ_HELP

@@ -167,7 +167,7 @@ def _node_view(game: Game, a: NodeAnalysis) -> None:
                     key="explore_cards",
                 )
         with c[1]:
-            st.markdown("**Aggregate action frequencies**")
+            st.markdown("**Aggregate action frequencies**", help=FREQ_HELP)
             st.plotly_chart(_freq_figure(game, a), key="explore_freq", width="stretch")
             if is_preflop(game):
                 st.caption(f"Pot at this node: {node_pot(game, a.node):g} bb")
@@ -192,6 +192,14 @@ def _node_view(game: Game, a: NodeAnalysis) -> None:
                 key=f"explore_range_{p}",
                 width="stretch",
             )
+
+
+FREQ_HELP = (
+    "Each hand counts with its range weight times the acting player's own actions to this "
+    "node, as Pio and GTO+ show a range's mix. Practice deals, and line reports count "
+    "(docs/batch.md, 'The mix is as dealt'), each hand also by the opponent's hands it does not "
+    "block, so their figures can differ by a point or so."
+)
 
 
 def _freq_figure(game: Game, a: NodeAnalysis) -> go.Figure:
