@@ -27,7 +27,7 @@ from app import state
 from app.components.fields import Number, show
 from app.spec import DEFAULT_SOURCE
 from solver.algorithms import ALGORITHMS, algorithm_defaults, default_algorithm
-from solver.cfr.options import SolveOptions, check_options, sentence
+from solver.cfr.options import SolveOptions, check_options, parse_param, sentence
 from solver.cfr.parallel import max_threads
 from solver.run.jobs import CHECK_EVERY
 
@@ -130,12 +130,9 @@ def read_params(
             continue
         text = str(raw).strip()
         try:
-            value = float(text.replace("−", "-"))
-        except ValueError:
-            return out, f"{name}: {text!r} is not a number."
-        if math.isnan(value):
-            return out, f"{name}: {text!r} is not a number."
-        out[name] = value
+            out[name] = parse_param(text)
+        except ValueError as exc:
+            return out, f"{name}: {exc}."
     checked = check_options(algo, out)  # worded for a field labelled with the name
     return out, next(iter(checked.values())) if checked else ""
 

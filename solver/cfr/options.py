@@ -122,6 +122,26 @@ def _resolve(
     return info
 
 
+def parse_param(text: str) -> float:
+    """A rule parameter typed as text (``"1.5"``, ``"-inf"``, ``"−2"`` with a minus sign):
+    its number, or ValueError whose message quotes ``text`` as given and says why —
+    ``'x' is not a number`` or, for a finite literal past ±1.8e308 (``1e400``, which
+    ``float()`` turns into inf), that it is past the float range. Callers prefix the
+    parameter's name (the CLI, race entries and the app's fields alike)."""
+    try:
+        value = float(text.replace("\u2212", "-"))
+    except ValueError:
+        raise ValueError(f"{text!r} is not a number") from None
+    if math.isnan(value):
+        raise ValueError(f"{text!r} is not a number")
+    if math.isinf(value) and "inf" not in text.lower():  # 1e400: past the float range
+        raise ValueError(
+            f"{text!r} is past the float range (±1.8e308); write inf or -inf where the "
+            "parameter takes an infinite value"
+        )
+    return value
+
+
 RBP_LABELS = {"interval": "interval RBP", "total": "Total RBP"}
 
 

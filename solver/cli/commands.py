@@ -44,7 +44,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import os
 import sys
 from collections.abc import Callable, Sequence
@@ -60,6 +59,7 @@ from solver.algorithms import (
 )
 from solver.api import Checkpoint, SolveResult, exploitability_pct_pot, solve
 from solver.batch import cli as batch_cli
+from solver.cfr.options import parse_param
 from solver.cfr.sampling.rules import SamplingRule
 from solver.cli import drill as drill_cli
 from solver.cli import exploit as exploit_cli
@@ -97,16 +97,9 @@ def _parse_params(items: Sequence[str]) -> dict[str, float]:
             raise UsageError(f"--param {item!r}: expected NAME=NUMBER, e.g. alpha=1.5")
         key, _, raw = item.partition("=")
         try:
-            value = float(raw)
-        except ValueError:
-            raise UsageError(f"--param {key}: {raw!r} is not a number") from None
-        if math.isnan(value):
-            raise UsageError(f"--param {key}: {raw!r} is not a number")
-        if math.isinf(value) and "inf" not in raw.lower():  # 1e400: past the float range
-            raise UsageError(
-                f"--param {key}: {raw!r} is past the float range (±1.8e308); write inf or -inf "
-                "where the parameter takes an infinite value"
-            )
+            value = parse_param(raw)
+        except ValueError as exc:
+            raise UsageError(f"--param {key}: {exc}") from None
         out[key.strip()] = value
     return out
 

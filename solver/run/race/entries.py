@@ -17,6 +17,7 @@ from solver.algorithms import (
     make_algorithm,
     make_solver,
 )
+from solver.cfr.options import parse_param
 from solver.cfr.protocol import Solver
 from solver.games.model import Game
 from solver.quoting import brief
@@ -177,16 +178,9 @@ def parse_entry(text: str) -> Entry:
             )
             raise EntryError(f"{raw!r}: {name} has no parameter {key!r} (parameters: {opts})")
         try:
-            number = float(value)
-        except ValueError:
-            raise EntryError(f"{raw!r}: {key}: {value.strip()!r} is not a number") from None
-        if math.isnan(number):
-            raise EntryError(f"{raw!r}: {key}: {value.strip()!r} is not a number")
-        if math.isinf(number) and "inf" not in value.lower():  # 1e400: past the float range
-            raise EntryError(
-                f"{raw!r}: {key}: {value.strip()!r} is past the float range (±1.8e308); "
-                "write inf or -inf where the parameter takes an infinite value"
-            )
+            number = parse_param(value.strip())
+        except ValueError as exc:
+            raise EntryError(f"{raw!r}: {key}: {exc}") from None
         params[key] = number
     return Entry.of(name, params, source=raw, pruning=pruning, seed=seed)
 
