@@ -16,7 +16,7 @@ import io
 import json
 import math
 import time
-from dataclasses import asdict, dataclass, replace
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -28,11 +28,18 @@ from solver.cfr.layout import Storage
 from solver.cfr.sampling.walk import SampledStorage
 from solver.files import saved_options
 from solver.files.safe_npz import NpzError, NpzReader
-from solver.games import GAMES, Game, make_game
+from solver.games import GAMES, Game
 from solver.games.holdem import HoldemSpec, SpecError, build_holdem, estimate, validate
 from solver.games.model import DECISION, KIND_NAMES
-from solver.games.preflop import PreflopSpec, build_preflop
-from solver.games.preflop import validate as validate_preflop
+from solver.games.preflop import PreflopSpec
+from solver.games.source import (
+    HoldemSource,
+    PreflopSource,
+    SourceError,
+    ToySource,
+    from_dict,
+    preflop_from_spec,
+)
 from solver.games.spec import DEFAULT_MAX_MEMORY_MB
 from solver.lockspec import LockError, lock_engine
 from solver.quoting import brief
@@ -200,47 +207,33 @@ def game_source(
     toy: str | None = None,
     preflop: PreflopSpec | None = None,
 ) -> dict:
-    """The metadata that rebuilds a game: ``{"kind": "toy", "name": ...}``,
+    """The metadata that rebuilds a game (:meth:`GameSource.to_dict
+    <solver.games.source.ToySource.to_dict>`): ``{"kind": "toy", "name": ...}``,
     ``{"kind": "holdem", "spec": {...HoldemSpec fields...}}`` or
     ``{"kind": "preflop", "spec": {...PreflopSpec fields...}}``."""
     if holdem is not None:
-        return {"kind": "holdem", "spec": asdict(holdem)}
+        return HoldemSource(holdem).to_dict()
     if preflop is not None:
-        return preflop_source(preflop)
+        return PreflopSource(preflop).to_dict()
     name = toy or game.name
     if name not in GAMES:
         raise ExportError(f"cannot describe game {game.name!r} for saving")
-    return {"kind": "toy", "name": name}
+    return ToySource(name).to_dict()
 
 
 def preflop_source(spec: PreflopSpec) -> dict:
     """``{"kind": "preflop", "spec": {...}}`` of a preflop spec, JSON-ready (raise sizes and
     range weights as lists)."""
-    data = asdict(spec)
-    for key in ("raise_sizes", "sb_range", "bb_range"):
-        value = data[key]
-        if value is not None and not isinstance(value, str):
-            data[key] = [float(x) for x in np.asarray(value, dtype=np.float64).ravel()]
-    return {"kind": "preflop", "spec": data}
+    return PreflopSource(spec).to_dict()
 
 
 def preflop_spec(data: object) -> PreflopSpec:
     """The :class:`PreflopSpec` of a game source's ``spec`` object, every field checked
     (:func:`solver.games.preflop.validate`); :class:`ExportError` naming a bad field."""
-    if not isinstance(data, dict) or not all(isinstance(k, str) for k in data):
-        raise ExportError("metadata: preflop spec missing")
-    unknown = sorted(set(data) - set(PreflopSpec.__dataclass_fields__))
-    if unknown:
-        raise ExportError(f"metadata: preflop spec: unknown field(s) {', '.join(unknown)}")
-    args = dict(data)
-    if isinstance(args.get("raise_sizes"), list):
-        args["raise_sizes"] = tuple(args["raise_sizes"])
-    spec = PreflopSpec(**args)
     try:
-        validate_preflop(spec)
-    except SpecError as exc:
-        raise ExportError(f"metadata: preflop spec {exc.field}: {exc.message}") from None
-    return spec
+        return preflop_from_spec(data).spec
+    except SourceError as exc:
+        raise ExportError(f"metadata: {exc}") from None
 
 
 ISO_NOTE = (
@@ -266,12 +259,15 @@ def build_from_source(
         raise ExportError("metadata: game must be an object")
     kind = source.get("kind")
     if kind == "toy":
-        name = source.get("name")
-        if not isinstance(name, str) or name not in GAMES:
-            raise ExportError(f"metadata: unknown game {brief(name)}")
-        return make_game(name), None
+        try:
+            return from_dict(source).build(), None
+        except SourceError as exc:
+            raise ExportError(f"metadata: {exc}") from None
     if kind == "preflop":  # small (at most ~10⁵ cells): built, then its size checked
-        game = build_preflop(preflop_spec(source.get("spec")))
+        try:
+            game = from_dict(source).build()
+        except SourceError as exc:
+            raise ExportError(f"metadata: {exc}") from None
         if cells is not None and cells != game.action_size:
             raise ExportError(
                 f"the file holds {cells:,} strategy sums, the game it names has "
