@@ -45,7 +45,7 @@ from solver.study.words import action_names, is_preflop
 Array = npt.NDArray[np.float64]
 T = TypeVar("T")
 COLOURINGS = ("Strategy", "EV", "Equity", "EQR")
-VIEWS = ("Hand classes", "Distribution", "Runouts")
+VIEWS = ("Hand classes", "Distribution", "Runouts", "Best response")
 
 
 def action_labels(game: Game, node: int) -> list[str]:
@@ -205,9 +205,16 @@ def value_columns(game: Game | None = None) -> dict[str, Any]:
 
 
 # ----- the study section ---------------------------------------------------------------------
-def render(game: Game, a: NodeAnalysis, on_card: Callable[[str], None] | None = None) -> None:
-    """Range summary, then one study view at a time (hand classes, distribution, runouts).
-    ``on_card(card)``: what a click on a card of the runout grid does (Explore deals it)."""
+def render(
+    game: Game,
+    a: NodeAnalysis,
+    on_card: Callable[[str], None] | None = None,
+    best_response: Callable[[Game, NodeAnalysis], None] | None = None,
+) -> None:
+    """Range summary, then one study view at a time (hand classes, distribution, runouts,
+    best response). ``on_card(card)``: what a click on a card of the runout grid does
+    (Explore deals it); ``best_response(game, a)``: draws the best-response view at a
+    decision node (:func:`app.features.exploit_view.render`; none: no such view)."""
     st.markdown("**Range summary**")
     df = summary_frame(game, a)
     st.dataframe(
@@ -220,23 +227,27 @@ def render(game: Game, a: NodeAnalysis, on_card: Callable[[str], None] | None = 
         },
     )
     download_row("summary", file_name(game, a.node, "summary"), table=df)
-    views = [v for v in VIEWS if _has_view(game, a, v)]
+    views = [v for v in VIEWS if _has_view(game, a, v, best_response is not None)]
     if state.get(state.STUDY_VIEW) not in views:
         state.put(state.STUDY_VIEW, views[0])
     view = st.radio("Study view", views, key=state.STUDY_VIEW, horizontal=True)
     if view == "Hand classes":
         _classes(game, a)
+    elif view == "Best response" and best_response is not None:
+        best_response(game, a)
     elif view == "Distribution":
         _distribution(game, a)
     else:
         _runouts(game, a, on_card)
 
 
-def _has_view(game: Game, a: NodeAnalysis, view: str) -> bool:
+def _has_view(game: Game, a: NodeAnalysis, view: str, responds: bool = False) -> bool:
     if view == "Hand classes":  # (made hands and draws need a board: not preflop)
         return game.is_holdem and not is_preflop(game)
     if view == "Runouts":
         return a.kind == CHANCE
+    if view == "Best response":  # (docs/exploit.md: for the player to act)
+        return responds and a.kind == DECISION
     return True
 
 
