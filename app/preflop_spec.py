@@ -14,7 +14,14 @@ from typing import Any
 import numpy as np
 
 from app.components.fields import Number, show
-from solver.games.preflop import MAX_STACK_BB, MIN_STACK_BB, TREES, PreflopSpec, validate
+from solver.games.preflop import (
+    MAX_STACK_BB,
+    MIN_STACK_BB,
+    TREES,
+    PreflopSetup,
+    PreflopSpec,
+    validate,
+)
 from solver.games.spec import SpecError
 from solver.poker.ranges import range_to_text
 
@@ -90,6 +97,7 @@ class Checked:
 
     spec: PreflopSpec | None
     errors: dict[str, str]
+    setup: PreflopSetup | None = None  # the validated spec, when no field is bad
 
 
 def check_form(values: dict[str, Any], name: str = "") -> Checked:
@@ -110,9 +118,10 @@ def check_form(values: dict[str, Any], name: str = "") -> Checked:
         kw[key] = str(values.get(key) or "")
     spec = PreflopSpec(**kw, name=name)
     trial = spec
+    setup = None
     for _ in range(len(_GOOD) + 1):
         try:
-            validate(trial)
+            setup = validate(trial)
         except SpecError as exc:
             if exc.field in errors or exc.field not in _GOOD:
                 errors.setdefault(exc.field, f"{label(exc.field)}: {exc.message}")
@@ -121,7 +130,7 @@ def check_form(values: dict[str, Any], name: str = "") -> Checked:
             trial = replace(trial, **{exc.field: _GOOD[exc.field]})
             continue
         break
-    return Checked(None if errors else spec, errors)
+    return Checked(None if errors else spec, errors, None if errors else setup)
 
 
 def label(spec_field: str) -> str:

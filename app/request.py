@@ -4,16 +4,16 @@ filling the form from a source (a preset, a toy game, an upload, a solve taken b
 
 from __future__ import annotations
 
-import functools
-import json
-from dataclasses import asdict, dataclass
+import threading
+from collections import OrderedDict
+from dataclasses import dataclass
 
 from app import preflop_spec as PF
 from app import spec as S
 from app import state
-from solver.files.export import preflop_source
 from solver.games.holdem import Estimate, HoldemSpec
 from solver.games.preflop import PreflopSpec
+from solver.games.source import GameSource, HoldemSource, PreflopSource, ToySource
 
 WIDGET = {k: f"hs_{k}" for k in S.FIELDS}  # form field → widget key
 assert WIDGET["board"] == state.BOARD and WIDGET["oop_range"] == state.OOP_RANGE
@@ -31,10 +31,11 @@ PF_WIDGET = {  # preflop spec field → widget key (the ranges share the hold'em
 
 @dataclass(frozen=True)
 class Request:
-    """What Solve would build now: ``source`` (game metadata) is None while input is bad."""
+    """What Solve would build now: ``source`` (the typed game, carrying its checked setup:
+    Solve builds it without checking it again) is None while input is bad."""
 
     label: str
-    source: dict | None
+    source: GameSource | None
     spec: HoldemSpec | None
     errors: dict[str, str]
     estimate: Estimate | None
@@ -93,9 +94,29 @@ def ensure_form() -> None:
         load_source(state.get(state.SOURCE))
 
 
-@functools.lru_cache(maxsize=64)
-def _check_cached(spec_json: str) -> S.Checked:
-    return S.check(HoldemSpec(**json.loads(spec_json)))
+_CHECKS: OrderedDict[str, S.Checked] = OrderedDict()
+_CHECKS_KEPT = 64
+_CHECKS_LOCK = threading.Lock()
+
+
+def _check_cached(spec: HoldemSpec) -> S.Checked:
+    """:func:`app.spec.check` of ``spec``, kept for the last 64 specs (every page run asks
+    for the form's request; the spec is checked the first time it is seen). The form's
+    specs have ranges as text (numpy would shorten weights in a repr): others are not kept."""
+    if spec.oop_weights is not None or spec.ip_weights is not None:
+        return S.check(spec)
+    key = repr(spec)
+    with _CHECKS_LOCK:
+        got = _CHECKS.get(key)
+        if got is not None:
+            _CHECKS.move_to_end(key)
+            return got
+    got = S.check(spec)
+    with _CHECKS_LOCK:
+        _CHECKS[key] = got
+        while len(_CHECKS) > _CHECKS_KEPT:
+            _CHECKS.popitem(last=False)
+    return got
 
 
 def current_request() -> Request:
@@ -107,20 +128,19 @@ def current_request() -> Request:
     label = labels.get(source_id, source_id)
     toy = S.toy_name(source_id)
     if toy is not None:
-        return Request(label, {"kind": "toy", "name": toy}, None, {}, None)
+        return Request(label, ToySource(toy), None, {}, None)
     base_pf = S.preflop_of_source(source_id, state.get(state.UPLOADED))
     if base_pf is not None:
         got = PF.check_form({f: state.get(k) for f, k in PF_WIDGET.items()}, base_pf.name)
         pf = got.spec
-        return Request(
-            label, None if pf is None else preflop_source(pf), None, got.errors, None, pf
-        )
+        pre = None if pf is None else PreflopSource(pf, got.setup)
+        return Request(label, pre, None, got.errors, None, pf)
     values, errors = S.read_numbers({k: state.get(w) for k, w in WIDGET.items()})
     sizes = {S.size_key(*slot): state.get(S.size_key(*slot)) for slot in S.SIZE_SLOTS}
     base = S.spec_of_source(source_id, state.get(state.UPLOADED))
     spec = S.spec_from_form(values, base, sizes)
-    checked = _check_cached(json.dumps(asdict(spec), sort_keys=True))
+    checked = _check_cached(spec)
     for field, msg in checked.errors.items():
         errors.setdefault(field, f"{S.label(field)}: {msg}")
-    source = None if errors else S.holdem_source(spec)
+    source = None if errors else HoldemSource(spec, checked.setup)
     return Request(label, source, spec, errors, checked.estimate if not errors else None)

@@ -42,6 +42,7 @@ from app import state
 from app.request import show_on_setup
 from app.spec import preflop_in
 from solver.games.holdem import HoldemSpec
+from solver.games.source import GameSource
 from solver.run.jobs import JobRegistry, SolveJob, trim_memory
 from solver.run.race import RaceJob
 
@@ -236,11 +237,13 @@ def start(job: J) -> J:
 
 
 def start_solve(
-    job: SolveJob, source: dict, spec: HoldemSpec | None, game_id: str, label: str
+    job: SolveJob, source: GameSource | dict, spec: HoldemSpec | None, game_id: str, label: str
 ) -> SolveJob:
     """Make ``job`` this session's solve (its game's source, spec, Set up id and label kept
-    for the pages), register it with a fresh token that the page URL carries, and start it."""
+    for the pages), register it with a fresh token that the page URL carries, and start it.
+    The session keeps the source as its dict (the save format: ``JOB_SOURCE``)."""
     token = secrets.token_urlsafe(9)
+    source = source if isinstance(source, dict) else source.to_dict()
     state.put(state.JOB, job)
     state.put(state.JOB_SOURCE, source)
     state.put(state.JOB_SPEC, spec)

@@ -8,27 +8,34 @@ import functools
 import json
 import threading
 import weakref
-from dataclasses import asdict, dataclass, replace
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
 import streamlit as st
 
 from app.components.fields import Number, show
-from solver.files.export import preflop_source, preflop_spec
 from solver.files.presets import Preset, list_presets
-from solver.games import GAMES, Game, make_game
+from solver.games import GAMES, Game
 from solver.games.holdem import (
     SPOT_FIELDS,
     Estimate,
     HoldemSpec,
     SpecError,
-    build_holdem,
     estimate,
     over_memory,
     validate,
 )
-from solver.games.preflop import PreflopSpec, build_preflop
+from solver.games.preflop import PreflopSpec
+from solver.games.source import (
+    GameSource,
+    HoldemSource,
+    PreflopSource,
+    SourceError,
+    ToySource,
+    as_source,
+)
+from solver.games.spec import HoldemSetup
 from solver.poker.ranges import range_to_text
 
 TOY_LABELS = {"kuhn": "Kuhn poker", "leduc": "Leduc hold'em", "leduc5": "Leduc-5"}
@@ -138,15 +145,25 @@ def is_holdem_spot(source: str, uploaded: Preset | None = None) -> bool:
 
 
 def preflop_in(source: object) -> PreflopSpec | None:
-    """The preflop spec of game-source metadata (a save's, a solve's), or None for any other
-    game or a spec that does not check."""
-    from solver.files.export import ExportError
-
-    if not isinstance(source, dict) or source.get("kind") != "preflop":
+    """The preflop spec of a game source (typed, or a save's or a solve's metadata), or None
+    for any other game or a spec that does not check."""
+    got = typed(source) if isinstance(source, dict) else source
+    if not isinstance(got, PreflopSource):
         return None
     try:
-        return preflop_spec(source.get("spec"))
-    except (ExportError, TypeError):
+        return got.checked().spec
+    except (SpecError, TypeError, ValueError):
+        return None
+
+
+def typed(source: GameSource | dict | None) -> GameSource | None:
+    """A game source typed (a dict from a save or the session read unchecked: its key and
+    names need no valid spec), None when it describes no game."""
+    if source is None:
+        return None
+    try:
+        return as_source(source, check=False)
+    except (SourceError, TypeError):
         return None
 
 
@@ -269,6 +286,7 @@ class Checked:
     spec: HoldemSpec
     errors: dict[str, str]  # spec field → message
     estimate: Estimate | None
+    setup: HoldemSetup | None = None  # the validated spec, when no field is bad
 
 
 def check(spec: HoldemSpec) -> Checked:
@@ -303,63 +321,25 @@ def check(spec: HoldemSpec) -> Checked:
         refusal = over_memory(est, float(spec.max_memory_mb))
         if refusal:
             errors["max_memory_mb"] = refusal
-        return Checked(spec, errors, est)
+        return Checked(spec, errors, est, None if errors else setup)
     return Checked(spec, errors, None)
 
 
-def source_key(source: dict) -> str:
-    return json.dumps(source, sort_keys=True)
+def source_key(source: GameSource | dict) -> str:
+    """The exact source (its dict as JSON): what the game cache is keyed on."""
+    data = source if isinstance(source, dict) else source.to_dict()
+    return json.dumps(data, sort_keys=True)
 
 
-_NOT_THE_GAME = ("name", "max_memory_mb")  # spec fields that do not change the game solved
+def game_key(source: GameSource | dict) -> str:
+    """The game a source describes (:meth:`~solver.games.source.HoldemSource.key`): two
+    sources with the same key are the same game (a resumed save shown as a custom spot is
+    still its game). A dict that describes no game: its JSON."""
+    got = typed(source)
+    return source_key(source) if got is None else got.key()
 
 
-def game_key(source: dict) -> str:
-    """A hold'em source's spec as the Set up form holds it (its numbers, ranges as text,
-    size overrides), name and memory cap aside; other sources as they are. Two sources with
-    the same key are the same game (a resumed save shown as a custom spot is still its
-    game). A preflop source: its checked game in big blinds (:func:`_preflop_key`)."""
-    if source.get("kind") == "preflop":
-        return _preflop_key(source)
-    if source.get("kind") != "holdem" or not isinstance(source.get("spec"), dict):
-        return source_key(source)
-    try:
-        spec = HoldemSpec(**source["spec"])
-    except TypeError:
-        return source_key(source)
-    values, _ = read_numbers(form_values(spec))
-    form = asdict(spec_from_form(values, spec, size_values(spec)))
-    return json.dumps({k: v for k, v in form.items() if k not in _NOT_THE_GAME}, sort_keys=True)
-
-
-def _preflop_key(source: dict) -> str:
-    """The preflop game a source describes, however it was typed (``2x`` or ``[2.0]``, a
-    range as text or weights, blinds 1/2 or 0.5/1): tree, blinds, ante, stack and sizes in
-    bb and a digest of both ranges' weights."""
-    import hashlib
-
-    from solver.files.export import ExportError
-    from solver.games.preflop import validate as validate_preflop
-
-    try:
-        setup = validate_preflop(preflop_spec(source.get("spec")))
-    except (ExportError, TypeError):
-        return source_key(source)
-    digest = hashlib.sha256(b"".join(np.asarray(w).tobytes() for w in setup.weights))
-    return json.dumps(
-        {
-            "kind": "preflop",
-            "tree": setup.spec.tree.strip().lower(),
-            "sb": setup.sb,
-            "ante": setup.ante,
-            "stack": setup.stack,
-            "sizes": list(setup.sizes),
-            "ranges": digest.hexdigest(),
-        }
-    )
-
-
-def same_game(a: dict | None, b: dict | None) -> bool:
+def same_game(a: GameSource | dict | None, b: GameSource | dict | None) -> bool:
     """Whether two game sources describe the same game (see :func:`game_key`)."""
     if a is None or b is None:
         return False
@@ -374,9 +354,10 @@ _SMALL: dict[str, Game] = {}
 _GAMES_LOCK = threading.Lock()
 
 
-def build_game(source: dict) -> Game:
-    """Build (or reuse) the game for game-source metadata (see :mod:`solver.files.export`).
-    Games are read-only once built, so sessions share them. A big game is kept only while
+def build_game(source: GameSource | dict) -> Game:
+    """Build (or reuse) the game of a source (a dict: game-source metadata, checked here;
+    a typed source carrying its checked setup is built without checking it again). Games
+    are read-only once built, so sessions share them. A big game is kept only while
     something uses it (a solve, a race, a page): when the last solve on it is released its
     memory goes back too; small games stay cached."""
     key = source_key(source)
@@ -384,57 +365,57 @@ def build_game(source: dict) -> Game:
         game = _GAMES.get(key)
         if game is not None:
             return game
-        if source["kind"] == "toy":
-            game = make_game(source["name"])
-        elif source["kind"] == "preflop":
-            game = build_preflop(preflop_spec(source["spec"]))
-        else:
-            game = build_holdem(HoldemSpec(**source["spec"]))
+        game = as_source(source).build()
         _GAMES[key] = game
         if game.action_size < SMALL_GAME:
             _SMALL[key] = game
         return game
 
 
-def source_id_for(source: dict) -> str:
+def source_id_for(source: GameSource | dict) -> str:
     """The Set up choice a game source stands for: its toy game or preset when one matches
-    (the same spec), else the custom spot."""
-    if source.get("kind") == "toy":
-        name = source.get("name")
+    (the same game), else the custom spot."""
+    got = typed(source)
+    if isinstance(got, ToySource):
         for key in sources():
-            if toy_name(key) == name:
+            if toy_name(key) == got.name:
                 return key
         return default_source()
-    if source.get("kind") == "preflop":
+    if isinstance(got, PreflopSource):
         for key, p in presets().items():
-            if p.preflop is not None and same_game(source, preflop_source(p.preflop)):
+            if p.preflop is not None and same_game(got, PreflopSource(p.preflop)):
                 return f"preset:{key}"
         return CUSTOM_PREFLOP
-    for key, p in presets().items():
-        if p.holdem is not None and same_game(source, holdem_source(p.holdem)):
-            return f"preset:{key}"
+    if got is not None:
+        for key, p in presets().items():
+            if p.holdem is not None and same_game(got, HoldemSource(p.holdem)):
+                return f"preset:{key}"
     return CUSTOM
 
 
 @functools.lru_cache(maxsize=64)
-def _names_of(key: str) -> tuple[str, str] | None:
-    source = json.loads(key)
+def _names_of(key: str, kind: str) -> tuple[str, str] | None:
+    source = typed(json.loads(key))
+    if source is None:
+        return None
     preset = presets().get(source_id_for(source).removeprefix("preset:"))
     if preset is not None and preset.players is not None:
         return preset.players
-    return PREFLOP_PLAYERS if source.get("kind") == "preflop" else None
+    return PREFLOP_PLAYERS if kind == "preflop" else None
 
 
-def player_names(source: dict | None) -> tuple[str, str] | None:
+def player_names(source: GameSource | dict | None) -> tuple[str, str] | None:
     """The players' names a game source's preset gives (``("BB", "BTN")``; SB and BB for any
     preflop game), or None (the defaults: OOP and IP, player 0 and player 1)."""
-    if not source or source.get("kind") not in ("toy", "holdem", "preflop"):
+    got = typed(source) if source else None
+    if got is None:
         return None
     try:
-        return _names_of(source_key(source))
+        return _names_of(source_key(got), got.kind)
     except (TypeError, ValueError, KeyError):
         return None
 
 
 def holdem_source(spec: HoldemSpec) -> dict:
-    return {"kind": "holdem", "spec": asdict(spec)}
+    """The game-source dict of a hold'em spec (:meth:`HoldemSource.to_dict`)."""
+    return HoldemSource(spec).to_dict()

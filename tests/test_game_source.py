@@ -204,3 +204,54 @@ def test_from_dict_refuses_a_crafted_source_naming_the_field(data: object, messa
     with pytest.raises(SourceError) as got:
         from_dict(data)
     assert message in str(got.value)
+
+
+def test_a_solve_validates_its_spec_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The request carries the checked setup: Solve builds the game from it, with no second
+    validation (before: the form's check, then the build from the source dict)."""
+    from app_helpers import app, no_threads_left, poll
+
+    import solver.games.holdem
+    import solver.games.source
+    import solver.games.spec
+    from app import spec as S
+    from app import state
+
+    real = solver.games.spec.validate
+    seen: list[float] = []
+
+    def spy(spec, *args, **kwargs):  # type: ignore[no-untyped-def]
+        if spec.pot == 213:  # this test's spot (no other page or cache has seen it)
+            seen.append(spec.pot)
+        return real(spec, *args, **kwargs)
+
+    for module in (solver.games.spec, solver.games.holdem, solver.games.source, S):
+        monkeypatch.setattr(module, "validate", spy)
+    try:
+        at = app(**{state.SOURCE: "preset:srp-river"})
+        at.run()
+        at.session_state["hs_pot"] = "213"
+        at.run()
+        assert not at.exception
+        assert "213" in _header_of(at)  # the Solve page shows the changed spot
+        assert seen == [213]  # the form's check
+        at.button(key="btn_solve").click().run()
+        assert not at.exception and not at.session_state[state.START_ERROR]
+        job = at.session_state[state.JOB]
+        assert job.game.starting_pot == 213
+        poll(at, lambda: job.progress.iteration > 0 or job.progress.finished)
+        assert seen == [213]  # built from the request's setup: not checked again
+        # the session keeps the save's dict (JOB_SOURCE), the same game as the request
+        kept = at.session_state[state.JOB_SOURCE]
+        assert kept["kind"] == "holdem" and kept["spec"]["pot"] == 213
+        assert S.same_game(kept, HoldemSource(_spec(kept)))
+    finally:
+        no_threads_left()
+
+
+def _spec(source: dict) -> HoldemSpec:
+    return HoldemSpec(**source["spec"])
+
+
+def _header_of(at) -> str:  # type: ignore[no-untyped-def]
+    return next(e.proto.body for e in at.get("html") if "spot-header" in e.proto.body)

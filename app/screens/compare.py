@@ -93,9 +93,9 @@ def chosen_game() -> GameChoice:
                 "Set up page or pick a preset here.",
             )
         if req.preflop is not None:  # chips are bb: no pot to take a percentage of
-            return GameChoice(req.label, req.source, None, preflop=True)
+            return GameChoice(req.label, req.source.to_dict(), None, preflop=True)
         pot = float(req.spec.pot) if req.spec is not None else None
-        return GameChoice(req.label, req.source, pot, spec=req.spec)
+        return GameChoice(req.label, req.source.to_dict(), pot, spec=req.spec)
     label = S.sources().get(choice, choice)
     toy = S.toy_name(choice)
     if toy is not None:

@@ -33,6 +33,7 @@ from app.runtime import start_solve
 from app.settings import PRUNING_HELP, PRUNING_LABELS, RBP, Settings, algorithm_names
 from solver.algorithms import ALGORITHMS, algorithm_defaults, make_algorithm
 from solver.games.model import DECISION, Game
+from solver.games.source import PreflopSource, ToySource
 from solver.poker.cards import card_str, parse_board
 from solver.run import calibration
 from solver.run.jobs import FINISHED, PAUSED, RUNNING, JobStarter, SolveJob
@@ -114,7 +115,7 @@ def _header(req: Request, job: SolveJob | None) -> None:
         players = S.player_names(req.source) or HOLDEM_PLAYERS
         bb = req.spec.big_blind
         the_spot = start_spot(board, req.spec.pot, req.spec.stack, bb, players)
-    elif req.source is not None and req.source.get("kind") in ("toy", "preflop"):
+    elif isinstance(req.source, (ToySource, PreflopSource)):
         game = S.build_game(req.source)  # (toy and preflop games are small and cached)
         names.remember(game, S.player_names(req.source))
         the_spot = spot(game, 0, names.of(game))
@@ -144,14 +145,14 @@ def _summary(req: Request, job: SolveJob | None, cfg: Settings) -> None:
         e = req.estimate
         line += f" · {e.nodes:,} nodes, {e.memory_mb:,.1f} MB"
         seconds = calibration.load().seconds(calibration.cells_of_estimate(e), threads)
-    elif req.source is not None and req.source.get("kind") in ("toy", "preflop"):
+    elif isinstance(req.source, (ToySource, PreflopSource)):
         game = S.build_game(req.source)
         seconds = calibration.load().seconds(calibration.cells_of_game(game), threads)
     if seconds is not None:
         pot = req.spec.pot if req.spec is not None else None
         holdem, unit = req.spec is not None, cfg.unit
         if req.preflop is not None:  # chips are bb; iterations as a hold'em spot's in % pot
-            holdem, unit, pot = True, "bb", S.build_game(req.source).starting_pot  # type: ignore[arg-type]
+            holdem, unit, pot = True, "bb", game.starting_pot
         line += " · " + estimate_line(
             seconds, cfg.target, unit, holdem, cfg.max_iterations, pot, threads
         )
