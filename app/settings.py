@@ -117,11 +117,12 @@ def param_text(value: float) -> str:
 
 
 def read_params(
-    algo: str, key_of: Callable[[str], str] | None = None
+    algo: str, key_of: Callable[[str], str] | None = None, *, check: bool = True
 ) -> tuple[dict[str, float], str]:
     """The algorithm's parameters from their fields (``key_of(name)`` → widget key; default:
     the Solve page's) — defaults where never drawn — and the first problem ("" when the rule
-    accepts them: :func:`solver.cfr.options.check_options` words it)."""
+    accepts them: :func:`solver.cfr.options.check_options` words it; with ``check`` False
+    only text that is no number, the caller checking the values with its options)."""
     out: dict[str, float] = {}
     for name, default in algorithm_defaults(algo).items():
         raw = state.get(key_of(name) if key_of is not None else param_key(algo, name))
@@ -133,6 +134,8 @@ def read_params(
             out[name] = parse_param(text)
         except ValueError as exc:
             return out, f"{name}: {exc}."
+    if not check:
+        return out, ""
     checked = check_options(algo, out)  # worded for a field labelled with the name
     return out, next(iter(checked.values())) if checked else ""
 
@@ -178,7 +181,7 @@ def settings(holdem: bool) -> Settings:
         algo = default_algorithm(holdem)
     info = ALGORITHMS[algo]
     errors: dict[str, str] = {}
-    params, errors["params"] = read_params(algo)
+    params, errors["params"] = read_params(algo, check=False)  # (checked below, once)
     pruning = str(state.get(state.PRUNING))
     if pruning not in info.prunings:
         pruning = info.prunings[0]

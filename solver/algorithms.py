@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Callable, Mapping
-from dataclasses import replace
 from typing import Any, Unpack
 
 from solver.cfr.engine import PRUNING, Engine
@@ -18,7 +17,6 @@ from solver.cfr.options import (
     SolverOptions,
     check_options,
     options_with,
-    raise_first,
 )
 from solver.cfr.protocol import Solver
 from solver.cfr.registry import (
@@ -95,18 +93,15 @@ def make_solver(
         algorithm_info(algorithm)  # UnknownAlgorithmError (a KeyError) for unknown names
     opts = options_with(options, settings)
     check_locks_type(opts.locks)
-    raise_first(opts.check(algorithm, params, game=game))
+    checked = opts.checked(algorithm, params, game=game)  # the one check of a solve's options
     if isinstance(algorithm, (Rule, SamplingRule)):
         rule: AlgorithmRule = algorithm
     else:
         rule = make_algorithm(algorithm, **dict(params or {}))
-    info = info_of(rule)
-    if opts.pruning is None:
-        opts = replace(opts, pruning=info.prunings[0])
     if isinstance(rule, SamplingRule):
-        return SampledEngine(game, rule.name, rule.params(), opts)
-    locks = opts.locks
-    engine = Engine(game, rule, replace(opts, locks=None), sampling=info.name == MCCFR_CS)
+        return SampledEngine(game, rule.name, rule.params(), checked)
+    locks = checked.locks
+    engine = Engine(game, rule, checked.without_locks(), sampling=info_of(rule).name == MCCFR_CS)
     if locks:  # resolved here, above the engine ("solved" takes the fresh average)
         engine.lock(resolve(game, locks, engine.average_strategy()))
     return engine

@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Unpack
 
 import numpy as np
@@ -319,7 +319,7 @@ def solve(
     if warm_start is not None and not isinstance(warm_start, SolveResult):
         raise TypeError(f"warm_start must be a SolveResult, got {type(warm_start).__name__}")
     if warm_start is not None:  # locked after the regrets carry over ("solved": the warm average)
-        engine: Solver = make_solver(g, algorithm, dict(params or {}), replace(opts, locks=None))
+        engine: Solver = make_solver(g, algorithm, dict(params or {}), opts.unchecked(locks=None))
         continue_from(engine, warm_start)
         if opts.locks and hasattr(engine, "lock"):
             lock_engine(engine, opts.locks, warm_start.average_strategy())

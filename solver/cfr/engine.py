@@ -25,7 +25,13 @@ from solver.cfr.layout import (
     walk_dtype,
 )
 from solver.cfr.locks import LockSet, locked_cells, no_locks
-from solver.cfr.options import SolveOptions, SolverOptions, options_with, raise_first
+from solver.cfr.options import (
+    CheckedOptions,
+    SolveOptions,
+    SolverOptions,
+    options_with,
+    raise_first,
+)
 from solver.cfr.parallel import make_parallel, parallel_pass, split_iterations
 from solver.cfr.pruning.manager import RegretPruning
 from solver.cfr.pruning.state import no_rbp
@@ -99,14 +105,19 @@ class Engine:
         (:class:`~solver.cfr.locks.LockSet`, from :func:`solver.lockspec.build_locks`; see
         :meth:`lock`).
 
-        Every option is checked by :func:`~solver.cfr.options.check_options`; the first
-        that does not hold raises :class:`~solver.cfr.options.OptionError`."""
-        opts = options_with(options, settings)
-        if opts.pruning is None:
-            opts = replace(opts, pruning="partial")
-        raise_first(opts.check(rule, game=game, chance_sampling=sampling))
+        Options made by :meth:`~solver.cfr.options.SolveOptions.checked` (what
+        :func:`solver.algorithms.make_solver` passes) are trusted; any other are checked by
+        :func:`~solver.cfr.options.validate`, the first that does not hold raising
+        :class:`~solver.cfr.options.OptionError`."""
+        if isinstance(options, CheckedOptions) and not settings:
+            opts: SolveOptions = options  # checked for this rule and game by make_solver
+        else:
+            opts = options_with(options, settings)
+            if opts.pruning is None:
+                opts = opts.unchecked(pruning="partial")
+            raise_first(opts.check(rule, game=game, chance_sampling=sampling))
         locks = opts.locks
-        self.options = replace(opts, locks=None)  # (lock() below keeps them current)
+        self.options = opts.unchecked(locks=None)  # (lock() below keeps them current)
         pruning = str(opts.pruning)
         self.sampling = sampling
         self._rng = np.random.default_rng(self.seed)

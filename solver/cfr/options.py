@@ -19,8 +19,9 @@ from __future__ import annotations
 
 import math
 import numbers
+import threading
 from collections.abc import Mapping
-from dataclasses import dataclass, fields, replace
+from dataclasses import dataclass, fields
 from typing import Any, SupportsFloat, TypedDict
 
 from solver.cfr.layout import PRUNING
@@ -172,22 +173,48 @@ def check_options(
     params: Mapping[str, object] | None = None,
     *,
     game: Game | None = None,
-    threads: object = 1,
-    precision: object = "auto",
-    pruning: object = None,
-    seed: object = 0,
-    rbp_check_every: object = 10,
-    rbp_threshold: object = 0.0,
-    rbp_free_opponent: object = False,
     chance_sampling: bool | None = None,
     locked: bool = False,
+    **values: object,
+) -> dict[str, str]:
+    """:func:`validate` of the options ``values`` (field → value; the rest take their
+    defaults) for callers that hold loose values (a batch spec, the race form); ``locked``:
+    whether locks are asked. TypeError naming a key that is no field."""
+    for key in values:
+        if key not in OPTION_NAMES:
+            raise TypeError(_unknown(key))
+    options = SolveOptions(**values)  # type: ignore[arg-type]
+    return validate(options, algorithm, params, game=game, chance_sampling=chance_sampling,
+                    locked=locked)  # fmt: skip
+
+
+def validate(
+    options: SolveOptions,
+    algorithm: object,
+    params: Mapping[str, object] | None = None,
+    *,
+    game: Game | None = None,
+    chance_sampling: bool | None = None,
+    locked: bool | None = None,
 ) -> dict[str, str]:
     """Every option of a solve that does not hold, as ``{field: message}`` (module
-    docstring). ``algorithm``: a registered name (with ``params``) or a rule object;
-    ``chance_sampling`` says whether a full-width rule object is run with chance sampling
-    (None: only :class:`~solver.cfr.registry.ChanceSampledCFR` is). ``game`` (optional) adds
-    the checks that depend on its size. Messages start with the field's name in lower case
-    (``seed must be a whole number ≥ 0, got -1``): callers capitalise or prefix them."""
+    docstring): the one validator. ``algorithm``: a registered name (with ``params``) or a
+    rule object; ``chance_sampling`` says whether a full-width rule object is run with
+    chance sampling (None: only :class:`~solver.cfr.registry.ChanceSampledCFR` is).
+    ``game`` (optional) adds the checks that depend on its size; ``locked`` (None: whether
+    ``options`` asks locks) whether locks are asked. Messages start with the field's name
+    in lower case (``seed must be a whole number ≥ 0, got -1``): callers capitalise or
+    prefix them."""
+    # (read as any object: a SolveOptions is made as given, its values not yet trusted)
+    threads: object = options.threads
+    precision: object = options.precision
+    pruning: object = options.pruning
+    seed: object = options.seed
+    rbp_check_every: object = options.rbp_check_every
+    rbp_threshold: object = options.rbp_threshold
+    rbp_free_opponent: object = options.rbp_free_opponent
+    if locked is None:
+        locked = options.locked
     errors: dict[str, str] = {}
     info = _resolve(algorithm, params, errors)
     sampled = info is not None and info.sampling
@@ -344,20 +371,35 @@ class SolveOptions:
     ) -> dict[str, str]:
         """What does not hold of these options with ``algorithm`` and ``params``, as
         :func:`check_options` words it (``{field: message}``, empty when all is valid)."""
-        return check_options(
-            algorithm,
-            params,
-            game=game,
-            threads=self.threads,
-            precision=self.precision,
-            pruning=self.pruning,
-            seed=self.seed,
-            rbp_check_every=self.rbp_check_every,
-            rbp_threshold=self.rbp_threshold,
-            rbp_free_opponent=self.rbp_free_opponent,
-            chance_sampling=chance_sampling,
-            locked=self.locked,
-        )
+        return validate(self, algorithm, params, game=game, chance_sampling=chance_sampling)
+
+    def checked(
+        self,
+        algorithm: object,
+        params: Mapping[str, object] | None = None,
+        *,
+        game: Game | None = None,
+        chance_sampling: bool | None = None,
+    ) -> CheckedOptions:
+        """These options checked for ``algorithm`` with ``params`` (and ``game``'s size when
+        given), pruning resolved (None: the algorithm's default): a :class:`CheckedOptions`
+        the engines take without checking again. The first message of :meth:`check` raises
+        :class:`OptionError` naming its field."""
+        raise_first(self.check(algorithm, params, game=game, chance_sampling=chance_sampling))
+        pruning = self.pruning
+        if pruning is None:
+            rule = isinstance(algorithm, (Rule, SamplingRule))
+            info = info_of(algorithm) if rule else algorithm_info(str(algorithm))  # type: ignore[arg-type]
+            pruning = info.prunings[0]
+        return _mint(self.unchecked(pruning=pruning))
+
+    def unchecked(self, **changes: Any) -> SolveOptions:
+        """A plain :class:`SolveOptions` of these values with ``changes`` (field → value)
+        over them: what to change a :class:`CheckedOptions` into (it cannot be replaced)."""
+        return SolveOptions(**{**self._values(), **changes})
+
+    def _values(self) -> dict[str, Any]:
+        return {f.name: getattr(self, f.name) for f in fields(SolveOptions)}
 
     @classmethod
     def build(
@@ -376,7 +418,7 @@ class SolveOptions:
         errors = {str(k): _unknown(k) for k in values if k not in OPTION_NAMES}
         if errors:
             return errors
-        options = replace(base if base is not None else cls(), **values)  # type: ignore[arg-type]
+        options = (base if base is not None else cls()).unchecked(**values)
         return options.check(algorithm, params, game=game) or options
 
     def to_dict(self) -> dict[str, Any]:
@@ -400,6 +442,39 @@ class SolveOptions:
         return cls(**data)
 
 
+_MINTING = threading.local()  # on while SolveOptions.checked makes a CheckedOptions
+
+
+@dataclass(frozen=True, eq=False)
+class CheckedOptions(SolveOptions):
+    """:class:`SolveOptions` that passed :func:`validate` (pruning resolved), made only by
+    :meth:`SolveOptions.checked` — the gate, :func:`solver.algorithms.make_solver` — and
+    taken by the engines without checking again. ``dataclasses.replace`` of one raises
+    TypeError (a changed option is no longer checked): :meth:`~SolveOptions.unchecked`."""
+
+    def __post_init__(self) -> None:
+        if not getattr(_MINTING, "on", False):
+            raise TypeError(
+                "CheckedOptions are made by SolveOptions.checked(); change one with "
+                ".unchecked(field=value)"
+            )
+
+    def without_locks(self) -> CheckedOptions:
+        """These options without their locks, still checked (no lock makes none of the
+        others fail): what an engine gets when the locks are resolved above it."""
+        return _mint(self.unchecked(locks=None))
+
+
+def _mint(options: SolveOptions) -> CheckedOptions:
+    """``options`` as a :class:`CheckedOptions`: only for values that passed
+    :func:`validate` (or lost nothing but their locks since)."""
+    _MINTING.on = True
+    try:
+        return CheckedOptions(**options._values())
+    finally:
+        _MINTING.on = False
+
+
 OPTION_NAMES: tuple[str, ...] = tuple(f.name for f in fields(SolveOptions))
 """The fields of :class:`SolveOptions`, in order: the keyword options every caller takes."""
 
@@ -416,4 +491,4 @@ def options_with(options: SolveOptions | None, settings: Mapping[str, Any]) -> S
     if options is not None and not isinstance(options, SolveOptions):
         raise TypeError(f"options must be a SolveOptions, got {type(options).__name__}")
     base = options if options is not None else SolveOptions()
-    return replace(base, **settings) if settings else base
+    return base.unchecked(**settings) if settings else base

@@ -52,14 +52,12 @@ from dataclasses import replace
 from solver.algorithms import (
     ALGORITHMS,
     SolveOptions,
-    check_options,
-    check_pruning,
     default_algorithm,
     make_algorithm,
 )
 from solver.api import Checkpoint, SolveResult, exploitability_pct_pot, solve
 from solver.batch import cli as batch_cli
-from solver.cfr.options import parse_param
+from solver.cfr.options import OptionError, parse_param
 from solver.cfr.sampling.rules import SamplingRule
 from solver.cli import drill as drill_cli
 from solver.cli import exploit as exploit_cli
@@ -418,17 +416,13 @@ def _run_solve(
         rbp_threshold=rbp_threshold,
         rbp_free_opponent=args.rbp_free_opponent,
     )
-    errors = options.check(name, params)
     locks = _read_locks(args.locks)
-    if locks:  # whether the algorithm takes locks at all (with RBP: the solver says)
-        errors.update({k: v for k, v in check_options(name, params, locked=True).items()
-                       if k == "locks"})  # fmt: skip
-    if errors:  # the solver's own validator; its first message, under the flag's name
-        field, message = next(iter(errors.items()))
-        raise UsageError(f"{OPTION_FLAGS.get(field, '--param')}: {message}")
+    try:  # the solver's own validator (make_solver checks again with the game's size)
+        options = replace(options, locks=locks).checked(name, params)
+    except OptionError as exc:  # its message, under the flag's name
+        raise UsageError(f"{OPTION_FLAGS.get(exc.field, '--param')}: {exc.message}") from None
     rule = make_algorithm(name, **params)
-    pruning = check_pruning(name, pruning)
-    options = replace(options, pruning=pruning, locks=locks)
+    pruning = str(options.pruning)  # (resolved by checked())
     if game is None:
         game = _game_from_args(args)
     storage = options.precision

@@ -3,7 +3,6 @@ generator and the thin wrapper around the walk of :mod:`solver.cfr.sampling.walk
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import Unpack
 
 import numpy as np
@@ -12,7 +11,13 @@ import numpy.typing as npt
 from solver.cfr.bestresponse import best_response_values, expected_values
 from solver.cfr.layout import make_scratch
 from solver.cfr.locks import LockSet
-from solver.cfr.options import SolveOptions, SolverOptions, options_with, raise_first
+from solver.cfr.options import (
+    CheckedOptions,
+    SolveOptions,
+    SolverOptions,
+    options_with,
+    raise_first,
+)
 from solver.cfr.sampling.draws import DealTable, Draws, deal_table, random_draws
 from solver.cfr.sampling.rules import SAMPLERS, make_sampler
 from solver.cfr.sampling.walk import SampledStorage, Work, make_work, run_sampled
@@ -59,8 +64,9 @@ class SampledEngine:
         if not isinstance(name, str) or name.lower() not in SAMPLERS:
             raise ValueError(f"unknown sampled algorithm {name!r}; known: {', '.join(SAMPLERS)}")
         opts = options_with(options, settings)
-        raise_first(opts.check(name, params))
-        self.options = replace(opts, pruning="none")  # (the only mode the samplers take)
+        if not isinstance(opts, CheckedOptions):  # (make_solver's are checked already)
+            raise_first(opts.check(name, params))
+        self.options = opts.unchecked(pruning="none")  # (the only mode the samplers take)
         self.rule = make_sampler(name, **(params or {}))
         precision = opts.precision
         if precision == "auto":
