@@ -355,8 +355,9 @@ _GAMES_LOCK = threading.Lock()
 
 
 def build_game(source: GameSource | dict) -> Game:
-    """Build (or reuse) the game of a source (a dict: game-source metadata, checked here;
-    a typed source carrying its checked setup is built without checking it again). Games
+    """Build (or reuse) the game of a source (a dict: game-source metadata, its spec checked
+    by the build; a typed source carrying its checked setup is built without checking it
+    again). Games
     are read-only once built, so sessions share them. A big game is kept only while
     something uses it (a solve, a race, a page): when the last solve on it is released its
     memory goes back too; small games stay cached."""
@@ -365,7 +366,7 @@ def build_game(source: GameSource | dict) -> Game:
         game = _GAMES.get(key)
         if game is not None:
             return game
-        game = as_source(source).build()
+        game = as_source(source, check=False).build()  # (a dict's spec: checked by the build)
         _GAMES[key] = game
         if game.action_size < SMALL_GAME:
             _SMALL[key] = game

@@ -55,6 +55,7 @@ from app.request import current_request
 from app.settings import PRUNING_HELP, PRUNING_LABELS, algorithm_names, param_text
 from solver.algorithms import ALGORITHMS, algorithm_defaults
 from solver.files.export import preflop_source
+from solver.games.source import ToySource
 from solver.run.jobs import FINISHED, PAUSED, RUNNING
 from solver.run.race import DEMOS, MAX_ALGORITHMS, RaceJob, RaceProgress, demo
 from solver.study.words import is_preflop
@@ -99,7 +100,7 @@ def chosen_game() -> GameChoice:
     label = S.sources().get(choice, choice)
     toy = S.toy_name(choice)
     if toy is not None:
-        return GameChoice(label, {"kind": "toy", "name": toy}, None)
+        return GameChoice(label, ToySource(toy).to_dict(), None)
     preflop = S.preflop_of_source(choice)
     if preflop is not None:
         return GameChoice(label, preflop_source(preflop), None, preflop=True)
