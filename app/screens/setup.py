@@ -5,8 +5,6 @@ clickable 13×13 grid); see errors next to their fields and the tree size before
 from __future__ import annotations
 
 import functools
-import json
-from dataclasses import asdict
 
 import numpy as np
 import streamlit as st
@@ -22,8 +20,9 @@ from app.features.number_fields import number_field
 from app.features.preflop_fields import preflop_fields
 from app.request import PF_WIDGET, WIDGET, Request, current_request, ensure_form, load_source
 from solver.files.presets import PresetError, parse_preset_bytes
-from solver.games.holdem import HoldemSpec, SpecError, size_notes, validate
-from solver.games.spec import DEFAULT_MAX_MEMORY_MB
+from solver.games.holdem import SpecError, size_notes
+from solver.games.source import HoldemSource
+from solver.games.spec import DEFAULT_MAX_MEMORY_MB, HoldemSetup
 from solver.poker.cards import RANKS, SUITS, card_str, parse_cards
 from solver.poker.ranges import (
     GRID_LABELS,
@@ -37,23 +36,35 @@ from solver.poker.ranges import (
 )
 from solver.run import calibration
 
+_NOTES: dict[int, tuple[HoldemSetup, tuple[str, ...]]] = {}  # id(setup) → (setup, lines)
 
-@functools.lru_cache(maxsize=64)
-def _notes_cached(spec_json: str) -> tuple[str, ...]:
+
+def _notes_of(setup: HoldemSetup) -> tuple[str, ...]:
     """Each size the spot plays at another amount than asked, as a line (the card-free tree
-    only: cheap); none for a spec that does not validate (its errors show instead)."""
+    only: cheap), kept per checked setup (the request keeps the same setup for a spec)."""
+    got = _NOTES.get(id(setup))
+    if got is not None and got[0] is setup:
+        return got[1]
     try:
-        notes = size_notes(validate(HoldemSpec(**json.loads(spec_json))))
-    except SpecError:
-        return ()
-    return tuple(n.text() + ("; the Big blind field sets it" if n.big_blind else "") for n in notes)
+        notes = size_notes(setup)
+    except SpecError:  # (a checked setup builds its bet tree: kept as a guard)
+        notes = []
+    lines = tuple(
+        n.text() + ("; the Big blind field sets it" if n.big_blind else "") for n in notes
+    )
+    if len(_NOTES) >= 64:
+        _NOTES.pop(next(iter(_NOTES)), None)
+    _NOTES[id(setup)] = (setup, lines)
+    return lines
 
 
 def _size_notes(req: Request) -> None:
-    """Under the sizes: which size is played as what (minimum bet or raise, all-in, merged)."""
-    if req.spec is None or req.errors:
+    """Under the sizes: which size is played as what (minimum bet or raise, all-in, merged),
+    from the setup the request's check made (not checked again)."""
+    source = req.source
+    if req.errors or not isinstance(source, HoldemSource) or source.setup is None:
         return
-    lines = _notes_cached(json.dumps(asdict(req.spec), sort_keys=True))
+    lines = _notes_of(source.setup)
     if lines:
         st.info(
             "Sizes played at another amount than typed:\n\n"
