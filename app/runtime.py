@@ -41,6 +41,7 @@ from streamlit.runtime.scriptrunner import get_script_run_ctx
 from app import state
 from app.request import show_on_setup
 from app.spec import preflop_in
+from solver.cfr.options import OPTION_FIELDS
 from solver.games.holdem import HoldemSpec
 from solver.games.source import GameSource
 from solver.run.jobs import JobRegistry, SolveJob, trim_memory
@@ -59,14 +60,8 @@ RESTORED = (
     state.TARGET,
     state.TARGET_UNIT,
     state.MAX_ITERATIONS,
-    state.THREADS,
     state.CHECK_EVERY,
-    state.PRECISION,
-    state.PRUNING,
-    state.SEED,
-    state.RBP_CHECK_EVERY,
-    state.RBP_THRESHOLD,
-    state.RBP_FREE_OPPONENT,
+    *(f.app for f in OPTION_FIELDS if f.app is not None),  # the solver options' widgets
     state.EXPLORE_NODE,
     state.SETTINGS_GAME,
     state.SETTINGS_HOLDEM,

@@ -3,6 +3,7 @@ text (CLI ``--param``, race entries, the app's fields), …"""
 
 from __future__ import annotations
 
+import argparse
 import math
 from dataclasses import replace
 from typing import Any
@@ -11,13 +12,21 @@ import pytest
 from app_helpers import app, poll
 from cli_helpers import run
 
-from app import state
+from app import runtime, state
 from solver import solve
 from solver.algorithms import make_algorithm
 from solver.cfr import options as options_module
 from solver.cfr.engine import Engine
-from solver.cfr.options import CheckedOptions, OptionError, SolveOptions, parse_param
+from solver.cfr.options import (
+    OPTION_FIELDS,
+    OPTION_NAMES,
+    CheckedOptions,
+    OptionError,
+    SolveOptions,
+    parse_param,
+)
 from solver.cfr.rules import Rule
+from solver.cli import commands as cli
 from solver.cli.args import UsageError
 from solver.cli.commands import _parse_params
 from solver.games import make_game
@@ -146,3 +155,69 @@ def test_engines_trust_checked_options_and_check_the_rest(checks: list[object]) 
     assert len(checks) == 2  # plain options: the engine checks them itself
     with pytest.raises(OptionError, match="threads"):
         Engine(game, rule, SolveOptions(threads=0))
+
+
+# ----- the one table of the options: OPTION_FIELDS -----------------------------------------
+
+
+def _solve_parser() -> argparse.ArgumentParser:
+    parser = cli._build_parser()
+    sub = next(a for a in parser._actions if a.dest == "command")
+    return sub.choices["solve"]  # type: ignore[index]
+
+
+def test_every_option_has_one_row_in_order() -> None:
+    assert tuple(f.field for f in OPTION_FIELDS) == OPTION_NAMES
+    assert len({f.flag for f in OPTION_FIELDS}) == len(OPTION_FIELDS)
+    assert {f.widget for f in OPTION_FIELDS} <= {"number", "select", "checkbox", "file"}
+
+
+def test_the_cli_flags_come_from_the_table() -> None:
+    actions = {a.option_strings[0]: a for a in _solve_parser()._actions if a.option_strings}
+    defaults = SolveOptions()
+    for row in OPTION_FIELDS:
+        action = actions[row.flag]
+        assert action.help == row.help
+        default = getattr(defaults, row.field)
+        if row.widget == "checkbox":
+            assert action.const is True and action.default is False is default
+        elif row.widget == "file":
+            assert action.default is None is default
+        elif default is None:
+            assert action.default is None
+        else:  # the flag's text default reads back as the field's default
+            assert type(default)(action.default) == default
+    assert {"algorithm": "--algorithm"} | {
+        f.field: f.flag for f in OPTION_FIELDS
+    } == cli.OPTION_FLAGS
+
+
+def test_a_bad_option_is_named_by_its_flag_from_the_table() -> None:
+    out = run("solve", "--game", "kuhn", "--algorithm", "cfr", "--pruning", "total",
+              "--rbp-free-opponent", "--precision", "float32", "--threads", "2")  # fmt: skip
+    assert out.returncode == 2
+    assert out.stderr == (
+        "error: --threads: Total RBP (pruning 'total') runs on one thread (threads=1)\n"
+    )
+
+
+def test_the_app_restores_and_draws_every_option_of_the_table() -> None:
+    constants = {v for k, v in vars(state).items() if k.isupper() and isinstance(v, str)}
+    shown = [f for f in OPTION_FIELDS if f.app is not None]
+    assert {f.app for f in shown} <= constants
+    assert {f.app for f in shown} <= set(runtime.RESTORED)
+    assert [f.field for f in OPTION_FIELDS if f.app is None] == ["locks"]  # Explore locks
+    drawn: set[str] = set()
+    for algorithm, pruning in (("cfr+", "partial"), ("cfr+", "total"), ("mccfr-es", None)):
+        at = app(**{state.SOURCE: "preset:kuhn"})
+        at.run()
+        at.selectbox(key=state.ALGORITHM).set_value(algorithm).run()
+        if pruning is not None:
+            at.selectbox(key=state.PRUNING).set_value(pruning).run()
+        kinds = {
+            "number": {w.key for w in at.text_input},
+            "select": {w.key for w in at.selectbox},
+            "checkbox": {w.key for w in at.checkbox},
+        }
+        drawn |= {f.app for f in shown if f.app in kinds[f.widget]}  # type: ignore[misc]
+    assert drawn == {f.app for f in shown}

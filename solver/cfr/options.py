@@ -22,7 +22,7 @@ import numbers
 import threading
 from collections.abc import Mapping
 from dataclasses import dataclass, fields
-from typing import Any, SupportsFloat, TypedDict
+from typing import Any, NamedTuple, SupportsFloat, TypedDict
 
 from solver.cfr.layout import PRUNING
 from solver.cfr.locks import LockSet
@@ -477,6 +477,100 @@ def _mint(options: SolveOptions) -> CheckedOptions:
 
 OPTION_NAMES: tuple[str, ...] = tuple(f.name for f in fields(SolveOptions))
 """The fields of :class:`SolveOptions`, in order: the keyword options every caller takes."""
+
+
+class OptionField(NamedTuple):
+    """A :class:`SolveOptions` field as the CLI and the app show it: ``flag`` the solve
+    command's (``--rbp-every``), ``help`` its help text, ``app`` the session key of the
+    Solve form's widget (None: no widget there), ``widget`` its kind — "number" (a text
+    field read as a number), "select", "checkbox", or "file" (a path the CLI reads)."""
+
+    field: str
+    flag: str
+    help: str
+    app: str | None
+    widget: str
+
+
+OPTION_FIELDS: tuple[OptionField, ...] = tuple(
+    OptionField(*row)
+    for row in (
+        ("threads", "--threads", "solver threads (default 1)", "solver_threads", "number"),
+        (
+            "precision",
+            "--precision",
+            "storage: auto (float32 for big hold'em spots, float64 for small ones and "
+            "kuhn, leduc, leduc5), float64, float32, compressed (16-bit)",
+            "solver_precision",
+            "select",
+        ),
+        (
+            "pruning",
+            "--pruning",
+            "none, partial (default for full-width rules: exact), interval (cfr) or total "
+            "(cfr, cfr+); sampled algorithms take none",
+            "solver_pruning",
+            "select",
+        ),
+        (
+            "seed",
+            "--seed",
+            "seed of the sampling algorithms (default 0)",
+            "solver_seed",
+            "number",
+        ),
+        (
+            "rbp_check_every",
+            "--rbp-every",
+            "Total RBP: iterations between checks (each costs a best-response pass per "
+            "player: 100 on long Leduc runs costs no more nodes than partial pruning); "
+            "interval RBP: how long a pruning must be able to last",
+            "solver_rbp_every",
+            "number",
+        ),
+        (
+            "rbp_threshold",
+            "--rbp-threshold",
+            "Total RBP: release strategy sums below C/sqrt(T) with this C (0 = keep them; "
+            "C > 0 trades accuracy for space with cfr+ and stalls cfr, see BENCHMARKS.md)",
+            "solver_rbp_threshold",
+            "number",
+        ),
+        (
+            "rbp_free_opponent",
+            "--rbp-free-opponent",
+            "Total RBP: also free the other player's regrets where the pruning player never "
+            "comes (rebuilt from a best response when it does; less memory, slower "
+            "convergence)",
+            "solver_rbp_free_opponent",
+            "checkbox",
+        ),
+        (
+            "locks",
+            "--locks",
+            'node locks: {"LINE": MIX} with LINE the actions (and cards) from the root, '
+            'space-separated ("k b:100"; "root" for the root), and MIX {"ACTION": '
+            'probability} for every hand, {"HANDS": {"ACTION": probability}} for some, or '
+            '"solved" (docs/locking.md)',
+            None,
+            "file",
+        ),
+    )
+)
+"""Every :class:`SolveOptions` field once, in its order, with its CLI flag, help, app key
+and widget kind: the solve command's option flags (:func:`solver.cli.parser.add_solve_args`),
+the flag an error names (``solver.cli.commands.OPTION_FLAGS``) and the settings a reloaded
+page gets back (``app.runtime.RESTORED``) are read from it. A new option: its field, its
+check in :func:`validate`, its row here, and the code where it acts."""
+
+
+def cli_default(row: OptionField) -> str | None:
+    """The text default of ``row``'s flag: its field's default as the flag is typed (``1``,
+    ``auto``, ``0``); None when the field defaults to None (or the flag is a switch)."""
+    default = next(f.default for f in fields(SolveOptions) if f.name == row.field)
+    if default is None or isinstance(default, bool):
+        return None
+    return f"{default:g}" if isinstance(default, (int, float)) else str(default)
 
 
 def _unknown(key: object) -> str:

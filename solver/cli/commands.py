@@ -57,7 +57,7 @@ from solver.algorithms import (
 )
 from solver.api import Checkpoint, SolveResult, exploitability_pct_pot, solve
 from solver.batch import cli as batch_cli
-from solver.cfr.options import OptionError, parse_param
+from solver.cfr.options import OPTION_FIELDS, OptionError, parse_param
 from solver.cfr.sampling.rules import SamplingRule
 from solver.cli import drill as drill_cli
 from solver.cli import exploit as exploit_cli
@@ -240,18 +240,8 @@ def _spec_error(exc: SpecError, from_flags: bool) -> str:
 
 
 MAX_LOCKS_BYTES = 1_000_000
-# The flag of each field of solver.cfr.options.check_options (a rule parameter: --param).
-OPTION_FLAGS = {
-    "algorithm": "--algorithm",
-    "threads": "--threads",
-    "precision": "--precision",
-    "pruning": "--pruning",
-    "seed": "--seed",
-    "rbp_check_every": "--rbp-every",
-    "rbp_threshold": "--rbp-threshold",
-    "rbp_free_opponent": "--rbp-free-opponent",
-    "locks": "--locks",
-}
+# The flag of each field of solver.cfr.options.validate (a rule parameter: --param).
+OPTION_FLAGS = {"algorithm": "--algorithm", **{f.field: f.flag for f in OPTION_FIELDS}}
 
 
 def _lockset_spec(result: SolveResult) -> dict:

@@ -8,6 +8,7 @@ import argparse
 from typing import NoReturn
 
 from solver.batch import cli as batch_cli
+from solver.cfr.options import OPTION_FIELDS, cli_default
 from solver.cli import drill as drill_cli
 from solver.cli import exploit as exploit_cli
 from solver.cli.args import UsageError
@@ -95,49 +96,14 @@ def add_solve_args(s: argparse.ArgumentParser) -> None:
         help="stop at this exploitability: chips, or a percentage of the pot (0.3%%)",
     )
     s.add_argument("--every", type=str, default="10", help="measure every K iterations")
-    s.add_argument("--threads", type=str, default="1", help="solver threads (default 1)")
-    s.add_argument(
-        "--precision",
-        default="auto",
-        help="storage: auto (float32 for big hold'em spots, float64 for small ones and "
-        "kuhn, leduc, leduc5), "
-        "float64, float32, compressed (16-bit)",
-    )
     s.add_argument("--param", action="append", default=[], help="rule parameter NAME=VALUE")
-    s.add_argument(
-        "--pruning",
-        default=None,
-        help="none, partial (default for full-width rules: exact), interval (cfr) or total "
-        "(cfr, cfr+); sampled algorithms take none",
-    )
-    s.add_argument(
-        "--rbp-every",
-        default="10",
-        help="Total RBP: iterations between checks (each costs a best-response pass per "
-        "player: 100 on long Leduc runs costs no more nodes than partial pruning); "
-        "interval RBP: how long a pruning must be able to last",
-    )
-    s.add_argument(
-        "--rbp-threshold",
-        default="0",
-        help="Total RBP: release strategy sums below C/sqrt(T) with this C (0 = keep them; "
-        "C > 0 trades accuracy for space with cfr+ and stalls cfr, see BENCHMARKS.md)",
-    )
-    s.add_argument(
-        "--rbp-free-opponent",
-        action="store_true",
-        help="Total RBP: also free the other player's regrets where the pruning player never "
-        "comes (rebuilt from a best response when it does; less memory, slower convergence)",
-    )
-    s.add_argument("--seed", default="0", help="seed of the sampling algorithms (default 0)")
-    s.add_argument(
-        "--locks",
-        metavar="FILE.json",
-        help='node locks: {"LINE": MIX} with LINE the actions (and cards) from the root, '
-        'space-separated ("k b:100"; "root" for the root), and MIX {"ACTION": probability} '
-        'for every hand, {"HANDS": {"ACTION": probability}} for some, or "solved" '
-        "(docs/locking.md)",
-    )
+    for row in OPTION_FIELDS:  # every solver option's flag, from the one table
+        if row.widget == "checkbox":
+            s.add_argument(row.flag, action="store_true", help=row.help)
+        elif row.widget == "file":
+            s.add_argument(row.flag, metavar="FILE.json", help=row.help)
+        else:
+            s.add_argument(row.flag, default=cli_default(row), help=row.help)
     s.add_argument("--json", action="store_true", help="JSON lines output")
 
 
