@@ -1,18 +1,21 @@
 """A solve's options, once: :class:`SolveOptions` (every option beyond the game and the
-algorithm, with its default) and the one validator of them, worded field by field.
+algorithm, with its default), the one validator of them, worded field by field, and
+:data:`OPTION_FIELDS`, each option's CLI flag, help, app key and widget kind.
 
-:func:`check_options` returns ``{field: message}`` (empty when everything is valid). The
+:func:`validate` takes the options whole and returns ``{field: message}`` (empty when
+everything is valid; :func:`check_options` is its keyword form for loose values). The
 engines raise the first message (:class:`OptionError`, a ValueError naming the field), the
-CLI prints it, and the app shows each next to its field. Fields: ``algorithm``, each
-parameter by its name, ``threads``, ``precision``, ``pruning``, ``seed``,
-``rbp_check_every``, ``rbp_threshold``, ``rbp_free_opponent``, ``locks``.
+CLI prints it under the flag's name, and the app shows each next to its field. Fields:
+``algorithm``, each parameter by its name, ``threads``, ``precision``, ``pruning``,
+``seed``, ``rbp_check_every``, ``rbp_threshold``, ``rbp_free_opponent``, ``locks``.
 
-A :class:`SolveOptions` is built and checked once (:meth:`SolveOptions.build`, or
-:meth:`SolveOptions.check` of one made directly) by the API, the CLI and the app alike, then
-passed whole to :func:`solver.algorithms.make_solver` and the engines, which keep it
-(``engine.options``); a save file and the CLI's JSON carry :meth:`SolveOptions.to_dict`.
-Adding an option is one field here (with its check in :func:`check_options`) plus where it
-acts.
+:func:`solver.algorithms.make_solver` is the one gate: it checks the options
+(:meth:`SolveOptions.checked`) and hands the engines a :class:`CheckedOptions`, which they
+keep without checking again (``engine.options``); a save file and the CLI's JSON carry
+:meth:`SolveOptions.to_dict`. Front ends check what people typed beforehand for their
+messages (:meth:`SolveOptions.build`, :meth:`SolveOptions.check`); rule parameters typed as
+text go through :func:`parse_param`. Adding an option is its field here, its check in
+:func:`validate`, its :data:`OPTION_FIELDS` row, and the code where it acts.
 """
 
 from __future__ import annotations
