@@ -281,6 +281,7 @@ def test_a_finished_solve_builds_its_table_in_the_background_and_releases_it() -
     want = NT.build(g, avg, 12)
     for p in range(2):
         np.testing.assert_array_equal(got.values[p], want.values[p])
+    assert job.join(30.0)  # its thread ends just after it reads finished (release needs that)
     job.release()
     assert job.node_table() is None
 
