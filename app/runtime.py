@@ -30,7 +30,6 @@ import os
 import secrets
 import threading
 import time
-import weakref
 from collections.abc import Callable
 from typing import Any, TypeVar
 
@@ -82,25 +81,33 @@ class SessionSweeper:
     """The browser sessions this server has run pages for, and the closing of those gone
     for a grace period (their session state then goes, with everything it holds).
 
-    :meth:`seen` records a session and (weakly) its state (every page run does);
+    :meth:`seen` records a session and its state (every page run does);
     :meth:`sweep` closes, through ``close``, each recorded session ``is_active`` has reported
     gone for ``grace_s`` seconds, empties its state (``empty``) and forgets it; :meth:`start`
     sweeps every second in a daemon thread and, on the beats after a close, collects garbage
     and trims the heap (``trim``)."""
 
     TRIM_BEATS = 3  # beats after a close that collect and trim (the close is asynchronous)
+    EMPTY_BEATS = 15  # beats a closed session's state is emptied again: a page run still in
+    # flight when the tab closed may write its keys back (a drill, its pages) after the close
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._gone: dict[str, float | None] = {}  # session → when first seen gone, or None
-        self._states: dict[str, weakref.ref] = {}  # session → its state (never kept alive)
+        # session → its SessionState (it cannot be weakly referenced; kept until the close
+        # empties it, and a few beats more: then only its empty shell goes with it)
+        self._states: dict[str, object] = {}
+        self._closed: list[tuple[object, int]] = []  # closed states, beats left to empty
         self._trims = 0
 
     def seen(self, session_id: str, session_state: object | None = None) -> None:
+        """Record a session that ran a page, and its state. A run's ``SafeSessionState`` is
+        a wrapper made for that run: the state behind it, which lives as long as the
+        session, is what is kept."""
         with self._lock:
             self._gone[session_id] = None
             if session_state is not None:
-                self._states[session_id] = weakref.ref(session_state)
+                self._states[session_id] = _inner_state(session_state)
 
     def sessions(self) -> list[str]:
         with self._lock:
@@ -126,8 +133,7 @@ class SessionSweeper:
                 elif since is None:
                     self._gone[s] = now
                 elif now - since >= grace_s:
-                    ref = self._states.pop(s, None)
-                    closing.append((s, ref() if ref is not None else None))
+                    closing.append((s, self._states.pop(s, None)))
                     del self._gone[s]
             if closing:
                 self._trims = self.TRIM_BEATS
@@ -136,7 +142,21 @@ class SessionSweeper:
                 close(s)
             if held is not None:
                 empty(held)
+                with self._lock:
+                    self._closed.append((held, self.EMPTY_BEATS))
         return [s for s, _ in closing]
+
+    def empty_again(self, empty: Callable[[object], None] | None = None) -> bool:
+        """Empty each recently closed session's state once more (:attr:`EMPTY_BEATS` beats
+        after its close); True while some are still watched."""
+        empty = empty_session_state if empty is None else empty
+        with self._lock:
+            due = [held for held, _ in self._closed]
+            self._closed = [(held, n - 1) for held, n in self._closed if n > 1]
+            watching = bool(self._closed)
+        for held in due:
+            empty(held)
+        return watching
 
     def beat(
         self,
@@ -147,7 +167,10 @@ class SessionSweeper:
     ) -> list[str]:
         """One sweep, then a collection and a trim on the beats after a close."""
         closed = self.sweep(is_active, close, grace_s)
+        watching = self.empty_again()
         with self._lock:
+            if watching:  # what a late page run wrote back goes too
+                self._trims = max(self._trims, 1)
             due = self._trims > 0
             self._trims = max(self._trims - 1, 0)
         if due:
@@ -174,15 +197,26 @@ class SessionSweeper:
         return t
 
 
-def empty_session_state(safe: object) -> None:
-    """Empty a Streamlit session's state (its ``SafeSessionState``): every key, widget value
-    and widget's callback arguments, under the state's own lock. Anything else: nothing."""
+def _inner_state(safe: object) -> object:
+    """The ``SessionState`` behind a run's ``SafeSessionState`` (or the object itself)."""
     try:
-        inner = object.__getattribute__(safe, "_state")
-        lock = object.__getattribute__(safe, "_lock")
+        return object.__getattribute__(safe, "_state")
     except AttributeError:
+        return safe
+
+
+def empty_session_state(state: object) -> None:
+    """Empty a Streamlit session's state (its ``SessionState``, or a run's
+    ``SafeSessionState`` around it, then under its lock): every key, widget value and
+    widget's callback arguments. Anything else: nothing."""
+    inner: Any = _inner_state(state)
+    if not callable(getattr(inner, "clear", None)) or not hasattr(inner, "_new_widget_state"):
         return
-    with lock:
+    try:
+        lock = object.__getattribute__(state, "_lock")
+    except AttributeError:
+        lock = contextlib.nullcontext()  # (the session is closed: its runs are ending)
+    with lock, contextlib.suppress(Exception):  # a run may hold it half-written: next beat
         inner.clear()
         widgets = getattr(inner, "_new_widget_state", None)
         meta = getattr(widgets, "widget_metadata", None)

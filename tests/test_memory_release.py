@@ -158,3 +158,47 @@ def test_a_closed_sessions_state_is_emptied_though_its_shell_is_kept() -> None:
     del big
     assert ref() is None and shell  # freed, the shell still there
     empty_session_state(object())  # not a session state: nothing done
+
+
+def test_the_state_behind_a_runs_wrapper_is_emptied_after_the_wrapper_is_gone() -> None:
+    """Each page run has its own SafeSessionState around the session's one SessionState: the
+    sweeper keeps (weakly) the state, so the close empties it though the wrapper it was shown
+    is long gone."""
+    big = np.zeros(1000)
+    inner = _State(big)
+    session = [inner]  # Streamlit's session object keeps the state, not the run's wrapper
+    sw = SessionSweeper()
+    sw.seen("tab", _Safe(inner))  # that run's wrapper goes at once
+    gc.collect()
+    gone = lambda s: False  # noqa: E731
+    sw.sweep(gone, lambda s: None, 1.0, now=0.0)
+    assert sw.sweep(gone, lambda s: None, 1.0, now=2.0) == ["tab"]
+    assert inner.keys == {} and inner._new_widget_state.widget_metadata == {}
+    ref = weakref.ref(big)
+    del big
+    assert ref() is None and session
+
+
+def test_what_a_late_page_run_writes_back_is_emptied_on_the_next_beats() -> None:
+    """A run still going when the tab closed may write its keys (a drill) after the close:
+    the following beats empty the closed state again, and collect and trim meanwhile."""
+    inner = _State(np.zeros(10))
+    safe = _Safe(inner)
+    sw = SessionSweeper()
+    sw.seen("tab", safe)
+    trims: list[int] = []
+    gone = lambda s: False  # noqa: E731
+    sw.beat(gone, lambda s: None, 0.0, trim=lambda: trims.append(1))  # first seen gone
+    assert sw.beat(gone, lambda s: None, 0.0, trim=lambda: trims.append(1)) == ["tab"]
+    assert inner.keys == {}
+    late = np.zeros(1000)
+    inner.keys["drill"] = late  # the late run's write
+    ref = weakref.ref(late)
+    del late
+    sw.beat(gone, lambda s: None, 0.0, trim=lambda: trims.append(1))
+    assert inner.keys == {} and ref() is None
+    for _ in range(SessionSweeper.EMPTY_BEATS + 2):
+        sw.beat(gone, lambda s: None, 0.0, trim=lambda: trims.append(1))
+    n = len(trims)
+    sw.beat(gone, lambda s: None, 0.0, trim=lambda: trims.append(1))
+    assert len(trims) == n  # watched for a while, then let go: no more trims
