@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Mapping
+from typing import Any
 
 from solver.batch.report import json_safe
 from solver.games import Game
@@ -17,6 +18,27 @@ EXIT_INTERNAL = 70  # EX_SOFTWARE: an error the program did not expect
 
 class UsageError(Exception):
     """Bad input from the command line: reported as one line, exit code 2."""
+
+
+MAX_LOAD_BYTES = 2_000_000_000
+"""The largest saved solve ``--load`` reads (bytes), checked before a byte is read."""
+
+
+def load_saved(path: str) -> Any:
+    """The saved solve ``--load PATH`` names (:class:`~solver.files.export.LoadedSolve`): a
+    regular file within :data:`MAX_LOAD_BYTES`, checked before reading (not a FIFO,
+    ``/dev/zero``), then loaded; :class:`UsageError` naming ``--load`` else."""
+    from solver.files.export import ExportError, load_solve
+    from solver.files.safe_read import ReadError, read_regular
+
+    try:
+        data = read_regular(path, MAX_LOAD_BYTES)
+    except ReadError as exc:
+        raise UsageError(f"--load: {path} {exc}") from None
+    try:
+        return load_solve(data)
+    except ExportError as exc:
+        raise UsageError(f"--load: {path}: {exc}") from None
 
 
 def json_line(record: Mapping[str, object]) -> str:

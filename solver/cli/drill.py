@@ -34,7 +34,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from solver.cli.args import UsageError, float_arg, json_line
+from solver.cli.args import UsageError, float_arg, json_line, load_saved
 from solver.cli.args import target as target_arg
 from solver.games.model import DECISION, Game
 
@@ -42,7 +42,6 @@ Solved = tuple[Game, npt.NDArray[np.float64], int, float | None]
 
 MAX_DECISIONS = 100_000
 OFF_TREE = "the solution never gets here with this hand: graded by EV lost alone"
-MAX_LOAD_BYTES = 2_000_000_000
 
 
 def add_command(sub: Any, add_game_args: Callable[[argparse.ArgumentParser], None]) -> None:
@@ -97,17 +96,7 @@ def _solved(
             raise _usage("--load: give either --load or a game, preset or spot, not both")
         if args.iterations is not None or args.target is not None:
             raise _usage("--load: a saved solve is practised as saved (no --iterations, --target)")
-        from solver.files.export import ExportError, load_solve
-        from solver.files.safe_read import ReadError, read_regular
-
-        try:  # a regular file within the cap, checked before reading (not a FIFO, /dev/zero)
-            data = read_regular(args.load, MAX_LOAD_BYTES)
-        except ReadError as exc:
-            raise _usage(f"--load: {args.load} {exc}") from None
-        try:
-            loaded = load_solve(data)
-        except ExportError as exc:
-            raise _usage(f"--load: {args.load}: {exc}") from None
+        loaded = load_saved(args.load)
         history = loaded.history
         exploitability = float(history[-1].exploitability) if history else None
         engine = loaded.engine
