@@ -166,7 +166,7 @@ def test_preflop_and_toy_keys() -> None:
     assert ToySource("kuhn").key() != base.key() != HoldemSource(RIVER).key()
 
 
-def _same_game(a, b) -> None:  # type: ignore[no-untyped-def]
+def _same_game(a, b) -> None:
     assert a.num_nodes == b.num_nodes and a.action_size == b.action_size
     assert a.hand_names == b.hand_names
     assert a.name == b.name
@@ -220,7 +220,7 @@ def test_a_solve_validates_its_spec_once(monkeypatch: pytest.MonkeyPatch) -> Non
     real = solver.games.spec.validate
     seen: list[float] = []
 
-    def spy(spec, *args, **kwargs):  # type: ignore[no-untyped-def]
+    def spy(spec, *args, **kwargs):
         if spec.pot == 213:  # this test's spot (no other page or cache has seen it)
             seen.append(spec.pot)
         return real(spec, *args, **kwargs)
@@ -253,5 +253,5 @@ def _spec(source: dict) -> HoldemSpec:
     return HoldemSpec(**source["spec"])
 
 
-def _header_of(at) -> str:  # type: ignore[no-untyped-def]
+def _header_of(at) -> str:
     return next(e.proto.body for e in at.get("html") if "spot-header" in e.proto.body)
