@@ -97,10 +97,14 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
 # tests, and the slow references).
 LONGEST_FIRST = (
     "browser/test_app_sessions.py",
+    "browser/test_memory_release.py",
     "browser/test_app_browser.py",
     "test_app_reports.py",
+    "test_isomorphic_cards.py",
+    "test_batch_report_defs.py",
     "test_batch_cluster.py",
     "browser/test_reports_browser.py",
+    "browser/test_reports_compare_browser.py",
     "test_reference_match.py",
     "test_batch_lines.py",
     "browser/test_locking_browser.py",
