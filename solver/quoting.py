@@ -15,6 +15,13 @@ def brief(value: object) -> str:
         return f"a {type(value).__name__} holding an integer of more than 4,300 digits"
 
 
+def shown_path(path: str) -> str:
+    """A path as a one-line message shows it: as given when printable, else quoted
+    (:func:`brief`) so a control character (a line break, an escape) cannot split the message
+    or reach the terminal."""
+    return path if path.isprintable() else brief(path)
+
+
 def odd_characters(text: str) -> str:
     """What messages add when ``text`` holds characters outside ASCII, which card and range
     syntax never uses: ``" ('K' is U+212A KELVIN SIGN)"`` naming up to three of them (one

@@ -349,3 +349,19 @@ def test_warmup_group_runs() -> None:
     assert out.returncode == 0, out.stderr
     out = run("warmup", "--group", "nonsense")
     assert out.returncode == 2
+
+
+@pytest.mark.parametrize("flag", ["--locks", "--load"])
+def test_a_path_with_control_characters_is_quoted_on_one_line(flag: str) -> None:
+    # a vertical tab or an escape in a path must not split the error line or reach the
+    # terminal raw (found by the fuzz suite on exploit --locks)
+    path = "nope\x0bnext\x1b[31m.json"
+    if flag == "--load":
+        args = ["exploit", flag, path]
+    else:
+        args = ["solve", "--game", "kuhn", "--iterations", "2", flag, path]
+    r = run(*args)
+    assert r.returncode == 2
+    assert len(r.stderr.splitlines()) == 1, r.stderr
+    assert r.stderr.startswith(f"error: {flag}: ") and "\x1b" not in r.stderr
+    assert repr(path) in r.stderr

@@ -30,15 +30,16 @@ def load_saved(path: str) -> Any:
     ``/dev/zero``), then loaded; :class:`UsageError` naming ``--load`` else."""
     from solver.files.export import ExportError, load_solve
     from solver.files.safe_read import ReadError, read_regular
+    from solver.quoting import shown_path
 
     try:
         data = read_regular(path, MAX_LOAD_BYTES)
     except ReadError as exc:
-        raise UsageError(f"--load: {path} {exc}") from None
+        raise UsageError(f"--load: {shown_path(path)} {exc}") from None
     try:
         return load_solve(data)
     except ExportError as exc:
-        raise UsageError(f"--load: {path}: {exc}") from None
+        raise UsageError(f"--load: {shown_path(path)}: {exc}") from None
 
 
 def json_line(record: Mapping[str, object]) -> str:

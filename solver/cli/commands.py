@@ -84,6 +84,7 @@ from solver.games.holdem import (
 )
 from solver.games.model import auto_precision
 from solver.lockspec import LockError
+from solver.quoting import shown_path
 from solver.run import prefetch
 from solver.tree.betting import SizeNote, SizeNotes
 
@@ -255,7 +256,7 @@ def _read_locks(path: str | None) -> dict | None:
     past 4,300 digits and nesting past the parser's depth included) or not an object."""
     if path is None:
         return None
-    shown = path
+    shown = shown_path(path)
     try:
         with open(path, "rb") as f:
             raw = f.read(MAX_LOCKS_BYTES + 1)
