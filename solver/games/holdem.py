@@ -14,6 +14,7 @@ the board's validity mask, so every child counts exactly the deals it can be.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -322,11 +323,17 @@ def over_memory(est: Estimate, allowed_mb: float) -> str:
     )
 
 
-def build_holdem(spec: HoldemSpec | HoldemSetup) -> Game:
-    """Validate (if needed), check the memory budget, and build the game."""
+def build_holdem(
+    spec: HoldemSpec | HoldemSetup, prune: Callable[[ActionNode], None] | None = None
+) -> Game:
+    """Validate (if needed), check the memory budget, and build the game. ``prune``, when
+    given, edits the card-free tree in place before cards are dealt (it may only remove
+    actions: :mod:`solver.study.sizes` drops bet sizes at single nodes)."""
     setup = spec if isinstance(spec, HoldemSetup) else validate(spec)
     notes = SizeNotes()
     tree = betting_tree(setup, notes)
+    if prune is not None:
+        prune(tree)
     est = estimate(setup, tree)
     refusal = over_memory(est, setup.spec.max_memory_mb)
     if refusal:
@@ -415,7 +422,7 @@ def build_holdem(spec: HoldemSpec | HoldemSetup) -> Game:
             "rake_cap": rake[1],  # chips (0: no cap)
             "size_notes": notes.notes(),  # sizes played at another amount than asked
         },
-        full_builder=lambda: build_holdem(replace(setup.spec, isomorphism=False)),
+        full_builder=lambda: build_holdem(replace(setup.spec, isomorphism=False), prune),
     )
 
 
