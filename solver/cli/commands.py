@@ -62,6 +62,7 @@ from solver.cfr.sampling.rules import SamplingRule
 from solver.cli import drill as drill_cli
 from solver.cli import exploit as exploit_cli
 from solver.cli import race as race_cli
+from solver.cli import sizes as sizes_cli
 from solver.cli.args import EXIT_INTERNAL, EXIT_USAGE, UsageError
 from solver.cli.args import float_arg as _float_arg
 from solver.cli.args import int_arg as _int_arg
@@ -518,6 +519,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return drill_cli.cmd_drill(args, _game_from_args)
         elif args.command == "exploit":
             return exploit_cli.cmd_exploit(args, _solve_for_exploit)
+        elif args.command == "sizes":
+            return sizes_cli.cmd_sizes(args, _spot_spec, _spec_error)
         elif args.command == "warmup":
             from solver.run.warmup import run_group, warm_all
 

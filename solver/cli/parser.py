@@ -11,6 +11,7 @@ from solver.batch import cli as batch_cli
 from solver.cfr.options import OPTION_FIELDS, cli_default
 from solver.cli import drill as drill_cli
 from solver.cli import exploit as exploit_cli
+from solver.cli import sizes as sizes_cli
 from solver.cli.args import UsageError
 from solver.cli.race import DEFAULT_RACE
 from solver.games import GAMES
@@ -156,6 +157,7 @@ def build_parser() -> Parser:
     batch_cli.add_commands(sub, add_game_args)
     drill_cli.add_command(sub, add_game_args)
     exploit_cli.add_command(sub, add_game_args, add_solve_args)
+    sizes_cli.add_command(sub, add_game_args)
     return parser
 
 

@@ -46,6 +46,7 @@ from solver.algorithms import ALGORITHMS, SolveOptions, default_algorithm, make_
 from solver.api import Checkpoint, SolveResult, solve
 from solver.cfr.bestresponse import root_player_values
 from solver.cfr.layout import uniform_strategy
+from solver.cfr.options import OptionError
 from solver.games.holdem import HoldemSetup, HoldemSpec, build_holdem, size_notes, validate
 from solver.games.model import DECISION, Game
 from solver.games.source import HoldemSource
@@ -525,6 +526,17 @@ def simplify_sizes(
         raise SizesError("algorithm", f"{name} samples: warm re-solves need a full-width one")
     if isinstance(confirm, bool) or not isinstance(confirm, int) or confirm < 1:
         raise SizesError("confirm", f"must be a whole number ≥ 1, got {confirm!r}")
+    try:
+        SolveOptions(threads=threads).checked(name, None)
+    except OptionError as exc:
+        raise SizesError(exc.field, exc.message) from None
+    for label, number in (("iterations", iterations), ("check_every", check_every)):
+        if number is not None and (
+            isinstance(number, bool) or not isinstance(number, int) or number < 1
+        ):
+            raise SizesError(label, f"must be a whole number ≥ 1, got {number!r}")
+    if target is not None and not (isinstance(target, (int, float)) and target > 0):
+        raise SizesError("target", f"must be a positive number of chips, got {target!r}")
     setup = the_plan.setup
     pot = float(setup.config.pot)
     chips_target = target
