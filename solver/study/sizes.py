@@ -535,7 +535,11 @@ def simplify_sizes(
             isinstance(number, bool) or not isinstance(number, int) or number < 1
         ):
             raise SizesError(label, f"must be a whole number ≥ 1, got {number!r}")
-    if target is not None and not (isinstance(target, (int, float)) and target > 0):
+    if target is not None and (
+        isinstance(target, bool)
+        or not isinstance(target, (int, float))
+        or not 0 < target < float("inf")
+    ):
         raise SizesError("target", f"must be a positive number of chips, got {target!r}")
     setup = the_plan.setup
     pot = float(setup.config.pot)

@@ -1,0 +1,86 @@
+"""``python -m solver sizes``: the JSON contract, both players, and bad input named by its
+flag with exit code 2 before anything is solved."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from cli_helpers import run
+
+from solver.study import sizes as sizes_mod
+
+SPOT = [
+    "--board", "Td9d6hQc2s", "--pot", "200", "--stack", "400",
+    "--oop-range", "66+, A8s+, A5s-A4s, AJo+, K9s+, KQo, QTs+, JTs, 96s+, 85s+, 75s+, 65s, 54s",
+    "--ip-range", "QQ-22, AQs-A2s, ATo+, K5s+, KJo+, Q8s+, J8s+, T7s+, 96s+, 86s+, 75s+, 64s+",
+    "--bets", "50%", "--raises", "a", "--raise-cap", "1",
+    "--grid", "33%, 75%, 150%, a", "--nodes", "root", "--target", "0.05%",
+]  # fmt: skip
+FIELDS = {"player", "keep", "kept", "removal_regret", "value_full", "value_kept", "loss_chips",
+          "loss_pct_pot", "exploitability_superset", "exploitability_final",
+          "superset_seconds", "seconds"}  # fmt: skip
+
+
+def test_json_both_players_end_with_their_final_lines() -> None:
+    out = run("sizes", *SPOT, "--player", "both", "--keep", "1", "--json")
+    assert out.returncode == 0, out.stderr
+    lines = [json.loads(x) for x in out.stdout.splitlines()]
+    finals = [x for x in lines if x.get("final")]
+    assert [f["player"] for f in finals] == ["oop", "ip"]
+    assert lines[-1]["final"] is True and lines[-1]["player"] == "ip"
+    for f in finals:
+        assert set(f) >= FIELDS
+        line = "root" if f["player"] == "oop" else "k"
+        assert len(f["kept"][line]) == 1
+        assert set(f["removal_regret"][line]) == {"b:66", "b:150", "b:300", "b:400"}
+        assert f["loss_chips"] == pytest.approx(f["value_full"] - f["value_kept"])
+        assert f["loss_pct_pot"] == pytest.approx(f["loss_chips"] / 2)
+        assert f["loss_chips"] >= -2 * f["exploitability_superset"] / 100 * 200
+    # the checks of every solve, named by stage; both players share one superset solve
+    stages = {(x["player"], x["stage"]) for x in lines if "stage" in x}
+    assert ("oop", "superset") in stages and ("ip", "superset") not in stages
+
+
+def test_text_says_what_is_kept_and_given_up() -> None:
+    out = run("sizes", *SPOT, "--player", "ip", "--keep", "2")
+    assert out.returncode == 0, out.stderr
+    assert "IP at k: keeps" in out.stdout
+    assert "IP gives up" in out.stdout and "% of the pot" in out.stdout
+
+
+@pytest.mark.parametrize(
+    ("extra", "flag"),
+    [
+        (["--grid", ""], "--grid"),
+        (["--keep", "0"], "--keep"),
+        (["--keep", "5"], "--keep"),
+        (["--grid", "5c, 50%", "--keep", "1"], "--grid"),  # under the big blind
+        (["--grid", "50%, 3x"], "--grid"),
+        (["--player", "sb"], "--player"),
+        (["--nodes", "turn"], "--nodes"),
+        (["--raise-grid", "100%"], "--raise-grid"),  # with --nodes root
+        (["--target", "-1"], "--target"),
+        (["--threads", "0"], "--threads"),
+        (["--algorithm", "mccfr-es"], "--algorithm"),
+        (["--pot", "x"], "--pot"),
+    ],
+)
+def test_bad_input_exits_2_naming_the_flag(monkeypatch, extra, flag) -> None:
+    def nothing(*_a: object, **_k: object) -> None:
+        raise AssertionError("solved before the input was checked")
+
+    monkeypatch.setattr(sizes_mod, "solve", nothing)
+    out = run("sizes", *SPOT, *extra)
+    assert out.returncode == 2, (out.stdout, out.stderr)
+    assert out.stderr.startswith(f"error: {flag}:"), out.stderr
+    assert "Traceback" not in out.stderr and out.stdout == ""
+
+
+def test_a_game_or_preset_flag_mix_is_refused() -> None:
+    out = run("sizes", "--game", "kuhn")
+    assert out.returncode == 2 and out.stderr.startswith("error: --game:")
+    out = run("sizes", "--preset", "srp-river", "--pot", "100")
+    assert out.returncode == 2 and out.stderr.startswith("error: --pot:")
+    out = run("sizes", "--preset", "kuhn")
+    assert out.returncode == 2 and out.stderr.startswith("error: --preset:")
