@@ -201,3 +201,24 @@ def test_bad_input_is_named_before_anything_is_solved(monkeypatch, kwargs, field
     with pytest.raises(SizesError) as info:
         simplify_sizes(RIVER, **args)
     assert info.value.field == field
+
+
+def test_every_street_with_raises_on_a_turn() -> None:
+    """``nodes="all"`` with a raise grid on a turn: lines through dealt cards (``d:*``, one
+    card-free node for every runout, suit isomorphism on) are simplified too, and P's
+    simplified strategy guarantees the same in its own tree as in the full one (the opponent
+    keeps every size and response in both), which checks the maps through chance nodes."""
+    turn = HoldemSpec(board="Td9d6hQc", pot=100, stack=200,
+                      oop_range="AA, QQ, 99, 87s, A5s, KJs, AQo",
+                      ip_range="KK, QJs, JTs, A9s, 88, 76s, KQo", bets="50%", raises="a",
+                      raise_cap=1)  # fmt: skip
+    r = simplify_sizes(turn, "33%, 75%, a", "100%, a", player="oop", nodes="all", keep=1,
+                       target=0.05)  # fmt: skip
+    assert any("d:*" in line for line in r.kept)
+    assert all(len(kept) <= 1 for kept in r.kept.values())
+    for line, kept in r.kept.items():
+        assert set(kept) | set(r.removed[line]) == set(r.removal_regret[line])
+    own = sizes_mod.guaranteed_value(r.final.game, r.final.average_strategy(), 0)
+    assert r.value_kept == pytest.approx(own, abs=1e-9)
+    assert r.final.game.num_nodes < r.superset.game.num_nodes
+    assert r.loss_chips >= -2 * r.superset.exploitability
