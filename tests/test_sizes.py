@@ -166,6 +166,13 @@ def test_clairvoyant_bettor_keeps_the_all_in() -> None:
                        target=0.02)  # fmt: skip
     assert r.kept == {"root": ["b:400"]}
     assert r.loss_chips <= 2 * r.superset.exploitability
+    # the known solution: 3 nut combos of 15 (x = 0.2); at the all-in b = 4 pots the bettor
+    # bluffs b/(1 + b) = 0.8 per value hand (bets 0.36 of the range), the caller calls
+    # 1/(1 + b) = 0.2, the nuts win 100 + 0.2·400 = 180, a bluff 0: OOP is worth 36 chips
+    e = r.superset.exploitability
+    assert r.value_kept == pytest.approx(36.0, abs=2 * (e + r.final.exploitability))
+    assert r.frequency["root"]["b:400"] == pytest.approx(0.36, abs=0.01)
+    assert r.action_ev["root"]["b:400"] == pytest.approx(100.0, abs=1.0)
 
 
 # ----- bad input -------------------------------------------------------------------------------

@@ -104,6 +104,8 @@ class SizesResult:
     sizes: dict[str, dict[str, str]]
     removal_regret: dict[str, dict[str, float]]
     confirmed: dict[str, dict[str, bool]]
+    frequency: dict[str, dict[str, float]]  # {line: {action: share of P's range}}, superset
+    action_ev: dict[str, dict[str, float]]  # {line: {action: chips}}: the range's EV betting it
     value_full: float  # chips P's superset strategy guarantees in the full tree
     value_kept: float  # chips P's simplified strategy guarantees in the full tree
     loss_chips: float  # value_full − value_kept
@@ -123,7 +125,8 @@ class SizesResult:
             "player": self.player, "keep": self.keep, "nodes": self.nodes, "grid": self.grid,
             "raise_grid": self.raise_grid, "kept": self.kept, "removed": self.removed,
             "sizes": self.sizes, "removal_regret": self.removal_regret,
-            "confirmed": self.confirmed, "value_full": self.value_full,
+            "confirmed": self.confirmed, "frequency": self.frequency,
+            "action_ev": self.action_ev, "value_full": self.value_full,
             "value_kept": self.value_kept, "loss_chips": self.loss_chips,
             "loss_pct_pot": self.loss_pct_pot,
             "exploitability_superset": self.exploitability_superset,
@@ -643,6 +646,8 @@ def simplify_sizes(
     out_regret: dict[str, dict[str, float]] = {}
     out_confirmed: dict[str, dict[str, bool]] = {}
     full_lines = _line_nodes(full, p)
+    freq: dict[str, dict[str, float]] = {}
+    evs: dict[str, dict[str, float]] = {}
     for line in the_plan.lines[player]:
         text = line_text(line)
         if line not in by_line:
@@ -657,6 +662,7 @@ def simplify_sizes(
             rr[s] = _screen(game, sigma, p, by_line[line], [s], base)
             cf[s] = False
         order = _size_labels_at(full, full_lines[line][0])
+        freq[text], evs[text] = line_stats(full, sigma_full, full_lines[line][0], order)
         out_regret[text] = {s: rr[s] for s in order if s in rr}
         out_confirmed[text] = {s: cf[s] for s in order if s in cf}
     loss = value_full - value_kept
@@ -671,6 +677,8 @@ def simplify_sizes(
         sizes=names,
         removal_regret=out_regret,
         confirmed=out_confirmed,
+        frequency=freq,
+        action_ev=evs,
         value_full=value_full,
         value_kept=value_kept,
         loss_chips=loss,
@@ -684,6 +692,39 @@ def simplify_sizes(
         final=final,
         removed_lines=dict(removed),
     )
+
+
+def line_stats(
+    game: Game, sigma: Array, node: int, labels: list[str]
+) -> tuple[dict[str, float], dict[str, float]]:
+    """At decision ``node`` under ``sigma``: each action of ``labels``' frequency (a share of
+    the actor's range there, reach-weighted) and the range's EV when it takes that action
+    (chips, :func:`solver.study.views.action_evs` averaged over the hands that take it, each
+    weighted by its reach, its probability of the action and its compatible opponent mass;
+    NaN when no hand takes it). On a later street, the node is the line's first runout."""
+    from solver.cfr.reach import path_reach
+    from solver.study.analysis import compatible
+    from solver.study.views import action_evs
+
+    p = int(game.tree.player[node])
+    off, na, nh = game.block(node)
+    table = sigma[off : off + na * nh].reshape(na, nh)
+    reach = path_reach(game, sigma, node)
+    valid = game.valid_hands(node, p)
+    own = np.where(valid, reach[p], 0.0)
+    m = compatible(game)
+    mass = (m @ reach[1]) if p == 0 else (m.T @ reach[0])
+    ev = action_evs(game, sigma, node, m)
+    actions = game.action_labels(node)
+    total = float(own.sum())
+    freq, out = {}, {}
+    for label in labels:
+        a = actions.index(label)
+        freq[label] = float(table[a] @ own) / total if total > 0 else 0.0
+        w = own * table[a] * mass
+        ok = w > 0
+        out[label] = float(np.dot(w[ok], ev[a][ok]) / w[ok].sum()) if ok.any() else float("nan")
+    return freq, out
 
 
 def _size_labels_at(game: Game, node: int) -> list[str]:
