@@ -667,8 +667,8 @@ def readback(game: Game, sigma: Array, p: Plan, rounds_left: bool = False) -> li
             continue
         ok = abs(got - s_t.value) <= TOLERANCE_PP
         reason = "" if ok else (
-            "the hands reaching its spots depend on the opponent's free decisions before "
-            "them, which moved in the re-solve"
+            "the hands reaching its spots (the opponent's free decisions before them) or the "
+            "hands they meet (card removal) moved in the re-solve"
             + ("; another round may close it" if rounds_left else "")
         )  # fmt: skip
         rows.append(Readback(s_t.stat, s_t.hand_class, s_t.value, got, ok, reason))
