@@ -228,6 +228,11 @@ def _with(**stats) -> dict:
         (_with(stats=[{"stat": "cbet", "value": -1}]), "stats[0].value", "outside 0–100"),
         (_with(stats=[{"stat": "cbet", "value": "60"}]), "stats[0].value", "percentage"),
         (_with(stats=[{"stat": "cbet", "value": float("nan")}]), "stats[0].value", "outside"),
+        (_with(stats=[{"stat": "cbet", "value": 10**400}]), "stats[0].value", "outside"),
+        (_with(stats=[{"stat": ["cbet"], "value": 5}]), "stats[0].stat", "not a stat"),
+        (_with(stats=[{"stat": "cbet", "value": 5, "class": ["x"]}]), "stats[0].class", "class"),
+        (_with(stats=[{"stat": "cbet", "value": 5, "size": 1}]), "stats[0].size", "not a stat"),
+        (_with(stats=[{"stat": "cbet", "value": 5}] * 65), "stats", "at most 64"),
         (
             _with(
                 stats=[

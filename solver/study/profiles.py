@@ -46,6 +46,7 @@ from solver.cfr.reach import chance_factors, path_reach
 from solver.games.model import DECISION, Game
 from solver.lockspec import board_at, line_text
 from solver.poker.handclass import DRAWS, MADE
+from solver.quoting import brief
 from solver.study.analysis import compatible, equities
 from solver.study.shift_lock import shift
 from solver.study.views import action_evs
@@ -151,19 +152,19 @@ class Profile:
         for key in data:
             if key not in known:
                 raise ProfileError(
-                    str(key), f"not a profile field (fields: {', '.join(sorted(known))})"
+                    str(key)[:40], f"not a profile field (fields: {', '.join(sorted(known))})"
                 )
         version = data.get("version")
         if version != VERSION:
             raise ProfileError(
-                "version", f"{version!r} is not a profile version read here ({VERSION})"
+                "version", f"{brief(version)} is not a profile version read here ({VERSION})"
             )
         name = data.get("name", "")
         if not isinstance(name, str) or len(name) > 200:
             raise ProfileError("name", "text of at most 200 characters")
         player = data.get("player")
         if player not in ("oop", "ip"):
-            raise ProfileError("player", f"the opponent's seat, 'oop' or 'ip', got {player!r}")
+            raise ProfileError("player", f"the opponent's seat, 'oop' or 'ip', got {brief(player)}")
         raw = data.get("stats")
         if not isinstance(raw, list) or not raw:
             raise ProfileError("stats", "a list of {stat, value[, class]}, at least one")
@@ -182,18 +183,21 @@ def _entry(where: str, e: object) -> StatTarget:
         if key not in ("stat", "value", "class"):
             raise ProfileError(f"{where}.{key}", "not a stat field (stat, value, class)")
     stat = e.get("stat")
-    if stat not in STATS:
-        raise ProfileError(f"{where}.stat", f"{stat!r} is not a stat ({', '.join(STATS)})")
+    if not isinstance(stat, str) or stat not in STATS:
+        raise ProfileError(f"{where}.stat", f"{brief(stat)} is not a stat ({', '.join(STATS)})")
     value = e.get("value")
     if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise ProfileError(f"{where}.value", f"a percentage 0–100, got {value!r}")
-    number = float(value)
+        raise ProfileError(f"{where}.value", f"a percentage 0–100, got {brief(value)}")
+    try:
+        number = float(value)
+    except OverflowError:  # an integer past 1e308
+        number = math.inf
     if not math.isfinite(number) or not 0.0 <= number <= 100.0:
-        raise ProfileError(f"{where}.value", f"{value!r} is outside 0–100 %")
+        raise ProfileError(f"{where}.value", f"{brief(value)} is outside 0–100 %")
     klass = e.get("class")
-    if klass is not None and klass not in CLASSES:
+    if klass is not None and (not isinstance(klass, str) or klass not in CLASSES):
         raise ProfileError(
-            f"{where}.class", f"{klass!r} is not a hand class ({', '.join(CLASSES)})"
+            f"{where}.class", f"{brief(klass)} is not a hand class ({', '.join(CLASSES)})"
         )
     return StatTarget(str(stat), number, klass)
 
