@@ -21,7 +21,7 @@ from app.components.figures import range_grid_figure
 from app.components.hand_filter import EXAMPLES, FilterError, card_mask, hand_mask
 from app.components.spot_header import spot_header
 from app.components.views import card_table
-from app.features import exploit_view, locking, study_views
+from app.features import exploit_view, locking, sizes_view, study_views
 from app.features.node_analysis import analysis_for
 from solver.games.model import CHANCE, DECISION, Game
 from solver.poker.ranges import COMBO_CELL
@@ -83,6 +83,7 @@ def render() -> None:
     dealing = game.tree.kind[node] == CHANCE  # the runout grid's cards deal on a click
     cards = functools.partial(deal_card, game.chance_cards(node)) if dealing else None
     study_views.render(game, a, on_card=cards, best_response=exploit_view.render)
+    sizes_view.render(solved)
     with st.expander("Tree overview"):
         st.code(_overview(game, node), language=None)
 

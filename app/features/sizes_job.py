@@ -1,0 +1,144 @@
+"""Certified size simplification as a background job (:func:`solver.study.sizes.simplify_sizes`
+for one player or both, in a thread), publishing how far it got and, once done, the results.
+The thread never calls Streamlit: the page reads :meth:`SizesJob.snapshot` in a fragment.
+
+It ends as the chart job does (:mod:`app.features.stack_chart`): on :meth:`SizesJob.stop`
+(seen at the next check of the solve running), when the app's job registry finds no page has
+watched it for the grace period, and at process exit (tracked; a daemon thread)."""
+
+from __future__ import annotations
+
+import threading
+import time
+from dataclasses import dataclass, field
+
+from solver.api import Checkpoint
+from solver.games.holdem import HoldemSpec
+from solver.run.lifecycle import track
+from solver.study.sizes import PLAYERS, SizesResult, simplify_sizes
+
+RUNNING, DONE, STOPPED, FAILED = "running", "done", "stopped", "failed"
+
+
+class _Stopped(Exception):
+    """Raised from the progress callback to leave the solves early."""
+
+
+@dataclass(frozen=True)
+class SizesProgress:
+    """What the page shows: the state, the player and solve running (``stage``), solves
+    started, the last check's exploitability (% pot), seconds since the start, the results
+    so far (one per player done) and why it failed."""
+
+    state: str
+    player: str = ""
+    stage: str = ""
+    solves: int = 0
+    exploitability_pct: float | None = None
+    elapsed_s: float = 0.0
+    results: tuple[SizesResult, ...] = field(default=())
+    error: str = ""
+
+    @property
+    def finished(self) -> bool:
+        return self.state != RUNNING
+
+
+@dataclass(frozen=True)
+class SizesRequest:
+    """What to simplify (the arguments of :func:`simplify_sizes`, ``player`` may be both)."""
+
+    spec: HoldemSpec
+    grid: str
+    raise_grid: str | None
+    player: str
+    nodes: str
+    keep: int
+    target: float  # chips
+    threads: int = 1
+
+    def players(self) -> tuple[str, ...]:
+        return PLAYERS if self.player == "both" else (self.player,)
+
+
+class SizesJob:
+    """Runs a :class:`SizesRequest` (checked beforehand with
+    :func:`solver.study.sizes.plan`); satisfies :class:`solver.run.lifecycle.Job`."""
+
+    def __init__(self, request: SizesRequest) -> None:
+        self.request = request
+        self.stopped_by = ""
+        self._stop = threading.Event()
+        self._lock = threading.Lock()
+        self._progress = SizesProgress(RUNNING)
+        self._started = time.monotonic()
+        self._thread = threading.Thread(target=self._run, name="sizes", daemon=True)
+
+    def start(self) -> SizesJob:
+        track(self)
+        self._started = time.monotonic()
+        self._thread.start()
+        return self
+
+    def stop(self, reason: str = "stop") -> None:
+        if not self._stop.is_set():
+            self.stopped_by = reason
+        self._stop.set()
+
+    def join(self, timeout: float | None = None) -> bool:
+        if self._thread.ident is None:
+            return True
+        self._thread.join(timeout)
+        return not self._thread.is_alive()
+
+    @property
+    def alive(self) -> bool:
+        return self._thread.is_alive()
+
+    def snapshot(self) -> SizesProgress:
+        with self._lock:
+            p = self._progress
+        if p.finished:
+            return p
+        return SizesProgress(p.state, p.player, p.stage, p.solves, p.exploitability_pct,
+                             time.monotonic() - self._started, p.results)  # fmt: skip
+
+    def _publish(self, **changes: object) -> None:
+        with self._lock:
+            p = self._progress
+            values = {**p.__dict__, **changes, "elapsed_s": time.monotonic() - self._started}
+            self._progress = SizesProgress(**values)
+
+    def _run(self) -> None:
+        r = self.request
+        pot = float(r.spec.pot)
+        results: list[SizesResult] = []
+
+        def progress(player: str, stage: str, cp: Checkpoint) -> None:
+            if self._stop.is_set():
+                raise _Stopped
+            started = self._progress.solves + (1 if cp.iteration == 0 else 0)  # a solve's first
+            self._publish(player=player, stage=stage, solves=started,
+                          exploitability_pct=100.0 * cp.exploitability / pot)  # fmt: skip
+
+        try:
+            superset = None
+            for player in r.players():
+
+                def report(stage: str, cp: Checkpoint, p: str = player) -> None:
+                    progress(p, stage, cp)
+
+                result = simplify_sizes(
+                    r.spec, r.grid, r.raise_grid, player, r.nodes, r.keep, target=r.target,
+                    threads=r.threads, superset=superset, progress=report,
+                )  # fmt: skip
+                superset = result.superset
+                results.append(result)
+                self._publish(results=tuple(results))
+        except _Stopped:
+            self._publish(state=STOPPED)
+            return
+        except Exception as exc:  # shown on the page; the thread ends cleanly
+            self._publish(state=FAILED, error=f"{type(exc).__name__}: {exc}")
+            return
+        self._publish(state=DONE, results=tuple(results))
