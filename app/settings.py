@@ -19,15 +19,23 @@ plays over a few seconds (one frame per check up to its frame count).
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
-from dataclasses import dataclass, field
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field, fields
 from typing import Any
 
 from app import state
 from app.components.fields import Number, show
 from app.spec import DEFAULT_SOURCE
-from solver.algorithms import ALGORITHMS, algorithm_defaults, default_algorithm
-from solver.cfr.options import SolveOptions, check_options, parse_param, sentence
+from solver.algorithms import ALGORITHMS, AlgorithmInfo, algorithm_defaults, default_algorithm
+from solver.cfr.options import (
+    OPTION_FIELDS,
+    OptionField,
+    SolveOptions,
+    check_options,
+    cli_default,
+    parse_param,
+    sentence,
+)
 from solver.cfr.parallel import max_threads
 from solver.run.jobs import CHECK_EVERY
 
@@ -38,8 +46,6 @@ PRUNING_LABELS = {
     "interval": "interval RBP",
     "total": "Total RBP",
 }
-DEFAULT_RBP_CHECK_EVERY = 10
-DEFAULT_SEED = 0
 DEFAULT_MAX_ITERATIONS = 100_000
 
 TARGET = Number("Target", 0, 1e9, note="0 = no target")
@@ -49,6 +55,160 @@ CHECK = Number("Check every", 1, 1e6, whole=True)
 SEED = Number("Seed", 0, 2**32 - 1, whole=True)
 RBP_CHECK = Number("RBP: check every (iterations)", 1, 1e6, whole=True)
 RBP_THRESHOLD = Number("RBP: threshold C", 0, 1e9, note="0 keeps every strategy sum")
+
+PRECISIONS = {
+    "auto": "auto (float32 for big hold'em spots, float64 for small ones, long solves, toys)",
+    "float64": "float64",
+    "float32": "float32 (half the memory)",
+    "compressed": "16-bit compressed (quarter)",
+}
+PRUNING_HELP = (
+    "**partial** (the default): skip what the opponent never reaches — the same numbers as "
+    "none, less work. **none**: walk every subtree. **interval RBP** (CFR) and **Total RBP** "
+    "(CFR, CFR+): regret-based pruning, on one thread with float32/float64 storage. What each "
+    "does and costs: docs/pruning.md."
+)
+
+Choices = Mapping[str, str]
+"""The form's select values so far, by field (``{"pruning": "total", "precision": "auto"}``):
+what decides whether the other options are drawn."""
+
+
+def _always(info: AlgorithmInfo, chosen: Choices) -> bool:
+    return True
+
+
+def _not_forced(info: AlgorithmInfo, chosen: Choices) -> str:
+    return ""
+
+
+def _one_thread(info: AlgorithmInfo, chosen: Choices) -> str:
+    """Why a solve runs on one thread whatever the Threads field says ("": it need not)."""
+    if info.sampling:
+        return "sampling algorithms run on one thread"
+    pruning = str(chosen.get("pruning"))
+    return f"{PRUNING_LABELS[pruning]} runs on one thread" if pruning in RBP else ""
+
+
+@dataclass(frozen=True)
+class OptionWidget:
+    """How the Solve form draws one solver option — an :data:`OPTION_FIELDS` row with an app
+    key, whose key, widget kind ("number", "select", "checkbox") and default the row gives —
+    beyond the row: its ``label``; its ``section`` ("main": the row above the fold, "advanced":
+    under Advanced, "rbp": the row under those; drawn in :data:`OPTION_WIDGETS`' order);
+    ``number``, what a number field accepts (None: any number of its field's type);
+    ``help`` ("": the row's, the CLI's); a select's ``choices`` for an algorithm and the
+    ``names`` it shows them by; ``shown`` whether it is drawn (not drawn: its default);
+    ``forced`` why it takes its default whatever is typed ("": it need not; drawn disabled,
+    under its key + ``_one``); ``width``, its column's."""
+
+    label: str
+    section: str = "advanced"
+    number: Number | None = None
+    help: str = ""
+    choices: Callable[[AlgorithmInfo], Sequence[str]] | None = None
+    names: Mapping[str, str] = field(default_factory=dict)
+    shown: Callable[[AlgorithmInfo, Choices], bool] = _always
+    forced: Callable[[AlgorithmInfo, Choices], str] = _not_forced
+    width: float = 0.85
+
+
+OPTION_WIDGETS: dict[str, OptionWidget] = {
+    "threads": OptionWidget(
+        "Threads",
+        "main",
+        THREADS,
+        "solver threads per pass (turn and flop spots split best)",
+        forced=_one_thread,
+    ),
+    "seed": OptionWidget(
+        "Seed",
+        "main",
+        SEED,
+        "fixes every random draw: the same seed repeats the solve exactly",
+        shown=lambda info, chosen: info.sampling,
+        width=0.8,
+    ),
+    "pruning": OptionWidget(
+        "Pruning",
+        help=PRUNING_HELP,
+        choices=lambda info: info.prunings,
+        names=PRUNING_LABELS,
+        width=1.3,
+    ),
+    "precision": OptionWidget(
+        "Storage", choices=lambda info: list(PRECISIONS), names=PRECISIONS, width=1.5
+    ),
+    "rbp_check_every": OptionWidget(
+        RBP_CHECK.label,
+        "rbp",
+        RBP_CHECK,
+        "Total RBP: iterations between prune checks; interval RBP: how long a pruning must be "
+        "able to last (docs/pruning.md)",
+        shown=lambda info, chosen: chosen.get("pruning") in RBP,
+    ),
+    "rbp_threshold": OptionWidget(
+        RBP_THRESHOLD.label,
+        "rbp",
+        RBP_THRESHOLD,
+        "release the strategy sums of a pruned action below C/√T (docs/pruning.md)",
+        shown=lambda info, chosen: chosen.get("pruning") == "total",
+    ),
+    "rbp_free_opponent": OptionWidget(
+        "RBP: free opponent regrets",
+        "rbp",
+        help="also free the other player's regrets where the pruning player never comes "
+        "(our extension of Total RBP; less memory, slower convergence: docs/pruning.md)",
+        shown=lambda info, chosen: chosen.get("pruning") == "total",
+    ),
+}
+"""The Solve form's look of the options :data:`OPTION_FIELDS` gives an app key, by field, in
+the order each section draws them. Optional: a row with an app key and no entry here is
+drawn all the same (:func:`option_widget`: under Advanced, labelled by its field)."""
+
+_DEFAULTS: dict[str, Any] = {f.name: f.default for f in fields(SolveOptions)}
+
+
+def option_widget(row: OptionField) -> OptionWidget:
+    """How the form draws ``row`` (:data:`OPTION_WIDGETS`, or under Advanced by its field's
+    name when it has no entry there)."""
+    got = OPTION_WIDGETS.get(row.field)
+    if got is not None:
+        return got
+    label = row.field.replace("_", " ").capitalize()
+    default = _DEFAULTS[row.field]
+    whole = isinstance(default, int) and not isinstance(default, bool)
+    return OptionWidget(
+        label, number=Number(label, whole=whole) if row.widget == "number" else None
+    )
+
+
+def form_rows() -> list[OptionField]:
+    """Every :data:`OPTION_FIELDS` row the Solve form draws (those with an app key), in
+    drawing order: :data:`OPTION_WIDGETS`' order, then the table's."""
+    rows = [r for r in OPTION_FIELDS if r.app is not None]
+    order = list(OPTION_WIDGETS)
+    return sorted(rows, key=lambda r: order.index(r.field) if r.field in order else len(order))
+
+
+def default_text(row: OptionField) -> str:
+    """The text a number field of ``row`` starts with (its field's default, as the CLI's
+    flag shows it)."""
+    return cli_default(row) or ""
+
+
+def chosen_selects(info: AlgorithmInfo) -> dict[str, str]:
+    """Each select option's value in the session, or its first choice for ``info``'s
+    algorithm when it holds none of them (what the form then shows)."""
+    out: dict[str, str] = {}
+    for row in form_rows():
+        widget = option_widget(row)
+        if row.widget == "select" and widget.choices is not None:
+            choices = list(widget.choices(info))
+            value = state.get(str(row.app))
+            out[row.field] = value if value in choices else choices[0]
+    return out
+
 
 FOLLOW = (state.ALGORITHM, state.TARGET, state.TARGET_UNIT, state.CHECK_EVERY)
 """The widgets whose values belong to a game (see the module docstring)."""
@@ -173,18 +333,17 @@ class Settings:
         return self.target
 
 
-def settings(holdem: bool) -> Settings:
+def settings(holdem: bool, *, check: bool = True) -> Settings:
     """The solver settings from the session state (defaults where a field was never drawn),
-    with every problem in ``errors``."""
+    with every problem in ``errors``. ``check`` False leaves the options and parameters to
+    the solve's one gate (:func:`solver.algorithms.make_solver`, whose OptionError names the
+    field): what Solve's click does, the page having shown each message beside its field."""
     algo = str(state.get(state.ALGORITHM))
     if algo not in ALGORITHMS:
         algo = default_algorithm(holdem)
     info = ALGORITHMS[algo]
     errors: dict[str, str] = {}
     params, errors["params"] = read_params(algo, check=False)  # (checked below, once)
-    pruning = str(state.get(state.PRUNING))
-    if pruning not in info.prunings:
-        pruning = info.prunings[0]
     target, errors["target"] = _read(TARGET, state.TARGET, 0.3 if holdem else 0.001)
     unit = str(state.get(state.TARGET_UNIT) or ("% pot" if holdem else "chips"))
     if unit not in (("% pot", "chips") if holdem else ("chips",)):
@@ -193,40 +352,27 @@ def settings(holdem: bool) -> Settings:
         MAX_ITERATIONS, state.MAX_ITERATIONS, DEFAULT_MAX_ITERATIONS
     )
     every, errors["check_every"] = _read(CHECK, state.CHECK_EVERY, CHECK_EVERY)
-    seed = 0
-    if info.sampling:
-        value, errors["seed"] = _read(SEED, state.SEED, DEFAULT_SEED)
-        seed = int(value or 0)
-    rbp_every, threshold = DEFAULT_RBP_CHECK_EVERY, 0.0
-    if pruning in RBP:
-        value, errors["rbp_check_every"] = _read(
-            RBP_CHECK, state.RBP_CHECK_EVERY, DEFAULT_RBP_CHECK_EVERY
-        )
-        rbp_every = int(value or DEFAULT_RBP_CHECK_EVERY)
-    if pruning == "total":
-        value, errors["rbp_threshold"] = _read(RBP_THRESHOLD, state.RBP_THRESHOLD, 0.0)
-        threshold = float(value or 0.0)
-    precision = str(state.get(state.PRECISION) or "auto")
+    chosen = chosen_selects(info)
+    values: dict[str, Any] = dict(chosen)
     one_thread = ""
-    if info.sampling:
-        one_thread = "sampling algorithms run on one thread"
-    elif pruning in RBP:
-        one_thread = f"{PRUNING_LABELS[pruning]} runs on one thread"
-    threads = 1
-    if not one_thread:
-        value, errors["threads"] = _read(THREADS, state.THREADS, 1)
-        threads = int(value or 1)
-    options = SolveOptions(
-        threads=threads,
-        precision=precision,
-        pruning=pruning,
-        seed=seed,
-        rbp_check_every=rbp_every,
-        rbp_threshold=threshold,
-        rbp_free_opponent=pruning == "total" and bool(state.get(state.RBP_FREE_OPPONENT, False)),
-    )
+    for row in form_rows():  # every option the form draws, read as its kind is
+        widget = option_widget(row)
+        key, default = str(row.app), _DEFAULTS[row.field]
+        why = widget.forced(info, chosen)
+        if row.field == "threads":
+            one_thread = why
+        if row.widget == "select" or why or not widget.shown(info, chosen):
+            continue  # (a select: read above; the others keep their defaults)
+        if row.widget == "checkbox":
+            values[row.field] = bool(state.get(key, default))
+        elif row.widget == "number":
+            spec = widget.number or Number(widget.label)
+            value, errors[row.field] = _read(spec, key, default)
+            if value is not None:
+                values[row.field] = value
+    options = SolveOptions(**values)
     # what the fields parsed is checked by the solver's own validator (the CLI's words)
-    checked = options.check(algo, None if errors["params"] else params)
+    checked = options.check(algo, None if errors["params"] else params) if check else {}
     for name, message in checked.items():
         key = "params" if name in params else name
         if not errors.get(key):
@@ -242,14 +388,6 @@ def settings(holdem: bool) -> Settings:
         one_thread,
         {k: v for k, v in errors.items() if v},
     )
-
-
-PRUNING_HELP = (
-    "**partial** (the default): skip what the opponent never reaches — the same numbers as "
-    "none, less work. **none**: walk every subtree. **interval RBP** (CFR) and **Total RBP** "
-    "(CFR, CFR+): regret-based pruning, on one thread with float32/float64 storage. What each "
-    "does and costs: docs/pruning.md."
-)
 
 
 def algorithm_names() -> list[str]:

@@ -196,7 +196,7 @@ def cmd_srp(args: argparse.Namespace) -> None:
 
 
 def cmd_summary(args: argparse.Namespace) -> None:
-    from solver.algorithms import make_solver
+    from solver.algorithms import SolveOptions, make_solver
     from solver.batch.spec import SUMMARY_BYTES_PER_NODE, SUMMARY_ITERATIONS
     from solver.batch.summary import summarize_tree
     from solver.batch.treedata import encode
@@ -210,7 +210,7 @@ def cmd_summary(args: argparse.Namespace) -> None:
     print("|---|---:|---:|---:|---:|---:|---:|---:|")
     for flop in args.flops.split(","):
         game = build_holdem(replace(preset, board=flop.strip()))
-        eng = make_solver(game, "dcfr-tuned", {}, threads=1)
+        eng = make_solver(game, "dcfr-tuned", {}, options=SolveOptions(threads=1))
         eng.iterate(max(args.iterations - 5, 1))
         t0 = time.perf_counter()
         eng.iterate(5)

@@ -25,6 +25,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from solver.algorithms import make_algorithm  # noqa: E402
+from solver.cfr.options import SolveOptions  # noqa: E402
 from solver.files.presets import load_preset  # noqa: E402
 from solver.games.model import CHANCE, DECISION, Game  # noqa: E402
 from solver.run.jobs import SolveJob  # noqa: E402
@@ -73,7 +74,7 @@ def main() -> None:
         game,
         make_algorithm("dcfr-tuned"),
         target=args.target / 100.0 * game.starting_pot,
-        threads=args.threads,
+        options=SolveOptions(threads=args.threads),
     ).start()
     job.wait_for(lambda p: p.finished, timeout=7200)
     job.join(60)

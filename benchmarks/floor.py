@@ -381,9 +381,9 @@ def measure_ours(
 ) -> tuple[float, float]:
     """(ms per iteration, nodes touched per iteration / the full walk's 2 × N) of
     ``dcfr-tuned`` on ``game``, ``warmup`` iterations first, then ``iterations`` timed."""
-    from solver import Engine
+    from solver import Engine, SolveOptions
 
-    eng = Engine(game, make_rule(RULE), threads=threads, precision=precision)
+    eng = Engine(game, make_rule(RULE), options=SolveOptions(threads=threads, precision=precision))
     eng.iterate(warmup)
     n0 = eng.nodes_touched
     t0 = time.perf_counter()

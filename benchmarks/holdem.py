@@ -38,7 +38,7 @@ def run_one(
     spot: str, algorithm: str, threads: int, every: int, max_seconds: float, precision: str
 ) -> dict:
     """Solve one spot in this process; returns the measurements."""
-    from solver import Engine, make_rule
+    from solver import Engine, SolveOptions, make_rule
     from solver.api import measure
     from solver.games.holdem import HoldemSpec, build_holdem
 
@@ -48,7 +48,9 @@ def run_one(
         warm = build_holdem(HoldemSpec(board=board, pot=200, stack=100, oop_range="AA,KK",
                                        ip_range="QQ,JJ", bets="a", raises=""))  # fmt: skip
         warm_engine = Engine(
-            warm, make_rule(algorithm.partition(":")[0]), threads=threads, precision=precision
+            warm,
+            make_rule(algorithm.partition(":")[0]),
+            options=SolveOptions(threads=threads, precision=precision),
         )
         warm_engine.iterate(1)
         measure(warm_engine, time.perf_counter())
@@ -62,7 +64,9 @@ def run_one(
     build_s = time.perf_counter() - t0
     name, _, params = algorithm.partition(":")
     kw = {k: float(v) for k, v in (p.split("=") for p in params.split(";") if p)}
-    engine = Engine(game, make_rule(name, **kw), threads=threads, precision=precision)
+    engine = Engine(
+        game, make_rule(name, **kw), options=SolveOptions(threads=threads, precision=precision)
+    )
     found: dict[float, list[float] | None] = dict.fromkeys(TARGETS_PCT)
     solve_s = 0.0
     started = time.perf_counter()

@@ -30,13 +30,15 @@ def _one(spot: str, threads: int, iterations: int) -> None:
     sys.path.insert(0, str(HERE))
     from holdem import IP, OOP, SPOTS
 
-    from solver import Engine, make_rule
+    from solver import Engine, SolveOptions, make_rule
     from solver.games.holdem import HoldemSpec, build_holdem
 
     s = SPOTS[spot]
     game = build_holdem(HoldemSpec(board=s["board"], pot=200, stack=900, oop_range=OOP,
                                    ip_range=IP, bets=s["bets"], raises=s["raises"]))  # fmt: skip
-    eng = Engine(game, make_rule("dcfr-tuned"), threads=threads, precision="auto")
+    eng = Engine(
+        game, make_rule("dcfr-tuned"), options=SolveOptions(threads=threads, precision="auto")
+    )
     eng.iterate(4)
     t0 = time.perf_counter()
     eng.iterate(iterations)

@@ -22,7 +22,7 @@ import time
 
 import numpy as np
 
-from solver.algorithms import make_solver
+from solver.algorithms import SolveOptions, make_solver
 from solver.games.holdem import HoldemSpec, build_holdem
 
 OOP = "66+,A8s+,A5s-A4s,AJo+,K9s+,KQo,QTs+,JTs,96s+,85s+,75s+,65s,54s"
@@ -37,7 +37,7 @@ def run(spot: str, algorithm: str, budgets: list[float], seed: int) -> list[tupl
         HoldemSpec(board=BOARDS[spot], pot=200, stack=900, oop_range=OOP, ip_range=IP,
                    bets="50%, a", raises="a")
     )  # fmt: skip
-    eng = make_solver(game, algorithm, seed=seed)
+    eng = make_solver(game, algorithm, options=SolveOptions(seed=seed))
     eng.iterate(1)  # kernels loaded
     out: list[tuple[float, float]] = []
     spent = 0.0

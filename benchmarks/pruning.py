@@ -32,7 +32,7 @@ import time
 import numpy as np
 
 from solver import make_game
-from solver.algorithms import make_solver
+from solver.algorithms import SolveOptions, make_solver
 from solver.cfr.engine import Engine
 from solver.games.model import Game
 
@@ -53,10 +53,9 @@ def space_table(game_name: str, iterations: list[int], rules: list[str], checks:
             eng = make_solver(
                 g,
                 rule,
-                pruning="total",
-                rbp_threshold=c,
-                rbp_free_opponent=free,
-                rbp_check_every=every,
+                options=SolveOptions(
+                    pruning="total", rbp_threshold=c, rbp_free_opponent=free, rbp_check_every=every
+                ),
             )
             assert isinstance(eng, Engine)
             cells = []
@@ -73,7 +72,7 @@ def space_table(game_name: str, iterations: list[int], rules: list[str], checks:
             if every != 10:
                 label += f", checks every {every}"
             print(f"| {label} | {c:g} | " + " | ".join(cells) + " |", flush=True)
-    full = make_solver(g, "cfr", pruning="none")
+    full = make_solver(g, "cfr", options=SolveOptions(pruning="none"))
     print(f"\nWithout Total RBP the solver holds {full.memory_bytes / 1e6:.3f} MB.")
 
 
@@ -90,7 +89,7 @@ def limit_table(game_name: str, iterations: int, gaps: list[float]) -> None:
     solved = Engine(g, make_rule("dcfr"))
     solved.iterate(iterations)
     expl = 0.5 * sum(solved.best_response_values())
-    probe = make_solver(g, "cfr", pruning="total")
+    probe = make_solver(g, "cfr", options=SolveOptions(pruning="total"))
     assert isinstance(probe, Engine) and probe.rbp is not None
     probe.storage = probe.storage._replace(cumulative=solved.storage.cumulative.copy())
     avg = probe.average_strategy()
@@ -155,8 +154,12 @@ def work_table(
         runs = [(m, c) for m in modes for c in (checks if m == "total" else [10])]
         for mode, check_every in runs:
             # compile first: a kernel's first call in a process is not the rule's speed
-            make_solver(g, rule, pruning=mode, rbp_check_every=check_every).iterate(every)
-            eng = make_solver(g, rule, pruning=mode, rbp_check_every=check_every)
+            make_solver(
+                g, rule, options=SolveOptions(pruning=mode, rbp_check_every=check_every)
+            ).iterate(every)
+            eng = make_solver(
+                g, rule, options=SolveOptions(pruning=mode, rbp_check_every=check_every)
+            )
             found: dict[float, str] = {}
             spent = 0.0
             while len(found) < len(targets) and eng.iteration < max_iterations:
@@ -195,7 +198,7 @@ def _release_run(g: Game, c: float, iterations: list[int], full_checks: bool) ->
 
     original = pruning_module.release_sums
     original_average = pruning_module.RegretPruning.average
-    eng = make_solver(g, "cfr", pruning="total", rbp_threshold=c)
+    eng = make_solver(g, "cfr", options=SolveOptions(pruning="total", rbp_threshold=c))
     assert isinstance(eng, Engine) and eng.rbp is not None
     twin = {"sums": np.zeros(g.action_size), "last": np.zeros(g.action_size)}
 

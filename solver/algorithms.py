@@ -1,22 +1,23 @@
 """Every algorithm the solver offers (:mod:`solver.cfr.registry`), and the one place a solver
 is built for one (:func:`make_solver`): what the API, the CLI, races, jobs and the app call.
-Its options are one :class:`~solver.cfr.options.SolveOptions`, checked by
-:func:`solver.cfr.options.check_options`, whose messages name the field."""
+Its options are one :class:`~solver.cfr.options.SolveOptions`, checked here once by
+:func:`solver.cfr.options.validate`, whose messages name the field (loose keyword options are
+the public :func:`solver.api.solve`'s alone)."""
 
 from __future__ import annotations
 
 import inspect
 from collections.abc import Callable, Mapping
-from typing import Any, Unpack
+from typing import Any
 
 from solver.cfr.engine import PRUNING, Engine
 from solver.cfr.options import (
     OPTION_NAMES,
+    CheckedOptions,
     OptionError,
     SolveOptions,
     SolverOptions,
     check_options,
-    options_with,
 )
 from solver.cfr.protocol import Solver
 from solver.cfr.registry import (
@@ -75,25 +76,31 @@ def make_solver(
     algorithm: str | AlgorithmRule,
     params: dict[str, float] | None = None,
     options: SolveOptions | None = None,
-    **settings: Unpack[SolverOptions],
 ) -> Solver:
     """A solver of ``game`` for ``algorithm`` (a registered name with ``params``, or a rule
-    object) with ``options`` (:class:`SolveOptions`; None: the defaults), any keyword option
-    (``threads=2``, ``pruning="none"``, …) taking its place over them. ``pruning`` None takes
-    the algorithm's default; ``seed`` fixes the draws of the sampling algorithms (ignored by
-    the others); ``threads`` > 1 only for full-width rules; ``rbp_*`` tune interval/Total
-    RBP (see :mod:`solver.cfr.pruning`); ``locks`` fixes the strategy of some infosets
-    (:mod:`solver.lockspec`; full-width algorithms and ``mccfr-cs``, without regret-based
-    pruning). The first option that does not hold raises
+    object) with ``options`` (:class:`SolveOptions`, e.g. ``SolveOptions(threads=2,
+    pruning="none")``; None: the defaults): the one gate, which checks them once.
+    ``pruning`` None takes the algorithm's default; ``seed`` fixes the draws of the sampling
+    algorithms (ignored by the others); ``threads`` > 1 only for full-width rules;
+    ``rbp_*`` tune interval/Total RBP (see :mod:`solver.cfr.pruning`); ``locks`` fixes the
+    strategy of some infosets (:mod:`solver.lockspec`; full-width algorithms and
+    ``mccfr-cs``, without regret-based pruning). The first option that does not hold raises
     :class:`~solver.cfr.options.OptionError` naming its field; an unknown algorithm name
-    raises :class:`UnknownAlgorithmError`, a keyword that is no option TypeError. The solver
-    keeps the options whole (``solver.options``, pruning resolved)."""
-    check_option_names("make_solver()", settings, make_solver)
+    raises :class:`UnknownAlgorithmError`, options that are no :class:`SolveOptions`
+    TypeError. Options a front end checked for this very algorithm, parameters and game
+    (:meth:`~solver.cfr.options.CheckedOptions.holds_for`: the CLI, for its messages) are
+    taken as they are. The solver keeps the options whole (``solver.options``, pruning
+    resolved)."""
     if isinstance(algorithm, str):
         algorithm_info(algorithm)  # UnknownAlgorithmError (a KeyError) for unknown names
-    opts = options_with(options, settings)
+    if options is not None and not isinstance(options, SolveOptions):
+        raise TypeError(f"options must be a SolveOptions, got {type(options).__name__}")
+    opts = options if options is not None else SolveOptions()
     check_locks_type(opts.locks)
-    checked = opts.checked(algorithm, params, game=game)  # the one check of a solve's options
+    if isinstance(opts, CheckedOptions) and opts.holds_for(algorithm, params, game):
+        checked = opts  # checked for this very algorithm, parameters and game already
+    else:
+        checked = opts.checked(algorithm, params, game=game)  # the one check of the options
     if isinstance(algorithm, (Rule, SamplingRule)):
         rule: AlgorithmRule = algorithm
     else:

@@ -27,6 +27,7 @@ from solver.algorithms import (
     make_solver,
 )
 from solver.cfr.bestresponse import measure as measure_exploitability
+from solver.cfr.checks import Check
 from solver.cfr.options import options_with
 from solver.games import Game, make_game
 from solver.games.model import DECISION
@@ -37,16 +38,14 @@ Array = npt.NDArray[np.float64]
 
 
 @dataclass(frozen=True)
-class Checkpoint:
-    """One exploitability measurement of the average strategy during a solve."""
+class Checkpoint(Check):
+    """One exploitability measurement of the average strategy during a solve: the one record
+    of a check (:class:`solver.cfr.checks.Check`: ``iteration``, ``elapsed_s`` — wall time
+    since the solve started, checks included —, ``exploitability`` in chips — NashConv/2 =
+    (BR₀ + BR₁) / 2 zero-sum, raked spots Σ_p (BR_p − u_p) / 2 —, ``nodes_touched``,
+    ``memory_bytes``) with both best responses (a keyword)."""
 
-    iteration: int
-    elapsed_s: float  # wall time since the solve started, checks included
-    # chips: NashConv/2 = (BR₀ + BR₁) / 2 (zero-sum); raked spots Σ_p (BR_p − u_p) / 2
-    exploitability: float
-    best_response: tuple[float, float]  # (BR₀, BR₁) in chips
-    nodes_touched: int  # nodes visited by the CFR passes so far
-    memory_bytes: int = 0  # bytes of regrets, sums and buffers the solve holds
+    best_response: tuple[float, float] = field(kw_only=True)  # (BR₀, BR₁) in chips
 
     def as_dict(self, game: Game | None = None) -> dict[str, object]:
         out: dict[str, object] = {

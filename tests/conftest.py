@@ -13,6 +13,7 @@ import pytest
 
 from solver import Game, make_game
 from solver.cfr.engine import Engine
+from solver.cfr.options import SolveOptions
 
 # ----- kernels compiled during the run ----------------------------------------------------------
 # The warm-up (python -m solver.warmup) must cover every kernel signature the suite uses: with
@@ -146,7 +147,7 @@ def locked_engine(g: Game, rule: str, locks: Any) -> Engine:
     write them (resolved above the engine by make_solver)."""
     from solver.algorithms import make_solver
 
-    e = make_solver(g, rule, locks=locks)
+    e = make_solver(g, rule, options=SolveOptions(locks=locks))
     assert isinstance(e, Engine)
     return e
 

@@ -63,7 +63,8 @@ def bad(value: object) -> Any:
         ({"target": 0}, ValueError, "target must be a finite number"),
         ({"chunk_s": "fast"}, TypeError, "chunk_s must be a number"),
         ({"chunk_s": math.nan}, ValueError, "chunk_s must be a finite number"),
-        ({"bogus": 1}, TypeError, "SolveJob() got an unexpected argument 'bogus'"),
+        ({"bogus": 1}, TypeError, "unexpected keyword argument 'bogus'"),
+        ({"threads": 2}, TypeError, "unexpected keyword argument 'threads'"),  # options=
     ],
 )
 def test_solve_job_refuses_bad_arguments_naming_them(

@@ -13,6 +13,7 @@ from app import state
 from app.screens.export import resume_job
 from solver import make_game, make_rule
 from solver.algorithms import make_algorithm, make_solver
+from solver.cfr.options import SolveOptions
 from solver.files.export import load_solve, save_solve
 from solver.run.jobs import SolveJob
 
@@ -78,7 +79,10 @@ def test_sampled_and_pruned_solves_save_load_and_resume(
     game = make_game("leduc")
     source = {"kind": "toy", "name": "leduc"}
     job = SolveJob(
-        game, make_algorithm(algorithm), max_iterations=100, pruning=pruning, seed=seed
+        game,
+        make_algorithm(algorithm),
+        max_iterations=100,
+        options=SolveOptions(pruning=pruning, seed=seed),
     ).start()
     job.wait_for(lambda q: q.finished)
     job.join(10)
@@ -97,7 +101,7 @@ def test_sampled_and_pruned_solves_save_load_and_resume(
     assert resumed.progress.iteration == 200 and resumed.progress.state == "done"
     assert resumed.progress.history[: len(loaded.history)] == loaded.history
     # ... exactly as one uninterrupted solve of 200 iterations
-    straight = make_solver(game, algorithm, pruning=pruning, seed=seed)
+    straight = make_solver(game, algorithm, options=SolveOptions(pruning=pruning, seed=seed))
     straight.iterate(200)
     assert np.array_equal(straight.storage.regrets, resumed.engine.storage.regrets)
     assert np.array_equal(straight.average_strategy(), resumed.engine.average_strategy())

@@ -238,7 +238,7 @@ def test_log_axes_are_labelled_in_full_at_1_2_5() -> None:
     assert list(y.ticktext) == [f"{v:g}" for v in y.tickvals]
     label = next(a for a in fig.layout.annotations if a.text.startswith("target"))
     assert label.text == "target 0.3 % pot" and label.y == pytest.approx(math.log10(0.3))
-    race_pts = [RacePoint(i, 0.01 * i, 0.01 * i, 100 * i, 10.0 / i) for i in range(1, 99)]
+    race_pts = [RacePoint(i, 0.01 * i, 10.0 / i, 100 * i, cpu_s=0.01 * i) for i in range(1, 99)]
     race = race_figure([("cfr", race_pts)])
     assert race.layout.xaxis.type == "log" and race.layout.yaxis.type == "log"
     assert all("μ" not in t for t in (*race.layout.xaxis.ticktext, *race.layout.yaxis.ticktext))

@@ -14,6 +14,7 @@ from streamlit.testing.v1 import AppTest
 
 from app import state
 from solver import Game
+from solver.cfr.options import SolveOptions
 from solver.study.trainer import GRADES, Decision, Thresholds, grade_of, pot_at
 from solver.study.views import action_evs
 
@@ -305,7 +306,7 @@ def test_the_page_names_the_locks_of_the_solve_it_drills() -> None:
 
     game = make_game("leduc")
     bet = game.action_labels(0)[1]
-    engine = make_solver(game, "cfr+", locks={"root": {"K": {bet: 1.0}}})
+    engine = make_solver(game, "cfr+", options=SolveOptions(locks={"root": {"K": {bet: 1.0}}}))
     job = SolveJob(game, make_rule("cfr+"), engine=engine, max_iterations=20).start()
     job.wait_for(lambda q: q.finished, timeout=60)
     at = started(job, seed=1, hero=0)

@@ -20,6 +20,7 @@ from solver.cfr.layout import (
     PassFlags,
     Scratch,
 )
+from solver.cfr.options import SolveOptions
 from solver.games.holdem import HoldemSpec, build_holdem
 from solver.games.model import RUNOUT
 
@@ -87,8 +88,8 @@ def test_one_thread_claiming_every_task_gives_the_serial_numbers() -> None:
         ip_range="QQ-99,AK,J9s",
     )  # fmt: skip
     g = build_holdem(spec)
-    serial = Engine(g, make_rule("dcfr"), threads=1)
-    split = Engine(g, make_rule("dcfr"), threads=2)
+    serial = Engine(g, make_rule("dcfr"), options=SolveOptions(threads=1))
+    split = Engine(g, make_rule("dcfr"), options=SolveOptions(threads=2))
     par = split.parallel
     lv = par.leaves
     assert par.threads == 2 and lv.order.size > 1

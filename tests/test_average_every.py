@@ -11,6 +11,7 @@ import pytest
 from conftest import task_turn
 
 from solver import Engine, make_rule
+from solver.cfr.options import SolveOptions
 from solver.cfr.rules import AVG_WEIGHT, DECAY, every_kth_average
 from solver.games.model import Game
 
@@ -67,7 +68,9 @@ def test_the_weights_taken_add_up_to_the_dense_ones(k: int) -> None:
 
 @pytest.mark.parametrize("threads", [1, pytest.param(2, marks=pytest.mark.cores(2))])
 def test_the_sums_are_not_touched_in_a_skipped_iteration(game: Game, threads: int) -> None:
-    e = Engine(game, make_rule("dcfr-tuned", average_every=2), threads=threads)
+    e = Engine(
+        game, make_rule("dcfr-tuned", average_every=2), options=SolveOptions(threads=threads)
+    )
     e.iterate(2)
     taken = e.storage.cumulative.copy()
     assert taken.any()
@@ -81,8 +84,8 @@ def test_the_sums_are_not_touched_in_a_skipped_iteration(game: Game, threads: in
 @pytest.mark.cores(2)
 def test_two_threads_match_one_bit_for_bit(game: Game) -> None:
     rule = make_rule("dcfr-tuned", average_every=2)
-    a = Engine(game, rule, threads=1)
-    b = Engine(game, rule, threads=2)
+    a = Engine(game, rule, options=SolveOptions(threads=1))
+    b = Engine(game, rule, options=SolveOptions(threads=2))
     for chunk in (1, 4, 5):
         a.iterate(chunk)
         b.iterate(chunk)

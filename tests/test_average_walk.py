@@ -11,6 +11,7 @@ from conftest import game
 
 from solver import Engine, make_rule
 from solver.cfr.bestresponse import best_response_values, root_player_values
+from solver.cfr.options import SolveOptions
 from solver.cfr.walk import AVERAGE
 from solver.games.holdem import HoldemSpec, build_holdem
 from solver.lockspec import lock_engine
@@ -34,7 +35,7 @@ def test_average_in_the_walk_equals_the_average_array(
     name: str, threads: int, precision: str, locked: bool
 ) -> None:
     g = build_holdem(TURN) if name == "turn" else game(name)
-    e = Engine(g, make_rule("dcfr"), threads=threads, precision=precision)
+    e = Engine(g, make_rule("dcfr"), options=SolveOptions(threads=threads, precision=precision))
     e.iterate(15)
     if locked:
         line = "k" if name == "leduc" else "root"

@@ -15,6 +15,7 @@ from solver.cfr.drive import run_pass
 from solver.cfr.engine import Engine
 from solver.cfr.layout import empty_leaves
 from solver.cfr.locks import no_locks
+from solver.cfr.options import SolveOptions
 from solver.cfr.pruning.state import no_rbp
 from solver.cfr.rules import make_rule
 from solver.games import Game
@@ -67,7 +68,7 @@ def _one_pass(engine: Engine, trav: int, u: float | None) -> tuple[np.ndarray, n
 @pytest.mark.parametrize("which", ["leduc", "turn"])
 def test_a_sampled_pass_is_unbiased(which: str) -> None:
     g = game("leduc") if which == "leduc" else _turn()
-    engine = Engine(g, make_rule("cfr"), pruning="none", precision="float64")
+    engine = Engine(g, make_rule("cfr"), options=SolveOptions(pruning="none", precision="float64"))
     engine.iterate(3)  # a non-trivial state
     cuts = _breakpoints(g)
     assert len(cuts) > 3
@@ -89,9 +90,9 @@ def test_a_sampled_pass_is_unbiased(which: str) -> None:
 
 def test_seeded_runs_repeat_and_seeds_differ() -> None:
     g = game("leduc")
-    a = make_solver(g, "mccfr-cs", seed=7)
-    b = make_solver(g, "mccfr-cs", seed=7)
-    c = make_solver(g, "mccfr-cs", seed=8)
+    a = make_solver(g, "mccfr-cs", options=SolveOptions(seed=7))
+    b = make_solver(g, "mccfr-cs", options=SolveOptions(seed=7))
+    c = make_solver(g, "mccfr-cs", options=SolveOptions(seed=8))
     a.iterate(40)
     b.iterate(15)
     b.iterate(25)  # chunking does not change the draws
@@ -102,8 +103,8 @@ def test_seeded_runs_repeat_and_seeds_differ() -> None:
 
 def test_chance_sampling_converges_and_touches_fewer_nodes() -> None:
     g = game("leduc")
-    cs = make_solver(g, "mccfr-cs", seed=1)
-    full = make_solver(g, "cfr", pruning="none")
+    cs = make_solver(g, "mccfr-cs", options=SolveOptions(seed=1))
+    full = make_solver(g, "cfr", options=SolveOptions(pruning="none"))
     cs.iterate(10_000)
     full.iterate(300)
     expl = 0.5 * sum(cs.best_response_values())
@@ -114,4 +115,4 @@ def test_chance_sampling_converges_and_touches_fewer_nodes() -> None:
 @pytest.mark.cores(2)
 def test_chance_sampling_refuses_threads() -> None:
     with pytest.raises(ValueError, match="one thread"):
-        make_solver(_turn(), "mccfr-cs", threads=2)
+        make_solver(_turn(), "mccfr-cs", options=SolveOptions(threads=2))

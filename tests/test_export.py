@@ -15,6 +15,7 @@ import pytest
 from conftest import game
 
 from solver import Engine, make_rule
+from solver.cfr.options import SolveOptions
 from solver.files.export import (
     ExportError,
     game_source,
@@ -85,7 +86,7 @@ def test_total_rbp_freeing_the_opponent_round_trip() -> None:
     """The setting is saved; where each player is kept out is rebuilt from the pruned flags
     on load, so the resumed solve matches an uninterrupted one bit for bit."""
     g = game("leduc")
-    e = Engine(g, make_rule("cfr"), pruning="total", rbp_free_opponent=True)
+    e = Engine(g, make_rule("cfr"), options=SolveOptions(pruning="total", rbp_free_opponent=True))
     e.iterate(95)
     loaded = load_solve(save_solve(e, game_source(g), ()))
     assert loaded.meta["rbp"]["free_opponent"] is True

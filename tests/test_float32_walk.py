@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 
 from solver import Engine, make_rule
 from solver.cfr.engine import PROMOTE_AT
+from solver.cfr.options import SolveOptions
 from solver.cfr.update import regret, strategy_rows, update_block
 from solver.games import model
 from solver.games.holdem import HoldemSpec, build_holdem
@@ -29,8 +30,8 @@ def river() -> Game:
 
 def _pair(game: Game, rule: str, threads: int = 1) -> tuple[Engine, Engine]:
     """Two solves over float32 storage: the float32 walk, and the same in float64."""
-    a = Engine(game, make_rule(rule), precision="float32", threads=threads)
-    b = Engine(game, make_rule(rule), precision="float32", threads=threads)
+    a = Engine(game, make_rule(rule), options=SolveOptions(precision="float32", threads=threads))
+    b = Engine(game, make_rule(rule), options=SolveOptions(precision="float32", threads=threads))
     b._walk_buffers(np.float64)
     assert a.walk_dtype == np.float32 and a.scratch.value.dtype == np.float32
     assert b.walk_dtype == np.float64
@@ -65,8 +66,8 @@ def test_a_solve_tracks_the_float64_walk(river: Game) -> None:
 @pytest.mark.cores(2)
 def test_two_threads_give_the_float32_walk_bit_for_bit() -> None:
     g = small_turn("AA,KK,QQ,T9s,87s,A5s", "JJ,TT,AK,KQs,65s")
-    one = Engine(g, make_rule("dcfr-tuned"), precision="float32")
-    two = Engine(g, make_rule("dcfr-tuned"), precision="float32", threads=2)
+    one = Engine(g, make_rule("dcfr-tuned"), options=SolveOptions(precision="float32"))
+    two = Engine(g, make_rule("dcfr-tuned"), options=SolveOptions(precision="float32", threads=2))
     assert two.parallel.threads == 2 and two.parallel.leaves.value.dtype == np.float32
     one.iterate(9)
     two.iterate(9)
@@ -102,9 +103,9 @@ def test_promote_switches_the_walk_to_float64(river: Game, monkeypatch: pytest.M
 
 def test_float64_and_16_bit_storage_walk_in_float64(river: Game) -> None:
     for precision in ("float64", "compressed"):
-        e = Engine(river, make_rule("dcfr"), precision=precision)
+        e = Engine(river, make_rule("dcfr"), options=SolveOptions(precision=precision))
         assert e.walk_dtype == np.float64 and e.scratch.reach.dtype == np.float64
-    e = Engine(river, make_rule("cfr+"), precision="float32", pruning="total")
+    e = Engine(river, make_rule("cfr+"), options=SolveOptions(precision="float32", pruning="total"))
     assert e.walk_dtype == np.float64  # regret-based pruning's bounds stay float64
 
 
@@ -160,7 +161,9 @@ def test_float32_update_matches_the_float64_update() -> None:
     """One regret update of a block in float32 against the same in float64."""
     rng = np.random.default_rng(5)
     na, nh = 3, 40
-    e = Engine(build_holdem(RIVER), make_rule("dcfr-tuned"), precision="float32")
+    e = Engine(
+        build_holdem(RIVER), make_rule("dcfr-tuned"), options=SolveOptions(precision="float32")
+    )
     co = e.coefficients(0, 8)[7]  # iteration 8's row
     av = rng.normal(size=(na, nh))
     values = (av * rng.dirichlet(np.ones(na), size=nh).T).sum(axis=0)

@@ -10,6 +10,7 @@ import pytest
 
 from solver import expected_values, solve
 from solver.cfr.layout import make_scratch
+from solver.cfr.options import SolveOptions
 from solver.cfr.terminal import fold_values, showdown_values
 from solver.games import make_game
 from solver.games.holdem import HoldemSpec, SpecError, build_holdem, estimate, validate
@@ -278,7 +279,10 @@ def test_two_threads_give_the_serial_numbers_bit_for_bit() -> None:
     for g, rule, precision in [(build_holdem(spec), *r) for r in runs] + [
         (build_holdem(flop), "dcfr", "float32")
     ]:
-        engines = [Engine(g, make_rule(rule), threads=t, precision=precision) for t in (1, 2)]
+        engines = [
+            Engine(g, make_rule(rule), options=SolveOptions(threads=t, precision=precision))
+            for t in (1, 2)
+        ]
         for e in engines:
             e.iterate(7)
         a, b = engines
@@ -299,8 +303,8 @@ def test_float32_storage_tracks_float64_and_halves_memory() -> None:
     assert auto_precision(True, AUTO_FLOAT64_CELLS + 1) == "float32"
     assert auto_precision(False, AUTO_FLOAT64_CELLS + 1) == "float64"  # toy games
     assert Engine(make_game("kuhn"), make_rule("dcfr")).precision == "float64"
-    a = Engine(g, make_rule("dcfr-tuned"), precision="float64")
-    b = Engine(g, make_rule("dcfr-tuned"), precision="float32")
+    a = Engine(g, make_rule("dcfr-tuned"), options=SolveOptions(precision="float64"))
+    b = Engine(g, make_rule("dcfr-tuned"), options=SolveOptions(precision="float32"))
     assert a.walk_dtype == np.float64 and b.walk_dtype == np.float32  # float32 walk
     for _ in range(10):
         a.iterate(20)
@@ -331,8 +335,8 @@ def test_suit_isomorphism_deals_fewer_cards_and_solves_the_same_game() -> None:
     assert estimate(validate(HoldemSpec(**spec))).nodes == iso.num_nodes  # type: ignore[arg-type]
     # The first iterations agree to rounding; later, regret matching's kink at zero lets
     # 1e-16 differences in the order of summation grow (both runs stay valid solves).
-    a = Engine(full, make_rule("cfr"), precision="float64")
-    b = Engine(iso, make_rule("cfr"), precision="float64")
+    a = Engine(full, make_rule("cfr"), options=SolveOptions(precision="float64"))
+    b = Engine(iso, make_rule("cfr"), options=SolveOptions(precision="float64"))
     for _ in range(4):
         a.iterate(1)
         b.iterate(1)
@@ -354,8 +358,8 @@ def test_compressed_16bit_storage_halves_float32_and_still_converges() -> None:
     from solver import Engine, make_rule
 
     g = build_holdem(river())
-    f32 = Engine(g, make_rule("dcfr"), precision="float32")
-    q16 = Engine(g, make_rule("dcfr"), precision="compressed")
+    f32 = Engine(g, make_rule("dcfr"), options=SolveOptions(precision="float32"))
+    q16 = Engine(g, make_rule("dcfr"), options=SolveOptions(precision="compressed"))
     assert q16.storage.regrets.dtype == np.int16 and q16.storage.cumulative.dtype == np.uint16
     f32.iterate(150)
     q16.iterate(150)

@@ -33,10 +33,6 @@ TOP_LEVEL = {
     "__main__": "cli",
     "warmup": "cli",
 }
-# Imports that still go up, each waiting on a file another change holds (issue 46: one
-# record of a check for Point, Checkpoint and RacePoint); a new one fails here, one fixed
-# must be struck
-PENDING = {("solver.files.export", "solver.run.jobs")}
 # app/'s shell: st.navigation over every page (the only ground-floor modules that import
 # screens)
 SHELL = {"app.main", "app.pages"}
@@ -49,8 +45,6 @@ RUNNERS = {
     "solver.run.lifecycle",
     "solver.run.race.job",
 }
-# components that still import a runner for a record type (run/jobs.Point: see PENDING)
-PENDING_COMPONENTS = {("app.components.figures", "solver.run.jobs")}
 
 
 def floor(module: str) -> int:
@@ -115,7 +109,7 @@ def test_solver_layers_import_only_downward() -> None:
         if m.startswith("solver") and d.startswith("solver") and floor(d) > floor(m)
     }
     said = [f"{m} ({FLOORS[floor(m)]}) imports {d} ({FLOORS[floor(d)]})" for m, d in sorted(up)]
-    assert up == PENDING, "\n".join(said) + f"\n(pending: {sorted(PENDING)})"
+    assert not up, "\n".join(said)
 
 
 def test_the_engine_reads_no_poker_text() -> None:
@@ -237,7 +231,7 @@ def test_components_are_pure() -> None:
     )
     assert not up, up
     runs = {(m, d) for m, d in edges() if m.startswith("app.components.") and d in RUNNERS}
-    assert runs == PENDING_COMPONENTS, sorted(runs ^ PENDING_COMPONENTS)
+    assert not runs, sorted(runs)
 
 
 def test_features_import_no_screen() -> None:

@@ -10,6 +10,7 @@ from conftest import full_game, game, locked_engine
 
 from solver import Engine, make_rule
 from solver.api import solve
+from solver.cfr.options import SolveOptions
 from solver.games import Game
 from solver.games.holdem import HoldemSpec, build_holdem
 from solver.games.model import DECISION
@@ -48,7 +49,7 @@ def test_relock_names_a_bad_line_and_refuses_rbp() -> None:
         relock(first.engine, {"x": {"k": 1.0}})
     with pytest.raises(LockError, match=r"sum to 0\.5"):
         relock(first.engine, {"k": {"k": 0.5}}, warm=False)
-    rbp = Engine(game("kuhn"), make_rule("cfr"), pruning="interval")
+    rbp = Engine(game("kuhn"), make_rule("cfr"), options=SolveOptions(pruning="interval"))
     with pytest.raises(ValueError, match="pruning"):
         relock(rbp, KUHN_EXPLOIT)
 

@@ -18,7 +18,7 @@ from solver import Engine, make_rule, solve
 from solver.algorithms import make_solver
 from solver.cfr.bestresponse import expected_values
 from solver.cfr.locks import locked_cells
-from solver.cfr.options import OptionError
+from solver.cfr.options import OptionError, SolveOptions
 from solver.files.export import load_solve, save_solve
 from solver.games import Game
 from solver.lockspec import LockError, build_locks, lock_engine
@@ -65,7 +65,7 @@ def _locked_storage(e: Engine) -> dict[str, np.ndarray]:
 )
 def test_locked_cells_never_change_and_the_rest_solves(name: str, rule: str, options: dict) -> None:
     g = _turn() if name == "turn" else game(name)
-    e = make_solver(g, rule, **options)
+    e = make_solver(g, rule, options=SolveOptions(**options))
     assert isinstance(e, Engine)
     e.iterate(20)  # a warm state: locked cells hold non-zero regrets and sums
     lines = ["k", "k b:2"] if name == "leduc" else ["root", "k b:100"]
@@ -200,9 +200,11 @@ def test_bad_locks_name_the_line_and_hand(locks: dict, needle: str) -> None:
 
 def test_locks_and_options_that_do_not_combine() -> None:
     with pytest.raises(OptionError, match="locks"):
-        make_solver(game("leduc"), "cfr", pruning="total", locks={"k": {"k": 1.0}})
+        make_solver(
+            game("leduc"), "cfr", options=SolveOptions(pruning="total", locks={"k": {"k": 1.0}})
+        )
     with pytest.raises(OptionError, match="full-width"):
-        make_solver(game("leduc"), "mccfr-es", locks={"k": {"k": 1.0}})
+        make_solver(game("leduc"), "mccfr-es", options=SolveOptions(locks={"k": {"k": 1.0}}))
     with pytest.raises(LockError, match="'solved' needs a solve"):
         build_locks(game("leduc"), {"k": "solved"})
 

@@ -13,7 +13,7 @@ from conftest import game
 
 from solver.algorithms import ALGORITHMS, make_solver
 from solver.cfr.engine import Engine
-from solver.cfr.options import OptionError, check_options, sentence
+from solver.cfr.options import OptionError, SolveOptions, check_options, sentence
 from solver.cfr.parallel import max_threads
 from solver.cfr.pruning.eligibility import prunings_for
 from solver.cfr.rules import AVG_WEIGHT, REGRET_WEIGHT, RULES, Param, Rule, make_rule
@@ -102,10 +102,10 @@ def test_every_bad_field_is_reported_at_once() -> None:
 def test_the_engines_raise_the_first_message_with_its_field() -> None:
     g = game("kuhn")
     with pytest.raises(OptionError, match="threads must be") as err:
-        Engine(g, make_rule("cfr"), threads=0)
+        Engine(g, make_rule("cfr"), options=SolveOptions(threads=0))
     assert err.value.field == "threads"
     with pytest.raises(OptionError, match="seed must be") as err:
-        make_solver(g, "mccfr-es", seed=-4)
+        make_solver(g, "mccfr-es", options=SolveOptions(seed=-4))
     assert err.value.field == "seed"
     with pytest.raises(ValueError, match="epsilon"):
         SampledEngine(g, "mccfr-os", {"epsilon": 0.0})
@@ -166,8 +166,8 @@ def test_a_users_rule_with_cfrs_properties_takes_rbp_and_matches_cfr() -> None:
     assert prunings_for(_MyCFR()) == ("partial", "none", "interval", "total")
     assert prunings_for(_MyLinear()) == ("partial", "none")
     for pruning in ("interval", "total"):
-        mine = make_solver(g, _MyCFR(), pruning=pruning)
-        cfr = make_solver(g, "cfr", pruning=pruning)
+        mine = make_solver(g, _MyCFR(), options=SolveOptions(pruning=pruning))
+        cfr = make_solver(g, "cfr", options=SolveOptions(pruning=pruning))
         mine.iterate(200)
         cfr.iterate(200)
         np.testing.assert_array_equal(mine.storage.regrets, cfr.storage.regrets)

@@ -14,6 +14,7 @@ import pytest
 from solver import Engine, make_rule
 from solver.api import solve
 from solver.cfr.engine import PROMOTE_AT
+from solver.cfr.options import SolveOptions
 from solver.files.export import game_source, load_solve, save_solve
 from solver.games import model
 from solver.games.holdem import HoldemSpec, build_holdem
@@ -35,7 +36,7 @@ def _exploitability(e: Engine) -> float:
 
 
 def _curve(game: Game, precision: str, marks: list[int]) -> list[float]:
-    e = Engine(game, make_rule("dcfr-tuned"), precision=precision)
+    e = Engine(game, make_rule("dcfr-tuned"), options=SolveOptions(precision=precision))
     out = []
     for m in marks:
         e.iterate(m - e.iteration)
@@ -79,14 +80,14 @@ def test_switch_happens_at_promote_at_with_values_unchanged(
     assert e.precision == "float64" and e.storage.cumulative.dtype == np.float64
     assert e.memory_bytes > 1.9 * before
     # the same solve kept in float32 agrees up to the switch
-    f = Engine(river, make_rule("dcfr-tuned"), precision="float32")
+    f = Engine(river, make_rule("dcfr-tuned"), options=SolveOptions(precision="float32"))
     f.iterate(PROMOTE_AT)
     np.testing.assert_array_equal(f.storage.cumulative, sums32)
 
 
 def test_explicit_precisions_never_switch(river: Game) -> None:
     for precision in ("float32", "compressed"):
-        e = Engine(river, make_rule("dcfr"), precision=precision)
+        e = Engine(river, make_rule("dcfr"), options=SolveOptions(precision=precision))
         e.iterate(PROMOTE_AT + 10)
         assert e.precision == precision
 

@@ -11,6 +11,7 @@ from conftest import full_game as game
 from conftest import small_turn
 
 from solver import Engine, make_rule
+from solver.cfr.options import SolveOptions
 from solver.cfr.rules import RULES
 from solver.games import Game
 
@@ -26,8 +27,8 @@ def _same_storage(a: Engine, b: Engine) -> bool:
 @pytest.mark.parametrize("rule", sorted(RULES))
 def test_partial_pruning_is_exact_on_leduc(rule: str) -> None:
     g = game("leduc")
-    full = Engine(g, make_rule(rule), pruning="none")
-    pruned = Engine(g, make_rule(rule), pruning="partial")
+    full = Engine(g, make_rule(rule), options=SolveOptions(pruning="none"))
+    pruned = Engine(g, make_rule(rule), options=SolveOptions(pruning="partial"))
     touched_full = full.iterate(25)
     touched_pruned = pruned.iterate(25)
     assert _same_storage(full, pruned)
@@ -45,7 +46,7 @@ def _turn() -> Game:
 def test_partial_pruning_is_exact_on_a_turn_spot_with_threads(rule: str, precision: str) -> None:
     g = _turn()
     engines = [
-        Engine(g, make_rule(rule), precision=precision, pruning=p, threads=t)
+        Engine(g, make_rule(rule), options=SolveOptions(precision=precision, pruning=p, threads=t))
         for p, t in (("none", 1), ("partial", 1), ("partial", 2))
     ]
     touched = [e.iterate(12) for e in engines]
@@ -56,7 +57,7 @@ def test_partial_pruning_is_exact_on_a_turn_spot_with_threads(rule: str, precisi
 
 def test_unknown_pruning_is_refused() -> None:
     with pytest.raises(ValueError, match="pruning"):
-        Engine(game("kuhn"), make_rule("cfr"), pruning="sometimes")
+        Engine(game("kuhn"), make_rule("cfr"), options=SolveOptions(pruning="sometimes"))
 
 
 # ----- regret-based pruning ------------------------------------------------------------------
@@ -69,8 +70,8 @@ def _expl(e: Engine) -> float:
 )
 def test_regret_based_pruning_reaches_the_unpruned_exploitability(rule: str, mode: str) -> None:
     g = game("leduc")
-    plain = Engine(g, make_rule(rule), pruning="partial")
-    pruned = Engine(g, make_rule(rule), pruning=mode)
+    plain = Engine(g, make_rule(rule), options=SolveOptions(pruning="partial"))
+    pruned = Engine(g, make_rule(rule), options=SolveOptions(pruning=mode))
     plain.iterate(2000)
     pruned.iterate(2000)
     assert pruned.rbp is not None
@@ -86,8 +87,8 @@ def test_total_rbp_keeps_cfr_plus_on_its_unpruned_course() -> None:
     within 1.4× of plain CFR+'s exploitability (1.17× measured; the seed's unweighted sums
     gave 1.8×, and no convergence at all on Leduc-5)."""
     g = game("leduc")
-    plain = Engine(g, make_rule("cfr+"), pruning="partial")
-    pruned = Engine(g, make_rule("cfr+"), pruning="total")
+    plain = Engine(g, make_rule("cfr+"), options=SolveOptions(pruning="partial"))
+    pruned = Engine(g, make_rule("cfr+"), options=SolveOptions(pruning="total"))
     plain.iterate(1000)
     pruned.iterate(1000)
     assert pruned.rbp is not None and pruned.rbp.catchups > 0
@@ -97,14 +98,14 @@ def test_total_rbp_keeps_cfr_plus_on_its_unpruned_course() -> None:
 
 def test_interval_pruning_skips_work() -> None:
     g = game("leduc")
-    plain = Engine(g, make_rule("cfr"), pruning="partial")
-    pruned = Engine(g, make_rule("cfr"), pruning="interval")
+    plain = Engine(g, make_rule("cfr"), options=SolveOptions(pruning="partial"))
+    pruned = Engine(g, make_rule("cfr"), options=SolveOptions(pruning="interval"))
     assert pruned.iterate(3000) < plain.iterate(3000)  # catch-up walks included
 
 
 def test_total_rbp_releases_regret_memory_while_pruned() -> None:
     g = game("leduc")
-    e = Engine(g, make_rule("cfr"), pruning="total")
+    e = Engine(g, make_rule("cfr"), options=SolveOptions(pruning="total"))
     start = e.memory_bytes
     e.iterate(1000)
     assert e.rbp is not None
@@ -119,7 +120,7 @@ def test_total_rbp_sums_release_stays_within_its_bound() -> None:
     by at most (released cells) × C/√T × Δ (Δ: the game's payoff range); everything else
     in the strategy sums is untouched."""
     g = game("leduc")
-    e = Engine(g, make_rule("cfr"), pruning="total")
+    e = Engine(g, make_rule("cfr"), options=SolveOptions(pruning="total"))
     e.iterate(500)
     assert e.rbp is not None
     before = e.storage.cumulative.copy()
@@ -140,19 +141,21 @@ def test_total_rbp_sums_release_stays_within_its_bound() -> None:
 def test_regret_based_pruning_refuses_what_it_cannot_do() -> None:
     g = game("leduc")
     with pytest.raises(ValueError, match="interval"):
-        Engine(g, make_rule("dcfr"), pruning="interval")
+        Engine(g, make_rule("dcfr"), options=SolveOptions(pruning="interval"))
     with pytest.raises(ValueError, match="total"):
-        Engine(g, make_rule("pcfr+"), pruning="total")
+        Engine(g, make_rule("pcfr+"), options=SolveOptions(pruning="total"))
     with pytest.raises(ValueError, match="float32 or float64"):
-        Engine(_turn(), make_rule("cfr"), pruning="total", precision="compressed")
+        Engine(
+            _turn(), make_rule("cfr"), options=SolveOptions(pruning="total", precision="compressed")
+        )
     with pytest.raises(ValueError, match="threads=1"):
-        Engine(_turn(), make_rule("cfr"), pruning="total", threads=2)
+        Engine(_turn(), make_rule("cfr"), options=SolveOptions(pruning="total", threads=2))
 
 
 def test_pruned_solves_repeat_exactly() -> None:
     g = game("leduc")
-    a = Engine(g, make_rule("cfr+"), pruning="total", rbp_threshold=0.05)
-    b = Engine(g, make_rule("cfr+"), pruning="total", rbp_threshold=0.05)
+    a = Engine(g, make_rule("cfr+"), options=SolveOptions(pruning="total", rbp_threshold=0.05))
+    b = Engine(g, make_rule("cfr+"), options=SolveOptions(pruning="total", rbp_threshold=0.05))
     a.iterate(300)
     b.iterate(120)
     b.iterate(180)
@@ -227,7 +230,7 @@ def test_total_rbp_catch_up_sets_the_papers_regrets(
     from solver.cfr.pruning.manager import RegretPruning
 
     g = game("leduc")
-    e = Engine(g, make_rule(rule), pruning="total")
+    e = Engine(g, make_rule(rule), options=SolveOptions(pruning="total"))
     seen: list[tuple[dict[int, set[int]], float]] = []
     original = RegretPruning._rebuild
     checked = 0
@@ -271,7 +274,11 @@ def _reopened_regions(rule: str, check: Callable[..., int], monkeypatch: pytest.
     ``top`` were just rebuilt). Returns the sum of what ``check`` returned."""
     from solver.cfr.pruning.manager import RegretPruning
 
-    e = Engine(game("leduc"), make_rule(rule), pruning="total", rbp_free_opponent=True)
+    e = Engine(
+        game("leduc"),
+        make_rule(rule),
+        options=SolveOptions(pruning="total", rbp_free_opponent=True),
+    )
     original = RegretPruning._reopen
     checked = 0
 
@@ -331,9 +338,9 @@ def test_freeing_the_opponent_holds_less_and_still_converges(rule: str) -> None:
 
     g = game("leduc")
     t = g.tree
-    plain = Engine(g, make_rule(rule), pruning="partial")
-    alone = Engine(g, make_rule(rule), pruning="total")
-    free = Engine(g, make_rule(rule), pruning="total", rbp_free_opponent=True)
+    plain = Engine(g, make_rule(rule), options=SolveOptions(pruning="partial"))
+    alone = Engine(g, make_rule(rule), options=SolveOptions(pruning="total"))
+    free = Engine(g, make_rule(rule), options=SolveOptions(pruning="total", rbp_free_opponent=True))
     for e in (plain, alone, free):
         e.iterate(1000)
     assert alone.rbp is not None and free.rbp is not None

@@ -15,6 +15,7 @@ from conftest import game
 
 from solver import Engine, Game
 from solver.algorithms import make_solver
+from solver.cfr.options import SolveOptions
 from solver.games.holdem import HoldemSpec, build_holdem
 from solver.run.jobs import DONE, FAILED, PAUSED, RUNNING, STOPPED, JobRegistry, live_jobs, stop_all
 from solver.run.race import (
@@ -227,7 +228,9 @@ def test_chunk_size() -> None:
 
 # ----- the race -----------------------------------------------------------------------------
 def solo_curve(g: Game, entry: Entry, iterations: list[int]) -> list[tuple[float, int]]:
-    eng = make_solver(g, entry.name, dict(entry.params), pruning=entry.pruning or None)
+    eng = make_solver(
+        g, entry.name, dict(entry.params), options=SolveOptions(pruning=entry.pruning or None)
+    )
     out = []
     for it in iterations:
         eng.iterate(it - eng.iteration)
@@ -359,7 +362,7 @@ def test_bad_race_arguments() -> None:
 
 # ----- results ------------------------------------------------------------------------------
 def _pt(it: int, cpu: float, x: float) -> RacePoint:
-    return RacePoint(it, cpu, cpu * 2, it * 10, x)
+    return RacePoint(it, cpu * 2, x, it * 10, cpu_s=cpu)
 
 
 def _progress(holdem: bool = False) -> RaceProgress:

@@ -14,6 +14,7 @@ from conftest import bounded
 
 import solver.cfr.parallel as parallel
 from solver import Engine, make_rule
+from solver.cfr.options import SolveOptions
 from solver.cfr.parallel import (
     DONE,
     GO,
@@ -116,8 +117,8 @@ def test_small_games_stay_serial_unless_asked(river: Game) -> None:
 def test_a_split_river_gives_the_serial_numbers_bit_for_bit(
     river: Game, rule: str, precision: str, low_bar: None
 ) -> None:
-    serial = Engine(river, make_rule(rule), threads=1, precision=precision)
-    split = Engine(river, make_rule(rule), threads=2, precision=precision)
+    serial = Engine(river, make_rule(rule), options=SolveOptions(threads=1, precision=precision))
+    split = Engine(river, make_rule(rule), options=SolveOptions(threads=2, precision=precision))
     assert split.parallel.threads == 2
     unreached = 0
     lv = split.parallel.leaves
@@ -139,8 +140,8 @@ def test_a_split_river_gives_the_serial_numbers_bit_for_bit(
 def test_kuhn_split_at_its_decision_nodes_matches_the_serial_walk(low_bar: None) -> None:
     g = make_game("kuhn")
     for rule in ("cfr", "dcfr"):
-        serial = Engine(g, make_rule(rule), threads=1)
-        split = Engine(g, make_rule(rule), threads=2)
+        serial = Engine(g, make_rule(rule), options=SolveOptions(threads=1))
+        split = Engine(g, make_rule(rule), options=SolveOptions(threads=2))
         assert split.parallel.threads == 2
         for k in (1, 9, 40):
             serial.iterate(k)
@@ -156,8 +157,8 @@ def test_a_thread_joining_late_takes_part_in_the_rest_of_the_chunk(
     """The worker starts only once thread 0 has published pass 3: it joins at pass 3 or 4
     (the first pass thread 0 has not finished its tasks of), thread 0 counts it from there,
     and the numbers are still the serial walk's."""
-    serial = Engine(river, make_rule("dcfr-tuned"), threads=1)
-    split = Engine(river, make_rule("dcfr-tuned"), threads=2)
+    serial = Engine(river, make_rule("dcfr-tuned"), options=SolveOptions(threads=1))
+    split = Engine(river, make_rule("dcfr-tuned"), options=SolveOptions(threads=2))
     par = split.parallel
     real = run_split_iterations
     touched: dict[int, int] = {}

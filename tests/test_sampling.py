@@ -16,6 +16,7 @@ from mccfr_reference import ReferenceSampler, SplitMix64
 
 from solver import Engine, make_rule
 from solver.cfr.bestresponse import exploitability, node_values
+from solver.cfr.options import SolveOptions
 from solver.cfr.reach import chance_factor, path_reach
 from solver.cfr.sampling.draws import deal_table, sample_deals, scripted_draws, uniforms
 from solver.cfr.sampling.engine import SampledEngine, sampled_pass
@@ -295,7 +296,9 @@ def test_kernel_matches_python_reference(spot_name: str, name: str) -> None:
     g = spot(spot_name)
     params = {"period": 37.0} if name == "dmccfr" else {}
     # on the suit-isomorphic game (the walk's mirrored children) as the reference does
-    eng = SampledEngine(g, name, params, seed=11, precision="float64", full_game=False)
+    eng = SampledEngine(
+        g, name, params, full_game=False, options=SolveOptions(seed=11, precision="float64")
+    )
     ref = ReferenceSampler(g, name, seed=11, period=params.get("period", 0.0))
     for _ in range(3):
         eng.iterate(10)
@@ -315,7 +318,7 @@ def test_every_sampler_repeats_with_its_seed(name: str) -> None:
     g = spot("leduc")
     runs = []
     for seed in (5, 5, 6):
-        eng = SampledEngine(g, name, seed=seed)
+        eng = SampledEngine(g, name, options=SolveOptions(seed=seed))
         eng.iterate(1500)
         runs.append(eng)
     np.testing.assert_array_equal(runs[0].storage.regrets, runs[1].storage.regrets)
@@ -328,20 +331,20 @@ def test_seeds_repeat_exactly_and_differ() -> None:
     """Equal seeds give identical runs, also when another thread runs one of them (the
     generator lives in the engine, not in Numba's per-thread state); other seeds differ."""
     g = spot("leduc")
-    a = SampledEngine(g, "mccfr-es", seed=3)
+    a = SampledEngine(g, "mccfr-es", options=SolveOptions(seed=3))
     a.iterate(2000)
-    b = SampledEngine(g, "mccfr-es", seed=3)
+    b = SampledEngine(g, "mccfr-es", options=SolveOptions(seed=3))
     worker = threading.Thread(target=b.iterate, args=(2000,))
     worker.start()
     worker.join()
     np.testing.assert_array_equal(a.storage.regrets, b.storage.regrets)
     np.testing.assert_array_equal(a.storage.cumulative, b.storage.cumulative)
     assert a.nodes_touched == b.nodes_touched
-    c = SampledEngine(g, "mccfr-es", seed=4)
+    c = SampledEngine(g, "mccfr-es", options=SolveOptions(seed=4))
     c.iterate(2000)
     assert not np.array_equal(a.storage.regrets, c.storage.regrets)
     # iterating in chunks is the same run
-    d = SampledEngine(g, "mccfr-es", seed=3)
+    d = SampledEngine(g, "mccfr-es", options=SolveOptions(seed=3))
     for _ in range(4):
         d.iterate(500)
     np.testing.assert_array_equal(a.storage.regrets, d.storage.regrets)
@@ -356,7 +359,7 @@ def test_kuhn_converges(name: str, iterations: int, target: float) -> None:
     """Kuhn (game value −1/18): exploitability in chips below the target after a budget of
     ~0.2 s; never negative on the way."""
     g = spot("kuhn")
-    eng = SampledEngine(g, name, seed=1)
+    eng = SampledEngine(g, name, options=SolveOptions(seed=1))
     first = None
     for _ in range(4):
         eng.iterate(iterations // 4)
@@ -375,7 +378,7 @@ def test_leduc_converges_on_the_full_game() -> None:
     (OpenSpiel's C++ external sampling: 0.02 at 1M), and the API's EVs sum to 0."""
     from solver import solve
 
-    eng = SampledEngine(spot("leduc"), "mccfr-es", seed=1)
+    eng = SampledEngine(spot("leduc"), "mccfr-es", options=SolveOptions(seed=1))
     assert not eng.game.has_isomorphism and spot("leduc").has_isomorphism
     eng.iterate(300_000)
     assert 0 <= expl(eng) < 0.06
@@ -394,7 +397,7 @@ def test_holdem_spots_run_and_converge(spot_name: str) -> None:
     g = SampledEngine(spot(spot_name), "mccfr-es").game  # every card dealt
     uniform = exploitability(g, SampledEngine(g, "mccfr-es").average_strategy())
     for name in SAMPLERS:
-        eng = SampledEngine(g, name, seed=2)
+        eng = SampledEngine(g, name, options=SolveOptions(seed=2))
         assert eng.storage.regrets.dtype == np.float32
         eng.iterate(50_000)
         x = expl(eng)
@@ -410,7 +413,7 @@ def test_external_sampling_touches_fewer_nodes_than_cfr() -> None:
         eng = SampledEngine(g, "mccfr-es")
         touched = eng.iterate(1000)
         assert touched == eng.nodes_touched
-        cfr = Engine(g, make_rule("cfr"), pruning="none")
+        cfr = Engine(g, make_rule("cfr"), options=SolveOptions(pruning="none"))
         per_cfr = cfr.iterate(1)  # 2 × num_nodes: both passes walk the whole tree
         if name != "kuhn":  # Kuhn's 9 nodes are about one ES pass
             assert touched / 1000 < g.num_nodes
@@ -424,8 +427,8 @@ def test_dmccfr_discounts_at_period_boundaries() -> None:
     (same generator state) and compare."""
     g = spot("kuhn")
     period = 25.0
-    d = SampledEngine(g, "dmccfr", {"period": period}, seed=9)
-    es = SampledEngine(g, "mccfr-es", seed=0)
+    d = SampledEngine(g, "dmccfr", {"period": period}, options=SolveOptions(seed=9))
+    es = SampledEngine(g, "mccfr-es", options=SolveOptions(seed=0))
     boundaries = 0
     quiet = 0
     for _ in range(60):
@@ -484,14 +487,15 @@ def test_bad_input_is_rejected(
     name: str, params: dict[str, float] | None, seed: object, precision: str, match: str
 ) -> None:
     with pytest.raises(ValueError, match=match):
-        SampledEngine(spot("kuhn"), name, params, seed=seed, precision=precision)  # type: ignore[arg-type]
+        opts = SolveOptions(seed=seed, precision=precision)  # type: ignore[arg-type]
+        SampledEngine(spot("kuhn"), name, params, options=opts)
 
 
 def test_engine_interface() -> None:
     """What races, jobs and the API use: iteration counters, strategies (distributions per
     infoset), BR values, storage fields, memory, threads; epsilon 1 (uniform exploration) is
     allowed; iterate(0) is a no-op and iterate(−1) an error."""
-    eng = SampledEngine(spot("leduc"), "mccfr-os", {"epsilon": 1.0}, seed=5)
+    eng = SampledEngine(spot("leduc"), "mccfr-os", {"epsilon": 1.0}, options=SolveOptions(seed=5))
     g = eng.game  # every card dealt
     assert not g.has_isomorphism and g.num_nodes > spot("leduc").num_nodes
     assert eng.threads == 1 and eng.iteration == 0 and eng.nodes_touched == 0

@@ -27,8 +27,10 @@ from solver.cfr.options import (
     check_options,
 )
 from solver.cfr.parallel import max_threads
+from solver.cfr.rules import make_rule
 from solver.cfr.sampling.engine import SampledEngine
 from solver.files.export import ExportError, game_source, load_solve, save_solve
+from solver.run.jobs import SolveJob
 from solver.run.race.entries import build_engine, parse_entry
 
 LOCKS = {"k": {"k": 1.0}, "b:1": {"f": 1.0}}  # Kuhn: player 2 checks behind, folds to bets
@@ -85,7 +87,6 @@ def test_a_bad_value_of_each_field_names_it_in_the_validators_words(
     assert SolveOptions(**{field: bad}).check(algorithm)[field] == expected
     for call in (
         lambda: make_solver(g, algorithm, None, SolveOptions(**{field: bad})),
-        lambda: make_solver(g, algorithm, **{field: bad}),
         lambda: solve(g, algorithm, iterations=1, options=SolveOptions(**{field: bad})),
     ):
         with pytest.raises(OptionError) as err:
@@ -105,14 +106,17 @@ def test_build_gives_the_options_or_every_error() -> None:
     }
 
 
-def test_options_whole_or_as_keywords_give_the_same_solver_bit_for_bit() -> None:
+def test_options_whole_or_as_solve_keywords_give_the_same_solver_bit_for_bit() -> None:
     g = game("leduc")
     opts = SolveOptions(pruning="total", rbp_check_every=7, rbp_free_opponent=True)
     a = make_solver(g, "cfr", None, opts)
-    b = make_solver(g, "cfr", pruning="total", rbp_check_every=7, rbp_free_opponent=True)
+    b = make_solver(
+        g, "cfr", options=SolveOptions(pruning="total", rbp_check_every=7, rbp_free_opponent=True)
+    )
     c = Engine(g, a.rule, opts)
-    d = make_solver(g, "cfr", None, SolveOptions(pruning="none"), pruning="total",
-                    rbp_check_every=7, rbp_free_opponent=True)  # fmt: skip
+    # the public solve() alone takes keyword options, over its options object
+    d = solve(g, "cfr", iterations=0, options=SolveOptions(pruning="none"), pruning="total",
+              rbp_check_every=7, rbp_free_opponent=True).engine  # fmt: skip
     for e in (a, b, c, d):
         e.iterate(30)
         np.testing.assert_array_equal(e.storage.regrets, a.storage.regrets)
@@ -122,15 +126,32 @@ def test_options_whole_or_as_keywords_give_the_same_solver_bit_for_bit() -> None
     )  # the pruning it runs, resolved
 
 
+@pytest.mark.parametrize("make", ["make_solver", "Engine", "SampledEngine", "SolveJob"])
+def test_below_solve_options_come_whole_not_as_keywords(make: str) -> None:
+    """make_solver, the engines and SolveJob take one options object; a loose keyword
+    option is refused (Python's TypeError naming it), not merged and checked again."""
+    g = game("kuhn")
+    calls = {
+        "make_solver": lambda: make_solver(g, "cfr", threads=1),  # type: ignore[call-arg]
+        "Engine": lambda: Engine(g, make_rule("cfr"), threads=1),  # type: ignore[call-arg]
+        "SampledEngine": lambda: SampledEngine(g, "mccfr-es", seed=1),  # type: ignore[call-arg]
+        "SolveJob": lambda: SolveJob(g, make_rule("cfr"), seed=1),  # type: ignore[call-arg]
+    }
+    with pytest.raises(TypeError, match="unexpected keyword argument"):
+        calls[make]()
+    with pytest.raises(TypeError, match="options must be a SolveOptions, got dict"):
+        make_solver(g, "cfr", None, {"threads": 1})  # type: ignore[arg-type]
+
+
 def test_every_solver_answers_the_protocol_directly() -> None:
     g = game("kuhn")
-    sampled = make_solver(g, "mccfr-es", seed=3)
+    sampled = make_solver(g, "mccfr-es", options=SolveOptions(seed=3))
     assert isinstance(sampled, SampledEngine)
     assert sampled.options == SolveOptions(seed=3, pruning="none")
     assert (sampled.pruning, sampled.seed, sampled.threads) == ("none", 3, 1)
     assert sampled.lockset is None and sampled.schedule_start == 0
     assert sampled.storage_choice == "auto" and sampled.precision == "float64"
-    locked = make_solver(g, "cfr", locks=LOCKS)
+    locked = make_solver(g, "cfr", options=SolveOptions(locks=LOCKS))
     assert locked.lockset is not None and locked.options.locks is locked.lockset
     assert locked.options.to_dict()["locks"] == LOCKS
     assert isinstance(locked, Engine)
@@ -192,7 +213,7 @@ def test_a_save_file_keeps_the_options_whole(
 
 def test_a_save_file_whose_record_and_older_keys_disagree_is_refused() -> None:
     g = game("kuhn")
-    e = make_solver(g, "mccfr-es", seed=3)
+    e = make_solver(g, "mccfr-es", options=SolveOptions(seed=3))
     e.iterate(5)
     data = save_solve(e, game_source(g))
     meta = _meta(data)
@@ -206,7 +227,7 @@ def test_a_save_file_whose_record_and_older_keys_disagree_is_refused() -> None:
 
 def test_threads_past_this_machines_cores_come_down_on_load() -> None:
     g = game("kuhn")
-    e = make_solver(g, "cfr", pruning="none")
+    e = make_solver(g, "cfr", options=SolveOptions(pruning="none"))
     data = save_solve(e, game_source(g))
     meta = _meta(data)
     many = {**meta, "options": {**meta["options"], "threads": 10**6}}

@@ -15,6 +15,7 @@ from numba import njit
 import solver.cfr.parallel as parallel
 from solver import Engine, make_rule
 from solver.cfr.atomic import claim, cpu_pause, load_acquire, sched_yield, store_release
+from solver.cfr.options import SolveOptions
 from solver.cfr.parallel import (
     ABORT,
     DONE,
@@ -74,8 +75,8 @@ def test_atomic_load_store_and_claim() -> None:
 @pytest.mark.parametrize("rule", ["dcfr-tuned", "pcfr+"])
 @pytest.mark.cores(2)
 def test_a_split_chunk_gives_the_serial_numbers_bit_for_bit(game: Game, rule: str) -> None:
-    serial = Engine(game, make_rule(rule), threads=1)
-    split = Engine(game, make_rule(rule), threads=2)
+    serial = Engine(game, make_rule(rule), options=SolveOptions(threads=1))
+    split = Engine(game, make_rule(rule), options=SolveOptions(threads=2))
     par = split.parallel
     assert par.threads == 2 and par.sync.shape == (SYNC + 2,)
     for k in (1, 4, 10):
@@ -99,8 +100,8 @@ def test_both_threads_taking_part_give_the_serial_numbers_bit_for_bit(
 ) -> None:
     """Thread 0 starts only once the other has (so it cannot go on alone): every pass
     waits on both, and the numbers are the serial walk's."""
-    serial = Engine(game, make_rule("dcfr-tuned"), threads=1)
-    split = Engine(game, make_rule("dcfr-tuned"), threads=2)
+    serial = Engine(game, make_rule("dcfr-tuned"), options=SolveOptions(threads=1))
+    split = Engine(game, make_rule("dcfr-tuned"), options=SolveOptions(threads=2))
     par = split.parallel
     real = run_split_iterations
     touched: dict[int, int] = {}
@@ -131,8 +132,8 @@ def test_both_threads_taking_part_give_the_serial_numbers_bit_for_bit(
 
 @pytest.mark.cores(2)
 def test_thread_zero_goes_on_alone_when_the_other_never_starts(game: Game) -> None:
-    serial = Engine(game, make_rule("dcfr"), threads=1)
-    split = Engine(game, make_rule("dcfr"), threads=2)
+    serial = Engine(game, make_rule("dcfr"), options=SolveOptions(threads=1))
+    split = Engine(game, make_rule("dcfr"), options=SolveOptions(threads=2))
     par = split.parallel
     g = game
     coefs, draws = _chunk(split, 3)
@@ -166,7 +167,7 @@ def _next_chunk(game: Game, e: Engine, k: int) -> Any:
 def test_thread_zero_raising_stops_the_waiting_thread(
     game: Game, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    split = Engine(game, make_rule("dcfr"), threads=2)
+    split = Engine(game, make_rule("dcfr"), options=SolveOptions(threads=2))
     par = split.parallel
     real = run_split_iterations
     worker: dict[str, int] = {}
@@ -188,7 +189,7 @@ def test_thread_zero_raising_stops_the_waiting_thread(
 
 @pytest.mark.cores(2)
 def test_a_worker_raising_stops_thread_zero(game: Game, monkeypatch: pytest.MonkeyPatch) -> None:
-    split = Engine(game, make_rule("dcfr"), threads=2)
+    split = Engine(game, make_rule("dcfr"), options=SolveOptions(threads=2))
     par = split.parallel
     real = run_split_iterations
 
@@ -211,12 +212,12 @@ def test_a_worker_raising_stops_thread_zero(game: Game, monkeypatch: pytest.Monk
 
 @pytest.mark.cores(2)
 def test_split_iterations_refuses_bad_shapes(game: Game) -> None:
-    split = Engine(game, make_rule("dcfr"), threads=2)
+    split = Engine(game, make_rule("dcfr"), options=SolveOptions(threads=2))
     coefs, draws = _chunk(split, 2)
     with pytest.raises(ValueError, match="draws"):
         split_iterations(game, split.storage, split._no_rbp, split._locks, coefs, draws[:1],
                          split.flags(0), split.scratch, split.parallel)  # fmt: skip
-    one = Engine(game, make_rule("dcfr"), threads=1)
+    one = Engine(game, make_rule("dcfr"), options=SolveOptions(threads=1))
     with pytest.raises(ValueError, match="two threads"):
         split_iterations(game, one.storage, one._no_rbp, one._locks, coefs, draws,
                          one.flags(0), one.scratch, one.parallel)  # fmt: skip

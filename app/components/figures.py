@@ -13,9 +13,9 @@ import plotly.graph_objects as go
 
 from app.components.colors import EMPTY, action_colors
 from app.components.raster import GRID_CELL_PX, cell_bars, grid_png, log_ticks, tick_text
+from solver.cfr.checks import Check
 from solver.poker.ranges import GRID_LABELS
-from solver.run.jobs import Point
-from solver.run.race import RacePoint
+from solver.run.race.report import RacePoint
 from solver.study.words import label_name
 
 Array = npt.NDArray[np.float64]
@@ -25,7 +25,7 @@ CURVE_X = ("iterations", "seconds", "nodes touched")
 """The x axes of the Solve page's curves."""
 
 
-def point_x(p: Point, x_axis: str) -> float:
+def point_x(p: Check, x_axis: str) -> float:
     """A history point's x value: its iteration, solve seconds, or nodes touched so far."""
     if x_axis == "iterations":
         return p.iteration
@@ -61,7 +61,7 @@ def _target_label(fig: go.Figure, y: float, text: str) -> None:
 
 
 def curve_figure(
-    history: Sequence[Point],
+    history: Sequence[Check],
     x_axis: str = "iterations",
     target: float | None = None,
     unit: str = "chips",
@@ -161,16 +161,16 @@ def human_bytes(n: float) -> str:
 
 
 def memory_figure(
-    history: Sequence[Point],
+    history: Sequence[Check],
     x_axis: str = "iterations",
     limit: int | None = None,
 ) -> go.Figure:
-    """Memory the solve holds (:attr:`solver.run.jobs.Point.memory_bytes`: regrets, strategy sums
-    and buffers still needed; it falls while Total RBP prunes) against iterations, seconds or
-    nodes touched (``x_axis``, one of :data:`CURVE_X`). One unit for the whole curve, chosen
-    by its largest value; points without a memory figure (old saves) are left out. The y axis
-    is fitted to the data (not from zero), so small changes are visible. At most about
-    ``limit`` points (:func:`thin`)."""
+    """Memory the solve holds (:attr:`solver.cfr.checks.Check.memory_bytes`: regrets, strategy
+    sums and buffers still needed; it falls while Total RBP prunes) against iterations,
+    seconds or nodes touched (``x_axis``, one of :data:`CURVE_X`). One unit for the whole
+    curve, chosen by its largest value; points without a memory figure (old saves) are left
+    out. The y axis is fitted to the data (not from zero), so small changes are visible. At
+    most about ``limit`` points (:func:`thin`)."""
     pts = thin([p for p in history if p.memory_bytes > 0], limit or MAX_CURVE_POINTS)
     unit, size = byte_unit(max((p.memory_bytes for p in pts), default=0))
     fig = go.Figure(
@@ -271,7 +271,7 @@ def race_figure(
 MAX_CURVE_POINTS = 1500
 
 
-def thin(points: list[Point], limit: int = MAX_CURVE_POINTS) -> list[Point]:
+def thin(points: list[Check], limit: int = MAX_CURVE_POINTS) -> list[Check]:
     """At most about ``limit`` points, log-spaced by index (the curve's x axis is mostly read
     on a log-like scale), always keeping the first and the last."""
     if len(points) <= limit:

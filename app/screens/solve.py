@@ -14,6 +14,7 @@ saying so from the first second; the job is started when it is made."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 import streamlit as st
 
@@ -21,7 +22,7 @@ from app import kernels, nav, state
 from app import settings as cfgmod
 from app import spec as S
 from app.components import names
-from app.components.fields import PERSIST
+from app.components.fields import PERSIST, Number
 from app.components.solve_estimate import estimate_line
 from app.components.spot_header import spot_header
 from app.features.controls import live_view, pause_resume_stop, redraw_every
@@ -30,8 +31,16 @@ from app.features.number_fields import number_field
 from app.jobs import stop_job
 from app.request import Request, current_request
 from app.runtime import start_solve
-from app.settings import PRUNING_HELP, PRUNING_LABELS, RBP, Settings, algorithm_names
-from solver.algorithms import ALGORITHMS, algorithm_defaults, make_algorithm
+from app.settings import (
+    Settings,
+    algorithm_names,
+    chosen_selects,
+    default_text,
+    form_rows,
+    option_widget,
+)
+from solver.algorithms import ALGORITHMS, AlgorithmInfo, algorithm_defaults, make_algorithm
+from solver.cfr.options import OptionField
 from solver.games.model import DECISION, Game
 from solver.games.source import PreflopSource, ToySource
 from solver.poker.cards import card_str, parse_board
@@ -39,12 +48,6 @@ from solver.run import calibration
 from solver.run.jobs import FINISHED, PAUSED, RUNNING, JobStarter, SolveJob
 from solver.study.words import HOLDEM_PLAYERS, is_preflop, spot, start_spot
 
-PRECISIONS = {
-    "auto": "auto (float32 for big hold'em spots, float64 for small ones, long solves, toys)",
-    "float64": "float64",
-    "float32": "float32 (half the memory)",
-    "compressed": "16-bit compressed (quarter)",
-}
 BACKGROUND_MB = 64.0
 """A spot whose estimate is this big or more is built in the background (a flop's build
 takes seconds); smaller ones are made in the click's callback, ready when the page draws."""
@@ -186,10 +189,11 @@ def _main_row(
     preflop = req.preflop is not None if job is None or not running else is_preflop(job.game)
     if state.get(state.TARGET_UNIT) not in units:
         state.put(state.TARGET_UNIT, units[0])
-    extra = int(info.sampling)
+    chosen = chosen_selects(info)
+    mine = _options_in("main", info, chosen)
     # every label on one line at 1280 px ("Max iterations" is the longest)
     c = st.columns(
-        [1.4, 0.9, 1.0, 1.25, 0.85] + [0.8] * extra + [0.85, 0.85, 0.85],
+        [1.4, 0.9, 1.0, 1.25] + [option_widget(r).width for r in mine] + [0.85, 0.85, 0.85],
         vertical_alignment="bottom",
     )
     c[0].selectbox(
@@ -221,31 +225,9 @@ def _main_row(
         persist_state=PERSIST,
     )
     field(c[3], cfgmod.MAX_ITERATIONS, state.MAX_ITERATIONS, "100000", "stop after this many")
-    if cfg.one_thread:  # the Threads field keeps its value for the next full-width solve
-        c[4].text_input(
-            "Threads",
-            value="1",
-            key=state.THREADS_ONE,
-            disabled=True,
-            help=f"1 thread: {cfg.one_thread}",
-        )
-    else:
-        field(
-            c[4],
-            cfgmod.THREADS,
-            state.THREADS,
-            "1",
-            "solver threads per pass (turn and flop spots split best)",
-        )
-    k = 5
-    if info.sampling:
-        field(
-            c[k],
-            cfgmod.SEED,
-            state.SEED,
-            "0",
-            "fixes every random draw: the same seed repeats the solve exactly",
-        )
+    k = 4
+    for row in mine:
+        _option(c[k], row, info, chosen, running, field)
         k += 1
     _controls(req, job, cfg, c[k:])
     if cfg.one_thread:
@@ -254,8 +236,63 @@ def _main_row(
         st.error(err, icon=":material/error:")
 
 
-ADVANCED = ("params", "precision", "check_every", "rbp_check_every", "rbp_threshold")
-"""The settings under Advanced (:attr:`Settings.errors` keys): it opens when one is wrong."""
+def _advanced_keys() -> tuple[str, ...]:
+    """The settings under Advanced (:attr:`Settings.errors` keys): it opens when one is
+    wrong — the parameters, the check interval and every option not in the main row."""
+    rows = [r.field for r in form_rows() if option_widget(r).section != "main"]
+    return ("params", "check_every", *rows)
+
+
+def _options_in(section: str, info: AlgorithmInfo, chosen: cfgmod.Choices) -> list[OptionField]:
+    """The option rows the form draws in ``section`` now (:func:`app.settings.form_rows`,
+    those shown for this algorithm and these choices)."""
+    return [
+        r
+        for r in form_rows()
+        if option_widget(r).section == section and option_widget(r).shown(info, chosen)
+    ]
+
+
+def _option(
+    col: Any,
+    row: OptionField,
+    info: AlgorithmInfo,
+    chosen: cfgmod.Choices,
+    running: bool,
+    field: Callable[..., None],
+) -> None:
+    """One solver option's widget in ``col``, by its row's kind (a number field through
+    ``field``, whose message goes under its row); one its settings force to its default is
+    drawn disabled, showing that default, with why."""
+    widget = option_widget(row)
+    key = str(row.app)
+    help = widget.help or row.help
+    why = widget.forced(info, chosen)
+    if why:  # the field keeps its value for when it is free again
+        col.text_input(
+            widget.label, value=default_text(row), key=f"{key}_one", disabled=True,
+            help=f"{widget.label} {default_text(row)}: {why}",
+        )  # fmt: skip
+    elif row.widget == "number":
+        spec = widget.number or Number(widget.label)
+        field(col, spec, key, default_text(row), help)
+    elif row.widget == "select":
+        choices = list(widget.choices(info)) if widget.choices is not None else []
+        if state.get(key) != chosen[row.field]:
+            state.put(key, chosen[row.field])
+        col.selectbox(
+            widget.label,
+            choices,
+            format_func=lambda m: widget.names.get(m, m),
+            key=key,
+            disabled=running or len(choices) == 1,
+            help=help,
+            persist_state=PERSIST,
+        )
+    elif row.widget == "checkbox":
+        if state.get(key) is None:
+            state.put(key, False)
+        col.checkbox(widget.label, key=key, disabled=running, persist_state=PERSIST, help=help)
 
 
 def _field_maker(running: bool, errors: list[str]) -> Callable[..., None]:
@@ -278,90 +315,47 @@ def _advanced(cfg: Settings, running: bool) -> None:
     """Folded away by default: the algorithm's parameters (α, β, γ, average_every, …),
     pruning, storage, the check interval and the RBP settings where they apply."""
     info = ALGORITHMS[cfg.algorithm]
+    chosen = chosen_selects(info)
     defaults = algorithm_defaults(cfg.algorithm)
-    wrong = any(cfg.errors.get(k) for k in ADVANCED)
-    title = "Advanced: " + ", ".join([*defaults, "pruning", "storage", "check every"])
+    wrong = any(cfg.errors.get(k) for k in _advanced_keys())
+    mine = _options_in("advanced", info, chosen)
+    labels = [option_widget(r).label.lower() for r in mine]
+    title = "Advanced: " + ", ".join([*defaults, *labels, "check every"])
     with st.expander(title, expanded=wrong, icon=":material/tune:"):
         # a parameter's column fits its name on one line (average_every: 13 characters)
-        widths = [max(0.7, 0.08 * len(name)) for name in defaults] + [1.3, 1.5, 1]
+        widths = [max(0.7, 0.08 * len(name)) for name in defaults]
+        widths += [option_widget(r).width for r in mine] + [1]
         c = st.columns(widths, vertical_alignment="bottom")
         for col, (name, value) in zip(c, defaults.items(), strict=False):
             key = cfgmod.param_key(cfg.algorithm, name)
             if state.get(key) is None:
                 state.put(key, cfgmod.param_text(value))
             col.text_input(name, key=key, disabled=running, persist_state=PERSIST)
-        k = len(defaults)
-        if state.get(state.PRUNING) not in info.prunings:
-            state.put(state.PRUNING, info.prunings[0])
-        c[k].selectbox(
-            "Pruning",
-            list(info.prunings),
-            format_func=lambda m: PRUNING_LABELS.get(m, m),
-            key=state.PRUNING,
-            disabled=running or len(info.prunings) == 1,
-            help=PRUNING_HELP,
-            persist_state=PERSIST,
-        )
-        if state.get(state.PRECISION) not in PRECISIONS:
-            state.put(state.PRECISION, "auto")
-        c[k + 1].selectbox(
-            "Storage",
-            list(PRECISIONS),
-            format_func=lambda p: PRECISIONS[p],
-            key=state.PRECISION,
-            disabled=running,
-            persist_state=PERSIST,
-        )
         errors: list[str] = []
         field = _field_maker(running, errors)
+        k = len(defaults)
+        for row in mine:
+            _option(c[k], row, info, chosen, running, field)
+            k += 1
         field(
-            c[k + 2],
+            c[k],
             cfgmod.CHECK,
             state.CHECK_EVERY,
             "10",
             "iterations between exploitability checks: at every multiple of this (as the "
             "CLI's --every), so the same solve stops at the same iteration on any machine",
         )
-        _rbp_row(cfg, running, field)
-        for key in ("params", "precision"):
+        rbp = _options_in("rbp", info, chosen)
+        if rbp:  # the regret-based pruning's settings, where the pruning asks them
+            cols = st.columns(max(3, len(rbp)), vertical_alignment="bottom")
+            for col, row in zip(cols, rbp, strict=False):
+                _option(col, row, info, chosen, running, field)
+        selects = [r.field for r in mine if r.widget == "select"]
+        for key in ("params", *selects):
             if cfg.errors.get(key):
                 st.error(cfg.errors[key], icon=":material/error:")
         for err in errors:
             st.error(err, icon=":material/error:")
-
-
-def _rbp_row(cfg: Settings, running: bool, field: Callable[..., None]) -> None:
-    """Interval/Total RBP's check interval, Total RBP's threshold and free-opponent switch."""
-    if cfg.pruning not in RBP:
-        return
-    c = st.columns(3, vertical_alignment="bottom")
-    field(
-        c[0],
-        cfgmod.RBP_CHECK,
-        state.RBP_CHECK_EVERY,
-        "10",
-        "Total RBP: iterations between prune checks; interval RBP: how long a pruning must be "
-        "able to last (docs/pruning.md)",
-    )
-    if cfg.pruning != "total":
-        return
-    field(
-        c[1],
-        cfgmod.RBP_THRESHOLD,
-        state.RBP_THRESHOLD,
-        "0",
-        "release the strategy sums of a pruned action below C/√T (docs/pruning.md)",
-    )
-    if state.get(state.RBP_FREE_OPPONENT) is None:
-        state.put(state.RBP_FREE_OPPONENT, False)
-    c[2].checkbox(
-        "RBP: free opponent regrets",
-        key=state.RBP_FREE_OPPONENT,
-        disabled=running,
-        persist_state=PERSIST,
-        help="also free the other player's regrets where the pruning player never comes "
-        "(our extension of Total RBP; less memory, slower convergence: docs/pruning.md)",
-    )
 
 
 def _controls(req: Request, job: SolveJob | None, cfg: Settings, c: list) -> None:
@@ -415,7 +409,8 @@ def _stop() -> None:
 def _start(req: Request) -> None:
     state.put(state.START_ERROR, None)
     state.put(state.JOB_ENDED, None)
-    cfg = cfgmod.settings(req.spec is not None)
+    # the options are checked once, by the solve's gate (make_solver) as the job is made
+    cfg = cfgmod.settings(req.spec is not None, check=False)
     if cfg.errors:
         state.put(state.START_ERROR, "Cannot start: " + " ".join(cfg.errors.values()))
         return
@@ -543,6 +538,6 @@ def _record_speed(job: SolveJob) -> None:
     """Fold a finished full-width solve's speed into this machine's cost per hand-cell."""
     spi = job.progress.seconds_per_iteration
     info = ALGORITHMS.get(job.rule.name)
-    if spi is None or info is None or info.sampling or job.engine.pruning in RBP:
+    if spi is None or info is None or info.sampling or job.engine.pruning in cfgmod.RBP:
         return
     calibration.record(calibration.cells_of_game(job.game), spi, job.engine.threads)

@@ -6,7 +6,6 @@ layer that runs the walk (:mod:`solver.cfr.walk`) over it, serially or split ove
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Unpack
 
 import numpy as np
 import numpy.typing as npt
@@ -25,13 +24,7 @@ from solver.cfr.layout import (
     walk_dtype,
 )
 from solver.cfr.locks import LockSet, locked_cells, no_locks
-from solver.cfr.options import (
-    CheckedOptions,
-    SolveOptions,
-    SolverOptions,
-    options_with,
-    raise_first,
-)
+from solver.cfr.options import CheckedOptions, SolveOptions, raise_first
 from solver.cfr.parallel import make_parallel, parallel_pass, split_iterations
 from solver.cfr.pruning.manager import RegretPruning
 from solver.cfr.pruning.state import no_rbp
@@ -67,12 +60,11 @@ class Engine:
         options: SolveOptions | None = None,
         *,
         sampling: bool = False,
-        **settings: Unpack[SolverOptions],
     ) -> None:
-        """``options`` (:class:`~solver.cfr.options.SolveOptions`; None: the defaults, with
-        pruning "partial"), with any keyword option (``threads=2``, ``pruning="none"``, …)
-        over it; the engine keeps them as :attr:`options` (pruning resolved, ``locks`` the
-        locks it plays now).
+        """``options`` (:class:`~solver.cfr.options.SolveOptions`, the one object of a
+        solve's options: ``SolveOptions(threads=2, pruning="none")``; None: the defaults, with
+        pruning "partial"); the engine keeps them as :attr:`options` (pruning resolved,
+        ``locks`` the locks it plays now).
 
         ``precision``: "float64", "float32" (regrets and sums stored in float32, and the
         CFR passes compute in float32 — reach, values, strategies, regret updates — with
@@ -109,10 +101,12 @@ class Engine:
         :func:`solver.algorithms.make_solver` passes) are trusted; any other are checked by
         :func:`~solver.cfr.options.validate`, the first that does not hold raising
         :class:`~solver.cfr.options.OptionError`."""
-        if isinstance(options, CheckedOptions) and not settings:
+        if options is not None and not isinstance(options, SolveOptions):
+            raise TypeError(f"options must be a SolveOptions, got {type(options).__name__}")
+        if isinstance(options, CheckedOptions):
             opts: SolveOptions = options  # checked for this rule and game by make_solver
         else:
-            opts = options_with(options, settings)
+            opts = options if options is not None else SolveOptions()
             if opts.pruning is None:
                 opts = opts.unchecked(pruning="partial")
             raise_first(opts.check(rule, game=game, chance_sampling=sampling))

@@ -12,9 +12,12 @@ CLI prints it under the flag's name, and the app shows each next to its field. F
 :func:`solver.algorithms.make_solver` is the one gate: it checks the options
 (:meth:`SolveOptions.checked`) and hands the engines a :class:`CheckedOptions`, which they
 keep without checking again (``engine.options``); a save file and the CLI's JSON carry
-:meth:`SolveOptions.to_dict`. Front ends check what people typed beforehand for their
-messages (:meth:`SolveOptions.build`, :meth:`SolveOptions.check`); rule parameters typed as
-text go through :func:`parse_param`. Adding an option is its field here, its check in
+:meth:`SolveOptions.to_dict`. Only the public :func:`solver.api.solve` takes loose keyword
+options (over its options object); below it everything takes the object whole. One solve
+checks its options once, at the gate: the CLI and a Solve click leave their messages to it
+(the CLI names the flag); the app's form checks what is typed as it is drawn, for the
+messages beside its fields (:meth:`SolveOptions.check`); rule parameters typed as text go
+through :func:`parse_param`. Adding an option is its field here, its check in
 :func:`validate`, its :data:`OPTION_FIELDS` row, and the code where it acts.
 """
 
@@ -23,9 +26,10 @@ from __future__ import annotations
 import math
 import numbers
 import threading
+import weakref
 from collections.abc import Mapping
 from dataclasses import dataclass, fields
-from typing import Any, NamedTuple, SupportsFloat, TypedDict
+from typing import Any, ClassVar, NamedTuple, SupportsFloat, TypedDict
 
 from solver.cfr.layout import PRUNING
 from solver.cfr.locks import LockSet
@@ -304,10 +308,11 @@ def raise_first(errors: dict[str, str]) -> None:
 
 
 class SolverOptions(TypedDict, total=False):
-    """The keyword form of :class:`SolveOptions` (every key optional): what
-    :func:`solver.algorithms.make_solver`, :func:`solver.api.solve`,
-    :class:`solver.run.jobs.SolveJob` and the engines take as keyword arguments, for type
-    checkers; the fields, defaults and meanings are :class:`SolveOptions`'s."""
+    """The keyword form of :class:`SolveOptions` (every key optional): what the public
+    :func:`solver.api.solve` alone takes as keyword arguments, for type checkers (below it,
+    :func:`solver.algorithms.make_solver`, :class:`solver.run.jobs.SolveJob` and the engines
+    take the options object whole); the fields, defaults and meanings are
+    :class:`SolveOptions`'s."""
 
     threads: int
     precision: str
@@ -390,11 +395,12 @@ class SolveOptions:
         :class:`OptionError` naming its field."""
         raise_first(self.check(algorithm, params, game=game, chance_sampling=chance_sampling))
         pruning = self.pruning
+        rule = isinstance(algorithm, (Rule, SamplingRule))
+        info = info_of(algorithm) if rule else algorithm_info(str(algorithm))  # type: ignore[arg-type]
         if pruning is None:
-            rule = isinstance(algorithm, (Rule, SamplingRule))
-            info = info_of(algorithm) if rule else algorithm_info(str(algorithm))  # type: ignore[arg-type]
             pruning = info.prunings[0]
-        return _mint(self.unchecked(pruning=pruning))
+        basis = _Basis(algorithm if rule else info.name, dict(params or {}), game, chance_sampling)
+        return _mint(self.unchecked(pruning=pruning), basis)
 
     def unchecked(self, **changes: Any) -> SolveOptions:
         """A plain :class:`SolveOptions` of these values with ``changes`` (field → value)
@@ -448,6 +454,42 @@ class SolveOptions:
 _MINTING = threading.local()  # on while SolveOptions.checked makes a CheckedOptions
 
 
+class _Basis:
+    """What a :class:`CheckedOptions` was checked for: the algorithm (its registered name, or
+    the rule object itself), its parameters, the game (held weakly: None when checked
+    without one) and chance sampling."""
+
+    def __init__(
+        self,
+        algorithm: object,
+        params: dict[str, object],
+        game: Game | None,
+        chance_sampling: bool | None,
+    ) -> None:
+        self.algorithm = algorithm
+        self.params = params
+        self.game = weakref.ref(game) if game is not None else None
+        self.chance_sampling = chance_sampling
+
+    def covers(
+        self,
+        algorithm: object,
+        params: Mapping[str, object] | None,
+        game: Game,
+        chance_sampling: bool | None,
+    ) -> bool:
+        if self.game is None or self.game() is not game:
+            return False
+        if self.chance_sampling != chance_sampling or self.params != dict(params or {}):
+            return False
+        if isinstance(algorithm, str):
+            try:
+                return algorithm_info(algorithm).name == self.algorithm
+            except UnknownAlgorithmError:
+                return False
+        return algorithm is self.algorithm
+
+
 @dataclass(frozen=True, eq=False)
 class CheckedOptions(SolveOptions):
     """:class:`SolveOptions` that passed :func:`validate` (pruning resolved), made only by
@@ -462,20 +504,41 @@ class CheckedOptions(SolveOptions):
                 ".unchecked(field=value)"
             )
 
+    # what they were checked for (set by _mint; not a field: to_dict and equality ignore it)
+    _basis: ClassVar[_Basis | None] = None
+
     def without_locks(self) -> CheckedOptions:
         """These options without their locks, still checked (no lock makes none of the
         others fail): what an engine gets when the locks are resolved above it."""
-        return _mint(self.unchecked(locks=None))
+        return _mint(self.unchecked(locks=None), self._basis)
+
+    def holds_for(
+        self,
+        algorithm: object,
+        params: Mapping[str, object] | None,
+        game: Game,
+        *,
+        chance_sampling: bool | None = None,
+    ) -> bool:
+        """Whether these options were checked for this very ``algorithm`` (the same
+        registered name, or the same rule object), ``params``, ``game`` (the same object)
+        and ``chance_sampling``: then :func:`solver.algorithms.make_solver` takes them as
+        they are, without checking again (a front end that checked them with the game for
+        its messages, as the CLI does)."""
+        basis = self._basis
+        return basis is not None and basis.covers(algorithm, params, game, chance_sampling)
 
 
-def _mint(options: SolveOptions) -> CheckedOptions:
-    """``options`` as a :class:`CheckedOptions`: only for values that passed
-    :func:`validate` (or lost nothing but their locks since)."""
+def _mint(options: SolveOptions, basis: _Basis | None = None) -> CheckedOptions:
+    """``options`` as a :class:`CheckedOptions` checked for ``basis``: only for values that
+    passed :func:`validate` (or lost nothing but their locks since)."""
     _MINTING.on = True
     try:
-        return CheckedOptions(**options._values())
+        made = CheckedOptions(**options._values())
     finally:
         _MINTING.on = False
+    object.__setattr__(made, "_basis", basis)
+    return made
 
 
 OPTION_NAMES: tuple[str, ...] = tuple(f.name for f in fields(SolveOptions))
@@ -561,9 +624,11 @@ OPTION_FIELDS: tuple[OptionField, ...] = tuple(
     )
 )
 """Every :class:`SolveOptions` field once, in its order, with its CLI flag, help, app key
-and widget kind: the solve command's option flags (:func:`solver.cli.parser.add_solve_args`),
-the flag an error names (``solver.cli.commands.OPTION_FLAGS``) and the settings a reloaded
-page gets back (``app.runtime.RESTORED``) are read from it. A new option: its field, its
+and widget kind: the solve command's option flags (:func:`solver.cli.parser.add_solve_args`)
+and what each gives its field (:func:`solver.cli.args.flag_value`), the flag an error names
+(``solver.cli.commands.OPTION_FLAGS``), the Solve form's widgets
+(:func:`app.settings.form_rows`) and the settings a reloaded page gets back
+(``app.runtime.RESTORED``) are read from it. A new option: its field, its
 check in :func:`validate`, its row here, and the code where it acts."""
 
 
@@ -582,9 +647,9 @@ def _unknown(key: object) -> str:
 
 def options_with(options: SolveOptions | None, settings: Mapping[str, Any]) -> SolveOptions:
     """``options`` (None: every default) with the keyword options ``settings`` over it (the
-    keys are :data:`OPTION_NAMES`; callers name a stray one first:
-    :func:`solver.algorithms.check_option_names`). TypeError when ``options`` is not a
-    :class:`SolveOptions`."""
+    keys are :data:`OPTION_NAMES`; :func:`solver.api.solve`, the one caller with loose
+    keywords, names a stray one first: :func:`solver.algorithms.check_option_names`).
+    TypeError when ``options`` is not a :class:`SolveOptions`."""
     if options is not None and not isinstance(options, SolveOptions):
         raise TypeError(f"options must be a SolveOptions, got {type(options).__name__}")
     base = options if options is not None else SolveOptions()

@@ -43,7 +43,6 @@ traceback). Limits on what a spot may ask for: ``docs/input-limits.md``.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 from collections.abc import Callable, Sequence
@@ -51,20 +50,17 @@ from dataclasses import replace
 
 from solver.algorithms import (
     ALGORITHMS,
-    SolveOptions,
+    MCCFR_CS,
     default_algorithm,
-    make_algorithm,
 )
 from solver.api import Checkpoint, SolveResult, exploitability_pct_pot, solve
 from solver.batch import cli as batch_cli
 from solver.cfr.options import OPTION_FIELDS, OptionError, parse_param
-from solver.cfr.sampling.rules import SamplingRule
 from solver.cli import drill as drill_cli
 from solver.cli import exploit as exploit_cli
 from solver.cli import race as race_cli
 from solver.cli import sizes as sizes_cli
-from solver.cli.args import EXIT_INTERNAL, EXIT_USAGE, UsageError
-from solver.cli.args import float_arg as _float_arg
+from solver.cli.args import EXIT_INTERNAL, EXIT_USAGE, UsageError, solve_options, storage_guess
 from solver.cli.args import int_arg as _int_arg
 from solver.cli.args import json_line as _json_line
 from solver.cli.args import params_json as _params_json
@@ -85,7 +81,6 @@ from solver.games.holdem import (
 )
 from solver.games.model import auto_precision
 from solver.lockspec import LockError
-from solver.quoting import shown_path
 from solver.run import prefetch
 from solver.tree.betting import SizeNote, SizeNotes
 
@@ -241,7 +236,6 @@ def _spec_error(exc: SpecError, from_flags: bool) -> str:
     return f"{exc.field}: {exc.message}"
 
 
-MAX_LOCKS_BYTES = 1_000_000
 # The flag of each field of solver.cfr.options.validate (a rule parameter: --param).
 OPTION_FLAGS = {"algorithm": "--algorithm", **{f.field: f.flag for f in OPTION_FIELDS}}
 
@@ -249,32 +243,6 @@ OPTION_FLAGS = {"algorithm": "--algorithm", **{f.field: f.flag for f in OPTION_F
 def _lockset_spec(result: SolveResult) -> dict:
     lockset = result.engine.lockset
     return dict(lockset.spec) if lockset is not None else {}
-
-
-def _read_locks(path: str | None) -> dict | None:
-    """The locks file's content (a JSON object), or UsageError naming --locks: a file that
-    cannot be read, is larger than :data:`MAX_LOCKS_BYTES`, is not UTF-8 JSON (integers
-    past 4,300 digits and nesting past the parser's depth included) or not an object."""
-    if path is None:
-        return None
-    shown = shown_path(path)
-    try:
-        with open(path, "rb") as f:
-            raw = f.read(MAX_LOCKS_BYTES + 1)
-    except (OSError, ValueError) as exc:  # ValueError: a NUL in the path
-        reason = getattr(exc, "strerror", None) or str(exc)
-        raise UsageError(f"--locks: cannot read {shown} ({reason})") from None
-    if len(raw) > MAX_LOCKS_BYTES:
-        raise UsageError(f"--locks: {shown} is larger than {MAX_LOCKS_BYTES:,} bytes")
-    try:
-        data = json.loads(raw.decode("utf-8"))
-    except UnicodeDecodeError:
-        raise UsageError(f"--locks: {shown} is not UTF-8 text") from None
-    except (ValueError, RecursionError) as exc:  # JSONDecodeError is a ValueError
-        raise UsageError(f"--locks: {shown} is not JSON ({exc})") from None
-    if not isinstance(data, dict):
-        raise UsageError(f'--locks: {shown} must hold {{"LINE": MIX, ...}}')
-    return data
 
 
 def _cmd_games() -> None:
@@ -391,36 +359,20 @@ def _run_solve(
     params = _parse_params(args.param)
     iterations = _int_arg("--iterations", args.iterations, 0)
     every = _int_arg("--every", args.every, 1)
-    threads = _int_arg("--threads", args.threads, 1)
-    seed = _int_arg("--seed", args.seed, 0)
-    rbp_every = _int_arg("--rbp-every", args.rbp_every, 1)
-    assert every is not None and threads is not None and seed is not None
-    assert rbp_every is not None
-    rbp_threshold = _float_arg("--rbp-threshold", args.rbp_threshold, zero=True)
-    assert rbp_threshold is not None
-    pruning = args.pruning.strip().lower() if args.pruning is not None else None
-    options = SolveOptions(
-        threads=threads,
-        precision=args.precision,
-        pruning=pruning,
-        seed=seed,
-        rbp_check_every=rbp_every,
-        rbp_threshold=rbp_threshold,
-        rbp_free_opponent=args.rbp_free_opponent,
-    )
-    locks = _read_locks(args.locks)
-    try:  # the solver's own validator (make_solver checks again with the game's size)
-        options = replace(options, locks=locks).checked(name, params)
-    except OptionError as exc:  # its message, under the flag's name
-        raise UsageError(f"{OPTION_FLAGS.get(exc.field, '--param')}: {exc.message}") from None
-    rule = make_algorithm(name, **params)
-    pruning = str(options.pruning)  # (resolved by checked())
+    assert every is not None
+    values = solve_options(args)
     if game is None:
         game = _game_from_args(args)
+    try:  # the one check of the options, with the game's size (make_solver takes it as is)
+        options = values.checked(name, params, game=game)
+    except OptionError as exc:  # the validator's message, under the flag's name
+        raise UsageError(f"{OPTION_FLAGS.get(exc.field, '--param')}: {exc.message}") from None
+    pruning = str(options.pruning)  # (resolved by checked())
+    sampled = ALGORITHMS[name].sampling and name != MCCFR_CS  # the scalar samplers
     storage = options.precision
     if storage == "auto":
         storage = auto_precision(game.is_holdem, game.action_size)
-    helper.use(storage, sampled=isinstance(rule, SamplingRule), pruning=pruning)
+    helper.use(storage, sampled=sampled, pruning=pruning)
     target = _target(args.target, game)
     if before is not None:
         before(game)
@@ -446,11 +398,12 @@ def _run_solve(
     try:
         result = solve(
             game,
-            rule,
+            name,
             iterations=iterations,
             target_exploitability=target,
             check_every=every,
             callback=report,
+            params=params,
             options=options,
         )
     except LockError as exc:
@@ -461,11 +414,11 @@ def _run_solve(
     final = {
         "final": True,
         "game": game.name,
-        "algorithm": rule.name,
-        "params": _params_json(rule.params()),
+        "algorithm": result.rule.name,
+        "params": _params_json(result.rule.params()),
         "pruning": pruning,
-        "seed": seed,
-        **({"locks": _lockset_spec(result)} if locks else {}),
+        "seed": options.seed,
+        **({"locks": _lockset_spec(result)} if options.locks else {}),
         "options": result.engine.options.to_dict(),  # every option, as a save file keeps them
         **result.history[-1].as_dict(game),
         "ev": [ev[0], ev[1]],
@@ -491,8 +444,7 @@ def _cmd_solve(args: argparse.Namespace, helper: prefetch.Helper) -> None:
 
 def _solve_for_exploit(args: argparse.Namespace, before: Callable[[Game], None]) -> SolveResult:
     """``exploit``'s solve: ``solve``'s path, its final record left to ``exploit``."""
-    guess = "float64" if args.precision == "auto" else args.precision
-    with prefetch.helping(guess) as helper:
+    with prefetch.helping(storage_guess(args)) as helper:
         return _run_solve(args, helper, before)[0]
 
 
@@ -532,8 +484,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             # a second process compiles the first solve's kernels from the other end while
             # this one types the walk (cold cache only): for float64 storage until the game
             # is built and says which
-            guess = "float64" if args.precision == "auto" else args.precision
-            with prefetch.helping(guess) as helper:
+            with prefetch.helping(storage_guess(args)) as helper:
                 _cmd_solve(args, helper)
     except UsageError as exc:
         print(f"error: {exc}", file=sys.stderr)

@@ -23,6 +23,7 @@ import numpy as np
 import numpy.typing as npt
 
 from solver.algorithms import ALGORITHMS, MCCFR_CS, SolveOptions, Solver, make_solver
+from solver.cfr.checks import Check
 from solver.cfr.engine import Engine
 from solver.cfr.layout import Storage
 from solver.cfr.sampling.walk import SampledStorage
@@ -43,7 +44,6 @@ from solver.games.source import (
 from solver.games.spec import DEFAULT_MAX_MEMORY_MB
 from solver.lockspec import LockError, lock_engine
 from solver.quoting import brief
-from solver.run.jobs import Point
 from solver.study.analysis import NodeAnalysis, analyze, compatible
 
 Array = npt.NDArray[np.float64]
@@ -313,7 +313,7 @@ def _real(value: object) -> bool:
 def save_solve(
     engine: Solver,
     source: dict,
-    history: tuple[Point, ...] | list[Point] = (),
+    history: tuple[Check, ...] | list[Check] = (),
     extra: dict | None = None,
 ) -> bytes:
     """The solve as ``.npz`` bytes: storage arrays + ``meta`` (JSON text as a numpy string).
@@ -380,7 +380,7 @@ class LoadedSolve:
     game: Game
     holdem: HoldemSpec | None
     engine: Solver
-    history: tuple[Point, ...]
+    history: tuple[Check, ...]
     meta: dict
 
 
@@ -435,10 +435,8 @@ def _load(npz: NpzReader, max_memory_mb: float) -> LoadedSolve:
     shape = _storage_headers(npz, SampledStorage._fields if full else Storage._fields)
     cells = shape[0] if len(shape) == 1 else -1
     game, holdem = build_from_source(meta.get("game"), max_memory_mb, cells, full)
-    try:  # every option through the solver's one validator (its messages name the field)
-        got = SolveOptions.build(saved_options.option_values(meta), name, params, game=game)
-        if isinstance(got, dict):
-            raise ValueError(next(iter(got.values())))
+    try:  # every option through the one gate, make_solver (its messages name the field)
+        got = SolveOptions.from_dict(saved_options.option_values(meta))
         engine = make_solver(game, name, params, got)
     except (TypeError, ValueError) as exc:
         raise ExportError(f"metadata: bad solver settings ({exc})") from None
@@ -578,7 +576,7 @@ def _restored(fresh: dict[str, Any], npz: NpzReader) -> dict[str, Any]:
     return restored
 
 
-def _point(row: object) -> Point:
+def _point(row: object) -> Check:
     """A history row: (iteration, seconds, exploitability[, nodes touched, memory bytes])."""
     if not isinstance(row, list) or not 3 <= len(row) <= 5:
         raise ExportError(f"metadata: bad history row {brief(row)}")
@@ -587,7 +585,7 @@ def _point(row: object) -> Point:
         raise ExportError(f"metadata: bad history row {brief(row)}")
     if not (_real(row[1]) and _real(row[2])):
         raise ExportError(f"metadata: bad history row {brief(row)}")
-    return Point(row[0], float(row[1]), float(row[2]), *row[3:])
+    return Check(row[0], float(row[1]), float(row[2]), *row[3:])
 
 
 def decision_count(game: Game) -> int:

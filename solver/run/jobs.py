@@ -31,22 +31,16 @@ import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Unpack, overload
+from typing import overload
 
 import numpy as np
 import numpy.typing as npt
 
-from solver.algorithms import (
-    AlgorithmRule,
-    SolveOptions,
-    Solver,
-    SolverOptions,
-    check_option_names,
-    make_solver,
-)
+from solver.algorithms import AlgorithmRule, SolveOptions, Solver, make_solver
 from solver.cfr.bestresponse import measure as measure_exploitability
+from solver.cfr.checks import Check
 from solver.cfr.locks import Locks
-from solver.cfr.options import finite, options_with
+from solver.cfr.options import finite
 from solver.games.model import CHANCE, DECISION, Game
 from solver.quoting import brief
 from solver.run.lifecycle import (
@@ -74,15 +68,9 @@ CHECK_EVERY = 10
 """Iterations between exploitability checks by default (the CLI's ``--every``)."""
 
 
-@dataclass(frozen=True)
-class Point:
-    """One exploitability measurement of the average strategy."""
-
-    iteration: int
-    elapsed_s: float  # solve time so far (paused time excluded), seconds
-    exploitability: float  # chips, NashConv/2: (BR₀ + BR₁) / 2 unraked
-    nodes_touched: int = 0  # nodes visited by the solve's passes so far
-    memory_bytes: int = 0  # bytes the solve holds (regrets, sums, buffers; see Engine)
+Point = Check
+"""One exploitability measurement of a job's average strategy: the one record of a check,
+:class:`solver.cfr.checks.Check` (its old name here, kept)."""
 
 
 class History(Sequence[Point]):
@@ -307,8 +295,8 @@ class SolveJob(ThreadOwner[Progress]):
     iteration count and sums carry on, ``history`` its earlier checks); otherwise one is made
     by :func:`solver.algorithms.make_solver` from ``rule`` (any algorithm: a full-width rule or
     Monte Carlo CFR) with ``options`` (threads, storage precision, pruning, sampling seed, RBP
-    settings, locks: one :class:`~solver.cfr.options.SolveOptions`, any keyword option over
-    it). ``watch`` is the decision node whose average strategy and reach each snapshot
+    settings, locks: one :class:`~solver.cfr.options.SolveOptions`, checked there once).
+    ``watch`` is the decision node whose average strategy and reach each snapshot
     carries. With ``ready``, the thread waits for that event before its first iteration (the
     app's background warm-up compiling the kernels it needs: ``Progress.waiting`` says so;
     the wait is not counted as solve time). With ``node_table`` (the default) a solve that
@@ -317,8 +305,7 @@ class SolveJob(ThreadOwner[Progress]):
 
     ``target`` is a finite number > 0, ``max_iterations`` a whole number ≥ 0 (an ``int`` or
     numpy integer), ``chunk_s`` a finite number of seconds ≥ 0: a value of the wrong type
-    raises TypeError, one out of range ValueError, each naming the argument (a keyword that
-    is neither an argument nor a :class:`~solver.cfr.options.SolveOptions` field: TypeError).
+    raises TypeError, one out of range ValueError, each naming the argument.
     """
 
     def __init__(
@@ -336,9 +323,7 @@ class SolveJob(ThreadOwner[Progress]):
         ready: threading.Event | None = None,
         options: SolveOptions | None = None,
         node_table: bool = True,
-        **settings: Unpack[SolverOptions],
     ) -> None:
-        check_option_names("SolveJob()", settings, SolveJob.__init__)
         if target is not None:
             _check_number("target", target, "chips > 0 (None: no target)", positive=True)
         if isinstance(max_iterations, (bool, np.bool_)) or not isinstance(
@@ -352,9 +337,7 @@ class SolveJob(ThreadOwner[Progress]):
         _check_number("chunk_s", chunk_s, "seconds ≥ 0", positive=False)
         self.rule = rule
         self._engine: Solver | None = (
-            engine
-            if engine is not None
-            else make_solver(game, rule, None, options_with(options, settings))
+            engine if engine is not None else make_solver(game, rule, None, options)
         )
         # the solver's own game: a sampled solve plays every card (Game.without_isomorphism)
         self._game: Game | None = self._engine.game

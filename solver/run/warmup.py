@@ -112,7 +112,7 @@ def when_compiling(callback: Callable[[], None]) -> None:
 def _exercise(game: object, runs: list[tuple[str, dict]]) -> None:
     import numpy as np
 
-    from solver.algorithms import make_solver
+    from solver.algorithms import SolveOptions, make_solver
     from solver.cfr.bestresponse import expected_values
     from solver.cfr.pruning.bounds import compatible_mass
     from solver.games.model import Game
@@ -120,7 +120,7 @@ def _exercise(game: object, runs: list[tuple[str, dict]]) -> None:
 
     assert isinstance(game, Game)
     for name, kw in runs:
-        eng = make_solver(game, name, **kw)
+        eng = make_solver(game, name, None, SolveOptions(**kw))
         # Total RBP: past its first checks (every 10) so catch-ups run and compile too
         eng.iterate(40 if kw.get("pruning") == "total" else 2)
         eng.best_response_values()
@@ -159,12 +159,14 @@ def _opening() -> None:
     """The app's opening preset solved as the Solve page starts it, checked, its EVs, and
     Explore's first view of it (the root's analysis, each action's EVs, the hands ranked by
     strength), given the average as a job hands it over: read-only."""
-    from solver.algorithms import make_solver
+    from solver.algorithms import SolveOptions, make_solver
     from solver.files.presets import load_preset
     from solver.study.analysis import analyze, compatible
     from solver.study.views import action_evs, strength_order
 
-    eng = make_solver(load_preset("srp-river").build(), "dcfr-tuned", precision="auto")
+    eng = make_solver(
+        load_preset("srp-river").build(), "dcfr-tuned", None, SolveOptions(precision="auto")
+    )
     eng.iterate(2)
     eng.best_response_values()
     eng.expected_values()
@@ -239,6 +241,7 @@ def _parts() -> None:
 
     from solver.cfr.engine import Engine
     from solver.cfr.layout import make_scratch
+    from solver.cfr.options import SolveOptions
     from solver.cfr.rules import make_rule
     from solver.cfr.sampling.draws import deal_table, sample_deals, uniforms
     from solver.cfr.sampling.walk import make_work
@@ -266,7 +269,7 @@ def _parts() -> None:
         strategy_rows(r, 0, 2, 2, np.zeros((1, 4), dtype=dtype), 0,
                       np.zeros((1, 2), dtype=dtype), 0)  # fmt: skip
     for precision in ("float32", "float64"):
-        e = Engine(g, make_rule("dcfr-tuned"), precision=precision)
+        e = Engine(g, make_rule("dcfr-tuned"), SolveOptions(precision=precision))
         co = e.coefficients(0, 1)[0]
         dts = (np.float32, np.float64) if precision == "float32" else (np.float64,)
         for dt in dts:
@@ -274,7 +277,7 @@ def _parts() -> None:
             update_block(e.storage, co, 0, 0, 0, 2, 3, av, av[0].copy())
     leduc = make_game("leduc")
     for pruning in ("interval", "total"):
-        e = Engine(leduc, make_rule("cfr"), pruning=pruning)
+        e = Engine(leduc, make_rule("cfr"), SolveOptions(pruning=pruning))
         e.iterate(300)
         if e.rbp is not None and pruning == "total":
             e.rbp.threshold = 0.3

@@ -17,6 +17,7 @@ import numpy as np
 from hypothesis import strategies as st
 
 from solver.algorithms import make_solver
+from solver.cfr.options import SolveOptions
 from solver.files.export import game_source, save_solve
 from solver.games import make_game
 from solver.games.holdem import HoldemSpec, build_holdem
@@ -58,7 +59,7 @@ def base_saves() -> tuple[bytes, ...]:
     ]
     for name, algorithm, options, iterations in kinds:
         g = make_game(name)
-        e = make_solver(g, algorithm, **options)
+        e = make_solver(g, algorithm, options=SolveOptions(**options))
         e.iterate(iterations)
         out.append(save_solve(e, game_source(g)))
     g = build_holdem(RIVER)

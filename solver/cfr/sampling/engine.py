@@ -3,21 +3,13 @@ generator and the thin wrapper around the walk of :mod:`solver.cfr.sampling.walk
 
 from __future__ import annotations
 
-from typing import Unpack
-
 import numpy as np
 import numpy.typing as npt
 
 from solver.cfr.bestresponse import best_response_values, expected_values
 from solver.cfr.layout import make_scratch
 from solver.cfr.locks import LockSet
-from solver.cfr.options import (
-    CheckedOptions,
-    SolveOptions,
-    SolverOptions,
-    options_with,
-    raise_first,
-)
+from solver.cfr.options import CheckedOptions, SolveOptions, raise_first
 from solver.cfr.sampling.draws import DealTable, Draws, deal_table, random_draws
 from solver.cfr.sampling.rules import SAMPLERS, make_sampler
 from solver.cfr.sampling.walk import SampledStorage, Work, make_work, run_sampled
@@ -37,8 +29,8 @@ class SampledEngine:
     (:class:`~solver.cfr.protocol.Solver`).
 
     ``params`` override the algorithm's defaults (:data:`~solver.cfr.sampling.rules.SAMPLERS`);
-    ``options`` (:class:`~solver.cfr.options.SolveOptions`, with any keyword option over it)
-    as for the engine, of which these take: ``seed`` (a whole number from 0 to 2**64 − 1)
+    ``options`` (:class:`~solver.cfr.options.SolveOptions`; None: the defaults) as for the
+    engine, of which these take: ``seed`` (a whole number from 0 to 2**64 − 1)
     fixes every draw, so equal seeds repeat a run exactly; ``precision``: "float64",
     "float32" (storage only, the walk computes in float64) or "auto" (float32 for hold'em
     subgames, float64 for the toy games). The walk is serial: ``threads`` is 1, pruning
@@ -59,11 +51,12 @@ class SampledEngine:
         options: SolveOptions | None = None,
         *,
         full_game: bool = True,
-        **settings: Unpack[SolverOptions],
     ) -> None:
         if not isinstance(name, str) or name.lower() not in SAMPLERS:
             raise ValueError(f"unknown sampled algorithm {name!r}; known: {', '.join(SAMPLERS)}")
-        opts = options_with(options, settings)
+        if options is not None and not isinstance(options, SolveOptions):
+            raise TypeError(f"options must be a SolveOptions, got {type(options).__name__}")
+        opts = options if options is not None else SolveOptions()
         if not isinstance(opts, CheckedOptions):  # (make_solver's are checked already)
             raise_first(opts.check(name, params))
         self.options = opts.unchecked(pruning="none")  # (the only mode the samplers take)

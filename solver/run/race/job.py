@@ -272,7 +272,9 @@ class RaceJob(ThreadOwner[RaceProgress]):
         expl, _ = measure_exploitability(eng)
         with self._lock:
             wall = self._wall()
-        return RacePoint(eng.iteration, cpu_s, wall, eng.nodes_touched, expl, eng.memory_bytes)
+        return RacePoint(
+            eng.iteration, wall, expl, eng.nodes_touched, eng.memory_bytes, cpu_s=cpu_s
+        )
 
     def _step(self, run: _Run) -> None:
         """One chunk of ``run``'s iterations, and its check when one is due (worker thread

@@ -10,6 +10,7 @@ import io
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from solver.cfr.checks import Check
 from solver.run.jobs import FINISHED, READY
 from solver.run.race.entries import Entry, number_text
 from solver.run.race.targets import Target
@@ -17,15 +18,18 @@ from solver.run.race.targets import Target
 
 # ----- snapshots ----------------------------------------------------------------------------
 @dataclass(frozen=True)
-class RacePoint:
-    """One exploitability check of one algorithm's average strategy."""
+class RacePoint(Check):
+    """One exploitability check of one algorithm's average strategy: the one record of a
+    check (:class:`solver.cfr.checks.Check`; ``elapsed_s`` is the race's wall time at the
+    check, pauses excluded) with the algorithm's own CPU seconds in its iterations so far
+    (``cpu_s``, checks excluded; a keyword)."""
 
-    iteration: int
-    cpu_s: float  # this algorithm's own CPU seconds in its iterations so far (checks excluded)
-    wall_s: float  # race wall time at the check (pauses excluded), seconds
-    nodes_touched: int  # nodes its iterations visited so far
-    exploitability: float  # chips, NashConv/2: (BR₀ + BR₁) / 2 unraked
-    memory_bytes: int = 0  # what its solver holds at the check (falls while Total RBP prunes)
+    cpu_s: float = field(kw_only=True)
+
+    @property
+    def wall_s(self) -> float:
+        """The race's wall time at the check, seconds (:attr:`elapsed_s`)."""
+        return self.elapsed_s
 
 
 @dataclass(frozen=True)
