@@ -48,6 +48,7 @@ from solver.lockspec import board_at, line_text
 from solver.poker.handclass import DRAWS, MADE
 from solver.quoting import brief
 from solver.study.analysis import compatible, equities
+from solver.study.node_table import walk_values, writable
 from solver.study.shift_lock import shift
 from solver.study.views import action_evs
 
@@ -475,6 +476,11 @@ def compile_profile(
             by_node.setdefault(n, []).append(i)
     stats = profile.stats
     made_bluffs: dict[int, Mask] = dict(bluffs or {})
+    walkable = writable(sigma)
+
+    def values(child: int, who: int) -> Array:  # (a pooled walk scratch, not one per walk)
+        return walk_values(game, walkable, child, who)
+
     out: dict[str, dict[str, dict[str, float]]] = {}
     names = game.hand_names[player]
     for node, entries in sorted(by_node.items()):
@@ -484,7 +490,7 @@ def compile_profile(
         if not (w > 0).any():  # nobody gets here now: rank the range as if all of it did
             w = np.where(valid, game.hands.weights[player, :nh], 0.0)
         s = sigma[off : off + na * nh].reshape(na, nh).copy()
-        evs = action_evs(game, sigma, node, compat)
+        evs = action_evs(game, sigma, node, compat, values=values)
         ev_here = np.nansum(np.nan_to_num(evs) * s, axis=0)
         tasks = _tasks(game, node, entries, stats, p, s, w, valid, sigma, compat, made_bluffs)
         for _ in range(200):  # one pass unless two families share the node (fold and raise)
