@@ -18,6 +18,7 @@ from test_profiles import _naive, _sigma_with_locks
 
 from app import state
 from app.features import profile_editor as pe
+from solver.games.model import Game
 from solver.run.jobs import SolveJob
 
 
@@ -27,7 +28,7 @@ def _teardown():
     no_threads_left()
 
 
-def _open(iterations: int = 40) -> tuple[object, SolveJob, AppTest]:
+def _open(iterations: int = 40) -> tuple[Game, SolveJob, AppTest]:
     game, source = preset_game("srp-river")
     job = finished_job(game, iterations)
     at = page("explore", **{state.JOB: job, state.JOB_SOURCE: source, state.EXPLORE_NODE: 0})

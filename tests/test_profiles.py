@@ -83,7 +83,7 @@ def _naive(game: Game, sigma: np.ndarray, villain: int, is_stat, family: str, kl
             other = compat @ reach[1] if villain == 0 else compat.T @ reach[0]
             w = reach[villain] * other * chance
             if klass is not None:
-                board = [int(c) for c in game.meta["board"]]
+                board = [int(c) for c in np.asarray(game.meta["board"])]
                 board += [game.card_names.index(x[2:]) for x in hist if x.startswith("d:")]
                 made, _ = classify_hands(board, game.hands.cards[villain, : nh[villain]])
                 w = w * (made == MADE.index(klass))
@@ -175,7 +175,8 @@ def test_river_oop_bets_and_bluffs() -> None:
     w = game.hands.weights[0, :nh] * (compat @ w1) * game.valid_hands(0, 0)
     share = 100 * float(w @ (bets * bluffs)) / float(w @ bets)
     assert abs(share - 50.0) <= 1.0
-    assert abs(run.rows[1].achieved - share) < 1e-6
+    got = run.rows[1].achieved
+    assert got is not None and abs(got - share) < 1e-6
 
 
 def test_turn_profile_reached_within_one_point() -> None:
