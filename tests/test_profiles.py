@@ -333,3 +333,14 @@ def test_json_round_trip() -> None:
             {"stat": "fold_to_river_bet", "value": 40.0, "class": "top_pair"},
         ],
     }
+
+
+def test_class_stats_that_leave_the_whole_range_out_of_reach() -> None:
+    """Two pair always c-bets, the range never does: the other hands would need less than
+    nothing. Named at the whole-range entry, nothing compiled."""
+    base = _solved("srp-river", 60)
+    bad = Profile("ip", (StatTarget("cbet", 0.0), StatTarget("cbet", 100.0, "two_pair")))
+    with pytest.raises(ProfileError) as err:
+        compile_profile(base, bad)
+    assert err.value.field == "stats[0]"
+    assert "contradicts the class stats" in err.value.message and "at k" in err.value.message
