@@ -344,3 +344,17 @@ def test_class_stats_that_leave_the_whole_range_out_of_reach() -> None:
         compile_profile(base, bad)
     assert err.value.field == "stats[0]"
     assert "contradicts the class stats" in err.value.message and "at k" in err.value.message
+
+
+def test_hands_nobody_brings_play_the_target() -> None:
+    """A group no hand of which reaches a stat node when it is compiled is locked at the
+    target, flat: each hand's family share is the target, split as the hand split it."""
+    from solver.study.profiles import _flat
+
+    s = np.array([[0.5, 0.0, 1.0], [0.25, 0.0, 0.0], [0.25, 1.0, 0.0]])  # k, b:100, b:200
+    out = _flat(s, [1, 2], 0.3)
+    np.testing.assert_allclose(out.sum(axis=0), 1.0, atol=1e-12)
+    np.testing.assert_allclose(out[1:].sum(axis=0), 0.3, atol=1e-12)
+    np.testing.assert_allclose(out[:, 0], [0.7, 0.15, 0.15], atol=1e-12)  # its own split
+    np.testing.assert_allclose(out[:, 2], [0.7, 0.15, 0.15], atol=1e-12)  # none: evenly
+    np.testing.assert_allclose(out[:, 1], [0.7, 0.0, 0.3], atol=1e-12)

@@ -417,6 +417,21 @@ def _family_shift(s: Array, w: Array, gain: Array, fam: list[int], target: float
     return out
 
 
+def _flat(s: Array, fam: list[int], target: float) -> Array:
+    """(num_actions, n) every hand of ``s`` with the family at ``target``: the family's share
+    split as the hand split it (evenly when it played none), the rest likewise."""
+    out = np.empty_like(s)
+    others = [a for a in range(s.shape[0]) if a not in fam]
+    for group, share in ((fam, target), (others, 1.0 - target)):
+        if not group:
+            continue
+        part = s[group]
+        total = part.sum(axis=0)
+        even = np.full_like(part, 1.0 / len(group))
+        out[group] = share * np.where(total > _EPS, part / np.where(total > _EPS, total, 1.0), even)
+    return out
+
+
 def _best(evs: Array) -> Array:
     """(H,) the best of the family's EVs per hand (NaN where the hand is not there)."""
     filled = np.where(np.isnan(evs), -np.inf, evs).max(axis=0)
@@ -504,13 +519,16 @@ def compile_profile(
             ):
                 break
         touched = np.zeros(nh, dtype=bool)
-        for _fam, hands, _target in tasks:
-            # a hand that does not get here now plays its group's mix, so that whichever
-            # hands get here after the re-solve, the group's frequency stays the target
+        for fam, hands, target in tasks:
+            # a hand that does not get here now plays its group's mix (none of the group
+            # gets here: the target, flat), so that whichever hands get here after the
+            # re-solve, the group's frequency stays the target
             reached, unreached = hands & (w > 0), hands & ~(w > 0)
             if unreached.any() and reached.any():
                 mix = s[:, reached] @ w[reached] / float(w[reached].sum())
                 s[:, unreached] = mix[:, None]
+            elif unreached.any():
+                s[:, unreached] = _flat(s[:, unreached], fam, target)
             touched |= hands
         labels = game.action_labels(node)
         out[line_text(game.history(node))] = {
