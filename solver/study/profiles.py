@@ -57,7 +57,7 @@ Mask = npt.NDArray[np.bool_]
 
 VERSION = 1
 TOLERANCE_PP = 1.0  # a stat is reached when the readback is within this many points
-ROUNDS = 3  # compile-and-re-solve rounds at most (the hands reaching a node can move)
+ROUNDS = 4  # compile-and-re-solve rounds at most (the hands reaching a node can move)
 MAX_STATS = 64  # entries a profile may hold (a file is small)
 _EPS = 1e-9
 
