@@ -229,3 +229,22 @@ def test_every_street_with_raises_on_a_turn() -> None:
     assert r.value_kept == pytest.approx(own, abs=1e-9)
     assert r.final.game.num_nodes < r.superset.game.num_nodes
     assert r.loss_chips >= -2 * r.superset.exploitability
+
+
+def test_a_swap_after_greedy_finds_a_better_pair() -> None:
+    """srp-river, IP after a check, the default grid, k = 2: greedy keeps 50 % and the
+    all-in; a pass of swaps finds 75 % and the all-in, worth more than the target more
+    (docs/sizes.md's example). A swap is kept only past the target, so the loss drops."""
+    from solver.files.presets import load_preset
+
+    spec = load_preset("srp-river").holdem
+    assert spec is not None
+    greedy = simplify_sizes(spec, player="ip", nodes="root", keep=2)
+    r = simplify_sizes(spec, player="ip", nodes="root", keep=2, superset=greedy.superset,
+                       swap=True)  # fmt: skip
+    target = 0.05 / 100 * 200
+    assert greedy.kept == {LINE: ["b:100", "b:900"]}
+    assert r.kept == {LINE: ["b:150", "b:900"]}
+    assert r.loss_chips < greedy.loss_chips - target
+    assert set(r.kept[LINE]) | set(r.removed[LINE]) == set(r.removal_regret[LINE])
+    assert r.confirmed[LINE]["b:100"] and r.removal_regret[LINE]["b:100"] < -target

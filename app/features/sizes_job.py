@@ -56,6 +56,7 @@ class SizesRequest:
     keep: int
     target: float  # chips
     threads: int = 1
+    swap: bool = False  # a pass of swaps after greedy
 
     def players(self) -> tuple[str, ...]:
         return PLAYERS if self.player == "both" else (self.player,)
@@ -130,7 +131,7 @@ class SizesJob:
 
                 result = simplify_sizes(
                     r.spec, r.grid, r.raise_grid, player, r.nodes, r.keep, target=r.target,
-                    threads=r.threads, superset=superset, progress=report,
+                    threads=r.threads, superset=superset, swap=r.swap, progress=report,
                 )  # fmt: skip
                 superset = result.superset
                 results.append(result)

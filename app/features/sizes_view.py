@@ -24,6 +24,7 @@ LAST_STATE = "sizes_last_state"  # the job state the view last drew its buttons 
 PLAYER, NODES_KEY, KEEP, GRID, RAISE_GRID, TARGET = (
     "sz_player", "sz_nodes", "sz_keep", "sz_grid", "sz_raise_grid", "sz_target",
 )  # fmt: skip
+SWAP = "sz_swap"
 DEFAULT_TARGET = "0.05"  # % pot
 WARM_SHARE = 0.25
 """A warm re-solve's time as a share of the superset solve's, for the estimate (srp-river:
@@ -54,6 +55,7 @@ def render(solved: Solved) -> None:
         c[3].text_input("Target (% pot)", DEFAULT_TARGET, key=TARGET)
         st.text_input("Grid (bet sizes)", DEFAULT_GRID, key=GRID)
         st.text_input("Raise grid (optional; nodes street or all)", "", key=RAISE_GRID)
+        st.checkbox("Then try swaps (each kept size against each removed one)", key=SWAP)
         request, the_plan, error = _request(spec, solved)
         job = current_job()
         running = job is not None and job.alive
@@ -97,7 +99,7 @@ def _request(spec: object, solved: Solved) -> tuple[SizesRequest | None, Plan | 
         threads = int(getattr(engine, "threads", 1) or 1)
     request = SizesRequest(the_plan.setup.spec, the_plan.grid, the_plan.raise_grid,
                            str(state.get(PLAYER, "both")), the_plan.nodes, the_plan.keep,
-                           target, threads)  # fmt: skip
+                           target, threads, bool(state.get(SWAP, False)))  # fmt: skip
     return request, the_plan, ""
 
 
@@ -111,6 +113,9 @@ def _estimate(the_plan: Plan, request: SizesRequest) -> str:
     grid = len(the_plan.grid.split(","))
     steps = sum(max(0, grid - the_plan.keep) for p in request.players() for _ in the_plan.lines[p])
     resolves = 4 * steps  # at most the confirmations (3) and a re-solve per removal
+    if request.swap:  # each kept size against each removed one, per node
+        resolves += sum(the_plan.keep * max(0, grid - the_plan.keep)
+                        for p in request.players() for _ in the_plan.lines[p])  # fmt: skip
     total = superset_s * (1.0 + WARM_SHARE * resolves)
     lines = sum(len(the_plan.lines[p]) for p in request.players())
     return (

@@ -3,7 +3,8 @@
 
 The spot is given as ``solve`` takes it (``--preset`` or ``--board`` with the spot flags,
 ``--rake``), with ``--grid`` (bet sizes, default :data:`~solver.study.sizes.DEFAULT_GRID`),
-``--raise-grid``, ``--player oop|ip|both``, ``--nodes root|street|all``, ``--keep K`` and the
+``--raise-grid``, ``--player oop|ip|both``, ``--nodes root|street|all``, ``--keep K``,
+``--swap`` (a pass of swaps after greedy) and the
 solves' ``--target`` (chips or % of the pot; default 0.05 %), ``--iterations`` (most per
 solve), ``--every``, ``--threads``, ``--algorithm``.
 
@@ -51,6 +52,11 @@ def add_command(sub: Any, add_game_args: Callable[[argparse.ArgumentParser], Non
         "--nodes", default="street", help="root, street (default: the first street) or all"
     )
     g.add_argument("--keep", default="2", help="sizes kept per node (default 2)")
+    g.add_argument(
+        "--swap",
+        action="store_true",
+        help="after greedy, try each kept size against each removed one (more re-solves)",
+    )
     v = s.add_argument_group("the solves")
     v.add_argument("--algorithm", default=None, help="a full-width algorithm (default dcfr-tuned)")
     v.add_argument(
@@ -144,7 +150,7 @@ def cmd_sizes(args: argparse.Namespace, spot_spec: SpotSpec, words: SpecWords) -
             result = simplify_sizes(
                 spec, args.grid, args.raise_grid, p, args.nodes, keep or 1, target=target,
                 iterations=iterations, threads=threads or 1, algorithm=algorithm,
-                check_every=every or 10, superset=superset, progress=report,
+                check_every=every or 10, superset=superset, swap=args.swap, progress=report,
             )  # fmt: skip
             superset = result.superset
             if args.json:

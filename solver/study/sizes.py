@@ -506,6 +506,7 @@ def simplify_sizes(
     check_every: int = 10,
     confirm: int = 3,
     superset: SolveResult | None = None,
+    swap: bool = False,
     progress: Progress | None = None,
 ) -> SizesResult:
     """Keep ``keep`` sizes of ``grid`` at each of ``player``'s ``nodes`` ("root": its first
@@ -515,7 +516,9 @@ def simplify_sizes(
     ``iterations`` (None: at most 20,000), ``threads`` threads, ``algorithm`` (a full-width
     one; None: the hold'em default). ``confirm``: re-solves per node and round when no
     size is free. ``superset``: a superset solve of the same plan to start from (``both``
-    players share one). ``progress(stage, checkpoint)`` gets every check of every solve.
+    players share one). ``swap``: after greedy, try each kept size against each removed
+    one at every node (a warm re-solve each, from the superset) and keep a swap that gains
+    more than the target. ``progress(stage, checkpoint)`` gets every check of every solve.
     Bad input: :class:`SizesError` or :class:`SpecError` naming the field, before any
     solve."""
     started = time.perf_counter()
@@ -627,6 +630,10 @@ def simplify_sizes(
         else:
             current = run.solve(run.build(removed), "re-solve", current)
 
+    if swap and chips_target is not None:
+        removed, current = _swaps(
+            run, the_plan.lines[player], removed, current, sup, chips_target, regret, confirmed
+        )
     final = current
     sigma_full = sup.average_strategy()
     value_full = guaranteed_value(full, sigma_full, p)
@@ -725,6 +732,47 @@ def line_stats(
         ok = w > 0
         out[label] = float(np.dot(w[ok], ev[a][ok]) / w[ok].sum()) if ok.any() else float("nan")
     return freq, out
+
+
+def _swaps(
+    run: _Run,
+    lines: list[Line],
+    removed: dict[Line, frozenset[str]],
+    current: SolveResult,
+    sup: SolveResult,
+    margin: float,
+    regret: dict[Line, dict[str, float]],
+    confirmed: dict[Line, dict[str, bool]],
+) -> tuple[dict[Line, frozenset[str]], SolveResult]:
+    """One pass of swaps after greedy: at each simplified node, each kept size against each
+    removed one (a size with simplified nodes below it stays out: they would come back with
+    every size), warm from the superset; the best swap gaining more than ``margin`` chips of
+    guaranteed value is kept, and the size swapped out gets minus that gain as its figure
+    in ``regret`` (what it was worth over the size that replaced it)."""
+    for line in lines:
+        gone = removed.get(line, frozenset())
+        by_line = _line_nodes(current.game, run.player)
+        if not gone or line not in by_line:
+            continue
+        kept = _size_labels_at(current.game, by_line[line][0])
+        below = {x[len(line)] for x in lines if len(x) > len(line) and x[: len(line)] == line}
+        best: tuple[float, frozenset[str], SolveResult] | None = None
+        base = run.value(current)
+        for s in kept:
+            for r in sorted(gone - below, key=_chips):
+                trial = dict(removed)
+                trial[line] = (gone - {r}) | {s}
+                res = run.solve(run.build(trial), f"swap {s} for {r} at {line_text(line)}", sup)
+                gain = run.value(res) - base
+                if gain > margin and (best is None or gain > best[0]):
+                    best = (gain, trial[line], res)
+        if best is not None:
+            (out,) = best[1] - gone
+            regret.setdefault(line, {})[out] = -best[0]
+            confirmed.setdefault(line, {})[out] = True
+            removed = {**removed, line: best[1]}
+            current = best[2]
+    return removed, current
 
 
 def _size_labels_at(game: Game, node: int) -> list[str]:
