@@ -363,6 +363,8 @@ def _warm_carrier(game: Game, old: SolveResult, maps: Maps, opts: SolveOptions) 
             block = sigma[off : off + na * nh].reshape(na, nh)
             total = block.sum(axis=0)
             block[:] = np.where(total > 0, block / np.where(total > 0, total, 1), 1.0 / na)
+    # the carrier is never iterated: its sums would only hold memory while the re-solve runs
+    copies["cumulative"] = np.zeros(1, dtype=st.cumulative.dtype)
     engine.storage = st._replace(**copies)  # type: ignore[arg-type]
     engine.schedule_start = old.engine.schedule_start + old.engine.iteration
     return SolveResult(game, old.rule, engine)
