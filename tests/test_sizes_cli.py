@@ -84,3 +84,5 @@ def test_a_game_or_preset_flag_mix_is_refused() -> None:
     assert out.returncode == 2 and out.stderr.startswith("error: --pot:")
     out = run("sizes", "--preset", "kuhn")
     assert out.returncode == 2 and out.stderr.startswith("error: --preset:")
+    out = run("sizes", "--preset", "srp-river", "--rake", "101")  # the flag's value, not the file's
+    assert out.returncode == 2 and out.stderr.startswith("error: --rake:"), out.stderr

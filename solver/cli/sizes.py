@@ -103,7 +103,7 @@ def _spot(args: argparse.Namespace, spot_spec: SpotSpec, words: SpecWords) -> Ho
     try:
         validate(spec)
     except SpecError as exc:
-        raise UsageError(words(exc, exc.field not in rake)) from None
+        raise UsageError(words(exc, exc.field in rake)) from None  # the flag's value
     return spec
 
 
