@@ -37,32 +37,41 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
-from typing import NamedTuple
 
 import numpy as np
 import numpy.typing as npt
 
-from solver.algorithms import ALGORITHMS, SolveOptions, default_algorithm, make_solver
+from solver.algorithms import ALGORITHMS, SolveOptions, default_algorithm
 from solver.api import Checkpoint, SolveResult, solve
-from solver.cfr.bestresponse import root_player_values
-from solver.cfr.layout import uniform_strategy
 from solver.cfr.options import OptionError
 from solver.games.holdem import HoldemSetup, HoldemSpec, build_holdem, size_notes, validate
-from solver.games.model import DECISION, Game
+from solver.games.model import Game
 from solver.games.source import HoldemSource
 from solver.lockspec import line_text
+from solver.study.size_trees import (
+    ANY_CARD,
+    Line,
+    chips,
+    guaranteed_value,
+    in_full_tree,
+    line_nodes,
+    line_stats,
+    pct_names,
+    pruner,
+    size_labels_at,
+    warm_carrier,
+    warm_maps,
+)
 from solver.tree.betting import STREETS, ActionNode, build_betting_tree
 from solver.tree.kinds import CHANCE as TREE_CHANCE
 from solver.tree.kinds import DECISION as TREE_DECISION
 from solver.tree.sizes import SizeError, bet_amount, format_sizes, parse_sizes
 
 Array = npt.NDArray[np.float64]
-Line = tuple[str, ...]
 
 DEFAULT_GRID = "25%, 33%, 50%, 66%, 75%, 100%, 125%, 150%, a"
 PLAYERS = ("oop", "ip")
 NODES = ("root", "street", "all")
-ANY_CARD = "d:*"
 DEFAULT_TARGET_PCT = 0.05
 """The target of every solve when neither a target nor iterations are given (% pot)."""
 FREE_SHARE = 0.1
@@ -272,128 +281,6 @@ def _lines(tree: ActionNode, player: int, nodes: str, first: int, raises: bool) 
     return out
 
 
-# ----- trees without some sizes, and regrets carried between them -----------------------------
-def pruner(removed: Mapping[Line, frozenset[str]]) -> Callable[[ActionNode], None]:
-    """What :func:`~solver.games.holdem.build_holdem` takes to drop ``removed`` {line:
-    action labels} from the card-free tree (lines that a removal above cut off are
-    skipped)."""
-
-    def prune(root: ActionNode) -> None:
-        for line in sorted(removed, key=len):
-            node: ActionNode | None = root
-            for label in line:
-                assert node is not None
-                if label == ANY_CARD:
-                    node = node.children[0] if node.kind == TREE_CHANCE else None
-                else:
-                    node = next((c for c in node.children if c.label == label), None)
-                if node is None:
-                    break
-            if node is not None:
-                node.children = [c for c in node.children if c.label not in removed[line]]
-
-    return prune
-
-
-class Maps(NamedTuple):
-    """Where each piece of a smaller tree ``new`` sits in a larger one ``old`` that holds it
-    (the same spot with more sizes): node (N_new,), ``[action, hand]`` cell (A_new,) and
-    infoset (I_new,) indices into ``old``'s arrays, and the decision nodes of ``new`` that
-    lost actions."""
-
-    nodes: npt.NDArray[np.int64]
-    cells: npt.NDArray[np.int64]
-    infos: npt.NDArray[np.int64]
-    fewer: list[int]
-
-
-def warm_maps(new: Game, old: Game) -> Maps:
-    """:class:`Maps` of ``new`` into ``old``, matching children by label from the root
-    (KeyError when ``new`` has a line ``old`` has not)."""
-    t_new, t_old = new.tree, old.tree
-    nodes = np.full(new.num_nodes, -1, dtype=np.int64)
-    cells = np.full(new.action_size, -1, dtype=np.int64)
-    infos = np.full(new.info_size, -1, dtype=np.int64)
-    fewer: list[int] = []
-    stack = [(0, 0)]
-    while stack:
-        a, b = stack.pop()
-        nodes[a] = b
-        kids_b = {old.labels[c]: i for i, c in enumerate(old.children(b))}
-        kids_old = list(old.children(b))
-        kids_a = list(new.children(a))
-        if int(t_new.kind[a]) == DECISION:
-            off_a, na, nh = new.block(a)
-            off_b, nb, _ = old.block(b)
-            ia, ib = int(t_new.ioffset[a]), int(t_old.ioffset[b])
-            infos[ia : ia + nh] = ib + np.arange(nh)
-            if na < nb:
-                fewer.append(a)
-            for i, c in enumerate(kids_a):
-                j = kids_b[new.labels[c]]
-                cells[off_a + i * nh : off_a + (i + 1) * nh] = off_b + j * nh + np.arange(nh)
-        for c in kids_a:
-            stack.append((c, kids_old[kids_b[new.labels[c]]]))
-    return Maps(nodes, cells, infos, fewer)
-
-
-def _warm_carrier(game: Game, old: SolveResult, maps: Maps, opts: SolveOptions) -> SolveResult:
-    """A solver of ``game`` holding what ``old`` learnt, cell by cell through ``maps``, as
-    :func:`solver.api.solve`'s ``warm_start`` takes it (the schedule going on)."""
-    from solver.cfr.engine import Engine
-
-    engine = make_solver(game, old.rule, None, opts)
-    if not isinstance(engine, Engine) or not isinstance(old.engine, Engine):
-        raise ValueError("warm re-solves need full-width solves")
-    st_old, st = old.engine.storage, engine.storage
-    sizes_old = {"cells": old.game.action_size, "infos": old.game.info_size,
-                 "nodes": old.game.num_nodes}  # fmt: skip
-    copies = {}
-    fields = (("regrets", "cells"), ("strategy", "cells"), ("last_regret", "cells"),
-              ("step_num", "infos"), ("step_den", "infos"), ("rscale", "nodes"))  # fmt: skip
-    for name, kind in fields:
-        src = getattr(st_old, name)
-        index = getattr(maps, kind)
-        if src.shape[0] == sizes_old[kind] and getattr(st, name).shape[0] == index.shape[0]:
-            copies[name] = np.array(src[index], dtype=src.dtype)
-    if "strategy" in copies:  # a stored strategy renormalised where actions went
-        sigma = copies["strategy"]
-        for node in maps.fewer:
-            off, na, nh = game.block(node)
-            block = sigma[off : off + na * nh].reshape(na, nh)
-            total = block.sum(axis=0)
-            block[:] = np.where(total > 0, block / np.where(total > 0, total, 1), 1.0 / na)
-    # the carrier is never iterated: its sums would only hold memory while the re-solve runs
-    copies["cumulative"] = np.zeros(1, dtype=st.cumulative.dtype)
-    engine.storage = st._replace(**copies)  # type: ignore[arg-type]
-    engine.schedule_start = old.engine.schedule_start + old.engine.iteration
-    return SolveResult(game, old.rule, engine)
-
-
-def in_full_tree(full: Game, game: Game, sigma: Array, maps: Maps | None = None) -> Array:
-    """A strategy profile (A,) of ``game`` (a tree with fewer sizes) as one of ``full``:
-    the same mix where the line exists, 0 on the removed actions, uniform below them (no
-    one reaches there)."""
-    m = maps if maps is not None else warm_maps(game, full)
-    out = uniform_strategy(full).astype(np.float64)
-    for node in m.fewer:
-        b = int(m.nodes[node])
-        off, na, nh = full.block(b)
-        out[off : off + na * nh] = 0.0
-    out[m.cells] = sigma
-    return out
-
-
-def guaranteed_value(game: Game, sigma: Array, player: int) -> float:
-    """Chips ``player``'s part of ``sigma`` (A,) guarantees: its value when the other player
-    best-responds (zero-sum: minus the responder's best-response value, plus
-    :attr:`Game.ev_offset`)."""
-    opp = 1 - player
-    values = root_player_values(game, sigma, opp, best_response=True)
-    br = float(np.dot(game.hands.weights[opp, : values.shape[0]], values))
-    return -br + game.ev_offset
-
-
 # ----- the method ---------------------------------------------------------------------------
 @dataclass
 class _Run:
@@ -426,7 +313,7 @@ class _Run:
         rule: object = algorithm
         if warm is not None:
             self.resolves += 1
-            warm_start = _warm_carrier(game, warm, warm_maps(game, warm.game), self.opts)
+            warm_start = warm_carrier(game, warm, warm_maps(game, warm.game), self.opts)
             rule = warm.rule
         return solve(game, rule, iterations=self.iterations, target_exploitability=self.target,  # type: ignore[arg-type]
                      check_every=self.every, callback=report, warm_start=warm_start,
@@ -438,25 +325,6 @@ class _Run:
     def value(self, result: SolveResult) -> float:
         """P's guaranteed value (chips) at the solve's last check."""
         return -result.history[-1].best_response[1 - self.player] + result.game.ev_offset
-
-
-def _line_nodes(game: Game, player: int) -> dict[Line, list[int]]:
-    """Card-free line → ``player``'s decision nodes of ``game`` on it."""
-    out: dict[Line, list[int]] = {}
-    keys: dict[int, Line] = {0: ()}
-    t = game.tree
-    for node in range(game.num_nodes):  # parents come before children
-        key = keys[node]
-        for c in game.children(node):
-            label = game.labels[c]
-            keys[c] = (*key, ANY_CARD if label.startswith("d:") else label)
-        if int(t.kind[node]) == DECISION and int(t.player[node]) == player:
-            out.setdefault(key, []).append(node)
-    return out
-
-
-def _chips(label: str) -> int:
-    return int(label.split(":")[1])
 
 
 def _screen(
@@ -474,13 +342,13 @@ def _screen(
             labels = game.action_labels(node)
             block = moved[off : off + na * nh].reshape(na, nh)
             rest = sorted((x for x in labels if x[:2] in ("b:", "r:") and x not in drop),
-                          key=_chips)  # fmt: skip
+                          key=chips)  # fmt: skip
             passive = next(i for i, x in enumerate(labels) if x in ("k", "c"))
             for label in drop:
                 d = labels.index(label)
                 to = passive
-                up = [x for x in rest if _chips(x) > _chips(label)]
-                down = [x for x in rest if _chips(x) < _chips(label)]
+                up = [x for x in rest if chips(x) > chips(label)]
+                down = [x for x in rest if chips(x) < chips(label)]
                 if rule == "up" and (up or down):
                     to = labels.index(up[0] if up else down[-1])
                 elif rule == "down" and (up or down):
@@ -581,12 +449,12 @@ def simplify_sizes(
         game = current.game
         sigma = current.average_strategy()
         base = guaranteed_value(game, sigma, p)
-        by_line = _line_nodes(game, p)
+        by_line = line_nodes(game, p)
         todo = {}
         for line in the_plan.lines[player]:
             if line not in by_line:
                 continue  # cut off by a removal above it
-            live = _size_labels_at(game, by_line[line][0])
+            live = size_labels_at(game, by_line[line][0])
             if len(live) > k:
                 todo[line] = live
         if not todo:
@@ -648,29 +516,29 @@ def simplify_sizes(
     game = final.game
     sigma = final.average_strategy()
     base = guaranteed_value(game, sigma, p)
-    by_line = _line_nodes(game, p)
+    by_line = line_nodes(game, p)
     kept: dict[str, list[str]] = {}
     shown_removed: dict[str, list[str]] = {}
     names: dict[str, dict[str, str]] = {}
     out_regret: dict[str, dict[str, float]] = {}
     out_confirmed: dict[str, dict[str, bool]] = {}
-    full_lines = _line_nodes(full, p)
+    full_lines = line_nodes(full, p)
     freq: dict[str, dict[str, float]] = {}
     evs: dict[str, dict[str, float]] = {}
     for line in the_plan.lines[player]:
         text = line_text(line)
         if line not in by_line:
             continue
-        live = _size_labels_at(game, by_line[line][0])
+        live = size_labels_at(game, by_line[line][0])
         kept[text] = live
-        shown_removed[text] = sorted(removed.get(line, frozenset()), key=_chips)
-        names[text] = _pct_names(full, full_lines[line][0])
+        shown_removed[text] = sorted(removed.get(line, frozenset()), key=chips)
+        names[text] = pct_names(full, full_lines[line][0])
         rr = {s: float(v) for s, v in regret.get(line, {}).items()}
         cf = dict(confirmed.get(line, {}))
         for s in live:
             rr[s] = _screen(game, sigma, p, by_line[line], [s], base)
             cf[s] = False
-        order = _size_labels_at(full, full_lines[line][0])
+        order = size_labels_at(full, full_lines[line][0])
         freq[text], evs[text] = line_stats(full, sigma_full, full_lines[line][0], order)
         out_regret[text] = {s: rr[s] for s in order if s in rr}
         out_confirmed[text] = {s: cf[s] for s in order if s in cf}
@@ -703,39 +571,6 @@ def simplify_sizes(
     )
 
 
-def line_stats(
-    game: Game, sigma: Array, node: int, labels: list[str]
-) -> tuple[dict[str, float], dict[str, float]]:
-    """At decision ``node`` under ``sigma``: each action of ``labels``' frequency (a share of
-    the actor's range there, reach-weighted) and the range's EV when it takes that action
-    (chips, :func:`solver.study.views.action_evs` averaged over the hands that take it, each
-    weighted by its reach, its probability of the action and its compatible opponent mass;
-    NaN when no hand takes it). On a later street, the node is the line's first runout."""
-    from solver.cfr.reach import path_reach
-    from solver.study.analysis import compatible
-    from solver.study.views import action_evs
-
-    p = int(game.tree.player[node])
-    off, na, nh = game.block(node)
-    table = sigma[off : off + na * nh].reshape(na, nh)
-    reach = path_reach(game, sigma, node)
-    valid = game.valid_hands(node, p)
-    own = np.where(valid, reach[p], 0.0)
-    m = compatible(game)
-    mass = (m @ reach[1]) if p == 0 else (m.T @ reach[0])
-    ev = action_evs(game, sigma, node, m)
-    actions = game.action_labels(node)
-    total = float(own.sum())
-    freq, out = {}, {}
-    for label in labels:
-        a = actions.index(label)
-        freq[label] = float(table[a] @ own) / total if total > 0 else 0.0
-        w = own * table[a] * mass
-        ok = w > 0
-        out[label] = float(np.dot(w[ok], ev[a][ok]) / w[ok].sum()) if ok.any() else float("nan")
-    return freq, out
-
-
 def _swaps(
     run: _Run,
     lines: list[Line],
@@ -753,15 +588,15 @@ def _swaps(
     in ``regret`` (what it was worth over the size that replaced it)."""
     for line in lines:
         gone = removed.get(line, frozenset())
-        by_line = _line_nodes(current.game, run.player)
+        by_line = line_nodes(current.game, run.player)
         if not gone or line not in by_line:
             continue
-        kept = _size_labels_at(current.game, by_line[line][0])
+        kept = size_labels_at(current.game, by_line[line][0])
         below = {x[len(line)] for x in lines if len(x) > len(line) and x[: len(line)] == line}
         best: tuple[float, frozenset[str], SolveResult] | None = None
         base = run.value(current)
         for s in kept:
-            for r in sorted(gone - below, key=_chips):
+            for r in sorted(gone - below, key=chips):
                 trial = dict(removed)
                 trial[line] = (gone - {r}) | {s}
                 res = run.solve(run.build(trial), f"swap {s} for {r} at {line_text(line)}", sup)
@@ -775,18 +610,3 @@ def _swaps(
             removed = {**removed, line: best[1]}
             current = best[2]
     return removed, current
-
-
-def _size_labels_at(game: Game, node: int) -> list[str]:
-    return [x for x in game.action_labels(node) if x[:2] in ("b:", "r:")]
-
-
-def _pct_names(game: Game, node: int) -> dict[str, str]:
-    """Each bet at ``node`` as a share of the pot there ("33%"); raises by their label."""
-    from solver.study.analysis import investments
-
-    pot = investments(game, node)[0]
-    out = {}
-    for label in _size_labels_at(game, node):
-        out[label] = f"{100.0 * _chips(label) / pot:.0f}%" if label.startswith("b:") else label
-    return out
