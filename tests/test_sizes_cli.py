@@ -86,3 +86,11 @@ def test_a_game_or_preset_flag_mix_is_refused() -> None:
     assert out.returncode == 2 and out.stderr.startswith("error: --preset:")
     out = run("sizes", "--preset", "srp-river", "--rake", "101")  # the flag's value, not the file's
     assert out.returncode == 2 and out.stderr.startswith("error: --rake:"), out.stderr
+
+
+def test_help_lists_the_flags() -> None:
+    out = run("sizes", "--help")
+    assert out.returncode == 0, out.stderr
+    for flag in ("--grid", "--raise-grid", "--player", "--nodes", "--keep", "--swap", "--json"):
+        assert flag in out.stdout
+    assert "25%, 33%" in out.stdout

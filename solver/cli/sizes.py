@@ -45,7 +45,11 @@ def add_command(sub: Any, add_game_args: Callable[[argparse.ArgumentParser], Non
     )
     add_game_args(s)
     g = s.add_argument_group("sizes")
-    g.add_argument("--grid", default=DEFAULT_GRID, help=f"bet sizes (default {DEFAULT_GRID})")
+    g.add_argument(
+        "--grid",
+        default=DEFAULT_GRID,
+        help="bet sizes (default " + DEFAULT_GRID.replace("%", "%%") + ")",
+    )
     g.add_argument("--raise-grid", help="raise sizes at the raise nodes (nodes street or all)")
     g.add_argument("--player", default="both", help="oop, ip or both (default both)")
     g.add_argument(

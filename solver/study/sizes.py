@@ -15,6 +15,7 @@ The method (issue 47):
    than ``k`` sizes, the sizes the screen says are free (their joint bound within the
    tolerance), else the confirmed size with the smallest R; the tree without them is
    re-solved warm to the target.
+   Optionally (``swap``) one pass then tries each kept size against each removed one.
 4. **The certificate.** P's simplified strategy is put back into the full tree (the removed
    sizes at 0 %) and the opponent best-responds there with every size and every response:
    ``loss = value_full − value_kept``, both values *guaranteed* ones (P's strategy against a
