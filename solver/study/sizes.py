@@ -389,7 +389,8 @@ def simplify_sizes(
     size is free. ``superset``: a superset solve of the same plan to start from (``both``
     players share one). ``swap``: after greedy, try each kept size against each removed
     one at every node (a warm re-solve each, from the superset) and keep a swap that gains
-    more than the target. ``progress(stage, checkpoint)`` gets every check of every solve.
+    more than the target (with iterations alone: the final solve's NashConv).
+    ``progress(stage, checkpoint)`` gets every check of every solve.
     Bad input: :class:`SizesError` or :class:`SpecError` naming the field, before any
     solve."""
     started = time.perf_counter()
@@ -501,9 +502,10 @@ def simplify_sizes(
         else:
             current = run.solve(run.build(removed), "re-solve", current)
 
-    if swap and chips_target is not None:
+    if swap:  # a swap must gain more than the target (iterations alone: the NashConv)
+        margin = chips_target if chips_target is not None else 2.0 * current.exploitability
         removed, current = _swaps(
-            run, the_plan.lines[player], removed, current, sup, chips_target, regret, confirmed
+            run, the_plan.lines[player], removed, current, sup, margin, regret, confirmed
         )
     final = current
     sigma_full = sup.average_strategy()
