@@ -383,7 +383,7 @@ def simplify_sizes(
     """Keep ``keep`` sizes of ``grid`` at each of ``player``'s ``nodes`` ("root": its first
     decision; "street": every bet or raise node of the first street; "all": every street)
     and certify the loss (the module doc). ``raise_grid``: raise sizes at the raise nodes
-    too (street, all). Every solve runs to ``target`` (chips; None: 0.1 % of the pot) or
+    too (street, all). Every solve runs to ``target`` (chips; None: 0.05 % of the pot) or
     ``iterations`` (None: at most 20,000), ``threads`` threads, ``algorithm`` (a full-width
     one; None: the hold'em default). ``confirm``: re-solves per node and round when no
     size is free. ``superset``: a superset solve of the same plan to start from (``both``
