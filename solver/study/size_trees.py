@@ -208,11 +208,17 @@ def size_labels_at(game: Game, node: int) -> list[str]:
 
 
 def pct_names(game: Game, node: int) -> dict[str, str]:
-    """Each bet at ``node`` as a share of the pot there ("33%"); raises by their label."""
+    """Each bet at ``node`` as a share of the pot there ("33%"; the all-in "a (450%)");
+    raises by their label."""
     from solver.study.analysis import investments
 
-    pot = investments(game, node)[0]
+    pot, *put_in = investments(game, node)
+    behind = float(game.meta["stack"]) - put_in[int(game.tree.player[node])]  # type: ignore[arg-type]
     out = {}
     for label in size_labels_at(game, node):
-        out[label] = f"{100.0 * chips(label) / pot:.0f}%" if label.startswith("b:") else label
+        if not label.startswith("b:"):
+            out[label] = label
+            continue
+        pct = f"{100.0 * chips(label) / pot:.0f}%"
+        out[label] = f"a ({pct})" if chips(label) >= behind else pct
     return out
