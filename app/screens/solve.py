@@ -72,7 +72,7 @@ def shows_job(req: Request, job: SolveJob | None) -> bool:
     return S.same_game(state.get(state.JOB_SOURCE), req.source)
 
 
-def starting() -> JobStarter | None:
+def starting() -> JobStarter[SolveJob] | None:
     """The solve being made in the background (Solve pressed, its job not started yet)."""
     got = state.get(state.STARTING)
     return got[0] if got is not None else None
