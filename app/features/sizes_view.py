@@ -21,6 +21,7 @@ from solver.study.sizes import DEFAULT_GRID, NODES, Plan, SizesError, SizesResul
 
 JOB = "sizes_job"  # the session's SizesJob (or None)
 LAST_STATE = "sizes_last_state"  # the job state the view last drew its buttons for
+PLAN_CACHE = "sizes_plan"  # (fields, Plan, Estimate) of the fields last checked
 PLAYER, NODES_KEY, KEEP, GRID, RAISE_GRID, TARGET = (
     "sz_player", "sz_nodes", "sz_keep", "sz_grid", "sz_raise_grid", "sz_target",
 )  # fmt: skip
@@ -81,8 +82,8 @@ def _request(spec: object, solved: Solved) -> tuple[SizesRequest | None, Plan | 
     if not 0 < pct < float("inf"):
         return None, None, "Target: must be a positive % of the pot"
     try:
-        the_plan = plan(
-            spec,  # type: ignore[arg-type]
+        the_plan = _plan(
+            spec,
             str(state.get(GRID, DEFAULT_GRID)),
             raise_grid,
             str(state.get(NODES_KEY, "street")),
@@ -103,10 +104,23 @@ def _request(spec: object, solved: Solved) -> tuple[SizesRequest | None, Plan | 
     return request, the_plan, ""
 
 
+def _plan(spec: object, grid: str, raise_grid: str | None, nodes: str, keep: int) -> Plan:
+    """:func:`plan` of the fields, kept for the session while they stay the same (Explore
+    reruns on every click; a flop's card-free tree and its estimate take a moment)."""
+    key = (repr(spec), grid, raise_grid, nodes, keep)
+    kept = state.get(PLAN_CACHE)
+    if isinstance(kept, tuple) and kept[0] == key:
+        return kept[1]
+    the_plan = plan(spec, grid, raise_grid, nodes, keep)  # type: ignore[arg-type]
+    state.put(PLAN_CACHE, (key, the_plan, estimate(the_plan.setup)))
+    return the_plan
+
+
 def _estimate(the_plan: Plan, request: SizesRequest) -> str:
     """What the run will cost, before it starts: the superset tree's size, its solve's time
     from this machine's cost per hand-cell, and the most warm re-solves greedy may run."""
-    est = estimate(the_plan.setup)
+    kept = state.get(PLAN_CACHE)
+    est = kept[2] if isinstance(kept, tuple) and kept[1] is the_plan else estimate(the_plan.setup)
     pct = 100.0 * request.target / float(the_plan.setup.config.pot)
     iterations = iterations_to(pct, True, 20_000)
     superset_s = load().seconds(cells_of_estimate(est), request.threads) * iterations
