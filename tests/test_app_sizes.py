@@ -4,7 +4,7 @@ start nothing."""
 
 from __future__ import annotations
 
-from dataclasses import asdict
+from dataclasses import asdict, replace
 
 import pytest
 from app_helpers import finished_job, no_threads_left, page, poll
@@ -81,3 +81,11 @@ def test_a_bad_grid_is_named_and_starts_nothing() -> None:
     at.run()
     assert any("Keep:" in e.value for e in at.error)
     assert sizes_view.JOB not in at.session_state  # nothing started
+
+
+def test_a_superset_past_the_memory_cap_is_refused_before_it_starts() -> None:
+    at = _open()
+    at.session_state[state.JOB_SPEC] = replace(SPEC, max_memory_mb=0.01)
+    at.run()
+    assert any("too large" in e.value for e in at.error)
+    assert at.button(key="sz_start").disabled

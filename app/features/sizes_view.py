@@ -15,7 +15,7 @@ from app.features.sizes_job import DONE, FAILED, SizesJob, SizesRequest
 from app.jobs import stop_job
 from app.runtime import registry, session_id
 from app.state import Solved
-from solver.games.holdem import SpecError, estimate
+from solver.games.holdem import SpecError, estimate, over_memory
 from solver.run.calibration import cells_of_estimate, iterations_to, load
 from solver.study.sizes import DEFAULT_GRID, NODES, Plan, SizesError, SizesResult, plan
 
@@ -93,6 +93,11 @@ def _request(spec: object, solved: Solved) -> tuple[SizesRequest | None, Plan | 
         return None, None, f"{exc.field.replace('_', ' ').capitalize()}: {exc.message}"
     except SpecError as exc:
         return None, None, f"The spot: {exc.field}: {exc.message}"
+    kept = state.get(PLAN_CACHE)
+    if isinstance(kept, tuple) and kept[1] is the_plan:
+        refusal = over_memory(kept[2], float(the_plan.setup.spec.max_memory_mb))
+        if refusal:
+            return None, None, f"The superset tree is too large: {refusal}"
     target = pct / 100.0 * float(the_plan.setup.config.pot)
     threads = 1
     engine = solved.job.engine if solved.job is not None else solved.engine
