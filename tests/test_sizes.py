@@ -244,3 +244,36 @@ def test_a_swap_after_greedy_finds_a_better_pair() -> None:
     assert r.loss_chips < greedy.loss_chips - target
     assert set(r.kept[LINE]) | set(r.removed[LINE]) == set(r.removal_regret[LINE])
     assert r.confirmed[LINE]["b:100"] and r.removal_regret[LINE]["b:100"] < -target
+
+
+def test_warm_maps_match_lines_and_carry_the_regrets(by_keep) -> None:
+    """Every node of a tree without some sizes sits at the same line of the full tree, each
+    action's cells at the same action's, and the warm carrier holds the full solve's regrets
+    there (schedule going on)."""
+    from solver.study.size_trees import pruner, warm_carrier, warm_maps
+
+    sup = by_keep[4].superset
+    full = sup.game
+    setup = plan(RIVER, GRID, nodes="root", keep=2).setup
+    small = build_holdem(setup, pruner({("k",): frozenset({"b:66", "b:300"}),
+                                        ("k", "b:150"): frozenset({"r:400"})}))  # fmt: skip
+    m = warm_maps(small, full)
+    assert small.action_size < full.action_size
+    for node in range(small.num_nodes):
+        twin = int(m.nodes[node])
+        assert full.history(twin) == small.history(node)
+        if small.tree.kind[node] != DECISION:
+            continue
+        off, _, nh = small.block(node)
+        f_off, _, f_nh = full.block(twin)
+        assert f_nh == nh
+        labels = full.action_labels(twin)
+        for a, label in enumerate(small.action_labels(node)):
+            j = labels.index(label)
+            want = f_off + j * nh + np.arange(nh)
+            assert np.array_equal(m.cells[off + a * nh : off + (a + 1) * nh], want)
+    assert sorted(m.fewer) == sorted(small.find(x) for x in (("k",), ("k", "b:150")))
+    carrier = warm_carrier(small, sup, m, sup.engine.options)
+    regrets = sup.engine.storage.regrets
+    assert np.array_equal(carrier.engine.storage.regrets, regrets[m.cells])
+    assert carrier.engine.schedule_start == sup.engine.iteration
