@@ -30,7 +30,14 @@ from solver.cfr.sampling.walk import SampledStorage
 from solver.files import saved_options
 from solver.files.safe_npz import NpzError, NpzReader
 from solver.games import GAMES, Game
-from solver.games.holdem import HoldemSpec, SpecError, build_holdem, estimate, validate
+from solver.games.holdem import (
+    HoldemSpec,
+    SpecError,
+    betting_tree,
+    build_holdem,
+    estimate,
+    validate,
+)
 from solver.games.model import DECISION, KIND_NAMES
 from solver.games.preflop import PreflopSpec
 from solver.games.source import (
@@ -40,6 +47,8 @@ from solver.games.source import (
     ToySource,
     from_dict,
     preflop_from_spec,
+    prune_sizes,
+    removed_from_json,
 )
 from solver.games.spec import DEFAULT_MAX_MEMORY_MB
 from solver.lockspec import LockError, lock_engine
@@ -254,7 +263,9 @@ def build_from_source(
     lowered to ``max_memory_mb`` (the user's), never raised by the file. With ``cells`` (the
     length of the file's strategy sums) a hold'em tree is counted first and refused unless
     it has that many cells (``full``: counted with every card dealt, as the sampled
-    algorithms play it), so a file never makes the loader build a game it does not fit."""
+    algorithms play it), so a file never makes the loader build a game it does not fit.
+    A hold'em source's ``removed`` (a simplified tree's sizes,
+    :func:`solver.games.source.removed_from_json`) is checked, then counted and built."""
     if not isinstance(source, dict):
         raise ExportError("metadata: game must be an object")
     kind = source.get("kind")
@@ -282,22 +293,33 @@ def build_from_source(
     saved = spec_data.get("max_memory_mb", DEFAULT_MAX_MEMORY_MB)
     if _real(saved) and saved > max_memory_mb:
         spec_data = {**spec_data, "max_memory_mb": max_memory_mb}
+    try:  # sizes removed by a simplification (solver.study.sizes): none in older files
+        removed = removed_from_json(source["removed"]) if "removed" in source else ()
+    except SourceError as exc:
+        raise ExportError(f"metadata: {exc}") from None
+    prune = prune_sizes(removed) if removed else None
     try:
         spec = HoldemSpec(**spec_data)
         if cells is not None:
-            est = estimate(validate(replace(spec, isomorphism=False) if full else spec))
+            setup = validate(replace(spec, isomorphism=False) if full else spec)
+            tree = None
+            if prune is not None:  # counted on the simplified card-free tree
+                tree = betting_tree(setup)
+                prune(tree)
+            est = estimate(setup, tree)
             if est.storage_entries != cells:
                 raise ExportError(
                     f"the file holds {cells:,} strategy sums, the game it names has "
                     f"{est.storage_entries:,} (saved from another game or version"
-                    + (ISO_NOTE if spec.isomorphism and not full else "")
+                    + (ISO_NOTE if spec.isomorphism and not full and not removed else "")
                     + ")"
                 )
-        return build_holdem(spec), spec
+        return build_holdem(spec, prune), spec
     except TypeError as exc:
         raise ExportError(f"metadata: bad hold'em spec ({exc})") from None
     except SpecError as exc:
-        raise ExportError(f"metadata: hold'em spec {exc.field}: {exc.message}") from None
+        where = "" if exc.field == "removed" else "hold'em spec "
+        raise ExportError(f"metadata: {where}{exc.field}: {exc.message}") from None
 
 
 def _real(value: object) -> bool:

@@ -47,7 +47,7 @@ from solver.api import Checkpoint, SolveResult, solve
 from solver.cfr.options import OptionError
 from solver.games.holdem import HoldemSetup, HoldemSpec, build_holdem, size_notes, validate
 from solver.games.model import Game
-from solver.games.source import HoldemSource
+from solver.games.source import HoldemSource, removed_from_json
 from solver.lockspec import line_text
 from solver.study.size_trees import (
     ANY_CARD,
@@ -128,6 +128,7 @@ class SizesResult:
     superset: SolveResult = field(repr=False, compare=False)
     final: SolveResult = field(repr=False, compare=False)
     removed_lines: dict[Line, frozenset[str]] = field(repr=False, compare=False)
+    spot: HoldemSetup | None = field(default=None, repr=False, compare=False)  # the superset's
 
     def as_dict(self) -> dict[str, object]:
         """The JSON fields (the CLI's final line without ``"final"``)."""
@@ -144,6 +145,14 @@ class SizesResult:
             "superset_seconds": self.superset_seconds, "seconds": self.seconds,
             "resolves": self.resolves,
         }  # fmt: skip
+
+    def source(self) -> HoldemSource:
+        """The simplified tree as a game source: the superset spot with the removed sizes
+        (``source().build()`` is ``final.game``'s tree; ``to_dict()`` is what a save keeps)."""
+        if self.spot is None:
+            raise ValueError("this result does not hold its spot")
+        removed = removed_from_json({k: v for k, v in self.removed_lines.items() if v})
+        return HoldemSource(self.spot.spec, self.spot, removed)
 
     def prune(self) -> Callable[[ActionNode], None]:
         """The edit of the card-free tree that makes the simplified tree
@@ -571,6 +580,7 @@ def simplify_sizes(
         superset=sup,
         final=final,
         removed_lines=dict(removed),
+        spot=setup,
     )
 
 
