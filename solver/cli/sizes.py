@@ -15,6 +15,9 @@ true`` and the fields of :meth:`~solver.study.sizes.SizesResult.as_dict` (``play
 ``keep``, ``kept``, ``removal_regret``, ``value_full``, ``value_kept``, ``loss_chips``,
 ``loss_pct_pot``, ``exploitability_superset``, ``exploitability_final``,
 ``superset_seconds``, ``seconds``, …); ``both`` prints OOP's, then IP's (the last line).
+``--save FILE`` (one player) writes the final solve of the simplified tree as a normal save
+(its source names the removed sizes) that ``exploit --load``, ``drill --load`` and the app
+open; the final line then says ``"saved": FILE``.
 Bad input: one line naming the flag, exit code 2, before any solve.
 """
 
@@ -23,11 +26,13 @@ from __future__ import annotations
 import argparse
 from collections.abc import Callable
 from dataclasses import replace
+from pathlib import Path
 from typing import Any
 
 from solver.api import Checkpoint
 from solver.cli.args import UsageError, float_arg, int_arg, json_line
 from solver.games.spec import RAKE_FIELDS, SPOT_FIELDS, HoldemSpec, SpecError, validate
+from solver.quoting import shown_path
 
 SpotSpec = Callable[[argparse.Namespace], HoldemSpec]
 SpecWords = Callable[[SpecError, bool], str]
@@ -60,6 +65,11 @@ def add_command(sub: Any, add_game_args: Callable[[argparse.ArgumentParser], Non
         "--swap",
         action="store_true",
         help="after greedy, try each kept size against each removed one (more re-solves)",
+    )
+    g.add_argument(
+        "--save",
+        metavar="FILE.npz",
+        help="write the simplified tree's final solve as a save (one player: --player oop|ip)",
     )
     v = s.add_argument_group("the solves")
     v.add_argument("--algorithm", default=None, help="a full-width algorithm (default dcfr-tuned)")
@@ -131,6 +141,7 @@ def cmd_sizes(args: argparse.Namespace, spot_spec: SpotSpec, words: SpecWords) -
     player = str(args.player).strip().lower()
     if player not in (*PLAYERS, "both"):
         raise UsageError(f"--player: {args.player!r} is not oop, ip or both")
+    save = _save_path(args.save, player)
     keep = int_arg("--keep", args.keep, 1)
     iterations = int_arg("--iterations", args.iterations, 1)
     every = int_arg("--every", args.every, 1)
@@ -157,15 +168,47 @@ def cmd_sizes(args: argparse.Namespace, spot_spec: SpotSpec, words: SpecWords) -
                 check_every=every or 10, superset=superset, swap=args.swap, progress=report,
             )  # fmt: skip
             superset = result.superset
+            saved = {"saved": save} if save is not None else {}
+            if save is not None:
+                _write_save(save, result)
             if args.json:
-                print(json_line({"final": True, **result.as_dict()}), flush=True)
+                print(json_line({"final": True, **result.as_dict(), **saved}), flush=True)
             else:
                 _text(result)
+                if save is not None:
+                    print(f"saved the simplified tree's solve to {shown_path(save)}")
     except SizesError as exc:
         raise UsageError(f"{FLAGS.get(exc.field, exc.field)}: {exc.message}") from None
     except SpecError as exc:
         raise UsageError(words(exc, args.board is not None)) from None
     return 0
+
+
+def _save_path(raw: str | None, player: str) -> str | None:
+    """``--save``'s path, checked before anything is solved: one player, a file name in a
+    folder that exists."""
+    if raw is None:
+        return None
+    if player == "both":
+        raise UsageError("--save: one simplified tree per save: give --player oop or ip")
+    path = Path(raw)
+    if not raw.strip() or path.is_dir():
+        raise UsageError(f"--save: {shown_path(raw)} is not a file name")
+    if not path.parent.is_dir():
+        raise UsageError(f"--save: no folder {shown_path(str(path.parent))}")
+    return raw
+
+
+def _write_save(path: str, result: Any) -> None:
+    """The final solve of ``result``'s simplified tree as a save (:func:`save_solve`)."""
+    from solver.files.export import save_solve
+
+    final = result.final
+    data = save_solve(final.engine, result.source().to_dict(), tuple(final.history))
+    try:
+        Path(path).write_bytes(data)
+    except OSError as exc:
+        raise UsageError(f"--save: {shown_path(path)}: {exc.strerror or exc}") from None
 
 
 def _text(result: Any) -> None:
