@@ -101,7 +101,7 @@ def test_a_crafted_removed_is_refused_naming_the_field(result, removed) -> None:
 
 def _save_with(result: SizesResult, game: dict) -> bytes:
     """The final solve saved with ``game`` as its source (a file crafted by hand)."""
-    data = save_solve(result.final.engine, result.source().to_dict(), result.final.history)
+    data = save_solve(result.final.engine, result.source().to_dict(), tuple(result.final.history))
     with np.load(io.BytesIO(data)) as z:
         arrays = {k: z[k] for k in z.files}
     meta = json.loads(str(arrays["meta"]))
@@ -114,7 +114,7 @@ def _save_with(result: SizesResult, game: dict) -> bytes:
 
 def test_save_then_load_of_a_simplified_solve_gives_the_same_game_and_numbers(result) -> None:
     final = result.final
-    data = save_solve(final.engine, result.source().to_dict(), final.history)
+    data = save_solve(final.engine, result.source().to_dict(), tuple(final.history))
     loaded = load_solve(data)
     assert loaded.meta["game"]["removed"] == {"k": result.removed["k"]}
     assert loaded.game.num_nodes == final.game.num_nodes
