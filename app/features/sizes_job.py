@@ -13,6 +13,7 @@ import time
 from dataclasses import dataclass, field
 
 from solver.api import Checkpoint
+from solver.files.export import FORMAT, VERSION, LoadedSolve
 from solver.games.holdem import HoldemSpec
 from solver.run.lifecycle import track
 from solver.study.sizes import PLAYERS, SizesResult, simplify_sizes
@@ -143,3 +144,17 @@ class SizesJob:
             self._publish(state=FAILED, error=f"{type(exc).__name__}: {exc}")
             return
         self._publish(state=DONE, results=tuple(results))
+
+
+def simplified_solve(result: SizesResult) -> LoadedSolve:
+    """``result``'s final solve of the simplified tree as a loaded save holds it (its game,
+    engine and checks; metadata naming the source with the removed sizes, the algorithm and
+    its settings), to become the session's solve as a loaded file does."""
+    final = result.final
+    source = result.source()
+    engine = final.engine
+    meta = {"format": FORMAT, "version": VERSION, "game": source.to_dict(),
+            "algorithm": engine.rule.name, "params": engine.rule.params(),
+            "iteration": int(engine.iteration), "pruning": str(engine.pruning),
+            "seed": int(engine.seed)}  # fmt: skip
+    return LoadedSolve(final.game, source.spec, engine, tuple(final.history), meta)

@@ -1,8 +1,10 @@
 """Explore's sizes view (issue 47, docs/sizes.md): pick the player, the nodes, ``k`` and the
 grid; see what the run will cost before it starts; it runs in the background
 (:mod:`app.features.sizes_job`) with its progress; then per node a chart of each size's
-frequency, EV and removal regret with the kept ones marked, and the certificate in words.
-Every number is :func:`solver.study.sizes.simplify_sizes`'s; this module lays them out."""
+frequency, EV and removal regret with the kept ones marked, and the certificate in words;
+"Open the simplified tree" makes a player's simplified tree the session's solve, as a loaded
+save (:func:`~app.features.sizes_job.simplified_solve`). Every number is
+:func:`solver.study.sizes.simplify_sizes`'s; this module lays them out."""
 
 from __future__ import annotations
 
@@ -11,7 +13,7 @@ import streamlit as st
 from app import state
 from app.components.sizes_figure import certificate_words, sizes_figure
 from app.features.controls import live_view
-from app.features.sizes_job import DONE, FAILED, SizesJob, SizesRequest
+from app.features.sizes_job import DONE, FAILED, SizesJob, SizesRequest, simplified_solve
 from app.jobs import stop_job
 from app.runtime import registry, session_id
 from app.state import Solved
@@ -154,6 +156,18 @@ def _start(request: SizesRequest | None) -> None:
     state.put(LAST_STATE, None)
 
 
+def _open_simplified(r: SizesResult) -> None:
+    """Make ``r``'s simplified tree (its final solve) the session's solve, as a loaded save
+    becomes it (a callback: done before the page draws): the solve shown before is
+    stopped, Explore opens at the root."""
+    loaded = simplified_solve(r)
+    stop_job(state.job())
+    state.put(state.JOB, None)
+    state.put(state.LOADED, loaded)
+    state.put(state.LOAD_ERROR, None)
+    state.put(state.EXPLORE_NODE, int(loaded.game.decision_nodes()[0]))
+
+
 def _stop() -> None:
     stop_job(current_job(), 5.0)
 
@@ -190,6 +204,20 @@ def _result(r: SizesResult) -> None:
         f"Error bars: the superset solve's exploitability {r.exploitability_superset:.3f} % "
         f"pot, the final solve's {r.exploitability_final:.3f} % pot (the true loss is at most "
         f"2 × the superset's more). {r.resolves} warm re-solves, {r.seconds:.1f} s."
+    )
+    loaded = state.get(state.LOADED)
+    if loaded is not None and loaded.engine is r.final.engine:
+        st.success(
+            f"{r.player.upper()}'s simplified tree is the current solve: Explore, Practice, "
+            "Export and locks work on it.",
+            icon=":material/check:",
+        )
+    st.button(
+        "Open the simplified tree",
+        key=f"sz_open_{r.player}",
+        on_click=_open_simplified,
+        args=(r,),
+        help=f"Make {r.player.upper()}'s simplified tree (its final solve) the current solve",
     )
     for line, kept in r.kept.items():
         labels = list(r.removal_regret[line])

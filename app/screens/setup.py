@@ -18,6 +18,7 @@ from app.components.number_formats import combos_text
 from app.components.paint_canvas import LABELS, Cell, paint_canvas, stroke_of
 from app.features.number_fields import number_field
 from app.features.preflop_fields import preflop_fields
+from app.features.simplified_note import simplified_note
 from app.request import PF_WIDGET, WIDGET, Request, current_request, ensure_form, load_source
 from solver.files.presets import PresetError, parse_preset_bytes
 from solver.games.holdem import SpecError, size_notes
@@ -87,6 +88,7 @@ def _field_error(errors: dict[str, str], *fields: str) -> None:
 def render() -> None:
     ensure_form()
     st.title("Set up a game")
+    simplified_note()  # the current solve lacks some sizes (Explore's sizes view)
     choices = S.sources()
     if state.get(state.UPLOADED) is not None:
         choices["upload"] = "Uploaded preset: " + state.get(state.UPLOADED).name

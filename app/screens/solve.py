@@ -28,6 +28,7 @@ from app.components.spot_header import spot_header
 from app.features.controls import live_view, pause_resume_stop, redraw_every
 from app.features.live import show_progress
 from app.features.number_fields import number_field
+from app.features.simplified_note import simplified_note
 from app.jobs import stop_job
 from app.request import Request, current_request
 from app.runtime import start_solve
@@ -97,6 +98,7 @@ def render() -> None:
     if note and note[0] is job and running:  # (about that solve, while it runs)
         st.info(note[1], icon=":material/info:")
     _header(req, job if shows_job(req, job) else None)
+    simplified_note()  # the current solve lacks some sizes (Explore's sizes view)
     holdem = job.game.is_holdem if running and job is not None else req.spec is not None
     cfg = cfgmod.settings(holdem)
     _summary(req, job if running else None, cfg)
