@@ -22,6 +22,7 @@ from solver.games.model import Game
 from solver.lockspec import line_text
 from solver.study.analysis import compatible, equities
 from solver.study.node_table import walk_values, writable
+from solver.study.profile_args import check_aims, check_bluffs, checked_solved
 from solver.study.profile_plan import Plan, plan
 from solver.study.profile_plan import family_actions as _family
 from solver.study.profile_spec import EPS as _EPS
@@ -123,13 +124,15 @@ def compile_profile(
     aiming past a target the last solve fell short of). :class:`ProfileError` names the
     field of a profile that does not fit the game or contradicts itself at some node;
     nothing is locked then."""
-    if isinstance(solved, SolveResult):
-        game = solved.game
+    game, raw = checked_solved(solved, locks)
+    if raw is None:
+        assert isinstance(solved, SolveResult)
         sigma = locked_sigma(game, solved.average_strategy(), solved.engine.lockset)
     else:
-        game, raw = solved
         sigma = locked_sigma(game, raw, locks)
     p = plan(game, profile)
+    check_aims(aims, len(profile.stats))
+    check_bluffs(bluffs, int(game.num_hands[p.player]))
     if aims:
         profile = Profile(
             profile.player,

@@ -15,6 +15,7 @@ import numpy.typing as npt
 from solver.games.model import DECISION, Game
 from solver.lockspec import board_at
 from solver.poker.handclass import DRAWS, MADE
+from solver.study.profile_args import check_game
 from solver.study.profile_spec import EPS as _EPS
 from solver.study.profile_spec import STATS, Profile, ProfileError, check_values
 
@@ -99,7 +100,9 @@ class Plan:
 
 def plan(game: Game, profile: Profile) -> Plan:
     """Check ``profile`` against ``game`` (its nodes, its classes, stats sharing nodes)
-    without a strategy; :class:`ProfileError` naming the field of the first problem."""
+    without a strategy; :class:`ProfileError` naming the field of the first problem (a
+    ``game`` that is no Game, or a ``profile`` that is no Profile: TypeError)."""
+    check_game(game)
     if not game.is_holdem or game.meta.get("preflop"):
         raise ProfileError("game", "profiles describe the players of a hold'em postflop spot")
     check_values(profile)

@@ -12,8 +12,10 @@ import numpy as np
 import numpy.typing as npt
 
 from solver.cfr.reach import chance_factors
-from solver.games.model import Game
+from solver.games.model import DECISION, Game
+from solver.quoting import brief
 from solver.study.analysis import compatible
+from solver.study.profile_args import check_game, checked_sigma
 from solver.study.profile_compile import reach_weights as _weights
 from solver.study.profile_plan import Plan
 from solver.study.profile_plan import family_actions as _family
@@ -49,10 +51,36 @@ class Readback:
         }
 
 
+def _check_plan(game: Game, p: object) -> None:
+    """``p`` a :class:`Plan` of ``game``: its nodes decision nodes of its player, its masks
+    over that player's hands."""
+    if not isinstance(p, Plan):
+        raise TypeError(f"p must be a Plan (profiles.plan makes one), got {brief(p)}")
+    t = game.tree
+    nh = int(game.num_hands[p.player]) if p.player in (0, 1) else -1
+    nodes = [n for found in p.nodes for n in found]
+    if (
+        len(p.nodes) != len(p.profile.stats)
+        or not all(
+            isinstance(n, int)
+            and 0 <= n < game.num_nodes
+            and t.kind[n] == DECISION
+            and int(t.player[n]) == p.player
+            for n in nodes
+        )
+        or any(m.shape != (nh,) for m in [*p.masks.values(), *p.bluffs.values()])
+    ):
+        raise ValueError("p: a plan of another game (plan it against this one)")  # fmt: skip
+
+
 def achieved(game: Game, sigma: Array, p: Plan) -> list[float | None]:
     """Each entry's frequency (percent) under ``sigma`` (A,) (locks already in it): over the
     stat's nodes, the family's share of the hands it counts, each weighted as the module
-    doc says; ``river_bluff``: the bluffs' share of the bet mass. None when nothing counts."""
+    doc says; ``river_bluff``: the bluffs' share of the bet mass. None when nothing counts.
+    TypeError / ValueError naming the argument that is not what this says (a plan of another
+    game included)."""
+    sigma = checked_sigma(check_game(game), sigma)
+    _check_plan(game, p)
     compat = compatible(game)
     cf = chance_factors(game) * game.multiplicity
     cache: dict[int, Array] = {}
@@ -85,7 +113,8 @@ def achieved(game: Game, sigma: Array, p: Plan) -> list[float | None]:
 
 def readback(game: Game, sigma: Array, p: Plan, rounds_left: bool = False) -> list[Readback]:
     """:func:`achieved` beside the targets, each flagged when off by more than
-    :data:`TOLERANCE_PP` with the reason."""
+    :data:`TOLERANCE_PP` with the reason (the arguments checked as :func:`achieved` says)."""
+    _check_plan(check_game(game), p)
     rows = []
     for s_t, got in zip(p.profile.stats, achieved(game, sigma, p), strict=True):
         if got is None:

@@ -12,6 +12,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
+
+from solver.cfr.options import finite
 from solver.poker.handclass import DRAWS, MADE
 from solver.quoting import brief
 
@@ -111,10 +114,10 @@ class Profile:
         for key in data:
             if key not in known:
                 raise ProfileError(
-                    str(key)[:40], f"not a profile field (fields: {', '.join(sorted(known))})"
+                    _key(key), f"not a profile field (fields: {', '.join(sorted(known))})"
                 )
         version = data.get("version")
-        if version != VERSION:
+        if isinstance(version, bool) or not isinstance(version, (int, float)) or version != VERSION:
             raise ProfileError(
                 "version", f"{brief(version)} is not a profile version read here ({VERSION})"
             )
@@ -122,7 +125,7 @@ class Profile:
         if not isinstance(name, str) or len(name) > 200:
             raise ProfileError("name", "text of at most 200 characters")
         player = data.get("player")
-        if player not in ("oop", "ip"):
+        if not isinstance(player, str) or player not in ("oop", "ip"):
             raise ProfileError("player", f"the opponent's seat, 'oop' or 'ip', got {brief(player)}")
         raw = data.get("stats")
         if not isinstance(raw, list) or not raw:
@@ -135,12 +138,19 @@ class Profile:
         return profile
 
 
+def _key(key: object) -> str:
+    """A key as a message names the field: as written when it is printable text, else quoted
+    (a line break in a key must not split the CLI's one line); at most 40 characters."""
+    text = key if isinstance(key, str) and key.isprintable() else brief(key)
+    return text[:40]
+
+
 def _entry(where: str, e: object) -> StatTarget:
     if not isinstance(e, Mapping):
         raise ProfileError(where, "an entry is {stat, value[, class]}")
     for key in e:
         if key not in ("stat", "value", "class"):
-            raise ProfileError(f"{where}.{key}", "not a stat field (stat, value, class)")
+            raise ProfileError(f"{where}.{_key(key)}", "not a stat field (stat, value, class)")
     stat = e.get("stat")
     if not isinstance(stat, str) or stat not in STATS:
         raise ProfileError(f"{where}.stat", f"{brief(stat)} is not a stat ({', '.join(STATS)})")
@@ -164,7 +174,10 @@ def _entry(where: str, e: object) -> StatTarget:
 def check_values(profile: Profile) -> None:
     """What a profile's values alone say is wrong (no game needed): a stat the seat does not
     have, one given twice for the same hands, a bluff share per class, and stats of the same
-    nodes that cannot all hold (fold % + check-raise % over 100)."""
+    nodes that cannot all hold (fold % + check-raise % over 100). A profile built by hand
+    (not by :meth:`Profile.from_dict`) is checked field by field first: TypeError for what is
+    no :class:`Profile`, :class:`ProfileError` naming the field of a wrong part."""
+    _check_parts(profile)
     seen: dict[tuple[str, str | None], int] = {}
     for i, s in enumerate(profile.stats):
         where = f"stats[{i}]"
@@ -201,6 +214,45 @@ def check_values(profile: Profile) -> None:
             "river_bluff contradicts a river_bet given per class: the bluff "
             "share splits the whole range's bets",
         )
+
+
+def _check_parts(profile: object) -> None:
+    """What :meth:`Profile.from_dict` checks of its input, on a profile built by hand."""
+    if not isinstance(profile, Profile):
+        raise TypeError(
+            f"profile must be a Profile (Profile.from_dict reads one), got {brief(profile)}"
+        )
+    if not isinstance(profile.player, str) or profile.player not in ("oop", "ip"):
+        raise ProfileError(
+            "player", f"the opponent's seat, 'oop' or 'ip', got {brief(profile.player)}"
+        )
+    if not isinstance(profile.name, str) or len(profile.name) > 200:
+        raise ProfileError("name", "text of at most 200 characters")
+    stats = profile.stats
+    if not isinstance(stats, (tuple, list)) or not stats:
+        raise ProfileError("stats", "a tuple of StatTarget, at least one")
+    if len(stats) > MAX_STATS:
+        raise ProfileError("stats", f"at most {MAX_STATS} entries, got {len(stats)}")
+    for i, t in enumerate(stats):
+        where = f"stats[{i}]"
+        if not isinstance(t, StatTarget):
+            raise ProfileError(where, f"a StatTarget, got {brief(t)}")
+        if not isinstance(t.stat, str) or t.stat not in STATS:
+            raise ProfileError(
+                f"{where}.stat", f"{brief(t.stat)} is not a stat ({', '.join(STATS)})"
+            )
+        v = t.value
+        if isinstance(v, (bool, np.bool_)) or not isinstance(
+            v, (int, float, np.integer, np.floating)
+        ):
+            raise ProfileError(f"{where}.value", f"a percentage 0–100, got {brief(v)}")
+        if not (finite(v) and 0.0 <= v <= 100.0):
+            raise ProfileError(f"{where}.value", f"{brief(v)} is outside 0–100 %")
+        k = t.hand_class
+        if k is not None and (not isinstance(k, str) or k not in CLASSES):
+            raise ProfileError(
+                f"{where}.class", f"{brief(k)} is not a hand class ({', '.join(CLASSES)})"
+            )
 
 
 def _find(profile: Profile, stat: str, klass: str | None) -> tuple[int, StatTarget] | None:

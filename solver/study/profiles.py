@@ -42,6 +42,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from solver.api import SolveResult, measure
+from solver.study.profile_args import check_apply
 from solver.study.profile_compile import Compiled, compile_profile, locked_sigma, replace_bluffs
 from solver.study.profile_compile import _flat as _flat
 from solver.study.profile_plan import Plan, plan, stat_nodes
@@ -93,8 +94,7 @@ def apply_profile(
     already is refused too."""
     from solver.study.lock_effect import relock
 
-    if isinstance(rounds, bool) or not isinstance(rounds, int) or rounds < 1:
-        raise ValueError(f"rounds must be a whole number ≥ 1, got {rounds!r}")
+    check_apply(result, iterations, target_exploitability, rounds, check_every, on_round)
     game = result.game
     own = dict(result.engine.lockset.spec) if result.engine.lockset is not None else {}
     compiled = compile_profile(result, profile)
