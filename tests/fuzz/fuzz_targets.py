@@ -28,6 +28,14 @@ from fuzz_files import (
 from fuzz_harness import Refusal, Target, check
 from fuzz_inputs import board_text, holdem_spec, odd_text, preset_text, range_text, size_text
 from fuzz_locks import lock_kwargs, locks_file, run_lock_kwargs
+from fuzz_profiles import (
+    api_call,
+    profile_data,
+    profile_file,
+    run_api,
+    run_from_dict,
+    run_profile_file,
+)
 from fuzz_saves import saved_file
 from fuzz_study import (
     chart_args,
@@ -77,6 +85,7 @@ from solver.poker.flops import FlopError
 from solver.poker.ranges import RangeError, parse_range, range_to_text
 from solver.run.jobs import SolveJob
 from solver.run.race import EntryError, TargetError
+from solver.study.profiles import ProfileError
 from solver.tree.sizes import SizeError, parse_sizes
 
 BUILD_NODES = 2_000
@@ -240,6 +249,11 @@ def entries() -> list[Entry]:
         Entry(t("cli: drill", run_cli_line, Refusal), drill_argv(), 0.03),
         Entry(t("cli: report at a line", run_report_line, Refusal), report_argv(), 0.03),
         Entry(t("cli: exploit", run_cli_line, Refusal), exploit_argv(), 0.02),
+        # opponent profiles (issue 48; fuzz_profiles.py): the JSON form, the file on the
+        # command line, the API's functions
+        Entry(t("profiles: from_dict", run_from_dict, ProfileError), profile_data(), 0.03),
+        Entry(t("cli: exploit --profile", run_profile_file, Refusal), profile_file(), 0.02),
+        Entry(t("api: profiles", run_api), api_call(), 0.02),
     ]
 
 
