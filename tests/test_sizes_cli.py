@@ -94,3 +94,15 @@ def test_help_lists_the_flags() -> None:
     for flag in ("--grid", "--raise-grid", "--player", "--nodes", "--keep", "--swap", "--json"):
         assert flag in out.stdout
     assert "25%, 33%" in out.stdout
+
+
+def test_a_loss_below_zero_reads_as_nothing_measurable() -> None:
+    """A negative measured loss is the solves' own error: the words never say a player
+    "gives up" a negative amount (docs/sizes.md, "The certificate")."""
+    from app.components.sizes_figure import certificate_words
+
+    names = {"root": {"b:66": "33%"}}
+    below = certificate_words("oop", {"root": ["b:66"]}, names, -0.007, -0.013, 9)
+    above = certificate_words("oop", {"root": ["b:66"]}, names, 0.040, 0.080, 9)
+    assert "nothing measurable" in below and "-0.013 chips" not in below.split("(")[0]
+    assert "gives up 0.040 % of the pot (0.080 chips)" in above

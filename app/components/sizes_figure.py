@@ -80,8 +80,13 @@ def certificate_words(
         text = " and ".join(shown) if len(shown) <= 2 else ", ".join(shown)
         parts.append(f"{text} at {line}")
     where = "; ".join(parts) if parts else "no node to simplify"
+    # below zero the figure is the solves' own error (docs/sizes.md, "The certificate")
+    gives = (
+        f"gives up {loss_pct_pot:.3f} % of the pot ({loss_chips:.3f} chips)"
+        if loss_chips > 0
+        else f"gives up nothing measurable ({loss_pct_pot:.3f} % of the pot, within the error bars)"
+    )
     return (
-        f"**{player.upper()} keeps {where}**: gives up {loss_pct_pot:.3f} % of the pot "
-        f"({loss_chips:.3f} chips) against an opponent who keeps all {grid_size} sizes and "
-        "every response."
+        f"**{player.upper()} keeps {where}**: {gives} against an opponent who keeps all "
+        f"{grid_size} sizes and every response."
     )

@@ -223,8 +223,13 @@ def _text(result: Any) -> None:
             mark = "kept" if action in kept else "removed"
             print(f"  {names.get(action, action):>6s} {action:>8s} {mark:8s} R = {r:+.4f} "
                   f"chips ({how})")  # fmt: skip
+    gives = (
+        f"gives up {result.loss_chips:.4f} chips ({result.loss_pct_pot:.3f} % of the pot)"
+        if result.loss_chips > 0  # below zero: the solves' own error (docs/sizes.md)
+        else f"gives up nothing measurable ({result.loss_chips:.4f} chips, within the error bars)"
+    )
     print(
-        f"{who} gives up {result.loss_chips:.4f} chips ({result.loss_pct_pot:.3f} % of the pot) "
+        f"{who} {gives} "
         f"against an opponent who keeps every size; error bars: superset exploitability "
         f"{result.exploitability_superset:.3f} % pot, final {result.exploitability_final:.3f} "
         f"% pot ({result.resolves} re-solves, {result.seconds:.1f} s)"
