@@ -13,6 +13,7 @@ import pytest
 
 from solver.games.multiway import MultiGame, multi_game
 from solver.games.nashconv import (
+    best_response_profile,
     best_response_values,
     check_profile,
     expected_values,
@@ -333,6 +334,20 @@ def test_values_sum_to_zero_and_best_responses_dominate() -> None:
     assert np.all(best_response_values(g, sigma) >= expected_values(g, sigma) - 1e-12)
 
 
+@pytest.mark.parametrize("name", ["kuhn3", "leduc3"])
+def test_playing_the_best_response_earns_its_value(name: str) -> None:
+    """Each player's pure best response, played against the others' unchanged strategies,
+    earns that player its best-response value — and leaves it no Nash distance."""
+    g = game(name)
+    sigma = random_profile(g, 11)
+    br = best_response_values(g, sigma)
+    for p in range(3):
+        played = best_response_profile(g, sigma, p)
+        assert set(np.unique(played[sigma != played])) <= {0.0, 1.0}
+        assert expected_values(g, played)[p] == pytest.approx(br[p], abs=1e-12)
+        assert nash_report(g, played).nash_distance[p] == pytest.approx(0.0, abs=1e-12)
+
+
 def test_a_bad_profile_is_refused_by_name() -> None:
     g = game("kuhn3")
     with pytest.raises(ValueError, match="profile: expected 96"):
@@ -344,5 +359,7 @@ def test_a_bad_profile_is_refused_by_name() -> None:
     bad[0] = -0.5
     with pytest.raises(ValueError, match="not negative"):
         nash_report(g, bad)
+    with pytest.raises(ValueError, match="player: expected 0 to 2"):
+        best_response_profile(g, uniform_profile(g), 3)
     with pytest.raises(ValueError, match="game: expected one of kuhn3, leduc3"):
         multi_game("kuhn4")

@@ -30,6 +30,7 @@ from solver.tree.kinds import DECISION
 
 __all__ = [
     "NashReport",
+    "best_response_profile",
     "best_response_values",
     "check_profile",
     "expected_values",
@@ -208,6 +209,27 @@ def best_response_values(game: MultiGame, sigma: npt.ArrayLike) -> npt.NDArray[n
     out = np.empty(game.num_players)
     for p in range(game.num_players):
         out[p] = _values_up(game, p, _leaf_values(game, r, p), None)[0].sum()
+    return out
+
+
+def best_response_profile(
+    game: MultiGame, sigma: npt.ArrayLike, player: int
+) -> npt.NDArray[np.float64]:
+    """``sigma`` with ``player``'s blocks replaced by a pure best response to the others
+    (the first best action where several tie): playing it, the player gets its
+    best-response value."""
+    if player not in range(game.num_players):
+        raise ValueError(f"player: expected 0 to {game.num_players - 1}, got {player!r}")
+    s = check_profile(game, sigma)
+    v = _values_up(game, player, _leaf_values(game, reach(game, s), player), None)
+    out = s.copy()
+    h = game.num_hands
+    for n in np.flatnonzero((game.kind == DECISION) & (game.player == player)):
+        first, a = int(game.first_child[n]), int(game.num_children[n])
+        best = np.argmax(v[first : first + a], axis=0)
+        block = np.zeros((a, h))
+        block[best, np.arange(h)] = 1.0
+        out[game.offset[n] : game.offset[n] + a * h] = block.ravel()
     return out
 
 
