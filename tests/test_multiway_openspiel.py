@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from solver.games.multiway import MultiGame, multi_game
+from solver.games.multiway import MultiGame, kuhn_multi, leduc_multi, multi_game
 from solver.games.nashconv import (
     best_response_profile,
     best_response_values,
@@ -187,6 +187,19 @@ def test_leduc3_uniform_agrees_with_openspiel() -> None:
 @pytest.mark.slow
 def test_leduc3_random_profile_agrees_with_openspiel() -> None:
     check_against_openspiel("leduc3", random_profile(game("leduc3"), 3))
+
+
+@pytest.mark.parametrize(("build", "players"), [("kuhn", 2), ("kuhn", 4), ("leduc", 2)])
+def test_other_player_counts_agree_with_openspiel(build: str, players: int) -> None:
+    """The builders follow OpenSpiel's rules for any number of players: the uniform profile's
+    Nash distances of two- and four-player Kuhn and two-player Leduc are OpenSpiel's."""
+    g = kuhn_multi(players) if build == "kuhn" else leduc_multi(players)
+    gm = pyspiel.load_game(str(g.meta["openspiel"]))
+    ours = nash_report(g, uniform_profile(g))
+    res = exploitability.nash_conv(
+        gm, policy_mod.UniformRandomPolicy(gm), return_only_nash_conv=False
+    )
+    np.testing.assert_allclose(ours.nash_distance, res.player_improvements, rtol=0, atol=1e-9)
 
 
 def naive_cfr(g: MultiGame, iterations: int) -> np.ndarray:
