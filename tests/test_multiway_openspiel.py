@@ -374,5 +374,7 @@ def test_a_bad_profile_is_refused_by_name() -> None:
         nash_report(g, bad)
     with pytest.raises(ValueError, match="player: expected 0 to 2"):
         best_response_profile(g, uniform_profile(g), 3)
+    with pytest.raises(ValueError, match="players: expected 2, 3 or 4"):
+        kuhn_multi(10)
     with pytest.raises(ValueError, match="game: expected one of kuhn3, leduc3"):
         multi_game("kuhn4")

@@ -30,6 +30,7 @@ set, one card in the toy games — ``D`` deals, ``B`` public boards, ``T`` termi
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -173,10 +174,8 @@ def _flatten(
             nxt += len(spec.children) * h
         stack.extend(reversed(spec.children))
 
-    # every ordered assignment of distinct hands, as OpenSpiel deals: uniform
-    nh = h
-    grids = np.stack(np.meshgrid(*[np.arange(nh)] * num_players, indexing="ij"), -1)
-    deals = grids.reshape(-1, num_players).astype(np.int64)
+    # every ordered assignment of hands with no card in common, as OpenSpiel deals: uniform
+    deals = np.array(list(itertools.permutations(range(h), num_players)), dtype=np.int64)
     cards_of = hand_cards[deals].reshape(deals.shape[0], -1)  # (D, P * k)
     srt = np.sort(cards_of, axis=1)
     distinct = np.all(srt[:, 1:] != srt[:, :-1], axis=1)
@@ -234,9 +233,17 @@ def _flatten(
     )
 
 
+MAX_PLAYERS = 4  # the deals are listed one by one: (2P + 2)! / (P + 2)! of them for Leduc
+
+
 def _check_players(players: int) -> None:
-    if not isinstance(players, int) or isinstance(players, bool) or not 2 <= players <= 10:
-        raise ValueError(f"players: expected a whole number from 2 to 10, got {players!r}")
+    if not isinstance(players, int) or isinstance(players, bool) or not 2 <= players <= 4:
+        raise ValueError(f"players: expected 2, 3 or {MAX_PLAYERS}, got {players!r}")
+
+
+def _rank_names(n: int) -> str:
+    """Names of ``n`` ranks, lowest first: J Q K, J Q K A, then T J Q K A."""
+    return "JQKA"[:n] if n <= 4 else "TJQKA"[-n:]
 
 
 def kuhn_multi(players: int = 3) -> MultiGame:
@@ -280,7 +287,7 @@ def kuhn_multi(players: int = 3) -> MultiGame:
 
     root = node((), -1)
     hand_cards = np.arange(ncards, dtype=np.int64)[:, None]
-    names = "JQKA23456789"[:ncards] if ncards <= 4 else [str(c) for c in range(ncards)]
+    names = _rank_names(ncards)
     return _flatten(
         f"kuhn{players}",
         root,
@@ -317,7 +324,7 @@ def leduc_multi(players: int = 3) -> MultiGame:
     in has called since the last raise, or all checked)."""
     _check_players(players)
     ncards = 2 * (players + 1)
-    ranks = "JQKA23456789T"[: players + 1]
+    ranks = _rank_names(players + 1)
     card_names = [f"{ranks[c // 2]}{'sh'[c % 2]}" for c in range(ncards)]
 
     def decision(
