@@ -137,6 +137,24 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     items.sort(key=key)  # stable: each module's tests, and the modules not listed, keep order
 
 
+@pytest.fixture(scope="session", autouse=True)
+def _solved_flops_folder(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """The folder where tests/batch_helpers.py keeps each flop solved once: the session's
+    base temp folder, shared by pytest-xdist's workers (each has its own under it)."""
+    import os
+
+    base = tmp_path_factory.getbasetemp()
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        base = base.parent
+    old = os.environ.get("REGRET_LAB_TEST_SOLVED_FLOPS")
+    os.environ["REGRET_LAB_TEST_SOLVED_FLOPS"] = str(base / "solved-flops")
+    yield
+    if old is None:
+        os.environ.pop("REGRET_LAB_TEST_SOLVED_FLOPS", None)
+    else:
+        os.environ["REGRET_LAB_TEST_SOLVED_FLOPS"] = old
+
+
 @functools.cache
 def game(name: str) -> Game:
     return make_game(name)

@@ -3,9 +3,11 @@ saved solve read with the solver's own study functions (``analyze``, ``range_sum
 ``class_table``, ``Game.locate``/``chance_cards``), not the tree-summary code: a flop line, a
 turn line with ``any`` (each card weighted by how often it is reached), a named river card
 reached through suit isomorphism, and ``--compare`` against two such aggregates. The batches
-run on a real 2-worker ``LocalCluster``. The mixes are as dealt (each hand weighted by its
-reach and the opponent's reach it does not block: the report's definition). Then: databases
-made before tree summaries, and hostile values in the ``trees`` table."""
+are solved in process (tests/batch_helpers.py: each flop once per test run; a cluster's
+database equals such solves byte for byte, tests/test_batch_cluster.py). The mixes are as
+dealt (each hand weighted by its reach and the opponent's reach it does not block: the
+report's definition). Then: databases made before tree summaries, and hostile values in the
+``trees`` table."""
 
 from __future__ import annotations
 
@@ -13,18 +15,15 @@ import json
 import math
 import sqlite3
 import zlib
-from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pytest
-from batch_helpers import FLOPS, TEMPLATE, tiny_spec
+from batch_helpers import FLOPS, TEMPLATE, solved_db, tiny_spec
 from cli_helpers import run
-from distributed import LocalCluster
 
-from solver.batch.driver import run_batch
 from solver.batch.store import BatchStore, read_solve_file
 from solver.batch.treedata import MAGIC, decode, encode
 from solver.cfr.reach import chance_factor
@@ -38,26 +37,22 @@ TOL = 2e-4  # stored shares are exact to 1/65,534, chips are float32
 
 
 @pytest.fixture(scope="module")
-def batches(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Path]]:
+def batches(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     """Two batches of the tiny spot, solves saved: the all-in tree on its three flops
     (monotone, rainbow, paired), and one with a half-pot bet too on two of them."""
     folder = tmp_path_factory.mktemp("lines")
     out = {}
-    with LocalCluster(
-        n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
-    ) as cluster:
-        for name, template, flops in (
-            ("a", TEMPLATE, FLOPS),
-            ("b", replace(TEMPLATE, bets="50%, a"), "Ks9s5s, KsJh8d"),
-        ):
-            db = folder / f"{name}.db"
-            final = run_batch(
-                tiny_spec(template=template, flops=flops, save_solves=True), db,
-                scheduler=cluster.scheduler_address,
-            )  # fmt: skip
-            assert final.state == "done" and final.failed == 0
-            out[name] = db
-    yield out
+    for name, template, flops, count in (
+        ("a", TEMPLATE, FLOPS, 3),
+        ("b", replace(TEMPLATE, bets="50%, a"), "Ks9s5s, KsJh8d", 2),
+    ):
+        db = solved_db(
+            folder / f"{name}.db", tiny_spec(template=template, flops=flops, save_solves=True)
+        )
+        with BatchStore.open(db) as store:
+            assert len(store.rows("done")) == count and not store.rows("failed")
+        out[name] = db
+    return out
 
 
 def _solves(db: Path) -> dict[str, tuple[float, Game, np.ndarray]]:
