@@ -5,6 +5,7 @@ solve in Explore."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import re
 import signal
@@ -12,7 +13,7 @@ import time
 from pathlib import Path
 
 import pytest
-from app_helpers import no_threads_left, page, poll
+from app_helpers import no_threads_left, page
 from batch_helpers import PAGE_SPOT, tiny_spec
 from streamlit.testing.v1 import AppTest
 
@@ -63,7 +64,15 @@ def test_batch_runs_and_the_report_fills(tmp_path: Path) -> None:
     at.button(key="reports_start").click().run()
     assert not at.exception and not at.error
     job = at.session_state[R.JOB]
-    poll(at, lambda: job.progress.finished, timeout=120)
+    # the page as the report fills, redrawn once a second (a redraw every few ms would take
+    # a core from the batch's workers)
+    deadline = time.monotonic() + 120
+    while not job.progress.finished:
+        assert time.monotonic() < deadline, "the batch did not finish in 120 s"
+        with contextlib.suppress(TimeoutError):
+            job.wait_for(lambda p: p.finished, timeout=1.0)
+        at.run()
+        assert not at.exception
     at.run()  # the run after the job finished
     assert job.progress.state == "done", job.progress.error
     assert not at.exception

@@ -4,10 +4,14 @@ filling fields, reading metrics and the live view's pictures. Waits are generous
 
 from __future__ import annotations
 
+import contextlib
+
 from playwright.sync_api import Locator, Page, expect
+from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 
 WAIT = 120_000  # ms
 IDLE = "[data-testid='stApp'][data-test-script-state='notRunning']"
+BUSY = "[data-testid='stApp']:not([data-test-script-state='notRunning'])"  # a rerun asked or on
 LIVE_CURVE = "[class*='st-key-live_curve_'] img"  # the curve's picture while solving
 LIVE_GRID = ".st-key-live_grid_picture img"
 
@@ -31,6 +35,15 @@ def chart_js(key: str) -> str:
 
 def idle(page: Page) -> None:
     page.wait_for_selector(IDLE, timeout=WAIT)
+
+
+def rerun_done(page: Page) -> None:
+    """After an input (Enter, a click, a drag): wait for the rerun it asks for to start — as
+    soon as the app says so, at most 300 ms (a rerun too quick to be seen has ended by then)
+    — and then to end."""
+    with contextlib.suppress(PlaywrightTimeoutError):
+        page.wait_for_selector(BUSY, timeout=300)
+    idle(page)
 
 
 def nav(page: Page, name: str) -> None:
@@ -86,8 +99,7 @@ def fill(page: Page, key: str, value: str, tag: str = "input") -> None:
     box = page.locator(f".st-key-{key} {tag}").first
     box.fill(value)
     box.press("Enter" if tag == "input" else "Control+Enter")
-    page.wait_for_timeout(300)  # let the rerun start before waiting for it to end
-    idle(page)
+    rerun_done(page)
     expect(box).to_have_value(value)
 
 
@@ -138,5 +150,4 @@ def brush(page: Page, key: str, first: str, last: str) -> None:
     page.mouse.down()
     page.mouse.move(*points[1], steps=8)
     page.mouse.up()
-    page.wait_for_timeout(300)  # let the rerun start before waiting for it to end
-    idle(page)
+    rerun_done(page)

@@ -13,7 +13,7 @@ import re
 
 import numpy as np
 from playwright.sync_api import Locator, Page, expect
-from pw import WAIT, idle, nav, solve_preset
+from pw import WAIT, idle, nav, rerun_done, solve_preset
 
 from solver.poker.ranges import GRID_LABELS, grid_from_weights, parse_range
 
@@ -43,8 +43,7 @@ def point(
 
 
 def settle(page: Page) -> None:
-    page.wait_for_timeout(300)  # let the rerun start before waiting for it to end
-    idle(page)
+    rerun_done(page)
 
 
 def shown(page: Page, key: str) -> None:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 
 from playwright.sync_api import Locator, Page, expect
-from pw import WAIT, chart, idle, nav, solve_preset
+from pw import WAIT, chart, idle, nav, rerun_done, solve_preset
 
 CANVAS = "lockui_paint_grid"
 
@@ -35,8 +35,7 @@ def point(page: Page, label: str, dx: float = 0.0, dy: float = 0.0) -> tuple[flo
 
 
 def settle(page: Page) -> None:
-    page.wait_for_timeout(300)  # let the rerun start before waiting for it to end
-    idle(page)
+    rerun_done(page)
 
 
 def click(page: Page, label: str) -> None:

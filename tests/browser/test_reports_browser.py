@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 from playwright.sync_api import Page, expect
-from pw import WAIT, chart, chart_js, idle, nav
+from pw import WAIT, chart, chart_js, idle, nav, rerun_done
 
 from app.files import BATCHES_ENV
 from app.serve import running_app
@@ -31,8 +31,7 @@ def _fill(page: Page, key: str, value: str) -> None:
     box = page.locator(f".st-key-{key} input").first
     box.fill(value)
     box.press("Enter")
-    page.wait_for_timeout(300)
-    idle(page)
+    rerun_done(page)
 
 
 @pytest.fixture(scope="module")

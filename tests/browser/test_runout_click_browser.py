@@ -11,7 +11,7 @@ import pytest
 pytest.importorskip("playwright")
 
 from playwright.sync_api import Page, expect
-from pw import WAIT, chart, chart_js, idle, nav, pick_game
+from pw import WAIT, chart, chart_js, idle, nav, pick_game, rerun_done
 
 GRID = "study_runout_grid"
 
@@ -41,8 +41,7 @@ def test_a_click_on_a_runout_card_deals_it(page: Page, server: str) -> None:
     )
     assert isinstance(card, str) and len(card) == 2
     page.mouse.click(x, y)
-    page.wait_for_timeout(300)  # let the rerun start before waiting for it to end
-    idle(page)
+    rerun_done(page)
     # the node below the card: its breadcrumb step names the card, the card picker is gone
     crumbs = page.locator(".st-key-breadcrumb")
     expect(crumbs).to_contain_text(card, timeout=WAIT)
