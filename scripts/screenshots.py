@@ -15,7 +15,8 @@ talks about, each well under 250 KB). The waits and clicks are the browser tests
 a warm Numba cache (``python -m solver.warmup``) the whole run takes about a minute on a
 2-core machine (a cold one compiles the kernels first: minutes).
 
-``assets/screenshot.png`` (README; taken by ``tests/browser/test_app_browser.py``) and
+``assets/screenshot.png`` (README; taken by ``tests/browser/test_app_browser.py`` when
+``REGRET_LAB_SCREENSHOT=1``) and
 ``assets/practice.png`` (docs/trainer.md) are not this script's: it leaves them alone.
 """
 
