@@ -95,7 +95,9 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
 # most tests first, which left these long ones of few tests to the end: one worker ran a
 # long module on its own while the other had nothing left). Longest first, then the rest
 # in file order; roughly from ``--durations`` of a whole run (browser, cluster and batch-job
-# tests, and the slow references).
+# tests, and the slow references). The batch modules' databases share their flops' solves
+# (tests/batch_helpers.py): the first module to need a flop solves it, so those later in this
+# order (the line reports, the Reports comparison in a browser) mostly read them.
 LONGEST_FIRST = (
     "browser/test_app_sessions.py",
     "browser/test_memory_release.py",
@@ -105,10 +107,11 @@ LONGEST_FIRST = (
     "test_batch_report_defs.py",
     "test_batch_cluster.py",
     "browser/test_reports_browser.py",
-    "browser/test_reports_compare_browser.py",
     "test_reference_match.py",
-    "test_batch_lines.py",
+    "test_app_reports_lines.py",
     "browser/test_locking_browser.py",
+    "browser/test_reports_compare_browser.py",
+    "test_batch_lines.py",
     "test_pruning.py",
     "fuzz/test_fuzz_files_and_calls.py",
     "test_holdem.py",
