@@ -12,6 +12,8 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from streamlit.testing.v1 import AppTest
+
 from app import state
 from solver.batch.spec import BatchSpec
 from solver.games.holdem import HoldemSpec
@@ -128,3 +130,15 @@ def _solved_on_disk(key: str, spec: BatchSpec, flop: str) -> dict[str, Any]:
         part.write_bytes(pickle.dumps(out))
         part.replace(done)
         return out
+
+
+def reports_page(**extra: object) -> AppTest:
+    """The Reports page on :data:`PAGE_SPOT` with the database field at ``r.db``, run once."""
+    from app_helpers import page
+
+    from app.screens import reports as R
+
+    at = page("reports", **PAGE_SPOT, **{R.DB_PATH: "r.db", **extra})
+    at.run()
+    assert not at.exception
+    return at

@@ -232,3 +232,15 @@ def bounded(fn: Any, seconds: float = 120.0) -> BaseException | None:
     th.join(seconds)
     assert not th.is_alive(), "a thread of the chunk is still waiting"
     return box[0]
+
+
+@pytest.fixture
+def reports_folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    """The Reports page's batch folder, each test's own; no job thread left after it."""
+    from app_helpers import no_threads_left
+
+    from app import files
+
+    monkeypatch.setenv(files.BATCHES_ENV, str(tmp_path))
+    yield tmp_path
+    no_threads_left()

@@ -10,28 +10,21 @@ import json
 from pathlib import Path
 
 import pytest
-from app_helpers import no_threads_left, page
-from batch_helpers import PAGE_SPOT, tiny_spec
+from batch_helpers import reports_page, tiny_spec
 from streamlit.testing.v1 import AppTest
 
-from app import files, state
+from app import state
 from app.screens import reports as R
 from solver.batch.store import BatchStore
 
 
 @pytest.fixture(autouse=True)
-def _teardown(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
-    # the page's batch folder: each test's own
-    monkeypatch.setenv(files.BATCHES_ENV, str(tmp_path))
-    yield
-    no_threads_left()
+def _teardown(reports_folder: Path) -> None:
+    """Each test's own batch folder (tests/conftest.py's ``reports_folder``)."""
 
 
 def _page(tmp_path: Path, **extra: object) -> AppTest:
-    at = page("reports", **PAGE_SPOT, **{R.DB_PATH: "r.db", **extra})
-    at.run()
-    assert not at.exception
-    return at
+    return reports_page(**extra)
 
 
 # ----- the report at any line: the line picker ------------------------------------------------

@@ -10,25 +10,13 @@ from dataclasses import asdict
 import numpy as np
 import pytest
 from app_helpers import finished_job, no_threads_left, page, poll
+from sizes_helpers import GRID, SPEC
 from streamlit.testing.v1 import AppTest
 
 from app import state
 from app.features import sizes_view
 from solver.files.export import load_solve, save_solve
-from solver.games.holdem import HoldemSpec, build_holdem
-
-SPEC = HoldemSpec(
-    board="Td9d6hQc2s",
-    pot=200,
-    stack=400,
-    oop_range="66+, A8s+, A5s-A4s, AJo+, K9s+, KQo, QTs+, JTs, 96s+, 85s+, 75s+, 65s, 54s",
-    ip_range="QQ-22, AQs-A2s, ATo+, K5s+, KJo+, Q8s+, J8s+, T7s+, 96s+, 86s+, 75s+, 64s+",
-    bets="50%",
-    raises="a",
-    raise_cap=1,
-    name="small river",
-)
-GRID = "33%, 75%, 150%, a"
+from solver.games.holdem import build_holdem
 
 
 @pytest.fixture(autouse=True)

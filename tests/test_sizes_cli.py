@@ -7,16 +7,11 @@ import json
 
 import pytest
 from cli_helpers import run
+from sizes_helpers import cli_spot
 
 from solver.study import sizes as sizes_mod
 
-SPOT = [
-    "--board", "Td9d6hQc2s", "--pot", "200", "--stack", "400",
-    "--oop-range", "66+, A8s+, A5s-A4s, AJo+, K9s+, KQo, QTs+, JTs, 96s+, 85s+, 75s+, 65s, 54s",
-    "--ip-range", "QQ-22, AQs-A2s, ATo+, K5s+, KJo+, Q8s+, J8s+, T7s+, 96s+, 86s+, 75s+, 64s+",
-    "--bets", "50%", "--raises", "a", "--raise-cap", "1",
-    "--grid", "33%, 75%, 150%, a", "--nodes", "root", "--target", "0.05%",
-]  # fmt: skip
+SPOT = cli_spot("0.05%")
 FIELDS = {"player", "keep", "kept", "removal_regret", "value_full", "value_kept", "loss_chips",
           "loss_pct_pot", "exploitability_superset", "exploitability_final",
           "superset_seconds", "seconds"}  # fmt: skip

@@ -10,24 +10,12 @@ from dataclasses import asdict
 
 import numpy as np
 import pytest
+from sizes_helpers import GRID, SPEC
 
 from solver.files.export import ExportError, load_solve, save_solve
-from solver.games.holdem import HoldemSpec, build_holdem
+from solver.games.holdem import build_holdem
 from solver.games.source import HoldemSource, SourceError, from_dict
 from solver.study.sizes import SizesResult, simplify_sizes
-
-SPEC = HoldemSpec(
-    board="Td9d6hQc2s",
-    pot=200,
-    stack=400,
-    oop_range="66+, A8s+, A5s-A4s, AJo+, K9s+, KQo, QTs+, JTs, 96s+, 85s+, 75s+, 65s, 54s",
-    ip_range="QQ-22, AQs-A2s, ATo+, K5s+, KJo+, Q8s+, J8s+, T7s+, 96s+, 86s+, 75s+, 64s+",
-    bets="50%",
-    raises="a",
-    raise_cap=1,
-    name="small river",
-)
-GRID = "33%, 75%, 150%, a"
 
 
 @pytest.fixture(scope="module")

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from solver.api import Checkpoint
 from solver.files.export import FORMAT, VERSION, LoadedSolve
 from solver.games.holdem import HoldemSpec
-from solver.run.lifecycle import track
+from solver.run.lifecycle import ThreadOwner, track
 from solver.study.sizes import PLAYERS, SizesResult, simplify_sizes
 
 RUNNING, DONE, STOPPED, FAILED = "running", "done", "stopped", "failed"
@@ -63,9 +63,10 @@ class SizesRequest:
         return PLAYERS if self.player == "both" else (self.player,)
 
 
-class SizesJob:
+class SizesJob(ThreadOwner[SizesProgress]):
     """Runs a :class:`SizesRequest` (checked beforehand with
-    :func:`solver.study.sizes.plan`); satisfies :class:`solver.run.lifecycle.Job`."""
+    :func:`solver.study.sizes.plan`); satisfies :class:`solver.run.lifecycle.Job` (``join``
+    and ``alive`` are :class:`~solver.run.lifecycle.ThreadOwner`'s)."""
 
     def __init__(self, request: SizesRequest) -> None:
         self.request = request
@@ -74,11 +75,11 @@ class SizesJob:
         self._lock = threading.Lock()
         self._progress = SizesProgress(RUNNING)
         self._started = time.monotonic()
-        self._thread = threading.Thread(target=self._run, name="sizes", daemon=True)
 
     def start(self) -> SizesJob:
         track(self)
         self._started = time.monotonic()
+        self._thread = threading.Thread(target=self._run, name="sizes", daemon=True)
         self._thread.start()
         return self
 
@@ -87,15 +88,9 @@ class SizesJob:
             self.stopped_by = reason
         self._stop.set()
 
-    def join(self, timeout: float | None = None) -> bool:
-        if self._thread.ident is None:
-            return True
-        self._thread.join(timeout)
-        return not self._thread.is_alive()
-
     @property
-    def alive(self) -> bool:
-        return self._thread.is_alive()
+    def progress(self) -> SizesProgress:
+        return self.snapshot()
 
     def snapshot(self) -> SizesProgress:
         with self._lock:
