@@ -9,6 +9,7 @@ from __future__ import annotations
 import numpy as np
 import numpy.typing as npt
 
+from solver.cfr.layout import Scratch
 from solver.games.model import Boards, Hands, Tree
 from solver.jit import kernel, node_kernel
 
@@ -45,19 +46,20 @@ def draw_child(
 
 
 @node_kernel
-def chance_child(
-    child: Int, d: Int, no: Int, opp: Int, t_board: npt.NDArray[np.int32], t_weight: Array,
-    valid: Array, RE: Array, rrow: I64, CQ: Array,
-) -> bool:  # fmt: skip
-    """The opponent's reach into a chance child (``RE[d + 1]``): its card's probability (times
-    1/probability of the draw when sampling), hands the card blocks zeroed. Whether any is
-    left (an or-reduction, which vectorizes where a float sum would not)."""
+def chance_child(tree: Tree, boards: Boards, child: Int, d: Int, no: Int, opp: Int,
+                 sc: Scratch) -> bool:  # fmt: skip
+    """The opponent's reach into a chance child (``sc.reach[d + 1]``): its card's probability
+    (times 1/probability of the draw when sampling, ``sc.cq[d]``), hands the card blocks
+    zeroed. Whether any is left (an or-reduction, which vectorizes where a float sum would
+    not)."""
+    RE = sc.reach
+    rrow = sc.reach_row
     r0 = rrow[d]
-    cb = t_board[child]
-    w = t_weight[child] * CQ[d]
+    cb = tree.board[child]
+    w = tree.chance_weight[child] * sc.cq[d]
     nz = False
     for j in range(no):
-        x = RE[r0, j] * w * valid[cb, opp, j]
+        x = RE[r0, j] * w * boards.valid[cb, opp, j]
         RE[d + 1, j] = x
         nz |= x != 0.0
     rrow[d + 1] = d + 1
@@ -66,13 +68,9 @@ def chance_child(
 
 @node_kernel
 def add_chance_rows(
-    board: npt.NDArray[np.int32],
-    iso_start: npt.NDArray[np.int32],
-    iso_count: npt.NDArray[np.int32],
-    iso_board: npt.NDArray[np.int32],
-    iso_perm: npt.NDArray[np.int32],
-    perm: npt.NDArray[np.int32],
-    valid: Array,
+    tree: Tree,
+    hands: Hands,
+    boards: Boards,
     child: Int,
     trav: Int,
     nt: Int,
@@ -84,10 +82,11 @@ def add_chance_rows(
     """out2[orow] += a chance child's values value2[vrow] (H[trav],), hands its card blocks
     zeroed, plus, for every card it stands for by suit isomorphism, the same values with
     hands mapped."""
-    cb = board[child]
+    iso_board, iso_perm, perm, valid = tree.iso_board, tree.iso_perm, hands.perm, boards.valid
+    cb = tree.board[child]
     for h in range(nt):
         out2[orow, h] += valid[cb, trav, h] * value2[vrow, h]
-    for e in range(iso_start[child], iso_start[child] + iso_count[child]):
+    for e in range(tree.iso_start[child], tree.iso_start[child] + tree.iso_count[child]):
         ib = iso_board[e]
         pe = iso_perm[e]
         for h in range(nt):
@@ -100,6 +99,6 @@ def add_chance_child(
     out: Array,
 ) -> None:  # fmt: skip
     """out (H,) += a chance child's values (H,) as :func:`add_chance_rows` adds them."""
-    add_chance_rows(tree.board, tree.iso_start, tree.iso_count, tree.iso_board, tree.iso_perm,
-                     hands.perm, boards.valid, child, trav, nt, value.reshape((1, value.shape[0])),
-                     0, out.reshape((1, out.shape[0])), 0)  # fmt: skip
+    value2 = value.reshape((1, value.shape[0]))
+    out2 = out.reshape((1, out.shape[0]))
+    add_chance_rows(tree, hands, boards, child, trav, nt, value2, 0, out2, 0)

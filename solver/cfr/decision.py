@@ -11,6 +11,7 @@ import numpy as np
 import numpy.typing as npt
 
 from solver.cfr.floats import like
+from solver.cfr.layout import Scratch, Storage
 from solver.cfr.update import update_node
 from solver.jit import node_kernel
 
@@ -135,18 +136,19 @@ def mixed_values(
 
 @node_kernel
 def update_traverser(
-    node: Int, off: Int, ioff: Int, na: Int, nt: Int, d: Int, co: Array, R: Array,
-    STRAT: Array, LR: Array, SN: Array, SDN: Array, RSCALE: Array, quant: bool, AV: Array,
-    VA: Array, BLK: Array, SD: Array, TMP: Array, rbp: bool, PR: I8, LIVE: Array, SG: Array,
+    st: Storage, co: Array, node: Int, off: Int, ioff: Int, na: Int, nt: Int, d: Int,
+    sc: Scratch, rbp: bool, PR: I8,
 ) -> None:  # fmt: skip
-    """The rule's update at the traverser's node (:func:`~solver.cfr.update.update_node`);
-    with regret-based pruning the pruned cells (they hold bounds) and the frozen hands keep
+    """The rule's update at the traverser's node at depth ``d`` (action and node values in
+    row ``d`` of ``sc``: :func:`~solver.cfr.update.update_node`); with regret-based pruning
+    (``PR`` its pruned cells) the pruned cells (they hold bounds) and the frozen hands keep
     their values (the pruning step follows: :func:`~solver.cfr.pruning.state.rbp_node`)."""
+    R, SG, LIVE = st.regrets, sc.strat, sc.live
     if rbp:
         for i in range(na * nt):
             SG[d + 1, i] = R[off + i]
-    update_node(R, STRAT, LR, SN, SDN, RSCALE, quant, co, node, off, ioff, na, nt, AV, VA, d,
-                BLK, SD, TMP)  # fmt: skip
+    work = (sc.blk, sc.sd, sc.tmp)
+    update_node(st, co, node, off, ioff, na, nt, sc.action_value, sc.value, d, work)
     if rbp:
         for a in range(na):
             base = off + a * nt

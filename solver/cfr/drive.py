@@ -19,6 +19,8 @@ storage's own precision — so the walk compiles once per kind of storage and sc
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 import numpy.typing as npt
 
@@ -32,9 +34,11 @@ from solver.cfr.layout import (
     MODE_REACH,
     MODE_UPDATE,
     PRUNE_INTERVAL,
+    GameArrays,
     Leaves,
     PassFlags,
     Scratch,
+    SolveState,
     Storage,
     pass_flags,
 )
@@ -54,38 +58,51 @@ _NO_SYNC = np.zeros(1, dtype=np.int64)
 _NO_OUT = np.zeros((1, 1))
 
 
+class Buffers(NamedTuple):
+    """Where :func:`drive`'s passes work and leave their results."""
+
+    sc: Scratch  # the walk's scratch
+    tsc: Scratch  # a split thread's own, for its tasks (else ``sc`` again)
+    lv: Leaves  # the cut points of a split pass (in the scratch's precision)
+    out: Array  # (2, ≥ H) OP_BEST_RESPONSE: each player's root values
+    done: I64  # (1,) OP_ITERATIONS: the iterations run
+
+
+class Split(NamedTuple):
+    """Thread ``tid`` of ``threads`` of a split chunk, and the counters they share
+    (:mod:`solver.cfr.sync`; one thread and an unused (1,) array for the other ops)."""
+
+    sync: I64
+    tid: int
+    threads: int
+
+
+_ONE = Split(_NO_SYNC, 0, 1)  # the one thread of an unsplit op
+
+
 @kernel
 def drive(
     op: int,
-    tree: Tree,
-    hands: Hands,
-    boards: Boards,
+    game: GameArrays,
+    state: SolveState,
     start: int,
     sigma: Array,
-    st: Storage,
-    rb: RBPState,
-    lk: Locks,
     coefs: Array,
     draws: Array,
     fl: PassFlags,
-    sc: Scratch,
-    tsc: Scratch,
-    lv: Leaves,
-    sync: I64,
-    tid: int,
-    threads: int,
-    out: Array,
-    done: I64,
+    buf: Buffers,
+    split: Split,
 ) -> int:
-    """Run ``op`` (module docstring); returns the nodes visited. ``coefs`` (K, C) the rule's
-    rows and ``draws`` (K, 4) the chance draws, one per iteration (``OP_PASS`` and
-    ``OP_BEST_RESPONSE`` read row 0); ``fl`` the flags (player 0's for iterations); ``sc``
-    the scratch (``tsc`` a split thread's own for its tasks); ``sync`` a split chunk's
-    counters (:mod:`solver.cfr.sync`); ``out`` (2, ≥ H) the best-response values;
-    ``done[0]`` the iterations ``OP_ITERATIONS`` ran.
+    """Run ``op`` (module docstring) on ``game`` and ``state``; returns the nodes visited.
+    ``start`` the node a pass starts from; ``sigma`` the profile both play (the walk's);
+    ``coefs`` (K, C) the rule's rows and ``draws`` (K, 4) the chance draws, one per
+    iteration (``OP_PASS`` and ``OP_BEST_RESPONSE`` read row 0); ``fl`` the flags (player
+    0's for iterations); ``buf`` the scratch, leaves and outputs; ``split`` the thread.
 
     Every op is a list of steps, each one pass, and the walk is called at one place only
     (it is inlined here: a second call site would be a second copy to compile)."""
+    sc, tsc, lv, out, done = buf
+    sync, tid, threads = split
     touched = 0
     per = 1  # steps per pass (a split chunk's thread 0: collect, tasks, finish)
     first = 1
@@ -147,10 +164,10 @@ def drive(
             if mode == MODE_UPDATE:
                 mode = MODE_REACH  # (the collecting walk updates nothing)
         if leaf != LEAF_TASKS and node == 0:
-            root_reach(hands, 1 - trav, scr.reach[0])
+            root_reach(game.hands, 1 - trav, scr.reach[0])
         f = PassFlags(trav, mode, leaf, fl.prune, fl.sampled, fl.record, fl.nostart,
                       fl.margin, fl.average)  # fmt: skip
-        n = walk(tree, hands, boards, node, sigma, st, rb, lk, coefs[k], draws[k], f, scr, lv)
+        n = walk(game, state, node, sigma, coefs[k], draws[k], f, scr, lv)
         if op == OP_SPLIT:
             if sub == 0:
                 # not counted: the finishing step visits these nodes again, as the serial
@@ -161,11 +178,11 @@ def drive(
                 fetch_add(sync, DONE)
         touched += n
         if op == OP_BEST_RESPONSE:
-            for h in range(hands.num_hands[trav]):
+            for h in range(game.hands.num_hands[trav]):
                 out[trav, h] = scr.value[0, h]
         elif op == OP_ITERATIONS and trav == 1:
             done[0] = k + 1
-            if fl.prune >= PRUNE_INTERVAL and rb.ctl[0] > 0:
+            if fl.prune >= PRUNE_INTERVAL and state.rb.ctl[0] > 0:
                 break  # a pruned action must be caught up before the next iteration
     return touched
 
@@ -223,9 +240,9 @@ def run_pass(
     ``LEAF_USE`` walks the upper tree with the slots' values. ``sigma`` (A,) the profile
     both play, or empty: the average of ``st``'s sums. Values at ``start`` end up in
     ``sc.value[0]``; returns the nodes visited."""
-    n = drive(OP_PASS, tree, hands, boards, int(start), _sigma(sigma, st), st, rb, lk,
-        _rows(co), _rows(u), _fl(fl, sigma), sc, sc, _leaves(lv, sc), _NO_SYNC, 0, 1, _NO_OUT,
-        _NO_SYNC)  # fmt: skip
+    buf = Buffers(sc, sc, _leaves(lv, sc), _NO_OUT, _NO_SYNC)
+    n = drive(OP_PASS, GameArrays(tree, hands, boards), SolveState(st, rb, lk), int(start),
+              _sigma(sigma, st), _rows(co), _rows(u), _fl(fl, sigma), buf, _ONE)  # fmt: skip
     return int(n)
 
 
@@ -238,9 +255,9 @@ def run_iterations(
     chunk's k-th iteration; ``fl`` the flags of player 0's passes. Updates ``st`` in place;
     returns the nodes visited; ``done[0]`` says how many iterations ran (fewer when
     regret-based pruning asks for a catch-up, see ``RBPState.ctl``)."""
-    n = drive(OP_ITERATIONS, tree, hands, boards, 0, st.strategy, st, rb, lk, _rows(coefs),
-        _rows(draws), _fl(fl), sc, sc, _leaves(lv, sc), _NO_SYNC, 0, 1, _NO_OUT,
-        done)  # fmt: skip
+    buf = Buffers(sc, sc, _leaves(lv, sc), _NO_OUT, done)
+    n = drive(OP_ITERATIONS, GameArrays(tree, hands, boards), SolveState(st, rb, lk), 0,
+              st.strategy, _rows(coefs), _rows(draws), _fl(fl), buf, _ONE)  # fmt: skip
     return int(n)
 
 
@@ -261,9 +278,10 @@ def run_split_iterations(
     up, and one that starts late still helps with the rest. Returns the nodes this thread
     visited; every thread returns early when ``sync[ABORT]`` is set (the caller sets it when
     a thread raised)."""
-    n = drive(OP_SPLIT, tree, hands, boards, 0, st.strategy, st, rb, lk, _rows(coefs),
-        _rows(draws), _fl(fl), sc, tsc, _leaves(lv, sc), sync, int(tid), int(threads),
-        _NO_OUT, _NO_SYNC)  # fmt: skip
+    buf = Buffers(sc, tsc, _leaves(lv, sc), _NO_OUT, _NO_SYNC)
+    n = drive(OP_SPLIT, GameArrays(tree, hands, boards), SolveState(st, rb, lk), 0,
+              st.strategy, _rows(coefs), _rows(draws), _fl(fl), buf,
+              Split(sync, int(tid), int(threads)))  # fmt: skip
     return int(n)
 
 
@@ -276,7 +294,7 @@ def best_response_passes(
     :func:`~solver.cfr.bestresponse.root_player_values` gives them one call each (a check on
     a small game is a few dozen microseconds of walk; each call from Python adds more).
     Returns the nodes visited."""
-    n = drive(OP_BEST_RESPONSE, tree, hands, boards, 0, _sigma(sigma, st), st, rb, lk,
-        _rows(co), _rows(u), _fl(fl, sigma), sc, sc, _leaves(lv, sc), _NO_SYNC, 0, 1, out,
-        _NO_SYNC)  # fmt: skip
+    buf = Buffers(sc, sc, _leaves(lv, sc), out, _NO_SYNC)
+    n = drive(OP_BEST_RESPONSE, GameArrays(tree, hands, boards), SolveState(st, rb, lk), 0,
+              _sigma(sigma, st), _rows(co), _rows(u), _fl(fl, sigma), buf, _ONE)  # fmt: skip
     return int(n)

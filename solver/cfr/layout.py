@@ -9,13 +9,17 @@ decision node as ``[action, hand]`` blocks (see :mod:`solver.games.model`).
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 import numpy.typing as npt
 
+from solver.cfr.locks import Locks
 from solver.cfr.rules import Rule
-from solver.games.model import DECISION, Game, auto_precision
+from solver.games.model import DECISION, Boards, Game, Hands, Tree, auto_precision
+
+if TYPE_CHECKING:
+    from solver.cfr.pruning.state import RBPState
 
 Array = npt.NDArray[np.float64]
 
@@ -40,6 +44,20 @@ PRUNE_CODES = dict(
 )
 
 
+class GameArrays(NamedTuple):
+    """The game a kernel walks, whole: its public tree, private hands and per-board data
+    (:mod:`solver.games.model`)."""
+
+    tree: Tree
+    hands: Hands
+    boards: Boards
+
+
+def game_arrays(game: Game) -> GameArrays:
+    """``game``'s arrays as the kernels take them."""
+    return GameArrays(game.tree, game.hands, game.boards)
+
+
 class Storage(NamedTuple):
     """Per-infoset buffers of one solve (float64, float32, or 16-bit integers).
 
@@ -59,6 +77,15 @@ class Storage(NamedTuple):
     rscale: Array  # (N,) or (1,)
     sscale: Array  # (N,) or (1,)
     quantized: int
+
+
+class SolveState(NamedTuple):
+    """What a pass reads and updates of a solve: its storage, its regret-based pruning state
+    (placeholders without pruning) and its locks (placeholders without any)."""
+
+    st: Storage
+    rb: RBPState
+    lk: Locks
 
 
 class Scratch(NamedTuple):

@@ -113,9 +113,7 @@ def next_task(
             return int(k), touched
         if mode == MODE_UPDATE and arrived > 0.0 and not zero_update_is_noop(co):
             # (int64 node and row: the walk's own call's types, one compilation for both)
-            touched += zero_update(tree, hands, np.int64(node), trav, co, st, lk,
-                                   sc.action_value, sc.value, np.int64(1), sc.blk, sc.sd,
-                                   sc.tmp, sc.keep)  # fmt: skip
+            touched += zero_update(tree, hands, np.int64(node), trav, co, st, lk, sc, np.int64(1))
         for h in range(nt):
             lv.task_value[k, h] = 0.0
         task_done(tree, hands, boards, lv, k, trav, nt)

@@ -45,26 +45,16 @@ def fold_values(
     cs: Array,
 ) -> None:
     """out2[orow, h] = u · (opponent reach reach2[rrow] of hands compatible with h); O(n)
-    inclusion–exclusion. The walk calls :func:`fold_rows` with the arrays it read once;
-    this entry point reads them from ``hands`` and ``boards``."""
-    opp = 1 - trav
-    no = hands.num_hands[opp]
-    nt = hands.num_hands[trav]
-    fold_rows(hands.cards, hands.same, hands.pack, boards.valid, b, trav, no, nt,
-               hands.num_cards, u, reach2, rrow, out2, orow, cs)  # fmt: skip
+    inclusion–exclusion (:func:`fold_rows`, called, not inlined)."""
+    fold_rows(hands, boards, b, trav, u, reach2, rrow, out2, orow, cs)
 
 
 @node_kernel
 def fold_rows(
-    cards: npt.NDArray[np.int32],
-    same: npt.NDArray[np.int32],
-    pack: npt.NDArray[np.uint64],
-    valid: Array,
+    hands: Hands,
+    boards: Boards,
     b: Int,
     trav: Int,
-    no: Int,
-    nt: Int,
-    nc: Int,
     u: float,
     reach2: Array,
     rrow: Int,
@@ -72,14 +62,19 @@ def fold_rows(
     orow: Int,
     cs: Array,
 ) -> None:
-    """Fold values on whole arrays (``cards`` (2, H, 2), ``same`` (2, H), ``valid``
-    (B, 2, H)) with rows by index: a row view, a field read from a NamedTuple or an array
-    argument at a call boundary each cost an atomic reference-count increment and decrement,
-    more than a hand's arithmetic here. ``cs`` is (2·nc,). Two-card hands (hold'em) sum the
-    opponent reach per card in two banks (even and odd hands) merged after — hands sharing a
-    card sit next to each other, and with one bank each add waits for the previous store;
-    hands of one card (-1 in the second slot) take the checked loops."""
+    """Fold values on whole arrays (``hands.cards`` (2, H, 2), ``hands.same`` (2, H),
+    ``boards.valid`` (B, 2, H)) with rows by index: a row view costs an atomic
+    reference-count increment and decrement unless the arrays are borrowed
+    (:mod:`solver.cfr.borrow`), more than a hand's arithmetic here. ``cs`` is (2·C,).
+    Two-card hands (hold'em) sum the opponent reach per card in two banks (even and odd
+    hands) merged after — hands sharing a card sit next to each other, and with one bank each
+    add waits for the previous store; hands of one card (-1 in the second slot) take the
+    checked loops."""
+    cards, same, pack, valid = hands.cards, hands.same, hands.pack, boards.valid
+    nc = hands.num_cards
     opp = 1 - trav
+    no = hands.num_hands[opp]
+    nt = hands.num_hands[trav]
     for c in range(2 * nc):
         cs[c] = 0.0
     total = 0.0
@@ -146,26 +141,19 @@ def showdown_values(
     :func:`showdown_generic`. ``cs`` holds ≥ C entries."""
     if hands.cards[0, 0, 1] >= 0 and hands.cards[1, 0, 1] >= 0 and boards.sd_row[b] >= 0:
         sbuf = np.empty((2, 2 * reach2.shape[1] + 1))
-        showdown_2card(boards.valid, boards.order, boards.sd_row, boards.sd_src,
-                        boards.sd_cstart, boards.sd_pack, b, trav, hands.num_hands[trav],
-                        hands.num_hands[1 - trav], hands.num_cards, amount, reach2, rrow, out2,
-                        orow, cs, sbuf)  # fmt: skip
+        nt = hands.num_hands[trav]
+        no = hands.num_hands[1 - trav]
+        showdown_2card(boards, b, trav, nt, no, amount, reach2, rrow, out2, orow, cs, sbuf)
         return
-    showdown_generic(hands.cards, boards.order, boards.rank, b, trav, hands.num_hands[trav],
-                      hands.num_hands[1 - trav], boards.valid, amount, reach2, rrow, out2, orow,
-                      cs, cs2)  # fmt: skip
+    showdown_generic(hands, boards, b, trav, amount, reach2, rrow, out2, orow, cs, cs2)
 
 
 @node_kernel
 def showdown_generic(
-    cards: npt.NDArray[np.int32],
-    order: npt.NDArray[np.int32],
-    rank: npt.NDArray[np.int64],
+    hands: Hands,
+    boards: Boards,
     b: Int,
     trav: Int,
-    nt: Int,
-    no: Int,
-    valid: Array,
     amount: float,
     reach2: Array,
     rrow: Int,
@@ -178,7 +166,10 @@ def showdown_generic(
     (see :func:`fold_rows`). One ascending sweep for wins and one descending sweep for
     losses over hands sorted by strength; per-card running sums remove the hands that share
     a card with ``h``."""
+    cards, order, rank, valid = hands.cards, boards.order, boards.rank, boards.valid
     opp = 1 - trav
+    nt = hands.num_hands[trav]
+    no = hands.num_hands[opp]
     # wins: opponent hands strictly weaker
     cs[:] = 0.0
     cum = 0.0
@@ -271,17 +262,11 @@ def prefix_sums(
 
 @kernel
 def showdown_2card(
-    valid: Array,
-    order: npt.NDArray[np.int32],
-    sd_row: npt.NDArray[np.int32],
-    sd_src: npt.NDArray[np.uint16],
-    sd_cstart: npt.NDArray[np.int32],
-    sd_pack: npt.NDArray[np.uint64],
+    boards: Boards,
     b: Int,
     trav: Int,
     nt: Int,
     no: Int,
-    nc: Int,
     amount: float,
     reach2: Array,
     rrow: Int,
@@ -304,7 +289,10 @@ def showdown_2card(
     (``s_c``, ``e_c``: the card's group). The hand with the same two cards is never strictly
     weaker or stronger, so nothing is added back. Two prefix sums and one pass over the
     traverser's hands, against two merge sweeps whose every step waited on the last.
-    ``sbuf`` is (2, 2H + 1) scratch: P in row 0, Q in row 1; ``cs`` (≥ nc,)."""
+    ``sbuf`` is (2, 2H + 1) scratch: P in row 0, Q in row 1; ``cs`` (≥ C,)."""
+    valid, order, sd_row, sd_src = boards.valid, boards.order, boards.sd_row, boards.sd_src
+    sd_cstart, sd_pack = boards.sd_cstart, boards.sd_pack
+    nc = sd_cstart.shape[2] - 1  # the cards in the deck
     opp = 1 - trav
     row = sd_row[b]
     prefix_sums(reach2, rrow, order, b, opp, no, sbuf, np.int64(0))

@@ -26,7 +26,7 @@ import numpy as np
 import numpy.typing as npt
 
 from solver.cfr.floats import Floats, like, pick
-from solver.cfr.layout import Storage
+from solver.cfr.layout import Scratch, Storage
 from solver.cfr.locks import Locks, keep_cells, restore_locked
 from solver.cfr.rules import (
     ADAPTIVE,
@@ -115,19 +115,19 @@ def regret_matching(
     out2: Array,
     orow: Int,
     ooff: Int,
-    ostride: Int,
     tot2: Array,
-    trow: Int,
 ) -> None:
     """Regret matching of hands ``h0 ≤ h < h1`` of the block at ``off`` (``na`` actions ×
-    ``nh`` hands): out2[orow, ooff + a·ostride + (h − h0)] = [R(a, h)]⁺ / Σ_b [R(b, h)]⁺,
-    uniform where no regret is positive. On non-negative sums (strategy sums) this is their
-    normalisation: the average strategy.
+    ``nh`` hands): out2[orow, ooff + a·n + (h − h0)] = [R(a, h)]⁺ / Σ_b [R(b, h)]⁺ with
+    n = h1 − h0, uniform where no regret is positive. On non-negative sums (strategy sums)
+    this is their normalisation: the average strategy.
 
     With ``masked``, cells where ``pruned`` (A,) is non-zero play with probability 0 and the
     uniform fallback is over each hand's other actions (regret-based pruning). ``tot2`` is
-    scratch: rows ``trow`` (sums) and, masked, ``trow + 1`` (counts), ≥ h1 entries each."""
+    scratch: rows 0 (sums) and, masked, 1 (counts), ≥ h1 entries each."""
     n = h1 - h0
+    ostride = n
+    trow = 0
     for h in range(h0, h1):
         tot2[trow, h] = 0.0
     if masked:
@@ -274,13 +274,7 @@ def quantize(
 
 @node_kernel
 def update_node(
-    R: Array,
-    sigma: Array,
-    LR: Array,
-    SN: Array,
-    SDN: Array,
-    rscale: Array,
-    quant: bool,
+    st: Storage,
     co: Array,
     node: Int,
     off: Int,
@@ -290,18 +284,23 @@ def update_node(
     AV: Floats,
     VA: Floats,
     row: Int,
-    blk: Array,
-    tot2: Floats,
-    tmp: Array,
+    work: tuple[Array, Floats, Array],
 ) -> None:
     """The rule's update at one of the traverser's decision nodes (module docstring): the
-    regrets ``R`` of the block at ``off``, the adaptive statistics (``LR`` the last
-    instantaneous regrets (A,), ``SN``/``SDN`` Σ‖r − m‖² and Σ‖ΔR‖² per infoset (I,)), then
-    the next strategy into ``sigma`` unless the rule derives it.
+    regrets ``st.regrets`` of the block at ``off``, the adaptive statistics
+    (``st.last_regret`` the last instantaneous regrets (A,), ``st.step_num``/``step_den``
+    Σ‖r − m‖² and Σ‖ΔR‖² per infoset (I,)), then the next strategy into ``st.strategy``
+    unless the rule derives it. ``AV[row]`` (na, nt) the action values, ``VA[row]`` (nt,)
+    the node values.
 
-    16-bit storage (``quant``): new regrets go to ``blk`` (na·nt,) first and are quantized
-    once the block's largest is known (``rscale[node]`` the unit); the strategy is computed
-    from the unrounded values. ``tot2`` (2, ≥ 2·nt) and ``tmp`` (≥ na,) are scratch."""
+    16-bit storage (``st.quantized``): new regrets go to ``blk`` (na·nt,) first and are
+    quantized once the block's largest is known (``st.rscale[node]`` the unit); the strategy
+    is computed from the unrounded values. ``work`` = (``blk``, ``tot2`` (2, ≥ 2·nt), ``tmp``
+    (≥ na,)) is scratch."""
+    R, sigma, LR = st.regrets, st.strategy, st.last_regret
+    SN, SDN, rscale = st.step_num, st.step_den, st.rscale
+    quant = st.quantized != 0
+    blk, tot2, tmp = work
     pre_pos, pre_neg, rw, post_pos, post_neg, floor = regret_step(co)
     adaptive = co[ADAPTIVE] != 0.0
     unit = rscale[node] if quant else 1.0
@@ -393,30 +392,29 @@ def update_node(
 
 @node_kernel
 def add_sums(
-    S: Array,
+    st: Storage,
     sigma: Array,
-    SG: Array,
+    sc: Scratch,
     srow: Int,
     derive: bool,
-    sscale: Array,
-    quant: bool,
     co: Array,
     node: Int,
     off: Int,
     na: Int,
     no: Int,
-    RE: Array,
     r0: Int,
-    blk: Array,
 ) -> None:
     """At an opponent's decision node of a CFR pass: the owner's average-strategy sums
-    ``S ← S·decay + w_avg·π·σ`` with π its reach ``RE[r0]`` (no,) and σ the strategy it
-    played — ``SG[srow]`` (na·no,) when derived from the regrets, else ``sigma`` at ``off``.
-    16-bit storage computes in chips in ``blk`` and quantizes the block. An iteration the
-    average does not take (decay 1, weight 0: :func:`~solver.cfr.rules.every_kth_average`)
-    leaves the sums alone without reading them: they are most of a pass's memory traffic."""
+    ``S ← S·decay + w_avg·π·σ`` (``st.cumulative``) with π its reach ``sc.reach[r0]`` (no,)
+    and σ the strategy it played — ``sc.strat[srow]`` (na·no,) when derived from the regrets,
+    else ``sigma`` at ``off``. 16-bit storage computes in chips in ``sc.blk`` and quantizes
+    the block. An iteration the average does not take (decay 1, weight 0:
+    :func:`~solver.cfr.rules.every_kth_average`) leaves the sums alone without reading them:
+    they are most of a pass's memory traffic."""
     if co[DECAY] == 1.0 and co[AVG_WEIGHT] == 0.0:
         return
+    S, sscale, quant = st.cumulative, st.sscale, st.quantized != 0
+    SG, RE, blk = sc.strat, sc.reach, sc.blk
     decay = like(RE, co[DECAY])  # the walk's precision (the products; S's sums are S's)
     w = like(RE, co[AVG_WEIGHT])
     unit = sscale[node] if quant else 1.0
@@ -495,15 +493,16 @@ def zero_update_is_noop(co: Array) -> bool:
 @kernel
 def zero_update(
     tree: Tree, hands: Hands, root: Int, trav: Int, co: Array, st: Storage, lk: Locks,
-    AV: Array, VA: Array, row: Int, blk: Array, tot2: Array, tmp: Array, keep: Array,
+    sc: Scratch, row: Int,
 ) -> int:  # fmt: skip
     """The CFR update of ``trav``'s pass over the subtree of ``root`` when the opponent's
     reach there is zero: every counterfactual value is 0, so the traverser's infosets get
     the rule's update with zero regrets (discounts, the next strategy) and the opponent's
     strategy sums only their decay. One sweep over the subtree's decision nodes (contiguous
     in ``tree.pre_order``); bit for bit what the full walk would do. Scratch row ``row`` of
-    ``AV`` and ``VA`` is overwritten; locked hands keep their cells (``keep`` scratch).
-    Returns the decision nodes updated."""
+    ``sc.action_value`` and ``sc.value`` is overwritten; locked hands keep their cells
+    (``sc.keep``). Returns the decision nodes updated."""
+    AV, VA, blk, keep = sc.action_value, sc.value, sc.blk, sc.keep
     nt = hands.num_hands[trav]
     no = hands.num_hands[1 - trav]
     quant = st.quantized != 0
@@ -528,9 +527,8 @@ def zero_update(
             if plain:
                 discount_regrets(st.regrets, co, off, na * nt, VA)
             else:
-                update_node(st.regrets, st.strategy, st.last_regret, st.step_num,
-                            st.step_den, st.rscale, quant, co, node, off, ioff, na, nt, AV, VA,
-                            row, blk, tot2, tmp)  # fmt: skip
+                work = (blk, sc.sd, sc.tmp)
+                update_node(st, co, node, off, ioff, na, nt, AV, VA, row, work)
             if lock_here:
                 restore_update(st, lk.hand, off, ioff, na, nt, keep)
         else:
@@ -591,7 +589,7 @@ def regret_matching_all(
         off = tree.offset[node]
         na = tree.num_children[node]
         nh = hands.num_hands[tree.player[node]]
-        regret_matching(regrets, off, na, nh, 0, nh, pruned, masked, out2, 0, off, nh, tot2, 0)
+        regret_matching(regrets, off, na, nh, 0, nh, pruned, masked, out2, 0, off, tot2)
 
 
 @kernel
@@ -610,6 +608,5 @@ def update_block(
     ``values`` (nh,) (for tests and analysis; the walk inlines the helper)."""
     AV = av.reshape((1, na, nh))
     VA = values.reshape((1, nh))
-    update_node(st.regrets, st.strategy, st.last_regret, st.step_num, st.step_den, st.rscale,
-                st.quantized != 0, co, node, off, ioff, na, nh, AV, VA, 0, np.zeros(na * nh),
-                np.zeros((2, 2 * nh + 1)), np.zeros(na))  # fmt: skip
+    work = (np.zeros(na * nh), np.zeros((2, 2 * nh + 1)), np.zeros(na))
+    update_node(st, co, node, off, ioff, na, nh, AV, VA, 0, work)

@@ -34,6 +34,8 @@ pass would fight over); the fields the loop reads most are named once at the top
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 import numpy.typing as npt
 
@@ -58,13 +60,14 @@ from solver.cfr.layout import (
     MODE_UPDATE,
     PRUNE_INTERVAL,
     PRUNE_NONE,
+    GameArrays,
     Leaves,
     PassFlags,
     Scratch,
-    Storage,
+    SolveState,
 )
 from solver.cfr.locks import Locks, keep_cells, locked_values, play_locked, restore_locked
-from solver.cfr.pruning.state import RBPState, has_pruned, rbp_node, record_node
+from solver.cfr.pruning.state import has_pruned, rbp_node, record_node
 from solver.cfr.rules import DERIVE
 from solver.cfr.tasks import next_task, task_done
 from solver.cfr.terminal import (
@@ -83,7 +86,7 @@ from solver.cfr.update import (
     zero_update,
     zero_update_is_noop,
 )
-from solver.games.model import CHANCE, DECISION, FIXED, RUNOUT, Boards, Hands, Tree
+from solver.games.model import CHANCE, DECISION, FIXED, RUNOUT, Hands, Tree
 from solver.jit import ir_inline, kernel, node_kernel
 
 Array = npt.NDArray[np.float64]
@@ -105,103 +108,94 @@ def _zero_row(VA: Array, d: Int, nt: Int) -> None:
 
 
 # ----- the walk ------------------------------------------------------------------------------
+class Switches(NamedTuple):
+    """What a pass does at its nodes, read once per walk off its flags, the rule's row and
+    what the arrays hold (:func:`switches`)."""
+
+    update: bool  # a CFR pass that updates regrets and sums
+    derive_rm: bool  # the rule plays RM(R): the traverser's strategy derived from its regrets
+    # a best response or evaluation against the average strategy normalised from the sums as
+    # the walk goes (``sigma`` empty), instead of an (A,) array built first
+    average: bool
+    derive: bool  # σ in ``sc.strat``, per depth, rather than read from ``sigma``
+    skip_zero: bool  # a child the opponent never reaches is not walked
+    zero_noop: bool  # the zero update of a skipped child changes nothing
+    rbp: bool  # regret-based pruning (interval or Total RBP) in a CFR pass
+    sampled: bool  # chance sampling: one child drawn per chance node
+    record: bool  # a best response that records its action values (Total RBP)
+    best: bool  # a best response
+    # the upper walk of a parallel pass that only collects the reach at the cut chance nodes:
+    # its values are thrown away, so terminals are not evaluated and the traverser's own
+    # strategy is not computed (recording best-response passes keep everything)
+    reach_only: bool
+    two_card: bool  # hands of two cards (hold'em): the prefix-sum showdown
+    locked: bool  # some infosets are locked (``lk`` is the tree's size)
+
+
+@node_kernel
+def switches(fl: PassFlags, co: Array, tree: Tree, hands: Hands, lk: Locks) -> Switches:
+    """The :class:`Switches` of a pass with flags ``fl`` and the rule's row ``co``."""
+    mode = fl.mode
+    cfr_pass = mode in (MODE_UPDATE, MODE_REACH)
+    derive_rm = cfr_pass and co[DERIVE] != 0.0
+    average = mode in (MODE_BR, MODE_EVAL) and fl.average
+    return Switches(
+        mode == MODE_UPDATE,
+        derive_rm,
+        average,
+        derive_rm or average,
+        mode in (MODE_BR, MODE_EVAL) or fl.prune != PRUNE_NONE,
+        zero_update_is_noop(co),
+        cfr_pass and fl.prune >= PRUNE_INTERVAL,
+        cfr_pass and fl.sampled,
+        mode == MODE_BR and fl.record,
+        mode == MODE_BR,
+        fl.leaf == LEAF_COLLECT and not (mode == MODE_BR and fl.record),
+        hands.cards[0, 0, 1] >= 0 and hands.cards[1, 0, 1] >= 0,
+        lk.node.shape[0] == tree.kind.shape[0],
+    )
+
+
 # (inlined into its one caller, solver.cfr.drive: compiled once per signature, not twice)
 @ir_inline
 def walk(
-    tree: Tree,
-    hands: Hands,
-    boards: Boards,
+    game: GameArrays,
+    state: SolveState,
     start: Int,
     sigma: Array,
-    st: Storage,
-    rb: RBPState,
-    lk: Locks,
     co: Array,
     u: Array,
     fl: PassFlags,
     sc: Scratch,
     lv: Leaves,
 ) -> int:
-    """One depth-first pass for ``fl.trav`` over the subtree of node ``start``.
+    """One depth-first pass for ``fl.trav`` over the subtree of node ``start`` of ``game``,
+    reading and updating ``state`` (the storage ``st``, the pruning state ``rb``, the locks
+    ``lk``: :mod:`solver.cfr.locks`).
 
     Input: the opponent's reach at ``start`` in ``sc.reach[0, :H[opp]]``. Output: the
     traverser's counterfactual values at ``start`` in ``sc.value[0, :H[trav]]``. ``sigma``
     (A,) is the strategy both play (a CFR pass: the current one, ``st.strategy``; a
     best-response or evaluation pass given :data:`AVERAGE`: the average strategy of
-    ``st.cumulative``, each node's normalised as the walk reaches it); ``lk``
-    the locked infosets (:mod:`solver.cfr.locks`); ``co`` the rule's coefficient row; ``u``
-    (4,) the chance draws of a sampled pass. Returns the number of nodes visited. With
-    ``fl.leaf`` = ``LEAF_COLLECT`` it stops at the cut points (:class:`~solver.cfr.layout.Leaves`)
-    and puts the reach there in ``lv.reach``; with ``LEAF_USE`` it takes their values from
-    ``lv.value``; with ``LEAF_TASKS`` ``start`` is a thread instead, and the walk runs the
-    tasks it claims (:mod:`solver.cfr.tasks`) one after another."""
+    ``st.cumulative``, each node's normalised as the walk reaches it); ``co`` the rule's
+    coefficient row; ``u`` (4,) the chance draws of a sampled pass. Returns the number of
+    nodes visited. With ``fl.leaf`` = ``LEAF_COLLECT`` it stops at the cut points
+    (:class:`~solver.cfr.layout.Leaves`) and puts the reach there in ``lv.reach``; with
+    ``LEAF_USE`` it takes their values from ``lv.value``; with ``LEAF_TASKS`` ``start`` is a
+    thread instead, and the walk runs the tasks it claims (:mod:`solver.cfr.tasks`) one after
+    another."""
     # every array below is borrowed: no reference counting at the helpers' boundaries
-    tree = borrow(tree)
-    hands = borrow(hands)
-    boards = borrow(boards)
-    sigma = borrow(sigma)
-    st = borrow(st)
-    rb = borrow(rb)
-    lk = borrow(lk)
-    co = borrow(co)
-    u = borrow(u)
-    sc = borrow(sc)
-    lv = borrow(lv)
+    tree, hands, boards = borrow(game)
+    st, rb, lk = borrow(state)
+    sigma, co, u, sc, lv = borrow((sigma, co, u, sc, lv))
+    sw = switches(fl, co, tree, hands, lk)
     trav = fl.trav
-    mode = fl.mode
     opp = 1 - trav
     nt = hands.num_hands[trav]
     no = hands.num_hands[opp]
-    cfr_pass = mode in (MODE_UPDATE, MODE_REACH)
-    update = mode == MODE_UPDATE
-    derive_rm = cfr_pass and co[DERIVE] != 0.0  # the rule plays RM(R)
-    # a best response or evaluation against the average strategy normalised from the sums as
-    # the walk goes (``sigma`` empty), instead of an (A,) array built first
-    average = mode in (MODE_BR, MODE_EVAL) and fl.average
-    derive = derive_rm or average  # σ in SG, per depth, rather than read from ``sigma``
-    skip_zero = mode in (MODE_BR, MODE_EVAL) or fl.prune != PRUNE_NONE
-    zero_noop = zero_update_is_noop(co)
-    rbp = cfr_pass and fl.prune >= PRUNE_INTERVAL
-    sampled = cfr_pass and fl.sampled
-    record = mode == MODE_BR and fl.record
-    best = mode == MODE_BR
-    two_card = hands.cards[0, 0, 1] >= 0 and hands.cards[1, 0, 1] >= 0
-    stack = sc.stack
-    nxt = sc.next_child
-    rrow = sc.reach_row
-    RE = sc.reach
-    VA = sc.value
-    AV = sc.action_value
-    SG = sc.strat
-    SD = sc.sd
-    CS = sc.card_sum
-    CQ = sc.cq
-    CL = sc.clevel
-    LIVE = sc.live
-    BLK = sc.blk
-    R = st.regrets
-    S = st.cumulative
-    quant = st.quantized != 0
-    PR = rb.pruned
-    locked = lk.node.shape[0] == tree.kind.shape[0]
-    LN = lk.node
-    LH = lk.hand
-    KEEP = sc.keep
-    valid = boards.valid
-    hcards = hands.cards
-    nc = hands.num_cards
-    t_board = tree.board
-    t_player = tree.player
-    t_payoff = tree.payoff
-    t_rake = tree.rake
-    t_offset = tree.offset
-    t_ioffset = tree.ioffset
-    t_nchild = tree.num_children
+    stack, nxt, rrow, CL = sc.stack, sc.next_child, sc.reach_row, sc.clevel
+    RE, VA, AV, SG, CQ = sc.reach, sc.value, sc.action_value, sc.strat, sc.cq
     leaf = fl.leaf
-    # the upper walk of a parallel pass that only collects the reach at the cut chance nodes:
-    # its values are thrown away, so terminals are not evaluated and the traverser's own
-    # strategy is not computed (recording best-response passes keep everything)
-    reach_only = leaf == LEAF_COLLECT and not record
     touched = 0
     tasks = leaf == LEAF_TASKS  # start is a thread: walk the tasks it claims one by one
     ti = 0
@@ -210,9 +204,9 @@ def walk(
         if ti < 0:
             return touched
         leaf = LEAF_OFF  # nothing below a task is slotted
-    if rbp:
+    if sw.rbp:
         for h in range(nt):
-            LIVE[0, h] = 1.0
+            sc.live[0, h] = 1.0
     raked = False  # a raked showdown or runout was just valued: add its rake term
     d = 0
     stack[0] = lv.task_node[ti] if tasks else start
@@ -226,7 +220,7 @@ def walk(
         if nxt[d] < 0:  # entering the node
             if not (tasks and d == 0 and lv.slot[node] >= 0):
                 touched += 1  # (a runout's task: the upper walk counts the node)
-            b = t_board[node]
+            b = tree.board[node]
             if leaf != LEAF_OFF and lv.slot[node] >= 0:  # a cut point of a parallel pass
                 slot = lv.slot[node]
                 if leaf == LEAF_COLLECT:
@@ -239,136 +233,131 @@ def walk(
                     for h in range(nt):
                         VA[d, h] = lv.value[slot, h]
                 at_leaf = True
-            elif reach_only and kind != CHANCE and kind != DECISION:  # a terminal
+            elif sw.reach_only and kind != CHANCE and kind != DECISION:  # a terminal
                 _zero_row(VA, d, nt)
                 at_leaf = True
             elif kind == FIXED:
-                u0 = fixed_payoff(t_payoff[node], t_rake[node], trav)
-                fold_rows(hcards, hands.same, hands.pack, valid, b, trav, no, nt, nc, u0, RE,
-                          rrow[d], VA, d, CS)  # fmt: skip
+                u0 = fixed_payoff(tree.payoff[node], tree.rake[node], trav)
+                fold_rows(hands, boards, b, trav, u0, RE, rrow[d], VA, d, sc.card_sum)
                 at_leaf = True
             elif kind == RUNOUT:  # raked: worth A − r/2, the −r/2 term added below
-                runout_rows(boards.runout_eq[tree.runout[node], opp],
-                            t_payoff[node] - 0.5 * t_rake[node], nt, no, RE, rrow[d], VA, d,
-                            sc.sd64)  # fmt: skip
+                eq = boards.runout_eq[tree.runout[node], opp]
+                amount = tree.payoff[node] - 0.5 * tree.rake[node]
+                runout_rows(eq, amount, nt, no, RE, rrow[d], VA, d, sc.sd64)
                 at_leaf = True
-                raked = t_rake[node] != 0.0
+                raked = tree.rake[node] != 0.0
             elif kind == CHANCE:  # values zeroed; a sampled pass draws the one child walked
                 nxt[d] = 0
                 _zero_row(VA, d, nt)
                 CQ[d] = 1.0
-                if sampled:
-                    kc, q = draw_child(tree.first_child, t_nchild, tree.iso_count,
+                if sw.sampled:
+                    kc, q = draw_child(tree.first_child, tree.num_children, tree.iso_count,
                                        tree.chance_weight, node,
                                        u[2 * trav + min(CL[d], 1)])  # fmt: skip
                     nxt[d] = kc
                     CQ[d] = 1.0 / q
             elif kind == DECISION:  # the opponent's node sums values; RM rules derive σ
                 nxt[d] = 0
-                if t_player[node] != trav:
+                mine = tree.player[node] == trav
+                if not mine:
                     CQ[d] = 0.0  # no child's values yet: the first is stored, not added
-                mine = t_player[node] == trav
-                mixed = derive_rm and mine and not rbp and not (locked and LN[node] != 0)
+                lock_here = sw.locked and lk.node[node] != 0
+                mixed = sw.derive_rm and mine and not sw.rbp and not lock_here
                 # (a best response's own nodes take the max, or a locked hand's mix)
-                if derive and not (mine and (reach_only or mixed or (average and best))):
-                    off = t_offset[node]
-                    na = t_nchild[node]
+                own = mine and (sw.reach_only or mixed or (sw.average and sw.best))
+                if sw.derive and not own:
+                    off = tree.offset[node]
+                    na = tree.num_children[node]
                     nh = nt if mine else no
-                    masked = rbp and has_pruned(PR, off, na * nh)
-                    if average:
-                        strategy_rows(S, off, na, nh, SG, d, SD, 0)
+                    masked = sw.rbp and has_pruned(rb.pruned, off, na * nh)
+                    if sw.average:
+                        strategy_rows(st.cumulative, off, na, nh, SG, d, sc.sd, 0)
                     elif masked:
-                        regret_matching(R, off, na, nh, 0, nh, PR, masked, SG, d, 0, nh, SD, 0)
+                        regret_matching(st.regrets, off, na, nh, 0, nh, rb.pruned, masked, SG, d,
+                                        0, sc.sd)  # fmt: skip
                     else:
-                        strategy_rows(R, off, na, nh, SG, d, SD, 0)
-                    if locked and LN[node] != 0:
-                        play_locked(LH, lk.strategy, off, t_ioffset[node], na, nh, SG, d)
+                        strategy_rows(st.regrets, off, na, nh, SG, d, sc.sd, 0)
+                    if lock_here:
+                        play_locked(lk.hand, lk.strategy, off, tree.ioffset[node], na, nh, SG, d)
             else:  # showdown (raked: worth A − r/2, the −r/2 term added below)
-                amount = t_payoff[node] - 0.5 * t_rake[node]
-                raked = t_rake[node] != 0.0
-                if two_card:
-                    showdown_2card(valid, boards.order, boards.sd_row, boards.sd_src,
-                                   boards.sd_cstart, boards.sd_pack, b, trav, nt, no, nc, amount,
-                                   RE, rrow[d], VA, d, CS, sc.sd64)  # fmt: skip
+                amount = tree.payoff[node] - 0.5 * tree.rake[node]
+                raked = tree.rake[node] != 0.0
+                if sw.two_card:
+                    showdown_2card(boards, b, trav, nt, no, amount, RE, rrow[d], VA, d,
+                                   sc.card_sum, sc.sd64)  # fmt: skip
                 else:
-                    showdown_generic(hcards, boards.order, boards.rank, b, trav, nt, no, valid,
-                                     amount, RE, rrow[d], VA, d, CS, sc.card_sum2)  # fmt: skip
+                    showdown_generic(hands, boards, b, trav, amount, RE, rrow[d], VA, d,
+                                     sc.card_sum, sc.card_sum2)  # fmt: skip
                 at_leaf = True
             if raked:  # −r/2 per compatible opponent hand, in the free row below (one copy)
                 raked = False
-                fold_rows(hcards, hands.same, hands.pack, valid, b, trav, no, nt, nc,
-                          -0.5 * t_rake[node], RE, rrow[d], VA, d + 1, CS)  # fmt: skip
+                rk = -0.5 * tree.rake[node]
+                fold_rows(hands, boards, b, trav, rk, RE, rrow[d], VA, d + 1, sc.card_sum)
                 for h in range(nt):
                     VA[d, h] += VA[d + 1, h]
         if not at_leaf:
             k = nxt[d]
-            na = t_nchild[node]
+            na = tree.num_children[node]
             if k < na:  # descend into child k
                 child = tree.first_child[node] + k
                 CL[d + 1] = CL[d] + (1 if kind == CHANCE else 0)
-                mine = kind == DECISION and t_player[node] == trav
+                mine = kind == DECISION and tree.player[node] == trav
                 if kind == CHANCE:
-                    reached = chance_child(child, d, no, opp, t_board, tree.chance_weight, valid,
-                                           RE, rrow, CQ)  # fmt: skip
+                    reached = chance_child(tree, boards, child, d, no, opp, sc)
                 elif mine:
                     reached = True
-                    if not traverser_child(k, d, nt, rbp, t_offset[node], t_board[node], trav,
-                                            valid, PR, LIVE, rrow):  # fmt: skip
+                    if not traverser_child(k, d, nt, sw.rbp, tree.offset[node], tree.board[node],
+                                           trav, boards.valid, rb.pruned, sc.live,
+                                           rrow):  # fmt: skip
                         for h in range(nt):  # pruned for every hand: not walked
                             AV[d, k, h] = 0.0
                         nxt[d] = k + 1
                         continue
                 else:
-                    reached = opponent_child(k, d, no, derive, t_offset[node], sigma, SG, RE,
-                                              rrow)  # fmt: skip
-                if not reached and skip_zero:
+                    reached = opponent_child(k, d, no, sw.derive, tree.offset[node], sigma, SG,
+                                             RE, rrow)  # fmt: skip
+                if not reached and sw.skip_zero:
                     # the opponent never reaches the child: every value below is 0
-                    if update and not zero_noop:
-                        touched += zero_update(tree, hands, child, trav, co, st, lk, AV, VA,
-                                               d + 1, BLK, SD, sc.tmp, KEEP)  # fmt: skip
-                    nxt[d] = na if (kind == CHANCE and sampled) else k + 1
+                    if sw.update and not sw.zero_noop:
+                        touched += zero_update(tree, hands, child, trav, co, st, lk, sc, d + 1)
+                    nxt[d] = na if (kind == CHANCE and sw.sampled) else k + 1
                     continue
-                if rbp and not mine:
+                if sw.rbp and not mine:
                     for h in range(nt):
-                        LIVE[d + 1, h] = LIVE[d, h]
+                        sc.live[d + 1, h] = sc.live[d, h]
                 d += 1
                 stack[d] = child
                 nxt[d] = -1
                 continue
             # all children done: finish the node
-            lock_here = locked and kind == DECISION and LN[node] != 0
-            if kind == DECISION and t_player[node] == trav:
-                if derive_rm and not rbp and not lock_here:
-                    mixed_values(d, na, nt, t_offset[node], R, AV, VA, SD)
+            lock_here = sw.locked and kind == DECISION and lk.node[node] != 0
+            off = tree.offset[node]
+            ioff = tree.ioffset[node]
+            if kind == DECISION and tree.player[node] == trav:
+                if sw.derive_rm and not sw.rbp and not lock_here:
+                    mixed_values(d, na, nt, off, st.regrets, AV, VA, sc.sd)
                 else:
-                    node_values(d, na, nt, best, derive, t_offset[node], sigma, SG, AV, VA)
-                if best and lock_here:  # a best response leaves the locked hands alone
-                    locked_values(LH, lk.strategy, t_offset[node], t_ioffset[node], na, nt, AV,
-                                  VA, d)  # fmt: skip
-                if update:
+                    node_values(d, na, nt, sw.best, sw.derive, off, sigma, SG, AV, VA)
+                if sw.best and lock_here:  # a best response leaves the locked hands alone
+                    locked_values(lk.hand, lk.strategy, off, ioff, na, nt, AV, VA, d)
+                if sw.update:
                     if lock_here:
-                        keep_update(st, t_offset[node], t_ioffset[node], na, nt, KEEP)
-                    update_traverser(node, t_offset[node], t_ioffset[node], na, nt, d, co, R,
-                                     st.strategy, st.last_regret, st.step_num, st.step_den,
-                                     st.rscale, quant, AV, VA, BLK, SD, sc.tmp, rbp, PR, LIVE,
-                                     SG)  # fmt: skip
+                        keep_update(st, off, ioff, na, nt, sc.keep)
+                    update_traverser(st, co, node, off, ioff, na, nt, d, sc, sw.rbp, rb.pruned)
                     if lock_here:
-                        restore_update(st, LH, t_offset[node], t_ioffset[node], na, nt, KEEP)
-                    if rbp:
-                        rbp_node(hands, boards, tree, R, rb, co, fl, node, RE, rrow[d], VA[d],
-                                 LIVE[d], sc.pi, CS)  # fmt: skip
-                elif record:
-                    record_node(hands, boards, tree, rb, node, trav, AV, VA, d, RE, rrow[d], sc.pi,
-                                CS)  # fmt: skip
+                        restore_update(st, lk.hand, off, ioff, na, nt, sc.keep)
+                    if sw.rbp:
+                        rbp_node(hands, boards, tree, st.regrets, rb, co, fl, node, sc, d)
+                elif sw.record:
+                    record_node(hands, boards, tree, rb, node, trav, sc, d)
             elif kind == DECISION and CQ[d] == 0.0:
                 _zero_row(VA, d, nt)  # the opponent reaches none of its children
-            if kind == DECISION and t_player[node] != trav and update:
+            if kind == DECISION and tree.player[node] != trav and sw.update:
                 if lock_here:
-                    keep_cells(S, t_offset[node], na * no, KEEP, 1)
-                add_sums(S, sigma, SG, d, derive, st.sscale, quant, co, node, t_offset[node], na,
-                         no, RE, rrow[d], BLK)  # fmt: skip
+                    keep_cells(st.cumulative, off, na * no, sc.keep, 1)
+                add_sums(st, sigma, sc, d, sw.derive, co, node, off, na, no, rrow[d])
                 if lock_here:
-                    restore_locked(S, LH, t_offset[node], t_ioffset[node], na, no, KEEP, 1)
+                    restore_locked(st.cumulative, lk.hand, off, ioff, na, no, sc.keep, 1)
         # the node at depth d is finished: hand its values to the parent
         if d == 0:
             if not tasks:
@@ -386,11 +375,10 @@ def walk(
         parent = stack[d - 1]
         k = nxt[d - 1]
         if tree.kind[parent] == CHANCE:  # each card's values, suit-isomorphic images mapped
-            add_chance_rows(t_board, tree.iso_start, tree.iso_count, tree.iso_board, tree.iso_perm,
-                            hands.perm, valid, node, trav, nt, VA, d, VA, d - 1)  # fmt: skip
-            if sampled:  # the one child drawn stands for them all
-                k = t_nchild[parent] - 1
-        elif t_player[parent] == trav:
+            add_chance_rows(tree, hands, boards, node, trav, nt, VA, d, VA, d - 1)
+            if sw.sampled:  # the one child drawn stands for them all
+                k = tree.num_children[parent] - 1
+        elif tree.player[parent] == trav:
             action_values_up(AV, VA, d, k, nt)
         else:
             values_sum_up(VA, d, nt, CQ)

@@ -14,7 +14,7 @@ from typing import NamedTuple
 import numpy as np
 import numpy.typing as npt
 
-from solver.cfr.layout import PRUNE_TOTAL, PassFlags
+from solver.cfr.layout import PRUNE_TOTAL, PassFlags, Scratch
 from solver.cfr.rules import AVG_WEIGHT, REGRET_WEIGHT
 from solver.cfr.terminal import fold_values
 from solver.games.model import Boards, Hands, Tree
@@ -84,17 +84,14 @@ def rbp_node(
     co: Array,
     fl: PassFlags,
     node: Int,
-    RE: Array,
-    r0: Int,
-    value: Array,
-    live: Array,
-    pi2: Array,
-    cs: Array,
+    sc: Scratch,
+    d: Int,
 ) -> None:
-    """Regret-based pruning at one of the traverser's decision nodes after its update (``R``
-    the regrets, ``value`` (H,) the node values, ``RE[r0]`` the opponent reach). Hands with
-    ``live[h]`` = 0 sit inside a subtree pruned for them higher up: frozen. ``pi2`` (1, H)
-    and ``cs`` (2C,) are scratch.
+    """Regret-based pruning at one of the traverser's decision nodes, at depth ``d`` of the
+    walk, after its update (``R`` the regrets, ``sc.value[d]`` (H,) the node values,
+    ``sc.reach[sc.reach_row[d]]`` the opponent reach). Hands with ``sc.live[d, h]`` = 0 sit
+    inside a subtree pruned for them higher up: frozen. ``sc.pi`` (1, H) and ``sc.card_sum``
+    (2C,) are scratch.
 
     Total RBP (per cell): adds w_t × the node values to Σ_t w_t·v^t(I) and w_t·π^t(I)·U(I,a)
     to each pruned cell's bound W_{t₀}·CBV(I,a) + Σ_t w_t·π^t(I)·U(I,a), with w_t the
@@ -106,6 +103,8 @@ def rbp_node(
     RBP's condition (9), bound > Σ_t w_t·v^t(I); interval RBP's bound > 0 — may have positive
     regret now, so its catch-up is requested before the next iteration (this iteration's skip
     was sound: the cell played with probability 0, decided by the bound one iteration ago)."""
+    RE, r0, value, live = sc.reach, sc.reach_row[d], sc.value[d], sc.live[d]
+    pi2, cs = sc.pi, sc.card_sum
     trav = fl.trav
     off = tree.offset[node]
     ioff = tree.ioffset[node]
@@ -192,17 +191,14 @@ def record_node(
     rb: RBPState,
     node: Int,
     trav: Int,
-    AV: Array,
-    VA: Array,
+    sc: Scratch,
     d: Int,
-    RE: Array,
-    r0: Int,
-    pi2: Array,
-    cs: Array,
 ) -> None:
-    """A RECORD best-response pass at the traverser's node: its action values ``AV[d]`` as
-    CBV(I, a), node values ``VA[d]`` as CBV(I), and the opponent reach each hand meets
-    (``RE[r0]`` folded over card removal) as π(I), for Total RBP's checks and catch-ups."""
+    """A RECORD best-response pass at the traverser's node at depth ``d``: its action values
+    ``sc.action_value[d]`` as CBV(I, a), node values ``sc.value[d]`` as CBV(I), and the
+    opponent reach each hand meets (``sc.reach[sc.reach_row[d]]`` folded over card removal)
+    as π(I), for Total RBP's checks and catch-ups."""
+    AV, VA, pi2 = sc.action_value, sc.value, sc.pi
     off = tree.offset[node]
     ioff = tree.ioffset[node]
     na = tree.num_children[node]
@@ -210,7 +206,8 @@ def record_node(
     for a in range(na):
         for h in range(nt):
             rb.cbv[off + a * nt + h] = AV[d, a, h]
-    fold_values(hands, boards, tree.board[node], trav, 1.0, RE, r0, pi2, np.int64(0), cs)
+    b, r0 = tree.board[node], sc.reach_row[d]
+    fold_values(hands, boards, b, trav, 1.0, sc.reach, r0, pi2, np.int64(0), sc.card_sum)
     for h in range(nt):
         rb.cbv_node[ioff + h] = VA[d, h]
         rb.reach_mass[ioff + h] = pi2[0, h]

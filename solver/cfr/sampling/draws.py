@@ -204,31 +204,19 @@ def compatible(cards: npt.NDArray[np.int32], h0: int, h1: int) -> bool:
 
 
 @kernel
-def deal(
-    num_hands: npt.NDArray[np.int64],
-    cards: npt.NDArray[np.int32],
-    m0: Array,
-    cdf0: Array,
-    w1: Array,
-    cdf1: Array,
-    rng: npt.NDArray[np.uint64],
-    ctl: npt.NDArray[np.int64],
-    script: npt.NDArray[np.int64],
-    options: npt.NDArray[np.int64],
-    probs: Array,
-    prob: Array,
-    buf: Array,
-) -> tuple[int, int]:
-    """One pair (h0, h1) with probability ∝ w0(h0)·w1(h1) over compatible pairs
-    (``m0``, ``cdf0``, ``w1``, ``cdf1``: a :class:`DealTable`; then the fields of
-    :class:`Draws`).
+def deal(hands: Hands, table: DealTable, dr: Draws, buf: Array) -> tuple[int, int]:
+    """One pair (h0, h1) with probability ∝ w0(h0)·w1(h1) over compatible pairs (``table``),
+    drawn from ``dr``; ``buf`` (1, ≥ H) scratch.
 
     Random draws: h0 by bisection of its marginal's cumulative sums, h1 by rejection from
     player 1's range (exact: accepted draws follow the range restricted to compatible hands),
     after :data:`MAX_REJECT` rejections one exact draw from that restricted range. Scripted
     draws: the same two choices as explicit distributions."""
-    n0 = num_hands[0]
-    n1 = num_hands[1]
+    m0, cdf0, w1, cdf1 = table
+    rng, ctl, script, options, probs, prob = dr
+    cards = hands.cards
+    n0 = hands.num_hands[0]
+    n1 = hands.num_hands[1]
     if ctl[0] != 0:
         for h in range(n0):
             buf[0, h] = m0[h]
@@ -254,14 +242,9 @@ def sample_deals(
     ctl = np.zeros(3, dtype=np.int64)
     script = np.zeros(1, dtype=np.int64)
     options = np.zeros(1, dtype=np.int64)
-    probs = np.zeros((1, 1))
-    prob = np.ones(1)
-    m0, cdf0, w1, cdf1 = table
+    dr = Draws(rng, ctl, script, options, np.zeros((1, 1)), np.ones(1))
     for i in range(n):
-        h0, h1 = deal(
-            hands.num_hands, hands.cards, m0, cdf0, w1, cdf1, rng, ctl, script, options, probs,
-            prob, buf,
-        )  # fmt: skip
+        h0, h1 = deal(hands, table, dr, buf)
         out[i, 0] = h0
         out[i, 1] = h1
     return out

@@ -7,12 +7,12 @@ import numpy as np
 import numpy.typing as npt
 
 from solver.cfr.bestresponse import best_response_values, expected_values
-from solver.cfr.layout import make_scratch
+from solver.cfr.layout import game_arrays, make_scratch
 from solver.cfr.locks import LockSet
 from solver.cfr.options import CheckedOptions, SolveOptions, raise_first
 from solver.cfr.sampling.draws import DealTable, Draws, deal_table, random_draws
 from solver.cfr.sampling.rules import SAMPLERS, make_sampler
-from solver.cfr.sampling.walk import SampledStorage, Work, make_work, run_sampled
+from solver.cfr.sampling.walk import Discount, SampledStorage, Work, make_work, run_sampled
 from solver.cfr.update import average_strategy, regret_matching_all
 from solver.games.model import Game
 
@@ -20,6 +20,7 @@ Array = npt.NDArray[np.float64]
 
 DISCOUNT_TABLE = 64  # discounted MCCFR: periods' factors handed to the kernel per call
 _NO_DISCOUNT = np.ones((1, 2))
+_NO_DISCOUNTING = Discount(0.0, _NO_DISCOUNT, 0)  # a period of 0 nodes: none
 _NO_PRUNED = np.zeros(1, dtype=np.int8)
 
 
@@ -130,9 +131,9 @@ class SampledEngine:
             )
             touched += int(
                 run_sampled(
-                    g.tree, g.hands, g.boards, self.storage, self.table,
-                    random_draws(self.storage.rng), self.work, self.mode,
-                    float(self.rule.epsilon), period, disc, t0, remaining, -1, self._done,
+                    game_arrays(g), self.storage, self.table, random_draws(self.storage.rng),
+                    self.work, self.mode, float(self.rule.epsilon), Discount(period, disc, t0),
+                    remaining, -1, self._done,
                 )
             )  # fmt: skip
             remaining -= int(self._done[0])
@@ -196,8 +197,8 @@ def sampled_pass(
     done = np.zeros(1, dtype=np.int64)
     touched = int(
         run_sampled(
-            g.tree, g.hands, g.boards, storage, tab, draws, wk, rule.info.mode,
-            float(rule.epsilon), 0.0, _NO_DISCOUNT, 0, 1, int(trav), done,
+            game_arrays(g), storage, tab, draws, wk, rule.info.mode, float(rule.epsilon),
+            _NO_DISCOUNTING, 1, int(trav), done,
         )
     )  # fmt: skip
     if draws.ctl[0] == 2:

@@ -11,11 +11,13 @@ from typing import NamedTuple
 import numpy as np
 import numpy.typing as npt
 
+from solver.cfr.borrow import borrow
+from solver.cfr.layout import GameArrays
 from solver.cfr.sampling.draws import DealTable, Draws, choose, deal
 from solver.cfr.sampling.rules import MODE_ES
 from solver.cfr.terminal import fixed_payoff, showdown_payoff
 from solver.cfr.update import next_regret, regret, regret_matching
-from solver.games.model import CHANCE, DECISION, FIXED, RUNOUT, SHOWDOWN, Boards, Game, Hands, Tree
+from solver.games.model import CHANCE, DECISION, FIXED, RUNOUT, SHOWDOWN, Game
 from solver.jit import kernel
 
 Array = npt.NDArray[np.float64]
@@ -123,20 +125,26 @@ def _discount_due(
     return True
 
 
+class Discount(NamedTuple):
+    """Discounted MCCFR's schedule as :func:`run_sampled` takes it: a period ends every
+    ``period`` nodes touched (0: no discounting); ``factors`` (M, 2) the regrets' and the
+    sums' factors of periods ``t0``, ``t0 + 1``, …"""
+
+    period: float
+    factors: Array
+    t0: int
+
+
 @kernel
 def run_sampled(
-    tree: Tree,
-    hands: Hands,
-    boards: Boards,
+    game: GameArrays,
     st: SampledStorage,
     table: DealTable,
     dr: Draws,
     wk: Work,
     mode: int,
     eps: float,
-    period: float,
-    disc: Array,
-    t0: int,
+    discount: Discount,
     iterations: int,
     only: int,
     done: npt.NDArray[np.int64],
@@ -147,10 +155,10 @@ def run_sampled(
     the nodes touched; ``done[0]`` the iterations run; ``wk.value[trav]`` holds each pass's
     sampled root value.
 
-    With ``period`` > 0, discounted MCCFR: every ``period`` nodes touched a period ends, and
-    at the end of the iteration that completes it the regrets and sums are multiplied by the
-    rule's factors for it, ``disc[t − t0]`` for period ``t`` (the schedule
-    :meth:`SamplingRule.discount`, tabulated by the caller from period ``t0`` on). When the
+    With ``discount.period`` > 0, discounted MCCFR: every ``period`` nodes touched a period
+    ends, and at the end of the iteration that completes it the regrets and sums are
+    multiplied by the rule's factors for it, ``factors[t − t0]`` for period ``t`` (the
+    schedule :meth:`SamplingRule.discount`, tabulated by the caller from period ``t0`` on). When the
     table runs out the call stops after that iteration, the periods still due pending
     (``st.period``); the next call applies them first.
 
@@ -160,6 +168,10 @@ def run_sampled(
     external sampling). Every array is read out of its NamedTuple once per call, here: each
     field read costs a reference-count update, and per pass those measured more than a small
     game's whole pass (so the walk is not a function taking the NamedTuples)."""
+    tree, hands, boards = game
+    period, disc, t0 = discount
+    # borrowed (solver.cfr.borrow): the deal reads them once a pass without reference counts
+    hands, table, dr = borrow((hands, table, dr))
     kind_ = tree.kind
     player_ = tree.player
     first_ = tree.first_child
@@ -175,7 +187,6 @@ def run_sampled(
     iso_perm = tree.iso_perm
     runout_ = tree.runout
     num_hands = hands.num_hands
-    cards = hands.cards
     perm = hands.perm
     valid = boards.valid
     rank = boards.rank
@@ -183,7 +194,6 @@ def run_sampled(
     R = st.regrets
     S = st.cumulative
     per = st.period
-    m0, cdf0, w1, cdf1 = table
     rng, ctl, script, options, probs, prob = dr
     sig = wk.sig
     q = wk.q
@@ -205,9 +215,7 @@ def run_sampled(
         for trav in range(2):
             if only >= 0 and trav != only:
                 continue
-            h0, h1 = deal(
-                num_hands, cards, m0, cdf0, w1, cdf1, rng, ctl, script, options, probs, prob, buf
-            )
+            h0, h1 = deal(hands, table, dr, buf)
             push(stack, hand, reach, 0, 0, h0, h1, 1.0, 1.0, 1.0)
             d = 0
             enter = True
@@ -259,8 +267,7 @@ def run_sampled(
                         hp = a0 if p == 0 else a1
                         nh = num_hands[p]
                         off = offset_[node]
-                        regret_matching(R, off, nc, nh, hp, hp + 1, nop, False, sig, d, 0, 1,
-                                        tot, 0)  # fmt: skip
+                        regret_matching(R, off, nc, nh, hp, hp + 1, nop, False, sig, d, 0, tot)
                         mine = reach[d, 0]
                         opp = reach[d, 1]
                         samp = reach[d, 2]
