@@ -19,6 +19,8 @@ from solver.cfr.layout import (
     NO_DRAWS,
     PassFlags,
     Scratch,
+    SolveState,
+    game_arrays,
 )
 from solver.cfr.options import SolveOptions
 from solver.games.holdem import HoldemSpec, build_holdem
@@ -75,8 +77,8 @@ def _step(e: Engine, leaf: int, start: int, sc: Scratch, fl: PassFlags, co: np.n
     f = fl._replace(leaf=leaf)
     u = NO_DRAWS
     lv = e.parallel.leaves
-    args = (g.tree, g.hands, g.boards, start, st.strategy, st, e._no_rbp, e._locks, co, u)
-    return int(run_pass(*args, f, sc, lv))
+    state = SolveState(st, e._no_rbp, e._locks)
+    return int(run_pass(game_arrays(g), state, start, st.strategy, co, u, f, sc, lv))
 
 
 @pytest.mark.cores(2)

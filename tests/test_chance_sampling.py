@@ -13,7 +13,7 @@ from conftest import game, small_turn
 from solver.algorithms import make_solver
 from solver.cfr.drive import run_pass
 from solver.cfr.engine import Engine
-from solver.cfr.layout import empty_leaves
+from solver.cfr.layout import SolveState, empty_leaves, game_arrays
 from solver.cfr.locks import no_locks
 from solver.cfr.options import SolveOptions
 from solver.cfr.pruning.state import no_rbp
@@ -60,8 +60,10 @@ def _one_pass(engine: Engine, trav: int, u: float | None) -> tuple[np.ndarray, n
     if u is not None:
         flags = flags._replace(sampled=True)
         draws[2 * trav] = u
-    run_pass(g.tree, g.hands, g.boards, 0, st.strategy, st, no_rbp(), no_locks(), co, draws, flags,
-             engine.scratch, empty_leaves())  # fmt: skip
+    state = SolveState(st, no_rbp(), no_locks())
+    run_pass(
+        game_arrays(g), state, 0, st.strategy, co, draws, flags, engine.scratch, empty_leaves()
+    )
     return st.regrets - engine.storage.regrets, st.cumulative - engine.storage.cumulative
 
 

@@ -15,6 +15,7 @@ from numba import njit
 import solver.cfr.parallel as parallel
 from solver import Engine, make_rule
 from solver.cfr.atomic import claim, cpu_pause, load_acquire, sched_yield, store_release
+from solver.cfr.layout import SolveState, game_arrays
 from solver.cfr.options import SolveOptions
 from solver.cfr.parallel import (
     ABORT,
@@ -138,8 +139,8 @@ def test_thread_zero_goes_on_alone_when_the_other_never_starts(game: Game) -> No
     g = game
     coefs, draws = _chunk(split, 3)
     par.sync[:] = 0
-    args = (g.tree, g.hands, g.boards, split.storage, split._no_rbp, split._locks, coefs, draws,
-            split.flags(0), split.scratch)  # fmt: skip
+    state = SolveState(split.storage, split._no_rbp, split._locks)
+    args = (game_arrays(g), state, coefs, draws, split.flags(0), split.scratch)
     touched = run_split_iterations(0, 2, *args, par.scratches[0], par.leaves, par.sync)
     assert par.sync[SYNC + 1] == -6  # thread 0 finished every pass without it
     assert par.sync[DONE] == 6

@@ -36,9 +36,16 @@ import numpy as np
 import numpy.typing as npt
 
 from solver.batch.treedata import MIX_DEALT, TreeSummary
-from solver.cfr.bestresponse import _NO_LEAVES, _NO_LOCKS, _NO_RBP, _NO_RULE, _NO_STORAGE
+from solver.cfr.bestresponse import _EVAL_STATE, _NO_LEAVES, _NO_RULE
 from solver.cfr.drive import run_pass
-from solver.cfr.layout import MODE_EVAL, NO_DRAWS, check_strategy, make_scratch, pass_flags
+from solver.cfr.layout import (
+    MODE_EVAL,
+    NO_DRAWS,
+    check_strategy,
+    game_arrays,
+    make_scratch,
+    pass_flags,
+)
 from solver.games.holdem import runout_equity
 from solver.games.model import CHANCE, DECISION, Game
 from solver.poker.handclass import DRAWS, MADE, classify_hands
@@ -176,8 +183,8 @@ class _Summarizer:
         sc.reach[0, :] = 0.0
         sc.reach[0, : opp_reach.shape[0]] = opp_reach * cf
         fl = pass_flags(player, MODE_EVAL)
-        run_pass(g.tree, g.hands, g.boards, int(node), self.sigma, _NO_STORAGE, _NO_RBP, _NO_LOCKS,
-                 _NO_RULE, NO_DRAWS, fl, sc, _NO_LEAVES[sc.value.dtype])  # fmt: skip
+        lv = _NO_LEAVES[sc.value.dtype]
+        run_pass(game_arrays(g), _EVAL_STATE, int(node), self.sigma, _NO_RULE, NO_DRAWS, fl, sc, lv)
         return sc.value[0, : self.nh[player]].copy()
 
     def equities(self) -> list[tuple[npt.NDArray, npt.NDArray]]:

@@ -20,9 +20,11 @@ from solver.cfr.layout import (
     MODE_EVAL,
     NO_DRAWS,
     Scratch,
+    SolveState,
     Storage,
     check_strategy,
     empty_leaves,
+    game_arrays,
     make_scratch,
     pass_flags,
     placeholder_storage,
@@ -45,6 +47,7 @@ _NO_RBP = no_rbp()
 _NO_LEAVES = {np.dtype(np.float64): empty_leaves(), np.dtype(np.float32): empty_leaves(np.float32)}
 _NO_RULE = np.zeros(NUM_COEFFICIENTS)
 _NO_LOCKS = no_locks()
+_EVAL_STATE = SolveState(_NO_STORAGE, _NO_RBP, _NO_LOCKS)  # a pass against a given profile
 _BR_FLAGS = (pass_flags(0, MODE_BR), pass_flags(1, MODE_BR))
 
 
@@ -82,9 +85,9 @@ def root_player_values(
     if parallel is not None and parallel.threads > 1 and parallel.split_checks:
         parallel_pass(game, sigma, st, _NO_RBP, lk, _NO_RULE, NO_DRAWS, fl, sc, parallel)
     else:
-        g = game
-        run_pass(g.tree, g.hands, g.boards, 0, sigma, st, _NO_RBP, lk, _NO_RULE, NO_DRAWS, fl,
-                 sc, _NO_LEAVES[sc.value.dtype])  # fmt: skip
+        state = SolveState(st, _NO_RBP, lk)
+        lv = _NO_LEAVES[sc.value.dtype]
+        run_pass(game_arrays(game), state, 0, sigma, _NO_RULE, NO_DRAWS, fl, sc, lv)
     return sc.value[0, : game.num_hands[player]].copy()
 
 
@@ -107,10 +110,10 @@ def node_values(
     sc.reach[0, :] = 0.0
     sc.reach[0, : r.shape[0]] = r * chance_factor(game, node)
     fl = pass_flags(player, MODE_BR if best_response else MODE_EVAL)
-    g = game
     lk = locks if locks is not None else _NO_LOCKS
-    run_pass(g.tree, g.hands, g.boards, int(node), sigma, _NO_STORAGE, _NO_RBP, lk, _NO_RULE,
-             NO_DRAWS, fl, sc, _NO_LEAVES[sc.value.dtype])  # fmt: skip
+    state = SolveState(_NO_STORAGE, _NO_RBP, lk)
+    lv = _NO_LEAVES[sc.value.dtype]
+    run_pass(game_arrays(game), state, int(node), sigma, _NO_RULE, NO_DRAWS, fl, sc, lv)
     return sc.value[0, : game.num_hands[player]].copy()
 
 
@@ -146,9 +149,10 @@ def best_response_values(
         sc = scratch if scratch is not None else make_scratch(g)
         lk = locks if locks is not None else _NO_LOCKS
         out = np.empty((2, max(g.num_hands[0], g.num_hands[1])))
-        best_response_passes(g.tree, g.hands, g.boards, sigma, st, _NO_RBP, lk, _NO_RULE,
-                             NO_DRAWS, _BR_FLAGS[0], sc, _NO_LEAVES[sc.value.dtype],
-                             out)  # fmt: skip
+        state = SolveState(st, _NO_RBP, lk)
+        lv = _NO_LEAVES[sc.value.dtype]
+        best_response_passes(game_arrays(g), state, sigma, _NO_RULE, NO_DRAWS, _BR_FLAGS[0], sc,
+                             lv, out)  # fmt: skip
         values = [out[p, : g.num_hands[p]] for p in range(2)]
     w = g.hands.weights
     return (

@@ -42,11 +42,8 @@ from solver.cfr.layout import (
     Storage,
     pass_flags,
 )
-from solver.cfr.locks import Locks
-from solver.cfr.pruning.state import RBPState
 from solver.cfr.sync import DONE, GO, taking_part, thread_joins, wait_for
 from solver.cfr.walk import root_reach, walk
-from solver.games.model import Boards, Hands, Tree
 from solver.jit import kernel
 
 Array = npt.NDArray[np.float64]
@@ -226,10 +223,10 @@ def _fl(fl: PassFlags, sigma: Array | None = None) -> PassFlags:
 
 
 def run_pass(
-    tree: Tree, hands: Hands, boards: Boards, start: int, sigma: Array, st: Storage,
-    rb: RBPState, lk: Locks, co: Array, u: Array, fl: PassFlags, sc: Scratch, lv: Leaves,
+    game: GameArrays, state: SolveState, start: int, sigma: Array, co: Array, u: Array,
+    fl: PassFlags, sc: Scratch, lv: Leaves,
 ) -> int:  # fmt: skip
-    """A pass for ``fl.trav`` from node ``start``.
+    """A pass for ``fl.trav`` from node ``start`` of ``game`` over ``state``.
 
     ``start`` 0 (the root) begins from the deal (:func:`~solver.cfr.walk.root_reach`);
     another node from the opponent reach the caller put in ``sc.reach[0]`` (chance and card
@@ -238,33 +235,33 @@ def run_pass(
     the tasks thread ``start`` claims, the thread finishing a slot's last task summing the
     slot's values (the threads' step of a parallel pass, :mod:`solver.cfr.parallel`);
     ``LEAF_USE`` walks the upper tree with the slots' values. ``sigma`` (A,) the profile
-    both play, or empty: the average of ``st``'s sums. Values at ``start`` end up in
-    ``sc.value[0]``; returns the nodes visited."""
+    both play, or empty: the average of the storage's sums. ``co`` the rule's row, ``u``
+    (4,) the chance draws. Values at ``start`` end up in ``sc.value[0]``; returns the nodes
+    visited."""
     buf = Buffers(sc, sc, _leaves(lv, sc), _NO_OUT, _NO_SYNC)
-    n = drive(OP_PASS, GameArrays(tree, hands, boards), SolveState(st, rb, lk), int(start),
-              _sigma(sigma, st), _rows(co), _rows(u), _fl(fl, sigma), buf, _ONE)  # fmt: skip
+    sig = _sigma(sigma, state.st)
+    n = drive(OP_PASS, game, state, int(start), sig, _rows(co), _rows(u), _fl(fl, sigma), buf, _ONE)
     return int(n)
 
 
 def run_iterations(
-    tree: Tree, hands: Hands, boards: Boards, st: Storage, rb: RBPState, lk: Locks,
-    coefs: Array, draws: Array, fl: PassFlags, sc: Scratch, lv: Leaves, done: I64,
+    game: GameArrays, state: SolveState, coefs: Array, draws: Array, fl: PassFlags,
+    sc: Scratch, lv: Leaves, done: I64,
 ) -> int:  # fmt: skip
     """Run up to ``coefs.shape[0]`` CFR iterations serially (alternating: player 0 then
     player 1), ``coefs[k]`` the rule's row and ``draws[k]`` (4,) the chance draws of the
-    chunk's k-th iteration; ``fl`` the flags of player 0's passes. Updates ``st`` in place;
-    returns the nodes visited; ``done[0]`` says how many iterations ran (fewer when
+    chunk's k-th iteration; ``fl`` the flags of player 0's passes. Updates ``state`` in
+    place; returns the nodes visited; ``done[0]`` says how many iterations ran (fewer when
     regret-based pruning asks for a catch-up, see ``RBPState.ctl``)."""
     buf = Buffers(sc, sc, _leaves(lv, sc), _NO_OUT, done)
-    n = drive(OP_ITERATIONS, GameArrays(tree, hands, boards), SolveState(st, rb, lk), 0,
-              st.strategy, _rows(coefs), _rows(draws), _fl(fl), buf, _ONE)  # fmt: skip
+    sigma = state.st.strategy
+    n = drive(OP_ITERATIONS, game, state, 0, sigma, _rows(coefs), _rows(draws), _fl(fl), buf, _ONE)
     return int(n)
 
 
 def run_split_iterations(
-    tid: int, threads: int, tree: Tree, hands: Hands, boards: Boards, st: Storage,
-    rb: RBPState, lk: Locks, coefs: Array, draws: Array, fl: PassFlags, sc: Scratch,
-    tsc: Scratch, lv: Leaves, sync: I64,
+    tid: int, threads: int, game: GameArrays, state: SolveState, coefs: Array, draws: Array,
+    fl: PassFlags, sc: Scratch, tsc: Scratch, lv: Leaves, sync: I64,
 ) -> int:  # fmt: skip
     """Thread ``tid``'s part of ``coefs.shape[0]`` iterations split over ``threads``
     threads (as :func:`run_iterations`: alternating, ``coefs[k]`` and ``draws[k]`` the
@@ -279,15 +276,15 @@ def run_split_iterations(
     visited; every thread returns early when ``sync[ABORT]`` is set (the caller sets it when
     a thread raised)."""
     buf = Buffers(sc, tsc, _leaves(lv, sc), _NO_OUT, _NO_SYNC)
-    n = drive(OP_SPLIT, GameArrays(tree, hands, boards), SolveState(st, rb, lk), 0,
-              st.strategy, _rows(coefs), _rows(draws), _fl(fl), buf,
-              Split(sync, int(tid), int(threads)))  # fmt: skip
+    split = Split(sync, int(tid), int(threads))
+    sigma = state.st.strategy
+    n = drive(OP_SPLIT, game, state, 0, sigma, _rows(coefs), _rows(draws), _fl(fl), buf, split)
     return int(n)
 
 
 def best_response_passes(
-    tree: Tree, hands: Hands, boards: Boards, sigma: Array, st: Storage, rb: RBPState,
-    lk: Locks, co: Array, u: Array, fl: PassFlags, sc: Scratch, lv: Leaves, out: Array,
+    game: GameArrays, state: SolveState, sigma: Array, co: Array, u: Array, fl: PassFlags,
+    sc: Scratch, lv: Leaves, out: Array,
 ) -> int:  # fmt: skip
     """Both players' passes with flags ``fl`` (its ``trav`` ignored) from the root in one
     call: ``out[p, :H[p]]`` ← player p's root values, as
@@ -295,6 +292,6 @@ def best_response_passes(
     a small game is a few dozen microseconds of walk; each call from Python adds more).
     Returns the nodes visited."""
     buf = Buffers(sc, sc, _leaves(lv, sc), out, _NO_SYNC)
-    n = drive(OP_BEST_RESPONSE, GameArrays(tree, hands, boards), SolveState(st, rb, lk), 0,
-              _sigma(sigma, st), _rows(co), _rows(u), _fl(fl, sigma), buf, _ONE)  # fmt: skip
+    sig = _sigma(sigma, state.st)
+    n = drive(OP_BEST_RESPONSE, game, state, 0, sig, _rows(co), _rows(u), _fl(fl, sigma), buf, _ONE)
     return int(n)

@@ -17,7 +17,9 @@ from solver.cfr.layout import (
     PRUNE_CODES,
     PRUNING,
     PassFlags,
+    SolveState,
     empty_leaves,
+    game_arrays,
     make_scratch,
     make_storage,
     pass_flags,
@@ -271,7 +273,7 @@ class Engine:
                         )  # fmt: skip
                 ran = k
             else:
-                n_touched = run_iterations(g.tree, g.hands, g.boards, st, rb, lk, coefs, draws,
+                n_touched = run_iterations(game_arrays(g), SolveState(st, rb, lk), coefs, draws,
                                            self.flags(0), self.scratch, self._leaves,
                                            self._done)  # fmt: skip
                 touched += int(n_touched)

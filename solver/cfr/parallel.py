@@ -43,7 +43,9 @@ from solver.cfr.layout import (
     Leaves,
     PassFlags,
     Scratch,
+    SolveState,
     Storage,
+    game_arrays,
     make_scratch,
 )
 from solver.cfr.locks import Locks
@@ -235,18 +237,19 @@ def parallel_pass(
 ) -> int:
     """One pass for ``fl.trav`` from the root split over ``par.threads`` threads (module
     docstring). Values at the root end up in ``sc.value[0]``; returns the nodes visited."""
-    g = game
+    g = game_arrays(game)
+    state = SolveState(st, rb, lk)
     lv = par.leaves
 
     def flags(leaf: int) -> PassFlags:
         return fl._replace(leaf=leaf)
 
-    run_pass(g.tree, g.hands, g.boards, 0, sigma, st, rb, lk, co, u, flags(LEAF_COLLECT), sc, lv)
+    run_pass(g, state, 0, sigma, co, u, flags(LEAF_COLLECT), sc, lv)
     tasks = flags(LEAF_TASKS)
 
     def args(t: int) -> tuple:
         tsc = sc if t == 0 else par.scratches[t]  # (as in :func:`split_iterations`)
-        return (g.tree, g.hands, g.boards, t, sigma, st, rb, lk, co, u, tasks, tsc, lv)
+        return (g, state, t, sigma, co, u, tasks, tsc, lv)
 
     # every thread claims tasks from one list until none is left (:mod:`solver.cfr.atomic`);
     # the calling thread is one of them: one pool thread fewer to wake per pass
@@ -254,9 +257,7 @@ def parallel_pass(
     futures = [pool.submit(run_pass, *args(t)) for t in range(1, par.threads)]
     touched = int(run_pass(*args(0)))
     touched += sum(int(f.result()) for f in futures)
-    touched += int(
-        run_pass(g.tree, g.hands, g.boards, 0, sigma, st, rb, lk, co, u, flags(LEAF_USE), sc, lv)
-    )
+    touched += int(run_pass(g, state, 0, sigma, co, u, flags(LEAF_USE), sc, lv))
     return touched
 
 
@@ -284,7 +285,8 @@ def split_iterations(
                          f"{draws.shape}")  # fmt: skip
     if par.threads < 2:
         raise ValueError("split_iterations needs a game split over two threads or more")
-    g = game
+    g = game_arrays(game)
+    state = SolveState(st, rb, lk)
     sync = par.sync
     sync[:] = 0
 
@@ -293,8 +295,8 @@ def split_iterations(
             # thread 0 runs its tasks in the upper tree's scratch: between that tree's
             # steps nothing is kept in it, and one scratch fewer stays in its core's cache
             tsc = sc if t == 0 else par.scratches[t]
-            n = run_split_iterations(t, par.threads, g.tree, g.hands, g.boards, st, rb, lk,
-                                     coefs, draws, fl, sc, tsc, par.leaves, sync)  # fmt: skip
+            n = run_split_iterations(t, par.threads, g, state, coefs, draws, fl, sc, tsc,
+                                     par.leaves, sync)  # fmt: skip
             return int(n)
         except BaseException:
             sync[ABORT] = 1  # the other threads stop waiting for this one

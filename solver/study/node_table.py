@@ -48,7 +48,9 @@ from solver.cfr.layout import (
     NO_DRAWS,
     Leaves,
     Scratch,
+    SolveState,
     empty_leaves,
+    game_arrays,
     make_scratch,
     pass_flags,
     placeholder_storage,
@@ -71,6 +73,7 @@ _NO_RBP = no_rbp()
 _NO_LOCKS = no_locks()
 _NO_RULE = np.zeros(NUM_COEFFICIENTS)
 _NO_LEAVES = empty_leaves()
+_EVAL_STATE = SolveState(_NO_STORAGE, _NO_RBP, _NO_LOCKS)  # a pass against a given profile
 # Walk buffers per game, reused: making them measures the tree's depth, a Python loop over
 # every node (a tenth of a second on a flop, more than a river node's whole walk)
 _SCRATCH: dict[int, list[Scratch]] = {}
@@ -219,10 +222,8 @@ def build(
         sc.reach[0, : r.shape[0]] = r * cf[n]
         # a chance node's walk cuts at the next chance level; any other node's at its own
         lv = leaves[(level[n] + (1 if t.kind[n] == CHANCE else 0)) % 2]
-        g = game
-        run_pass(g.tree, g.hands, g.boards, n, sigma, _NO_STORAGE, _NO_RBP, _NO_LOCKS,
-                 _NO_RULE, NO_DRAWS, pass_flags(p, MODE_EVAL, leaf=LEAF_USE), sc,
-                 lv)  # fmt: skip
+        fl = pass_flags(p, MODE_EVAL, leaf=LEAF_USE)
+        run_pass(game_arrays(game), _EVAL_STATE, n, sigma, _NO_RULE, NO_DRAWS, fl, sc, lv)
         nh = game.num_hands[p]
         v = sc.value[0, :nh]
         out[p][row[n]] = v
@@ -376,9 +377,9 @@ def walk_values(game: Game, sigma: Array, node: int, player: int) -> Array:
     with scratch_for(game) as sc:
         sc.reach[0, :] = 0.0
         sc.reach[0, : r.shape[0]] = r * chance_factor(game, node)
-        g = game
-        run_pass(g.tree, g.hands, g.boards, int(node), sigma, _NO_STORAGE, _NO_RBP, _NO_LOCKS,
-                 _NO_RULE, NO_DRAWS, pass_flags(player, MODE_EVAL), sc, _NO_LEAVES)  # fmt: skip
+        fl = pass_flags(player, MODE_EVAL)
+        run_pass(game_arrays(game), _EVAL_STATE, int(node), sigma, _NO_RULE, NO_DRAWS, fl, sc,
+                 _NO_LEAVES)  # fmt: skip
         return sc.value[0, : game.num_hands[player]].copy()
 
 

@@ -22,8 +22,10 @@ from solver.cfr.layout import (
     PRUNE_INTERVAL,
     PRUNE_TOTAL,
     PassFlags,
+    SolveState,
     Storage,
     empty_leaves,
+    game_arrays,
     make_scratch,
     pass_flags,
     placeholder_storage,
@@ -201,8 +203,10 @@ class RegretPruning:
         fl = pass_flags(p, MODE_UPDATE, prune=self.code, nostart=True, margin=self.margin)
         sc = self.scratch
         sc.reach[0, :] = window
-        n = run_pass(t, g.hands, g.boards, child, st.strategy, st, rb, _NO_LOCKS, co, NO_DRAWS,
-                     fl, sc, empty_leaves())  # fmt: skip
+        state = SolveState(st, rb, _NO_LOCKS)
+        n = run_pass(
+            game_arrays(g), state, child, st.strategy, co, NO_DRAWS, fl, sc, empty_leaves()
+        )
         touched = int(n)
         values = sc.value[0, : g.num_hands[p]].copy()
         mass = compatible_mass(g, node, p, window)
@@ -248,8 +252,8 @@ class RegretPruning:
         co = np.zeros(NUM_COEFFICIENTS)
         # (a pass against a given profile reads no storage: the placeholder keeps one type)
         store = st if sigma.shape[0] == 0 else _NO_STORAGE  # (empty: the average of st)
-        n = run_pass(g.tree, g.hands, g.boards, node, sigma, store, rb, _NO_LOCKS, co,
-                     NO_DRAWS, fl, sc, empty_leaves())  # fmt: skip
+        state = SolveState(store, rb, _NO_LOCKS)
+        n = run_pass(game_arrays(g), state, node, sigma, co, NO_DRAWS, fl, sc, empty_leaves())
         return int(n)
 
     def average(self, st: Storage) -> Array:
@@ -324,8 +328,8 @@ class RegretPruning:
                 continue
             p = int(g.tree.player[g.parents[child]])
             fl = pass_flags(p, MODE_BR, record=True)
-            touched += run_pass(g.tree, g.hands, g.boards, child, avg, _NO_STORAGE, self.state,
-                                _NO_LOCKS, co, NO_DRAWS, fl, sc, leaves)  # fmt: skip
+            state = SolveState(_NO_STORAGE, self.state, _NO_LOCKS)
+            touched += run_pass(game_arrays(g), state, child, avg, co, NO_DRAWS, fl, sc, leaves)
             rebuild_finish(g.tree, g.hands, g.parents, st, self.state, sc, avg, child, mask, T,
                            self.floor, self.sums_freed)  # fmt: skip
         return touched
