@@ -12,7 +12,7 @@ import numpy.typing as npt
 
 from solver.cfr.floats import like
 from solver.cfr.layout import Scratch, Storage
-from solver.cfr.update import update_node
+from solver.cfr.update import UpdateWork, update_node
 from solver.jit import node_kernel
 
 Array = npt.NDArray[np.float64]
@@ -147,7 +147,7 @@ def update_traverser(
     if rbp:
         for i in range(na * nt):
             SG[d + 1, i] = R[off + i]
-    work = (sc.blk, sc.sd, sc.tmp)
+    work = UpdateWork(sc.blk, sc.sd, sc.tmp)
     update_node(st, co, node, off, ioff, na, nt, sc.action_value, sc.value, d, work)
     if rbp:
         for a in range(na):

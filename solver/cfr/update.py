@@ -21,6 +21,7 @@ the walk; their arithmetic is the reference's to 1e-10 (``tests/test_reference_m
 from __future__ import annotations
 
 import math
+from typing import NamedTuple
 
 import numpy as np
 import numpy.typing as npt
@@ -54,6 +55,16 @@ NOISE = 1e-13  # relative size of rounding noise in an instantaneous regret (flo
 NOISE32 = 2.0**-17  # the same in float32 (~128 units in the last place, as 1e-13 is ~450)
 REGRET_LEVELS = 32767.0  # 16-bit storage: int16 regrets
 SUM_LEVELS = 65535.0  # 16-bit storage: uint16 strategy sums
+
+
+class UpdateWork(NamedTuple):
+    """:func:`update_node`'s scratch (a NamedTuple, not a plain tuple: a tuple of mixed
+    arrays is typed as Numba's heterogeneous ``Tuple``, which the prefetch plans' type
+    loader does not take)."""
+
+    blk: Array  # (≥ na·nt,) float64: the block's new values (16-bit storage), the weights
+    tot2: Floats  # (2, ≥ 2·nt + 1) per-hand sums, in the walk's precision
+    tmp: Array  # (≥ na,) float64
 
 
 @kernel
@@ -284,7 +295,7 @@ def update_node(
     AV: Floats,
     VA: Floats,
     row: Int,
-    work: tuple[Array, Floats, Array],
+    work: UpdateWork,
 ) -> None:
     """The rule's update at one of the traverser's decision nodes (module docstring): the
     regrets ``st.regrets`` of the block at ``off``, the adaptive statistics
@@ -295,8 +306,7 @@ def update_node(
 
     16-bit storage (``st.quantized``): new regrets go to ``blk`` (na·nt,) first and are
     quantized once the block's largest is known (``st.rscale[node]`` the unit); the strategy
-    is computed from the unrounded values. ``work`` = (``blk``, ``tot2`` (2, ≥ 2·nt), ``tmp``
-    (≥ na,)) is scratch."""
+    is computed from the unrounded values. ``work`` is scratch (:class:`UpdateWork`)."""
     R, sigma, LR = st.regrets, st.strategy, st.last_regret
     SN, SDN, rscale = st.step_num, st.step_den, st.rscale
     quant = st.quantized != 0
@@ -527,7 +537,7 @@ def zero_update(
             if plain:
                 discount_regrets(st.regrets, co, off, na * nt, VA)
             else:
-                work = (blk, sc.sd, sc.tmp)
+                work = UpdateWork(blk, sc.sd, sc.tmp)
                 update_node(st, co, node, off, ioff, na, nt, AV, VA, row, work)
             if lock_here:
                 restore_update(st, lk.hand, off, ioff, na, nt, keep)
@@ -608,5 +618,5 @@ def update_block(
     ``values`` (nh,) (for tests and analysis; the walk inlines the helper)."""
     AV = av.reshape((1, na, nh))
     VA = values.reshape((1, nh))
-    work = (np.zeros(na * nh), np.zeros((2, 2 * nh + 1)), np.zeros(na))
+    work = UpdateWork(np.zeros(na * nh), np.zeros((2, 2 * nh + 1)), np.zeros(na))
     update_node(st, co, node, off, ioff, na, nh, AV, VA, 0, work)

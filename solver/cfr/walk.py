@@ -101,12 +101,6 @@ I32 = npt.NDArray[np.int32]
 AVERAGE = np.zeros(0)
 
 
-@node_kernel
-def _zero_row(VA: Array, d: Int, nt: Int) -> None:
-    for h in range(nt):
-        VA[d, h] = 0.0
-
-
 # ----- the walk ------------------------------------------------------------------------------
 class Switches(NamedTuple):
     """What a pass does at its nodes, read once per walk off its flags, the rule's row and
@@ -234,7 +228,8 @@ def walk(
                         VA[d, h] = lv.value[slot, h]
                 at_leaf = True
             elif sw.reach_only and kind != CHANCE and kind != DECISION:  # a terminal
-                _zero_row(VA, d, nt)
+                for h in range(nt):
+                    VA[d, h] = 0.0
                 at_leaf = True
             elif kind == FIXED:
                 u0 = fixed_payoff(tree.payoff[node], tree.rake[node], trav)
@@ -248,7 +243,8 @@ def walk(
                 raked = tree.rake[node] != 0.0
             elif kind == CHANCE:  # values zeroed; a sampled pass draws the one child walked
                 nxt[d] = 0
-                _zero_row(VA, d, nt)
+                for h in range(nt):
+                    VA[d, h] = 0.0
                 CQ[d] = 1.0
                 if sw.sampled:
                     kc, q = draw_child(tree.first_child, tree.num_children, tree.iso_count,
@@ -350,8 +346,9 @@ def walk(
                         rbp_node(hands, boards, tree, st.regrets, rb, co, fl, node, sc, d)
                 elif sw.record:
                     record_node(hands, boards, tree, rb, node, trav, sc, d)
-            elif kind == DECISION and CQ[d] == 0.0:
-                _zero_row(VA, d, nt)  # the opponent reaches none of its children
+            elif kind == DECISION and CQ[d] == 0.0:  # the opponent reaches none of its children
+                for h in range(nt):
+                    VA[d, h] = 0.0
             if kind == DECISION and tree.player[node] != trav and sw.update:
                 if lock_here:
                     keep_cells(st.cumulative, off, na * no, sc.keep, 1)
