@@ -19,10 +19,10 @@ from solver.cfr.layout import (
     NO_DRAWS,
     PassFlags,
     Scratch,
-    SolveState,
     game_arrays,
 )
 from solver.cfr.options import SolveOptions
+from solver.cfr.walk import SolveState
 from solver.games.holdem import HoldemSpec, build_holdem
 from solver.games.model import RUNOUT
 

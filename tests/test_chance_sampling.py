@@ -13,11 +13,12 @@ from conftest import game, small_turn
 from solver.algorithms import make_solver
 from solver.cfr.drive import run_pass
 from solver.cfr.engine import Engine
-from solver.cfr.layout import SolveState, empty_leaves, game_arrays
+from solver.cfr.layout import empty_leaves, game_arrays
 from solver.cfr.locks import no_locks
 from solver.cfr.options import SolveOptions
 from solver.cfr.pruning.state import no_rbp
 from solver.cfr.rules import make_rule
+from solver.cfr.walk import SolveState
 from solver.games import Game
 from solver.games.model import CHANCE
 

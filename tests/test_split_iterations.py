@@ -15,7 +15,7 @@ from numba import njit
 import solver.cfr.parallel as parallel
 from solver import Engine, make_rule
 from solver.cfr.atomic import claim, cpu_pause, load_acquire, sched_yield, store_release
-from solver.cfr.layout import SolveState, game_arrays
+from solver.cfr.layout import game_arrays
 from solver.cfr.options import SolveOptions
 from solver.cfr.parallel import (
     ABORT,
@@ -25,6 +25,7 @@ from solver.cfr.parallel import (
     run_split_iterations,
     split_iterations,
 )
+from solver.cfr.walk import SolveState
 from solver.games.model import Game
 
 

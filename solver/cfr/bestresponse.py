@@ -20,7 +20,6 @@ from solver.cfr.layout import (
     MODE_EVAL,
     NO_DRAWS,
     Scratch,
-    SolveState,
     Storage,
     check_strategy,
     empty_leaves,
@@ -35,7 +34,7 @@ from solver.cfr.protocol import Solver
 from solver.cfr.pruning.state import no_rbp
 from solver.cfr.reach import chance_factor, path_reach
 from solver.cfr.rules import NUM_COEFFICIENTS
-from solver.cfr.walk import AVERAGE
+from solver.cfr.walk import AVERAGE, SolveState
 from solver.games.model import Game
 
 Array = npt.NDArray[np.float64]

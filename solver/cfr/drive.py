@@ -38,12 +38,11 @@ from solver.cfr.layout import (
     Leaves,
     PassFlags,
     Scratch,
-    SolveState,
     Storage,
     pass_flags,
 )
 from solver.cfr.sync import DONE, GO, taking_part, thread_joins, wait_for
-from solver.cfr.walk import root_reach, walk
+from solver.cfr.walk import SolveState, root_reach, walk
 from solver.jit import kernel
 
 Array = npt.NDArray[np.float64]

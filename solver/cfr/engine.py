@@ -17,7 +17,6 @@ from solver.cfr.layout import (
     PRUNE_CODES,
     PRUNING,
     PassFlags,
-    SolveState,
     empty_leaves,
     game_arrays,
     make_scratch,
@@ -32,7 +31,7 @@ from solver.cfr.pruning.manager import RegretPruning
 from solver.cfr.pruning.state import no_rbp
 from solver.cfr.rules import Rule
 from solver.cfr.update import average_strategy, regret_matching_all
-from solver.cfr.walk import AVERAGE
+from solver.cfr.walk import AVERAGE, SolveState
 from solver.games.model import Game, auto_precision
 
 Array = npt.NDArray[np.float64]

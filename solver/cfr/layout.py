@@ -9,17 +9,13 @@ decision node as ``[action, hand]`` blocks (see :mod:`solver.games.model`).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, NamedTuple
+from typing import NamedTuple
 
 import numpy as np
 import numpy.typing as npt
 
-from solver.cfr.locks import Locks
 from solver.cfr.rules import Rule
 from solver.games.model import DECISION, Boards, Game, Hands, Tree, auto_precision
-
-if TYPE_CHECKING:
-    from solver.cfr.pruning.state import RBPState
 
 Array = npt.NDArray[np.float64]
 
@@ -77,15 +73,6 @@ class Storage(NamedTuple):
     rscale: Array  # (N,) or (1,)
     sscale: Array  # (N,) or (1,)
     quantized: int
-
-
-class SolveState(NamedTuple):
-    """What a pass reads and updates of a solve: its storage, its regret-based pruning state
-    (placeholders without pruning) and its locks (placeholders without any)."""
-
-    st: Storage
-    rb: RBPState
-    lk: Locks
 
 
 class Scratch(NamedTuple):

@@ -43,7 +43,6 @@ from solver.cfr.layout import (
     Leaves,
     PassFlags,
     Scratch,
-    SolveState,
     Storage,
     game_arrays,
     make_scratch,
@@ -51,6 +50,7 @@ from solver.cfr.layout import (
 from solver.cfr.locks import Locks
 from solver.cfr.pruning.state import RBPState
 from solver.cfr.sync import ABORT, DONE, GO, SYNC  # noqa: F401  (re-exported)
+from solver.cfr.walk import SolveState
 from solver.games.model import CHANCE, DECISION, RUNOUT, Game, Hands, Tree
 from solver.jit import kernel
 

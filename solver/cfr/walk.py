@@ -64,10 +64,10 @@ from solver.cfr.layout import (
     Leaves,
     PassFlags,
     Scratch,
-    SolveState,
+    Storage,
 )
 from solver.cfr.locks import Locks, keep_cells, locked_values, play_locked, restore_locked
-from solver.cfr.pruning.state import has_pruned, rbp_node, record_node
+from solver.cfr.pruning.state import RBPState, has_pruned, rbp_node, record_node
 from solver.cfr.rules import DERIVE
 from solver.cfr.tasks import next_task, task_done
 from solver.cfr.terminal import (
@@ -102,6 +102,15 @@ AVERAGE = np.zeros(0)
 
 
 # ----- the walk ------------------------------------------------------------------------------
+class SolveState(NamedTuple):
+    """What a pass reads and updates of a solve: its storage, its regret-based pruning state
+    (placeholders without pruning) and its locks (placeholders without any)."""
+
+    st: Storage
+    rb: RBPState
+    lk: Locks
+
+
 class Switches(NamedTuple):
     """What a pass does at its nodes, read once per walk off its flags, the rule's row and
     what the arrays hold (:func:`switches`)."""

@@ -48,7 +48,6 @@ from solver.cfr.layout import (
     NO_DRAWS,
     Leaves,
     Scratch,
-    SolveState,
     empty_leaves,
     game_arrays,
     make_scratch,
@@ -59,6 +58,7 @@ from solver.cfr.locks import no_locks
 from solver.cfr.pruning.state import no_rbp
 from solver.cfr.reach import chance_factor, path_reach
 from solver.cfr.rules import NUM_COEFFICIENTS
+from solver.cfr.walk import SolveState
 from solver.games.model import CHANCE, Game
 from solver.poker.handeval import rank_boards
 from solver.study import views

@@ -22,7 +22,6 @@ from solver.cfr.layout import (
     PRUNE_INTERVAL,
     PRUNE_TOTAL,
     PassFlags,
-    SolveState,
     Storage,
     empty_leaves,
     game_arrays,
@@ -51,6 +50,7 @@ from solver.cfr.pruning.state import RBPState
 from solver.cfr.reach import chance_factors, own_reach
 from solver.cfr.rules import AVG_WEIGHT, NUM_COEFFICIENTS, REGRET_WEIGHT, Rule
 from solver.cfr.update import average_strategy
+from solver.cfr.walk import SolveState
 from solver.games.model import Game
 
 Array = npt.NDArray[np.float64]
