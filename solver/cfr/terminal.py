@@ -46,15 +46,20 @@ def fold_values(
 ) -> None:
     """out2[orow, h] = u · (opponent reach reach2[rrow] of hands compatible with h); O(n)
     inclusion–exclusion (:func:`fold_rows`, called, not inlined)."""
-    fold_rows(hands, boards, b, trav, u, reach2, rrow, out2, orow, cs)
+    fold_rows(hands.cards, hands.same, hands.pack, boards.valid, b, trav, hands.num_hands[1 - trav], hands.num_hands[trav], hands.num_cards, u, reach2, rrow, out2, orow, cs)
 
 
 @node_kernel
 def fold_rows(
-    hands: Hands,
-    boards: Boards,
+    cards: npt.NDArray[np.int32],
+    same: npt.NDArray[np.int32],
+    pack: npt.NDArray[np.uint64],
+    valid: Array,
     b: Int,
     trav: Int,
+    no: Int,
+    nt: Int,
+    nc: Int,
     u: float,
     reach2: Array,
     rrow: Int,
@@ -70,11 +75,7 @@ def fold_rows(
     hands) merged after — hands sharing a card sit next to each other, and with one bank each
     add waits for the previous store; hands of one card (-1 in the second slot) take the
     checked loops."""
-    cards, same, pack, valid = hands.cards, hands.same, hands.pack, boards.valid
-    nc = hands.num_cards
     opp = 1 - trav
-    no = hands.num_hands[opp]
-    nt = hands.num_hands[trav]
     for c in range(2 * nc):
         cs[c] = 0.0
     total = 0.0
@@ -143,7 +144,7 @@ def showdown_values(
         sbuf = np.empty((2, 2 * reach2.shape[1] + 1))
         nt = hands.num_hands[trav]
         no = hands.num_hands[1 - trav]
-        showdown_2card(boards, b, trav, nt, no, amount, reach2, rrow, out2, orow, cs, sbuf)
+        showdown_2card(boards.valid, boards.order, boards.sd_row, boards.sd_src, boards.sd_cstart, boards.sd_pack, b, trav, nt, no, amount, reach2, rrow, out2, orow, cs, sbuf)
         return
     showdown_generic(hands, boards, b, trav, amount, reach2, rrow, out2, orow, cs, cs2)
 
@@ -262,7 +263,12 @@ def prefix_sums(
 
 @kernel
 def showdown_2card(
-    boards: Boards,
+    valid: Array,
+    order: npt.NDArray[np.int32],
+    sd_row: npt.NDArray[np.int32],
+    sd_src: npt.NDArray[np.uint16],
+    sd_cstart: npt.NDArray[np.int32],
+    sd_pack: npt.NDArray[np.uint64],
     b: Int,
     trav: Int,
     nt: Int,
@@ -290,8 +296,6 @@ def showdown_2card(
     weaker or stronger, so nothing is added back. Two prefix sums and one pass over the
     traverser's hands, against two merge sweeps whose every step waited on the last.
     ``sbuf`` is (2, 2H + 1) scratch: P in row 0, Q in row 1; ``cs`` (≥ C,)."""
-    valid, order, sd_row, sd_src = boards.valid, boards.order, boards.sd_row, boards.sd_src
-    sd_cstart, sd_pack = boards.sd_cstart, boards.sd_pack
     nc = sd_cstart.shape[2] - 1  # the cards in the deck
     opp = 1 - trav
     row = sd_row[b]
