@@ -46,7 +46,9 @@ def fold_values(
 ) -> None:
     """out2[orow, h] = u · (opponent reach reach2[rrow] of hands compatible with h); O(n)
     inclusion–exclusion (:func:`fold_rows`, called, not inlined)."""
-    fold_rows(hands.cards, hands.same, hands.pack, boards.valid, b, trav, hands.num_hands[1 - trav], hands.num_hands[trav], hands.num_cards, u, reach2, rrow, out2, orow, cs)
+    fold_rows(hands.cards, hands.same, hands.pack, boards.valid, b, trav,
+              hands.num_hands[1 - trav], hands.num_hands[trav], hands.num_cards, u, reach2,
+              rrow, out2, orow, cs)  # fmt: skip
 
 
 @node_kernel
@@ -144,7 +146,9 @@ def showdown_values(
         sbuf = np.empty((2, 2 * reach2.shape[1] + 1))
         nt = hands.num_hands[trav]
         no = hands.num_hands[1 - trav]
-        showdown_2card(boards.valid, boards.order, boards.sd_row, boards.sd_src, boards.sd_cstart, boards.sd_pack, b, trav, nt, no, amount, reach2, rrow, out2, orow, cs, sbuf)
+        showdown_2card(boards.valid, boards.order, boards.sd_row, boards.sd_src,
+                       boards.sd_cstart, boards.sd_pack, b, trav, nt, no, amount, reach2, rrow,
+                       out2, orow, cs, sbuf)  # fmt: skip
         return
     showdown_generic(hands, boards, b, trav, amount, reach2, rrow, out2, orow, cs, cs2)
 

@@ -242,7 +242,8 @@ def walk(
                 at_leaf = True
             elif kind == FIXED:
                 u0 = fixed_payoff(tree.payoff[node], tree.rake[node], trav)
-                fold_rows(hands.cards, hands.same, hands.pack, boards.valid, b, trav, no, nt, hands.num_cards, u0, RE, rrow[d], VA, d, sc.card_sum)
+                fold_rows(hands.cards, hands.same, hands.pack, boards.valid, b, trav, no, nt,
+                          hands.num_cards, u0, RE, rrow[d], VA, d, sc.card_sum)  # fmt: skip
                 at_leaf = True
             elif kind == RUNOUT:  # raked: worth A − r/2, the −r/2 term added below
                 eq = boards.runout_eq[tree.runout[node], opp]
@@ -288,8 +289,9 @@ def walk(
                 amount = tree.payoff[node] - 0.5 * tree.rake[node]
                 raked = tree.rake[node] != 0.0
                 if sw.two_card:
-                    showdown_2card(boards.valid, boards.order, boards.sd_row, boards.sd_src, boards.sd_cstart, boards.sd_pack, b, trav, nt, no, amount, RE, rrow[d], VA, d,
-                                   sc.card_sum, sc.sd64)  # fmt: skip
+                    showdown_2card(boards.valid, boards.order, boards.sd_row, boards.sd_src,
+                                   boards.sd_cstart, boards.sd_pack, b, trav, nt, no, amount,
+                                   RE, rrow[d], VA, d, sc.card_sum, sc.sd64)  # fmt: skip
                 else:
                     showdown_generic(hands, boards, b, trav, amount, RE, rrow[d], VA, d,
                                      sc.card_sum, sc.card_sum2)  # fmt: skip
@@ -297,7 +299,8 @@ def walk(
             if raked:  # −r/2 per compatible opponent hand, in the free row below (one copy)
                 raked = False
                 rk = -0.5 * tree.rake[node]
-                fold_rows(hands.cards, hands.same, hands.pack, boards.valid, b, trav, no, nt, hands.num_cards, rk, RE, rrow[d], VA, d + 1, sc.card_sum)
+                fold_rows(hands.cards, hands.same, hands.pack, boards.valid, b, trav, no, nt,
+                          hands.num_cards, rk, RE, rrow[d], VA, d + 1, sc.card_sum)  # fmt: skip
                 for h in range(nt):
                     VA[d, h] += VA[d + 1, h]
         if not at_leaf:
