@@ -14,6 +14,7 @@ from typing import NamedTuple
 import numpy as np
 import numpy.typing as npt
 
+from solver.cfr.multi import NO_MULTI, MultiArrays
 from solver.cfr.rules import Rule
 from solver.games.model import DECISION, Boards, Game, Hands, Tree, auto_precision
 
@@ -42,11 +43,13 @@ PRUNE_CODES = dict(
 
 class GameArrays(NamedTuple):
     """The game a kernel walks, whole: its public tree, private hands and per-board data
-    (:mod:`solver.games.model`)."""
+    (:mod:`solver.games.model`); a game of more than two players adds its deals and payoffs
+    (:mod:`solver.cfr.multi`)."""
 
     tree: Tree
     hands: Hands
     boards: Boards
+    multi: MultiArrays = NO_MULTI
 
 
 def game_arrays(game: Game) -> GameArrays:

@@ -67,6 +67,7 @@ from solver.cfr.layout import (
     Storage,
 )
 from solver.cfr.locks import Locks, keep_cells, locked_values, play_locked, restore_locked
+from solver.cfr.multi import multi_chance_child, multi_opponent_child, multi_start, multi_terminal
 from solver.cfr.pruning.state import RBPState, has_pruned, rbp_node, record_node
 from solver.cfr.rules import DERIVE
 from solver.cfr.tasks import next_task, task_done
@@ -188,7 +189,7 @@ def walk(
     thread instead, and the walk runs the tasks it claims (:mod:`solver.cfr.tasks`) one after
     another."""
     # every array below is borrowed: no reference counting at the helpers' boundaries
-    tree, hands, boards = borrow(game)
+    tree, hands, boards, mw = borrow(game)
     st, rb, lk = borrow(state)
     sigma, co, u, sc, lv = borrow((sigma, co, u, sc, lv))
     sw = switches(fl, co, tree, hands, lk)
@@ -199,6 +200,7 @@ def walk(
     stack, nxt, rrow, CL = sc.stack, sc.next_child, sc.reach_row, sc.clevel
     RE, VA, AV, SG, CQ = sc.reach, sc.value, sc.action_value, sc.strat, sc.cq
     leaf = fl.leaf
+    multi = multi_start(mw, RE, nt)  # more than two players: a reach row each (cfr/multi.py)
     touched = 0
     tasks = leaf == LEAF_TASKS  # start is a thread: walk the tasks it claims one by one
     ti = 0
@@ -239,6 +241,9 @@ def walk(
             elif sw.reach_only and kind != CHANCE and kind != DECISION:  # a terminal
                 for h in range(nt):
                     VA[d, h] = 0.0
+                at_leaf = True
+            elif multi and kind != CHANCE and kind != DECISION:
+                multi_terminal(mw, node, trav, nt, RE, rrow[d], VA, d)
                 at_leaf = True
             elif kind == FIXED:
                 u0 = fixed_payoff(tree.payoff[node], tree.rake[node], trav)
@@ -310,7 +315,10 @@ def walk(
                 child = tree.first_child[node] + k
                 CL[d + 1] = CL[d] + (1 if kind == CHANCE else 0)
                 mine = kind == DECISION and tree.player[node] == trav
-                if kind == CHANCE:
+                if kind == CHANCE and multi:
+                    reached = multi_chance_child(tree.chance_weight[child], d, nt, mw.players,
+                                                 trav, RE, rrow)  # fmt: skip
+                elif kind == CHANCE:
                     reached = chance_child(tree, boards, child, d, no, opp, sc)
                 elif mine:
                     reached = True
@@ -321,6 +329,10 @@ def walk(
                             AV[d, k, h] = 0.0
                         nxt[d] = k + 1
                         continue
+                elif multi:
+                    reached = multi_opponent_child(k, d, nt, mw.players, tree.player[node],
+                                                   sw.derive, tree.offset[node], sigma, SG, RE,
+                                                   rrow)  # fmt: skip
                 else:
                     reached = opponent_child(k, d, no, sw.derive, tree.offset[node], sigma, SG,
                                              RE, rrow)  # fmt: skip
@@ -361,10 +373,13 @@ def walk(
             elif kind == DECISION and CQ[d] == 0.0:  # the opponent reaches none of its children
                 for h in range(nt):
                     VA[d, h] = 0.0
-            if kind == DECISION and tree.player[node] != trav and sw.update:
+            # (more than two players: only player trav − 1's sums, from its own reach row)
+            sums_here = not multi or tree.player[node] == (trav + mw.players - 1) % mw.players
+            if kind == DECISION and tree.player[node] != trav and sw.update and sums_here:
                 if lock_here:
                     keep_cells(st.cumulative, off, na * no, sc.keep, 1)
-                add_sums(st, sigma, sc, d, sw.derive, co, node, off, na, no, rrow[d])
+                r0 = rrow[d] * mw.players + tree.player[node] if multi else rrow[d]
+                add_sums(st, sigma, sc, d, sw.derive, co, node, off, na, no, r0)
                 if lock_here:
                     restore_locked(st.cumulative, lk.hand, off, ioff, na, no, sc.keep, 1)
         # the node at depth d is finished: hand its values to the parent

@@ -168,7 +168,7 @@ def run_sampled(
     external sampling). Every array is read out of its NamedTuple once per call, here: each
     field read costs a reference-count update, and per pass those measured more than a small
     game's whole pass (so the walk is not a function taking the NamedTuples)."""
-    tree, hands, boards = game
+    tree, hands, boards = game.tree, game.hands, game.boards
     period, disc, t0 = discount
     # borrowed (solver.cfr.borrow): the deal reads them once a pass without reference counts
     hands, table, dr = borrow((hands, table, dr))

@@ -1,0 +1,129 @@
+"""The walk's steps for games of three (or more) players (issue 49; docs/multiway.md).
+
+A pass of traverser ``t`` in a ``P``-player game carries, instead of the heads-up walk's one
+opponent reach row, one reach row per player — each player's *own* reach, the product of its
+strategy along the path (the traverser's row is carried but never read) — and brings ``t``'s
+counterfactual values up exactly as heads-up (one per ``t``'s hand). In the walk's scratch
+the reach of player ``p`` at the node of depth ``d`` is row ``rrow[d] · P + p`` of
+``sc.reach`` (a traverser's child shares its parent's rows, as heads-up).
+
+* at another player's decision node only the actor's row is multiplied by its strategy;
+* at a chance node (a public card) the row of player ``(t + 1) mod P`` takes the card's
+  probability (never the row of the player whose strategy sums the pass adds, ``t − 1``:
+  those sums stay each player's own reach times its strategy); card removal is left to the
+  terminal, by the deals;
+* a terminal gives ``v_t(h) = Σ_{deals e: deals[e, t] = h} wpay[row, t, e] · Π_{p ≠ t}
+  π_p(deals[e, p])``, ``wpay`` the deal's chance times the payoff (0 for a deal the board
+  blocks). Cost per terminal: O(D · P) for the ``D`` deals listed (24 in kuhn3, 336 in
+  leduc3).
+
+The heads-up game's arrays carry :data:`NO_MULTI` (``players`` 2): the walk reads the mode
+once per pass and runs none of this. Built from a
+:class:`~solver.games.multiway.MultiGame` by :mod:`solver.cfr.multi_build`.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+import numpy.typing as npt
+
+from solver.jit import node_kernel
+
+Array = npt.NDArray[np.float64]
+Int = int | np.int64
+I64 = npt.NDArray[np.int64]
+
+
+class MultiArrays(NamedTuple):
+    """What a pass over a game of more than two players reads beside the heads-up arrays
+    (``N`` nodes, ``T`` terminals, ``D`` deals, ``P`` players)."""
+
+    players: int  # P; 2 for a heads-up game (the walk's heads-up path)
+    term_row: I64  # (N,): a terminal's row of ``wpay``, -1 elsewhere
+    deals: npt.NDArray[np.int64]  # (D, P): each player's hand in deal e
+    # (T, P, D): deal e's chance times player p's payoff (chips) at the terminal, 0 where
+    # the terminal's public cards collide with the deal
+    wpay: npt.NDArray[np.float64]
+
+
+NO_MULTI = MultiArrays(
+    2, np.full(1, -1, dtype=np.int64), np.zeros((1, 1), dtype=np.int64), np.zeros((1, 1, 1))
+)
+"""The heads-up game's placeholder (length-1 arrays the walk never reads)."""
+
+
+@node_kernel
+def multi_start(mw: MultiArrays, RE: Array, nh: Int) -> bool:
+    """Whether the game has more than two players; if so, every player's reach at the root
+    (rows ``0 … P − 1``) set to 1 — a pass of such a game starts at the root."""
+    if mw.players <= 2:
+        return False
+    for p in range(mw.players):
+        for j in range(nh):
+            RE[p, j] = 1.0
+    return True
+
+
+@node_kernel
+def multi_chance_child(
+    w: float, d: Int, nh: Int, pl: Int, trav: Int, RE: Array, rrow: I64
+) -> bool:  # fmt: skip
+    """The reach rows into a chance child (depth ``d + 1``): the row of player
+    ``(trav + 1) mod P`` times the card's probability ``w``, the others copied."""
+    src = rrow[d] * pl
+    dst = (d + 1) * pl
+    carrier = (trav + 1) % pl
+    for q in range(pl):
+        f = w if q == carrier else 1.0
+        for j in range(nh):
+            RE[dst + q, j] = RE[src + q, j] * f
+    rrow[d + 1] = d + 1
+    return w != 0.0
+
+
+@node_kernel
+def multi_opponent_child(
+    k: Int, d: Int, nh: Int, pl: Int, actor: Int, derive: bool, off: Int, sigma: Array,
+    SG: Array, RE: Array, rrow: I64,
+) -> bool:  # fmt: skip
+    """The reach rows into child ``k`` of ``actor``'s node (not the traverser's): the actor's
+    row times the probability it plays the action (``SG[d]`` when derived from the regrets,
+    else ``sigma`` at ``off``), the others copied. Whether the actor's row keeps any reach."""
+    src = rrow[d] * pl
+    dst = (d + 1) * pl
+    for q in range(pl):
+        if q != actor:
+            for j in range(nh):
+                RE[dst + q, j] = RE[src + q, j]
+    nz = False
+    for j in range(nh):
+        p = SG[d, np.uint64(k * nh + j)] if derive else sigma[np.uint64(off + k * nh + j)]
+        x = RE[src + actor, j] * p
+        RE[dst + actor, j] = x
+        nz |= x != 0.0
+    rrow[d + 1] = d + 1
+    return nz
+
+
+@node_kernel
+def multi_terminal(
+    mw: MultiArrays, node: Int, trav: Int, nt: Int, RE: Array, r0: Int, VA: Array, d: Int
+) -> None:
+    """The traverser's values at a terminal, ``VA[d, :nt]``: per deal its chance times the
+    payoff times every other player's own reach of its hand (rows ``r0 · P + p``), summed
+    into the traverser's hand of the deal."""
+    pl = mw.players
+    row = mw.term_row[node]
+    for h in range(nt):
+        VA[d, h] = 0.0
+    base = r0 * pl
+    for e in range(mw.deals.shape[0]):
+        x = mw.wpay[row, trav, e]
+        if x == 0.0:
+            continue
+        for q in range(pl):
+            if q != trav:
+                x *= RE[base + q, mw.deals[e, q]]
+        VA[d, mw.deals[e, trav]] += x

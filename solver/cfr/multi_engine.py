@@ -1,0 +1,152 @@
+"""The vector engine on a game of three (or more) players (issue 49; docs/multiway.md).
+
+The same walk as heads-up (:mod:`solver.cfr.walk`, its multi-player steps in
+:mod:`solver.cfr.multi`) over the arrays :func:`~solver.cfr.multi_build.build_multi` makes of
+a :class:`~solver.games.multiway.MultiGame`; the full-width rules' update step unchanged.
+
+An iteration is ``P`` passes, one per traverser in turn (alternating updates): the pass of
+traverser ``t`` updates ``t``'s regrets with its counterfactual values, the others playing
+their current strategies, and adds player ``t − 1 (mod P)``'s average-strategy sums (its own
+reach times its current strategy, weighted as the rule says) — so, as in the heads-up engine,
+each player's strategy of an iteration enters its average once, in the pass that follows
+its own update. Heads-up is the case ``P`` = 2 of the same order.
+
+How close a profile is to equilibrium is measured by :mod:`solver.games.nashconv` (each
+player's Nash distance and NashConv), not by a two-player exploitability.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+import numpy as np
+import numpy.typing as npt
+
+from solver.cfr.drive import run_pass
+from solver.cfr.layout import MODE_UPDATE, NO_DRAWS, empty_leaves, make_storage, pass_flags
+from solver.cfr.locks import Locks, no_locks
+from solver.cfr.multi_build import build_multi, multi_scratch
+from solver.cfr.pruning.state import no_rbp
+from solver.cfr.rules import Rule
+from solver.cfr.update import average_strategy, regret_matching_all
+from solver.cfr.walk import SolveState
+from solver.games.model import DECISION
+from solver.games.multiway import MultiGame
+from solver.games.nashconv import NashReport, check_profile, nash_report
+
+Array = npt.NDArray[np.float64]
+
+__all__ = ["MultiEngine"]
+
+
+class MultiEngine:
+    """Regrets, current strategies and average-strategy sums of one solve of ``mgame`` under
+    ``rule`` (float64 storage, one thread, every subtree walked). Profiles are flat vectors
+    in the MultiGame's layout (:attr:`MultiGame.profile_size`)."""
+
+    def __init__(self, mgame: MultiGame, rule: Rule) -> None:
+        if mgame.num_players < 3:  # (two players: the heads-up games and Engine)
+            raise ValueError(
+                f"players: the multi-player engine takes 3 or more, got {mgame.num_players}"
+            )
+        self.mgame = mgame
+        self.players = int(mgame.num_players)
+        built = build_multi(mgame)
+        self.game = built.game
+        self.arrays = built.arrays
+        self.rule = rule
+        self.storage = make_storage(self.game, rule, "float64")
+        self.scratch = multi_scratch(self.game, self.players)
+        self._leaves = empty_leaves()
+        self._rb = no_rbp()
+        self._locks = no_locks()
+        self._locked_cells = np.zeros(0, dtype=bool)
+        self.locked_players: tuple[int, ...] = ()
+        self.iteration = 0
+        self.nodes_touched = 0
+        # each traverser's root values of its last pass: (P, H) chips, chance-weighted
+        self.root_values = np.zeros((self.players, mgame.num_hands))
+
+    # ----- locks -----------------------------------------------------------------------------
+    def lock_players(self, players: Iterable[int], profile: npt.ArrayLike) -> None:
+        """Lock every information set of ``players`` to its mix in ``profile`` (a profile of
+        the MultiGame, checked): from now on they play it as current and average strategy
+        and are never updated (:mod:`solver.cfr.locks`). An empty ``players`` unlocks."""
+        who = tuple(sorted({int(p) for p in players}))
+        bad = [p for p in who if p not in range(self.players)]
+        if bad:
+            raise ValueError(f"locks: player {bad[0]} is not one of 0 to {self.players - 1}")
+        if not who:
+            self._locks, self.locked_players = no_locks(), ()
+            self._locked_cells = np.zeros(0, dtype=bool)
+            return
+        sigma = check_profile(self.mgame, profile)
+        t, h = self.game.tree, self.mgame.num_hands
+        node = np.zeros(self.game.num_nodes, dtype=np.int8)
+        hand = np.zeros(self.game.info_size, dtype=np.int8)
+        cells = np.zeros(self.game.action_size, dtype=bool)
+        for n in np.flatnonzero((t.kind == DECISION) & np.isin(t.player, who)):
+            off, na = int(t.offset[n]), int(t.num_children[n])
+            node[n] = 1
+            hand[t.ioffset[n] : t.ioffset[n] + h] = 1
+            cells[off : off + na * h] = True
+        self._locks = Locks(node, hand, np.where(cells, sigma, 0.0))
+        self._locked_cells = cells
+        self.locked_players = who
+        st = self.storage
+        if st.strategy.shape[0] > 1:  # a stored strategy plays the locked mixes from now on
+            st.strategy[cells] = sigma[cells]
+
+    # ----- iterations ------------------------------------------------------------------------
+    def iterate(self, n: int = 1) -> int:
+        """Run ``n`` iterations (``P`` passes each); returns the nodes visited."""
+        if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 0:
+            raise ValueError(f"iterations must be a whole number ≥ 0, got {n!r}")
+        if n == 0:
+            return 0
+        t = np.arange(self.iteration + 1, self.iteration + n + 1, dtype=np.float64)
+        coefs = np.ascontiguousarray(self.rule.coefficients(t))
+        st = self.storage
+        state = SolveState(st, self._rb, self._locks)
+        touched = 0
+        for k in range(int(n)):
+            for trav in range(self.players):
+                fl = pass_flags(trav, MODE_UPDATE)
+                touched += run_pass(self.arrays, state, 0, st.strategy, coefs[k], NO_DRAWS, fl,
+                                    self.scratch, self._leaves)  # fmt: skip
+                self.root_values[trav] = self.scratch.value[0, : self.mgame.num_hands]
+            self.iteration += 1
+        self.nodes_touched += touched
+        return touched
+
+    # ----- profiles and measures -------------------------------------------------------------
+    def _apply_locks(self, sigma: Array) -> Array:
+        if self._locked_cells.size:
+            sigma[self._locked_cells] = self._locks.strategy[self._locked_cells]
+        return sigma
+
+    def average_profile(self) -> Array:
+        """The average strategy (profile_size,): the sums normalised per information set,
+        uniform where a set's sums are 0; locked sets on their mixes."""
+        out = np.empty(self.game.action_size)
+        average_strategy(self.game.tree, self.game.hands, self.storage.cumulative, out)
+        return self._apply_locks(out)
+
+    def current_profile(self) -> Array:
+        """The current strategy (profile_size,): what the next iteration plays."""
+        if self.rule.stores_strategy:
+            return self.storage.strategy.astype(np.float64)
+        out = np.empty(self.game.action_size)
+        regret_matching_all(self.game.tree, self.game.hands, self.storage.regrets, out,
+                            self._rb.pruned)  # fmt: skip
+        return self._apply_locks(out)
+
+    def current_values(self) -> Array:
+        """(P,): each player's expected chips under the profile its last pass played (the
+        sum of its root counterfactual values)."""
+        return self.root_values.sum(axis=1)
+
+    def report(self) -> NashReport:
+        """The average profile's per-player values, best-response values, Nash distances and
+        NashConv, by the independent evaluator (:func:`solver.games.nashconv.nash_report`)."""
+        return nash_report(self.mgame, self.average_profile())
