@@ -58,6 +58,7 @@ from solver.batch import cli as batch_cli
 from solver.cfr.options import OPTION_FIELDS, OptionError, parse_param
 from solver.cli import drill as drill_cli
 from solver.cli import exploit as exploit_cli
+from solver.cli import multi as multi_cli
 from solver.cli import race as race_cli
 from solver.cli import sizes as sizes_cli
 from solver.cli.args import EXIT_INTERNAL, EXIT_USAGE, UsageError, solve_options, storage_guess
@@ -172,6 +173,8 @@ def _game_from_args(args: argparse.Namespace) -> Game:
     if is_preflop:
         return _preflop_game(args)
     if args.game is not None:
+        if multi_cli.is_multi(args):
+            raise UsageError(f"--game: {args.game} (three players) is for the solve command")
         if args.game.lower() not in GAMES:
             known = ", ".join([*GAMES, "preflop"])
             raise UsageError(f"--game: unknown game {args.game!r} (known: {known})")
@@ -480,6 +483,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                 run_group(args.group)
             else:
                 warm_all(jobs=_int_arg("--jobs", args.jobs, 1) or 1)
+        elif multi_cli.is_multi(args):  # three players: kuhn3, leduc3 (docs/multiway.md)
+            multi_cli.cmd_solve_multi(args)
         else:
             # a second process compiles the first solve's kernels from the other end while
             # this one types the walk (cold cache only): for float64 storage until the game

@@ -28,7 +28,11 @@ class Parser(argparse.ArgumentParser):
 
 def add_game_args(p: argparse.ArgumentParser) -> None:
     g = p.add_argument_group("game (one of --game, --preset, or a custom spot with --board)")
-    g.add_argument("--game", help=f"a built-in game: {', '.join(GAMES)}, or preflop")
+    g.add_argument(
+        "--game",
+        help=f"a built-in game: {', '.join(GAMES)}, or preflop; solve also takes the "
+        "three-player kuhn3 and leduc3 (docs/multiway.md)",
+    )
     g.add_argument(
         "--preset",
         help="a preset name from 'presets' (e.g. srp-river), or a .toml file given as a path "
