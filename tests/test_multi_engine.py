@@ -14,7 +14,12 @@ from reference3 import RULES, Reference3
 from solver.cfr.multi_engine import MultiEngine
 from solver.cfr.rules import make_rule
 from solver.games.multiway import MultiGame, kuhn_multi, multi_game
-from solver.games.nashconv import best_response_values, expected_values, uniform_profile
+from solver.games.nashconv import (
+    best_response_values,
+    expected_values,
+    nash_report,
+    uniform_profile,
+)
 
 
 @functools.cache
@@ -109,6 +114,48 @@ def test_kuhn3_reaches_the_equilibrium_familys_values() -> None:
     beta = rep.value[2] / kappa - 1.0
     assert -tol / kappa <= beta <= 0.25 + tol / kappa
     assert rep.value[0] == pytest.approx(-kappa * (0.5 + beta), abs=tol)
+
+
+def random_profile(g: MultiGame, seed: int) -> np.ndarray:
+    rng = np.random.default_rng(seed)
+    sigma = np.empty(g.profile_size)
+    for n in g.decision_nodes():
+        a = int(g.num_children[n])
+        block = rng.random((a, g.num_hands)) ** 3
+        sigma[g.offset[n] : g.offset[n] + a * g.num_hands] = (block / block.sum(axis=0)).ravel()
+    return sigma
+
+
+@pytest.mark.parametrize("name", ["kuhn3", "leduc3"])
+def test_the_engines_best_response_equals_the_evaluators(name: str) -> None:
+    """The walk's own evaluation and best-response passes (MODE_EVAL, MODE_BR) give each
+    player's value and best-response value as nashconv.py does (itself OpenSpiel's: tests/
+    test_multiway_openspiel.py), to 1e-9: against uniform (leduc3's NashConv 12.6112…), a
+    random profile, and a solve's average strategy normalised in the walk."""
+    g = game(name)
+    eng = MultiEngine(g, make_rule("cfr+"))
+    eng.iterate(5)
+    for sigma in (uniform_profile(g), random_profile(g, 3), None):
+        ours = eng.engine_report(sigma)
+        want = nash_report(g, eng.average_profile() if sigma is None else sigma)
+        np.testing.assert_allclose(ours.value, want.value, rtol=0, atol=1e-9)
+        np.testing.assert_allclose(ours.best_response, want.best_response, rtol=0, atol=1e-9)
+        assert ours.nash_conv == pytest.approx(want.nash_conv, abs=1e-9)
+    assert eng.engine_report(uniform_profile(g)).nash_conv > 2.0  # (not all zeros)
+
+
+def test_the_engines_best_response_keeps_locked_players_on_their_mix() -> None:
+    """In the locked game a locked player has nothing to deviate to (distance 0); the free
+    one's best response is the evaluator's against the locked mixes."""
+    g = game("kuhn3")
+    u = uniform_profile(g)
+    eng = MultiEngine(g, make_rule("cfr"))
+    eng.lock_players([0, 2], u)
+    eng.iterate(3)
+    rep = eng.engine_report()
+    assert rep.nash_distance[0] == pytest.approx(0.0, abs=1e-15)
+    assert rep.nash_distance[2] == pytest.approx(0.0, abs=1e-15)
+    assert rep.best_response[1] == pytest.approx(best_response_values(g, u)[1], abs=1e-12)
 
 
 def test_two_players_are_refused_by_name() -> None:

@@ -23,13 +23,22 @@ import numpy as np
 import numpy.typing as npt
 
 from solver.cfr.drive import run_pass
-from solver.cfr.layout import MODE_UPDATE, NO_DRAWS, empty_leaves, make_storage, pass_flags
+from solver.cfr.layout import (
+    MODE_BR,
+    MODE_EVAL,
+    MODE_UPDATE,
+    NO_DRAWS,
+    empty_leaves,
+    make_storage,
+    pass_flags,
+    placeholder_storage,
+)
 from solver.cfr.locks import Locks, no_locks
 from solver.cfr.multi_build import build_multi, multi_scratch
 from solver.cfr.pruning.state import no_rbp
-from solver.cfr.rules import Rule
+from solver.cfr.rules import NUM_COEFFICIENTS, Rule
 from solver.cfr.update import average_strategy, regret_matching_all
-from solver.cfr.walk import SolveState
+from solver.cfr.walk import AVERAGE, SolveState
 from solver.games.model import DECISION
 from solver.games.multiway import MultiGame
 from solver.games.nashconv import NashReport, check_profile, nash_report
@@ -37,6 +46,8 @@ from solver.games.nashconv import NashReport, check_profile, nash_report
 Array = npt.NDArray[np.float64]
 
 __all__ = ["MultiEngine"]
+
+_NO_RULE = np.zeros(NUM_COEFFICIENTS)  # (what a best-response or evaluation pass reads)
 
 
 class MultiEngine:
@@ -65,7 +76,7 @@ class MultiEngine:
         self.iteration = 0
         self.nodes_touched = 0
         # each traverser's root values of its last pass: (P, H) chips, chance-weighted
-        self.root_values = np.zeros((self.players, mgame.num_hands))
+        self.pass_values = np.zeros((self.players, mgame.num_hands))
 
     # ----- locks -----------------------------------------------------------------------------
     def lock_players(self, players: Iterable[int], profile: npt.ArrayLike) -> None:
@@ -114,7 +125,7 @@ class MultiEngine:
                 fl = pass_flags(trav, MODE_UPDATE)
                 touched += run_pass(self.arrays, state, 0, st.strategy, coefs[k], NO_DRAWS, fl,
                                     self.scratch, self._leaves)  # fmt: skip
-                self.root_values[trav] = self.scratch.value[0, : self.mgame.num_hands]
+                self.pass_values[trav] = self.scratch.value[0, : self.mgame.num_hands]
             self.iteration += 1
         self.nodes_touched += touched
         return touched
@@ -144,9 +155,38 @@ class MultiEngine:
     def current_values(self) -> Array:
         """(P,): each player's expected chips under the profile its last pass played (the
         sum of its root counterfactual values)."""
-        return self.root_values.sum(axis=1)
+        return self.pass_values.sum(axis=1)
 
     def report(self) -> NashReport:
         """The average profile's per-player values, best-response values, Nash distances and
         NashConv, by the independent evaluator (:func:`solver.games.nashconv.nash_report`)."""
         return nash_report(self.mgame, self.average_profile())
+
+    # ----- the engine's own measures (the walk's best-response and evaluation passes) -------
+    def root_values(self, player: int, best_response: bool, sigma: Array | None = None) -> Array:
+        """``player``'s counterfactual values (H,) at the root, chance included, when every
+        player plays ``sigma`` (a profile of the MultiGame; None: the average strategy,
+        normalised node by node in the walk) or ``player`` best-responds to the others' part
+        of it (``MODE_BR``: the max over actions at its information sets; locked sets keep
+        their mix). Their sum is the player's value."""
+        if player not in range(self.players):
+            raise ValueError(f"player: expected 0 to {self.players - 1}, got {player!r}")
+        fl = pass_flags(player, MODE_BR if best_response else MODE_EVAL)
+        if sigma is None:
+            sig, st = AVERAGE, self.storage
+        else:
+            sig, st = (
+                self._apply_locks(check_profile(self.mgame, sigma).copy()),
+                placeholder_storage(),
+            )
+        state = SolveState(st, self._rb, self._locks)
+        run_pass(self.arrays, state, 0, sig, _NO_RULE, NO_DRAWS, fl, self.scratch, self._leaves)
+        return self.scratch.value[0, : self.mgame.num_hands].copy()
+
+    def engine_report(self, sigma: Array | None = None) -> NashReport:
+        """:meth:`report` by the engine's own walk: ``2P`` passes (an evaluation and a best
+        response per player) against ``sigma`` (None: the average strategy)."""
+        value = np.array([self.root_values(p, False, sigma).sum() for p in range(self.players)])
+        br = np.array([self.root_values(p, True, sigma).sum() for p in range(self.players)])
+        dist = br - value
+        return NashReport(value, br, dist, float(dist.sum()))

@@ -1,6 +1,8 @@
 """``python -m solver solve --game kuhn3|leduc3``: a three-player toy game solved by the
 engine (:class:`~solver.cfr.multi_engine.MultiEngine`), each check reporting every player's
-Nash distance, NashConv and EV (docs/multiway.md).
+Nash distance, NashConv and EV of the average profile (docs/multiway.md) — by the engine's
+own evaluation and best-response passes, which equal the independent evaluator's
+(:mod:`solver.games.nashconv`).
 
 Distances are in chips per game and in % of the pot, the pot being the antes in it before
 anyone acts (3 chips in kuhn3 and leduc3). ``--target`` applies to the largest Nash
@@ -143,7 +145,7 @@ def cmd_solve_multi(args: argparse.Namespace) -> None:
 
     def check() -> tuple[dict[str, object], NashReport]:
         """The check of the average profile now, printed."""
-        rep = engine.report()
+        rep = engine.engine_report()  # (= nashconv.nash_report's: tests/test_multi_engine.py)
         rec = check_record(engine.iteration, time.perf_counter() - started, rep, pot,
                            engine.nodes_touched)  # fmt: skip
         print(json_line(rec) if args.json else _text(rec), flush=True)
