@@ -17,9 +17,11 @@ An iteration is one pass per player in turn (alternating updates). The pass of t
    current strategy;
 3. updates ``t``'s regrets by the rule and its current strategy by regret matching.
 
-Rules: ``cfr``, ``cfr+`` (RM+, linear averaging), ``lcfr`` and ``dcfr`` (α 1.5, β 0,
-γ 2), as tests/reference.py writes them for two players, with its rounding convention (an
-instantaneous regret within 1e-13 of its values' size is 0).
+Rules: ``cfr``, ``cfr+`` (RM+, linear averaging), ``lcfr``, ``dcfr`` (α 1.5, β 0, γ 2)
+and ``pcfr+`` (predictive RM+: the next strategy RM(max(R + r, 0)) with the last
+instantaneous regret r as the prediction, averaging weighted by t²), as tests/reference.py
+writes them for two players, with its rounding convention (an instantaneous regret within
+1e-13 of its values' size is 0).
 """
 
 from __future__ import annotations
@@ -31,7 +33,7 @@ from solver.games.multiway import MultiGame
 from solver.tree.kinds import CHANCE, DECISION
 
 FloatArray = NDArray[np.float64]
-RULES = ("cfr", "cfr+", "lcfr", "dcfr")
+RULES = ("cfr", "cfr+", "lcfr", "dcfr", "pcfr+")
 DCFR = {"alpha": 1.5, "beta": 0.0, "gamma": 2.0}
 
 
@@ -127,7 +129,7 @@ class Reference3:
         t, R = self.t, self.regrets[key]
         if self.rule == "cfr":
             R = R + r
-        elif self.rule == "cfr+":
+        elif self.rule in ("cfr+", "pcfr+"):
             R = np.maximum(R + r, 0.0)
         elif self.rule == "lcfr":
             R = R + t * r
@@ -137,7 +139,10 @@ class Reference3:
             neg = t ** DCFR["beta"] / (t ** DCFR["beta"] + 1.0)
             R = np.where(R > 0.0, R * pos, np.where(R < 0.0, R * neg, R))
         self.regrets[key] = R
-        self.current[key] = regret_matching(R)
+        if self.rule == "pcfr+":
+            self.current[key] = regret_matching(np.maximum(R + r, 0.0))
+        else:
+            self.current[key] = regret_matching(R)
 
     def _decay_weight(self) -> tuple[float, float]:
         t = self.t
@@ -145,6 +150,8 @@ class Reference3:
             return 1.0, float(t)
         if self.rule == "lcfr":
             return 1.0, float(t)
+        if self.rule == "pcfr+":
+            return 1.0, float(t) ** 2
         if self.rule == "dcfr":
             return ((t - 1) / t) ** DCFR["gamma"], 1.0
         return 1.0, 1.0
