@@ -66,13 +66,26 @@ def test_leduc3_solves_from_the_cli() -> None:
     assert text[-1].startswith("done: 4 iterations") and "player 2" in text[-1]
 
 
+def test_external_sampling_from_the_cli_repeats_with_its_seed() -> None:
+    args = ("solve", "--game", "kuhn3", "--algorithm", "mccfr-es", "--iterations", "500",
+            "--every", "500", "--seed", "4", "--json")  # fmt: skip
+    first, again = run(*args), run(*args)
+    assert first.returncode == 0, first.stderr
+    final = lines(first.stdout)[-1]
+    assert final["algorithm"] == "mccfr-es" and final["iteration"] == 500
+    assert final["nash_conv"] < 2.0625  # (uniform's)
+    assert lines(again.stdout)[-1]["nash_distance"] == final["nash_distance"]
+
+
 @pytest.mark.parametrize(
     ("flags", "named"),
     [
         (["--threads", "2"], "--threads"),
         (["--pruning", "total"], "--pruning"),
         (["--precision", "float32"], "--precision"),
-        (["--algorithm", "mccfr-es"], "--algorithm"),
+        (["--algorithm", "mccfr-os"], "--algorithm"),
+        (["--seed", "3"], "--seed"),
+        (["--algorithm", "mccfr-es", "--param", "epsilon=0.5"], "--param"),
         (["--pot", "10"], "--pot"),
         (["--stack-bb", "10"], "--stack-bb"),
         (["--rbp-free-opponent"], "--rbp-free-opponent"),

@@ -190,3 +190,7 @@ class MultiEngine:
         br = np.array([self.root_values(p, True, sigma).sum() for p in range(self.players)])
         dist = br - value
         return NashReport(value, br, dist, float(dist.sum()))
+
+    def measure(self) -> NashReport:
+        """What a check reports: :meth:`engine_report` of the average strategy."""
+        return self.engine_report()

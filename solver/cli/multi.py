@@ -7,8 +7,8 @@ own evaluation and best-response passes, which equal the independent evaluator's
 Distances are in chips per game and in % of the pot, the pot being the antes in it before
 anyone acts (3 chips in kuhn3 and leduc3). ``--target`` applies to the largest Nash
 distance. Flags that only mean something for heads-up games (spots, presets, locks, threads,
-pruning, other storage, the samplers) are refused naming the flag: one ``error:`` line,
-exit code 2.
+pruning, other storage, the samplers but external sampling ``mccfr-es``) are refused naming
+the flag: one ``error:`` line, exit code 2.
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ from collections.abc import Mapping
 from solver.cfr.multi_engine import MultiEngine
 from solver.cfr.options import OPTION_FIELDS, cli_default, parse_param
 from solver.cfr.rules import RULES, Rule, make_rule
+from solver.cfr.sampling.multi_es import MultiESEngine
 from solver.cli.args import UsageError, float_arg, int_arg, json_line, params_json
 from solver.games.multiway import ANTE, MULTI_GAMES, multi_game
 from solver.games.nashconv import NashReport
@@ -32,8 +33,9 @@ DEFAULT_ALGORITHM = "dcfr"  # as for the heads-up toy games
 TARGET_CAP = 10_000
 # the flags solve takes for a three-player game (argparse's names)
 _TAKEN = {"command", "game", "algorithm", "iterations", "target", "every", "param", "json"}
-# option flags allowed at these values (besides their defaults)
+# option flags allowed at these values (besides their defaults); any --seed for mccfr-es
 _ALLOWED = {"threads": {"1"}, "precision": {"auto", "float64"}, "pruning": {"none"}}
+ES = "mccfr-es"  # external sampling (solver/cfr/sampling/multi_es.py)
 
 
 def is_multi(args: argparse.Namespace) -> bool:
@@ -46,18 +48,22 @@ def _flag(dest: str) -> str:
     return "--" + dest.replace("_", "-")
 
 
-def _refuse_heads_up_flags(args: argparse.Namespace) -> None:
-    """A :class:`UsageError` naming the first flag given that a three-player game does not
-    take."""
+def _refuse_heads_up_flags(args: argparse.Namespace, algorithm: str) -> None:
+    """A :class:`UsageError` naming the first flag given that a three-player game (or
+    ``algorithm`` on it) does not take."""
     options = {row.flag.removeprefix("--").replace("-", "_"): row for row in OPTION_FIELDS}
+    if algorithm == ES and args.param:
+        raise UsageError(f"--param: {ES} takes no parameters")
     for dest, value in vars(args).items():
-        if dest in _TAKEN or value in (None, False, []):
+        if dest in _TAKEN or value in (None, False, []) or (dest == "seed" and algorithm == ES):
             continue
         row = options.get(dest)
         if row is not None:
             text = str(value).strip().lower()
             if text == cli_default(row) or text in _ALLOWED.get(row.field, set()):
                 continue
+            if dest == "seed":
+                raise UsageError(f"--seed: only with --algorithm {ES} on three-player games")
             raise UsageError(
                 f"{row.flag}: not for three-player games ({args.game} runs on one thread, "
                 "float64 storage, every subtree walked, no locks)"
@@ -65,13 +71,17 @@ def _refuse_heads_up_flags(args: argparse.Namespace) -> None:
         raise UsageError(f"{_flag(dest)}: not for three-player games (heads-up only)")
 
 
-def _rule(args: argparse.Namespace) -> Rule:
+def _algorithm(args: argparse.Namespace) -> str:
     name = (args.algorithm or DEFAULT_ALGORITHM).strip().lower()
-    if name not in RULES:
+    if name not in RULES and name != ES:
         raise UsageError(
             f"--algorithm: {name!r} is not for three-player games (the full-width rules: "
-            f"{', '.join(RULES)})"
+            f"{', '.join(RULES)}; or {ES})"
         )
+    return name
+
+
+def _rule(args: argparse.Namespace, name: str) -> Rule:
     params: dict[str, float] = {}
     for item in args.param:
         key, sep, raw = item.partition("=")
@@ -130,9 +140,9 @@ def _text(rec: Mapping[str, object]) -> str:
 
 def cmd_solve_multi(args: argparse.Namespace) -> None:
     """``solve`` on a three-player game (module docstring)."""
-    _refuse_heads_up_flags(args)
+    algorithm = _algorithm(args)
+    _refuse_heads_up_flags(args, algorithm)
     name = args.game.strip().lower()
-    rule = _rule(args)
     iterations = int_arg("--iterations", args.iterations, 0)
     every = int_arg("--every", args.every, 1)
     assert every is not None
@@ -140,12 +150,19 @@ def cmd_solve_multi(args: argparse.Namespace) -> None:
     pot = ANTE * mg.num_players  # the antes: the pot before anyone acts
     target = _target(args.target, pot)
     limit = iterations if iterations is not None else (1000 if target is None else TARGET_CAP)
-    engine = MultiEngine(mg, rule)
+    engine: MultiEngine | MultiESEngine
+    if algorithm == ES:
+        engine = MultiESEngine(mg, int_arg("--seed", args.seed, 0) or 0)
+        label, params = ES, {}
+    else:
+        rule = _rule(args, algorithm)
+        engine = MultiEngine(mg, rule)
+        label, params = rule.name, rule.params()
     started = time.perf_counter()
 
     def check() -> tuple[dict[str, object], NashReport]:
         """The check of the average profile now, printed."""
-        rep = engine.engine_report()  # (= nashconv.nash_report's: tests/test_multi_engine.py)
+        rep = engine.measure()  # (= nashconv.nash_report's: tests/test_multi_engine.py)
         rec = check_record(engine.iteration, time.perf_counter() - started, rep, pot,
                            engine.nodes_touched)  # fmt: skip
         print(json_line(rec) if args.json else _text(rec), flush=True)
@@ -162,8 +179,8 @@ def cmd_solve_multi(args: argparse.Namespace) -> None:
         "game": name,
         "players": mg.num_players,
         "pot": pot,
-        "algorithm": rule.name,
-        "params": params_json(rule.params()),
+        "algorithm": label,
+        "params": params_json(params),
         **rec,
         "stopped_by": "target" if reached else "iterations",
     }
