@@ -26,7 +26,7 @@ from solver.cfr.layout import (
 )
 from solver.cfr.locks import LockSet, locked_cells, no_locks
 from solver.cfr.options import CheckedOptions, SolveOptions, raise_first
-from solver.cfr.parallel import make_parallel, parallel_pass, split_iterations
+from solver.cfr.parallel import make_parallel, parallel_pass, split_iterations, thread_times
 from solver.cfr.pruning.manager import RegretPruning
 from solver.cfr.pruning.state import no_rbp
 from solver.cfr.rules import Rule
@@ -334,6 +334,13 @@ class Engine:
         self.precision = "float64"
         self._walk_buffers(np.float64)  # and the walk computes in float64 from here on
         return True
+
+    @property
+    def thread_times(self) -> list[dict[str, float]]:
+        """Per solver thread, its seconds in the split chunks so far (collecting, tasks,
+        waiting, finishing, wall) and its idle share (:func:`~solver.cfr.parallel.thread_times`;
+        empty rows on one thread, or with regret-based pruning, whose passes are not chunks)."""
+        return thread_times(self.parallel.times)
 
     @property
     def memory_bytes(self) -> int:
