@@ -1,0 +1,641 @@
+"""Where an iteration's time goes: each phase of the walk replayed alone, timed, against its floor.
+
+One command (issue 50, "Measure first", item 2)::
+
+    .venv/bin/python benchmarks/phases.py [--spots T1,F1s] [--warmup 4] [--iterations 6]
+        [--reps 5] [--threads 2] [--triad-mb 768] [--json]
+
+Per-node timestamps inside the walk would distort it, so the phases are isolated instead:
+for each spot, a solve of ``dcfr-tuned`` (the default storage, one thread) runs
+``--warmup`` iterations; its storage is copied, and benchmark-only kernels (below) replay
+each phase's own helpers — the same inlined ``node_kernel`` helpers the walk calls, on the
+walk's scratch rows, one row per depth — over every node of that kind in the tree, both
+traversers, best of ``--reps``:
+
+=================  =====================================================================
+trav: values       the traverser's node values from its children's (``action_values_up``,
+                   ``mixed_values``: RM of the regrets, the strategy not stored)
+trav: update       the rule's regret update (``update_node``)
+opp: σ + reach     the opponent's strategy (``strategy_rows``) and its reach into each
+                   child (the walk's ``opponent_child``)
+opp: values        the children's values summed (``values_sum_up``)
+average sums       the strategy sums (``add_sums``), on the iterations the average takes
+                   (1 / ``average_every`` of them: counted so)
+chance: reach      the reach into each card dealt (``chance_child``)
+chance: values     each card's values added, suit-isomorphic images mapped
+                   (``add_chance_rows``)
+fold               ``fold_rows`` (and a raked terminal's rake term)
+showdown           ``showdown_2card``
+runout             ``runout_rows`` (all-in before the river)
+=================  =====================================================================
+
+The vectors are realistic, not exact: each depth's reach row holds the opponent's reach at
+the root (its range weights times the deal's normaliser), each value row a spread of values
+the size of the pot, so the arithmetic runs on numbers of the right size; the storage is the
+solve's (a copy: the update and sums replays write to it). The replays' values are the walk's
+(``tests/test_phases.py`` composes them, node by node, into a pass that equals
+:func:`~solver.cfr.drive.run_pass` bit for bit on a small turn), so they do the real work.
+
+Printed per phase: ms per iteration, its share of a real iteration (``--iterations`` timed
+after the warm-up, checks left out), the residual (real − Σ phases: the walk's traversal,
+stack and branches, and what partial pruning saves: the real walk skips subtrees the
+opponent never reaches, the replays walk every node — the nodes-touched share says how
+many), each phase's bytes from :mod:`benchmarks.floor`'s model (storage, tree fields and
+tables of its node kind; vectors stay in L1) and its floor time at the machine's DRAM
+bandwidth (a triad of ``--triad-mb``) and at the bandwidth of a triad the size of the
+spot's footprint, and ours / floor per phase; the phase furthest from its floor is named.
+With ``--threads 2`` (default) a two-thread solve's per-thread split
+(:attr:`~solver.cfr.engine.Engine.thread_times`: collecting, tasks, waiting, finishing)
+follows, per iteration: the serial upper tree, the merge (each cut node's children's values
+summed: inside the tasks) and the waits. Timings mean nothing on a loaded machine.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import numba
+import numpy as np
+import numpy.typing as npt
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent))  # the solver package, when run as a script
+sys.path.insert(0, str(HERE))
+
+import floor  # noqa: E402
+
+from solver.cfr.chance import add_chance_rows, chance_child  # noqa: E402
+from solver.cfr.decision import (  # noqa: E402
+    action_values_up,
+    mixed_values,
+    opponent_child,
+    values_sum_up,
+)
+from solver.cfr.layout import GameArrays, Scratch, Storage  # noqa: E402
+from solver.cfr.rules import DERIVE  # noqa: E402
+from solver.cfr.terminal import (  # noqa: E402
+    fixed_payoff,
+    fold_rows,
+    runout_rows,
+    showdown_2card,
+)
+from solver.cfr.update import UpdateWork, add_sums, strategy_rows, update_node  # noqa: E402
+from solver.games.model import CHANCE, DECISION, FIXED, RUNOUT, SHOWDOWN, Game  # noqa: E402
+
+I64 = npt.NDArray[np.int64]
+Array = npt.NDArray[np.float64]
+
+PHASES = (
+    "trav: values", "trav: update", "opp: σ + reach", "opp: values", "average sums",
+    "chance: reach", "chance: values", "fold", "showdown", "runout",
+)  # fmt: skip
+# each phase's node kind in floor.py's byte model, and the categories of it that are its own
+PHASE_BYTES = {
+    "trav: update": ("decision (traverser)", ("regrets", "scales", "tree")),
+    "opp: σ + reach": ("decision (opponent)", ("regrets", "tree")),
+    "average sums": ("decision (opponent)", ("sums", "scales")),
+    "chance: reach": ("chance", ("tree",)),
+    "chance: values": ("chance", ("tables",)),
+    "fold": ("fold", ("tables", "tree")),
+    "showdown": ("showdown", ("tables", "tree")),
+    "runout": ("runout", ("tables", "tree")),
+}
+_JIT: dict[str, Any] = {"nogil": True, "cache": True}
+
+
+# ----- the replays ---------------------------------------------------------------------------
+# Each runs its helpers over ``nodes`` (a node kind's, in tree order) at each node's depth
+# ``depth[n]``, on the walk's scratch rows. ``exact``: each node's inputs are first copied
+# from the per-node arrays ``REn`` (N, H) (the opponent's reach arriving) and ``VAn`` (N, H)
+# (the traverser's values), and its outputs back — for the test that composes a pass from
+# the replays; the timed runs pass False and (1, 1) placeholders (no copy is made).
+@numba.njit(**_JIT)
+def _load(src: Array, n: int, dst: Array, row: int, m: int, exact: bool) -> None:
+    if exact:
+        for j in range(m):
+            dst[row, j] = src[n, j]
+
+
+@numba.njit(**_JIT)
+def _keep(src: Array, row: int, dst: Array, n: int, m: int, exact: bool) -> None:
+    if exact:
+        for j in range(m):
+            dst[n, j] = src[row, j]
+
+
+@numba.njit(**_JIT)
+def trav_values(game: GameArrays, st: Storage, trav: int, nodes: I64, depth: I64, sc: Scratch,
+                REn: Array, VAn: Array, exact: bool) -> int:  # fmt: skip
+    """The traverser's nodes: each child's values kept as its action's, then the mix."""
+    tree = game.tree
+    nt = game.hands.num_hands[trav]
+    VA, AV = sc.value, sc.action_value
+    for i in range(nodes.shape[0]):
+        node = nodes[i]
+        d = depth[node]
+        na = tree.num_children[node]
+        for k in range(na):
+            _load(VAn, tree.first_child[node] + k, VA, d + 1, nt, exact)
+            action_values_up(AV, VA, d + 1, k, nt)
+        mixed_values(d, na, nt, tree.offset[node], st.regrets, AV, VA, sc.sd)
+        _keep(VA, d, VAn, node, nt, exact)
+    return nodes.shape[0]
+
+
+@numba.njit(**_JIT)
+def trav_update(game: GameArrays, st: Storage, co: Array, trav: int, nodes: I64, depth: I64,
+                sc: Scratch, VAn: Array, exact: bool) -> int:  # fmt: skip
+    """The traverser's nodes: the rule's update (action values and node values in row d)."""
+    tree = game.tree
+    nt = game.hands.num_hands[trav]
+    VA, AV = sc.value, sc.action_value
+    work = UpdateWork(sc.blk, sc.sd, sc.tmp)
+    for i in range(nodes.shape[0]):
+        node = nodes[i]
+        d = depth[node]
+        na = tree.num_children[node]
+        if exact:
+            for k in range(na):
+                c = tree.first_child[node] + k
+                for h in range(nt):
+                    AV[d, k, h] = VAn[c, h]
+            _load(VAn, node, VA, d, nt, exact)
+        update_node(st, co, node, tree.offset[node], tree.ioffset[node], na, nt, AV, VA, d, work)
+    return nodes.shape[0]
+
+
+@numba.njit(**_JIT)
+def opp_reach(game: GameArrays, st: Storage, trav: int, nodes: I64, depth: I64, sc: Scratch,
+              REn: Array, exact: bool) -> int:  # fmt: skip
+    """The opponent's nodes: its strategy from the regrets, its reach into each child."""
+    tree = game.tree
+    no = game.hands.num_hands[1 - trav]
+    RE, SG, rrow = sc.reach, sc.strat, sc.reach_row
+    for i in range(nodes.shape[0]):
+        node = nodes[i]
+        d = depth[node]
+        na = tree.num_children[node]
+        off = tree.offset[node]
+        _load(REn, node, RE, d, no, exact)
+        rrow[d] = d
+        strategy_rows(st.regrets, off, na, no, SG, d, sc.sd, 0)
+        for k in range(na):
+            opponent_child(k, d, no, True, off, st.strategy, SG, RE, rrow)
+            _keep(RE, d + 1, REn, tree.first_child[node] + k, no, exact)
+    return nodes.shape[0]
+
+
+@numba.njit(**_JIT)
+def opp_values(game: GameArrays, trav: int, nodes: I64, depth: I64, sc: Scratch, VAn: Array,
+               exact: bool) -> int:  # fmt: skip
+    """The opponent's nodes: the children's values summed."""
+    tree = game.tree
+    nt = game.hands.num_hands[trav]
+    VA, CQ = sc.value, sc.cq
+    for i in range(nodes.shape[0]):
+        node = nodes[i]
+        d = depth[node]
+        CQ[d] = 0.0
+        for k in range(tree.num_children[node]):
+            _load(VAn, tree.first_child[node] + k, VA, d + 1, nt, exact)
+            values_sum_up(VA, d + 1, nt, CQ)
+        _keep(VA, d, VAn, node, nt, exact)
+    return nodes.shape[0]
+
+
+@numba.njit(**_JIT)
+def average_sums(game: GameArrays, st: Storage, co: Array, trav: int, nodes: I64, depth: I64,
+                 sc: Scratch, REn: Array, exact: bool) -> int:  # fmt: skip
+    """The opponent's nodes: its strategy sums (the strategy is the one the reach phase
+    derived into row d: re-derived here only when ``exact``)."""
+    tree = game.tree
+    no = game.hands.num_hands[1 - trav]
+    for i in range(nodes.shape[0]):
+        node = nodes[i]
+        d = depth[node]
+        na = tree.num_children[node]
+        off = tree.offset[node]
+        if exact:
+            _load(REn, node, sc.reach, d, no, exact)
+            strategy_rows(st.regrets, off, na, no, sc.strat, d, sc.sd, 0)
+        add_sums(st, st.strategy, sc, d, True, co, node, off, na, no, d)
+    return nodes.shape[0]
+
+
+@numba.njit(**_JIT)
+def chance_reach(game: GameArrays, trav: int, nodes: I64, depth: I64, sc: Scratch, REn: Array,
+                 exact: bool) -> int:  # fmt: skip
+    """Chance nodes: the reach into each card dealt."""
+    tree, boards = game.tree, game.boards
+    opp = 1 - trav
+    no = game.hands.num_hands[opp]
+    for i in range(nodes.shape[0]):
+        node = nodes[i]
+        d = depth[node]
+        _load(REn, node, sc.reach, d, no, exact)
+        sc.reach_row[d] = d
+        sc.cq[d] = 1.0
+        for k in range(tree.num_children[node]):
+            child = tree.first_child[node] + k
+            chance_child(tree, boards, child, d, no, opp, sc)
+            _keep(sc.reach, d + 1, REn, child, no, exact)
+    return nodes.shape[0]
+
+
+@numba.njit(**_JIT)
+def chance_values(game: GameArrays, trav: int, nodes: I64, depth: I64, sc: Scratch, VAn: Array,
+                  exact: bool) -> int:  # fmt: skip
+    """Chance nodes: values zeroed, each card's values added with its isomorphic images."""
+    tree, hands, boards = game
+    nt = hands.num_hands[trav]
+    VA = sc.value
+    for i in range(nodes.shape[0]):
+        node = nodes[i]
+        d = depth[node]
+        for h in range(nt):
+            VA[d, h] = 0.0
+        for k in range(tree.num_children[node]):
+            child = tree.first_child[node] + k
+            _load(VAn, child, VA, d + 1, nt, exact)
+            add_chance_rows(tree, hands, boards, child, trav, nt, VA, d + 1, VA, d)
+        _keep(VA, d, VAn, node, nt, exact)
+    return nodes.shape[0]
+
+
+@numba.njit(**_JIT)
+def _rake(game: GameArrays, trav: int, node: int, d: int, sc: Scratch) -> None:
+    """A raked showdown or runout's −r/2 term, added as the walk adds it."""
+    tree, hands, boards = game
+    no = hands.num_hands[1 - trav]
+    nt = hands.num_hands[trav]
+    rk = -0.5 * tree.rake[node]
+    fold_rows(hands.cards, hands.same, hands.pack, boards.valid, tree.board[node], trav, no, nt,
+              hands.num_cards, rk, sc.reach, d, sc.value, d + 1, sc.card_sum)  # fmt: skip
+    for h in range(nt):
+        sc.value[d, h] += sc.value[d + 1, h]
+
+
+@numba.njit(**_JIT)
+def terminals(game: GameArrays, trav: int, nodes: I64, depth: I64, sc: Scratch, REn: Array,
+              VAn: Array, exact: bool) -> int:  # fmt: skip
+    """Terminal nodes of one kind (folds, showdowns or runouts): their values."""
+    tree, hands, boards = game
+    opp = 1 - trav
+    no = hands.num_hands[opp]
+    nt = hands.num_hands[trav]
+    for i in range(nodes.shape[0]):
+        node = nodes[i]
+        d = depth[node]
+        b = tree.board[node]
+        kind = tree.kind[node]
+        _load(REn, node, sc.reach, d, no, exact)
+        if kind == FIXED:
+            u0 = fixed_payoff(tree.payoff[node], tree.rake[node], trav)
+            fold_rows(hands.cards, hands.same, hands.pack, boards.valid, b, trav, no, nt,
+                      hands.num_cards, u0, sc.reach, d, sc.value, d, sc.card_sum)  # fmt: skip
+        elif kind == RUNOUT:
+            eq = boards.runout_eq[tree.runout[node], opp]
+            amount = tree.payoff[node] - 0.5 * tree.rake[node]
+            runout_rows(eq, amount, nt, no, sc.reach, d, sc.value, d, sc.sd64)
+            if tree.rake[node] != 0.0:
+                _rake(game, trav, node, d, sc)
+        else:
+            amount = tree.payoff[node] - 0.5 * tree.rake[node]
+            showdown_2card(boards.valid, boards.order, boards.sd_row, boards.sd_src,
+                           boards.sd_cstart, boards.sd_pack, b, trav, nt, no, amount,
+                           sc.reach, d, sc.value, d, sc.card_sum, sc.sd64)  # fmt: skip
+            if tree.rake[node] != 0.0:
+                _rake(game, trav, node, d, sc)
+        _keep(sc.value, d, VAn, node, nt, exact)
+    return nodes.shape[0]
+
+
+@numba.njit(**_JIT)
+def depths(parents: I64) -> I64:
+    """(N,): each node's depth (parents come first)."""
+    out = np.zeros(parents.shape[0], dtype=np.int64)
+    for v in range(1, parents.shape[0]):
+        out[v] = out[parents[v]] + 1
+    return out
+
+
+# ----- the phases of a spot ------------------------------------------------------------------
+class Replay:
+    """``game``'s node lists by phase and a scratch to replay them on (the walk's, ``dtype``)."""
+
+    def __init__(self, game: Game, dtype: type[np.floating]) -> None:
+        from solver.cfr.layout import game_arrays, make_scratch
+
+        t = game.tree
+        self.game = game
+        self.g = game_arrays(game)
+        self.depth = depths(np.ascontiguousarray(game.parents, dtype=np.int64))
+        self.sc = make_scratch(game, dtype)
+        ids = np.arange(game.num_nodes, dtype=np.int64)
+        self.chance = ids[t.kind == CHANCE]
+        self.folds = ids[t.kind == FIXED]
+        self.shows = ids[t.kind == SHOWDOWN]
+        self.runouts = ids[t.kind == RUNOUT]
+        self.decision = [ids[(t.kind == DECISION) & (t.player == p)] for p in range(2)]
+        self._none = np.zeros((1, 1), dtype=dtype)
+
+    def fill(self, reach: Array, values: Array) -> None:
+        """Every depth's reach row ← ``reach`` (H,), value and action-value rows ← ``values``."""
+        sc = self.sc
+        sc.reach[:, : reach.shape[0]] = reach
+        sc.value[:, : values.shape[0]] = values
+        sc.action_value[:, :, : values.shape[0]] = values
+        sc.reach_row[:] = np.arange(sc.reach_row.shape[0])
+
+    def run(self, phase: str, st: Storage, co: Array, trav: int, REn: Array | None = None,
+            VAn: Array | None = None, nodes: I64 | None = None) -> int:  # fmt: skip
+        """Replay ``phase`` for traverser ``trav`` over its nodes (or ``nodes``); with
+        ``REn``/``VAn`` given, on each node's own inputs, its outputs kept there (exact)."""
+        g, dep, sc = self.g, self.depth, self.sc
+        exact = REn is not None
+        re = self._none if REn is None else REn
+        va = self._none if VAn is None else VAn
+        mine, theirs = self.decision[trav], self.decision[1 - trav]
+        pick = {
+            "trav: values": mine, "trav: update": mine, "opp: σ + reach": theirs,
+            "opp: values": theirs, "average sums": theirs, "chance: reach": self.chance,
+            "chance: values": self.chance, "fold": self.folds, "showdown": self.shows,
+            "runout": self.runouts,
+        }  # fmt: skip
+        ns = pick[phase] if nodes is None else nodes
+        if phase == "trav: values":
+            return int(trav_values(g, st, trav, ns, dep, sc, re, va, exact))
+        if phase == "trav: update":
+            return int(trav_update(g, st, co, trav, ns, dep, sc, va, exact))
+        if phase == "opp: σ + reach":
+            return int(opp_reach(g, st, trav, ns, dep, sc, re, exact))
+        if phase == "opp: values":
+            return int(opp_values(g, trav, ns, dep, sc, va, exact))
+        if phase == "average sums":
+            return int(average_sums(g, st, co, trav, ns, dep, sc, re, exact))
+        if phase == "chance: reach":
+            return int(chance_reach(g, trav, ns, dep, sc, re, exact))
+        if phase == "chance: values":
+            return int(chance_values(g, trav, ns, dep, sc, va, exact))
+        return int(terminals(g, trav, ns, dep, sc, re, va, exact))
+
+
+def compose_pass(rp: Replay, st: Storage, co: Array, trav: int) -> Array:
+    """One CFR pass for ``trav`` (no pruning) put together from the replays node by node:
+    the reach top-down (parents first), the terminals, then the values bottom-up with each
+    node's update and sums. Updates ``st``; returns the root's values (H[trav],). For the
+    test that the replays are the walk's work (small games: (N, H) arrays)."""
+    from solver.cfr.walk import root_reach
+
+    if co[DERIVE] == 0.0:
+        raise ValueError("the replays cover rules that play RM of their regrets (dcfr-tuned)")
+    game = rp.game
+    t = game.tree
+    n, h = game.num_nodes, rp.sc.reach.shape[1]
+    dtype = rp.sc.reach.dtype
+    REn = np.zeros((n, h), dtype=dtype)
+    VAn = np.zeros((n, h), dtype=dtype)
+    root = np.zeros(h)
+    root_reach(game.hands, 1 - trav, root)
+    REn[0] = root
+    for v in range(n):
+        one = np.array([v], dtype=np.int64)
+        if t.kind[v] == CHANCE:
+            rp.run("chance: reach", st, co, trav, REn, VAn, one)
+        elif t.kind[v] == DECISION and t.player[v] != trav:
+            rp.run("opp: σ + reach", st, co, trav, REn, VAn, one)
+        elif t.kind[v] == DECISION:
+            for c in game.children(v):
+                REn[c] = REn[v]
+    for phase in ("fold", "showdown", "runout"):
+        rp.run(phase, st, co, trav, REn, VAn)
+    for v in range(n - 1, -1, -1):
+        one = np.array([v], dtype=np.int64)
+        if t.kind[v] == CHANCE:
+            rp.run("chance: values", st, co, trav, REn, VAn, one)
+        elif t.kind[v] == DECISION and t.player[v] != trav:
+            rp.run("opp: values", st, co, trav, REn, VAn, one)
+            rp.run("average sums", st, co, trav, REn, VAn, one)
+        elif t.kind[v] == DECISION:
+            # the mix reads the regrets before the update, which reads the mix's values
+            rp.run("trav: values", st, co, trav, REn, VAn, one)
+            rp.run("trav: update", st, co, trav, REn, VAn, one)
+    return np.asarray(VAn[0, : game.hands.num_hands[trav]], dtype=np.float64)
+
+
+# ----- the command --------------------------------------------------------------------------
+# the floor's byte groups: each phase's node kind in floor.py's model and the categories that
+# must come from memory (vectors are one row per depth, in L1: not counted)
+GROUPS = {
+    "traverser's nodes": (("trav: values", "trav: update"), "decision (traverser)",
+                          ("regrets", "scales", "tree", "tables")),
+    "opponent's nodes": (("opp: σ + reach", "opp: values"), "decision (opponent)",
+                         ("regrets", "tree", "tables")),
+    "average sums": (("average sums",), "decision (opponent)", ("sums", "scales")),
+    "chance nodes": (("chance: reach", "chance: values"), "chance", ("tree", "tables")),
+    "fold": (("fold",), "fold", ("tree", "tables")),
+    "showdown": (("showdown",), "showdown", ("tree", "tables")),
+    "runout": (("runout",), "runout", ("tree", "tables")),
+}  # fmt: skip
+
+
+def _copy(st: Storage) -> Storage:
+    return Storage._make(a.copy() if isinstance(a, np.ndarray) else a for a in st)
+
+
+def time_phases(game: Game, eng: Any, reps: int) -> dict[str, float]:
+    """ms per iteration of each phase (both traversers, best of ``reps`` each) replayed
+    over ``eng``'s storage (a copy) with its rule's row of an iteration the average takes;
+    the average sums counted 1 / ``average_every``."""
+    from solver.cfr.rules import AVG_WEIGHT
+    from solver.cfr.walk import root_reach
+
+    rows = eng.coefficients(eng.schedule_start + eng.iteration, floor.RULE_AVERAGE_EVERY)
+    co = np.ascontiguousarray(rows[int(np.argmax(rows[:, AVG_WEIGHT] > 0.0))])
+    st = _copy(eng.storage)
+    rp = Replay(game, eng.walk_dtype)
+    h = rp.sc.reach.shape[1]
+    ms = dict.fromkeys(PHASES, 0.0)
+    for trav in (0, 1):
+        reach = np.zeros(h)
+        root_reach(game.hands, 1 - trav, reach)
+        values = np.linspace(-100.0, 100.0, h)  # chips: the spots' pot is 200
+        for phase in PHASES:
+            rp.fill(reach, values)
+            rp.run(phase, st, co, trav)  # compiled or loaded outside the timing
+            best = float("inf")
+            for _ in range(reps):
+                t0 = time.perf_counter_ns()
+                rp.run(phase, st, co, trav)
+                best = min(best, (time.perf_counter_ns() - t0) * 1e-6)
+            ms[phase] += best
+    ms["average sums"] /= floor.RULE_AVERAGE_EVERY
+    return ms
+
+
+def real_iteration(game: Game, threads: int, warmup: int, iterations: int) -> dict[str, Any]:
+    """ms per iteration of ``dcfr-tuned`` on ``threads`` threads (default storage and
+    pruning, no checks), the nodes touched / the full walk's, and per thread its split
+    (:attr:`~solver.cfr.engine.Engine.thread_times`) in ms per iteration; and the engine."""
+    from solver import Engine, SolveOptions
+    from solver.cfr.rules import make_rule
+
+    eng = Engine(game, make_rule(floor.RULE), options=SolveOptions(threads=threads))
+    eng.iterate(warmup)
+    eng.parallel.times[:] = 0
+    n0 = eng.nodes_touched
+    t0 = time.perf_counter_ns()
+    eng.iterate(iterations)
+    ms = (time.perf_counter_ns() - t0) * 1e-6 / iterations
+    walked = (eng.nodes_touched - n0) / (2.0 * game.num_nodes * iterations)
+    per = [{k: (v * 1e3 / iterations if k not in ("passes", "idle") else v)
+            for k, v in row.items()} for row in eng.thread_times]  # fmt: skip
+    return {"ms": ms, "walked": walked, "threads": per, "engine": eng}
+
+
+def _positive(text: str) -> int:
+    n = int(text)
+    if n < 1:
+        raise argparse.ArgumentTypeError(f"must be ≥ 1, got {n}")
+    return n
+
+
+def parse(argv: list[str] | None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--spots", default="T1,F1s", help="R1, T1, F1s, F3")
+    parser.add_argument("--warmup", type=_positive, default=4)
+    parser.add_argument("--iterations", type=_positive, default=6)
+    parser.add_argument("--reps", type=_positive, default=5)
+    parser.add_argument("--threads", type=int, default=2,
+                        help="also split a solve over this many threads (1: not)")  # fmt: skip
+    parser.add_argument("--triad-mb", type=float, default=768.0)
+    parser.add_argument("--no-footprint", action="store_true")
+    parser.add_argument("--json", action="store_true")
+    args = parser.parse_args(argv)
+    args.spots = [s.strip() for s in args.spots.split(",") if s.strip()]
+    if not args.spots:
+        parser.error("--spots: at least one spot expected")
+    for s in args.spots:
+        try:
+            floor.spot_spec(s)
+        except KeyError:
+            parser.error(f"--spots: unknown spot {s!r} (R1, T1, F1s, F3)")
+    cores = os.cpu_count() or 1
+    if not 1 <= args.threads <= cores:
+        parser.error(f"--threads: between 1 and this machine's {cores} cores, got {args.threads}")
+    if not args.triad_mb > 0.0 or args.triad_mb * 1e6 > 0.5 * floor.available_bytes():
+        parser.error(f"--triad-mb: above 0 and under half the free memory, got {args.triad_mb:g}")
+    return args
+
+
+def spot_report(spot: str, args: argparse.Namespace, dram: float) -> dict[str, Any]:
+    """One spot's phases, floor and threads (``dram`` the DRAM bandwidth, bytes/s)."""
+    game = floor.build_spot(spot)
+    real = real_iteration(game, 1, args.warmup, args.iterations)
+    eng = real.pop("engine")
+    ms = time_phases(game, eng, args.reps)
+    model = floor.iteration_bytes(game, eng.precision, floor.RULE_AVERAGE_EVERY)
+    bw = {"memory": dram}
+    footprint = floor.storage_bytes(game, eng.precision) + model.total("tree") / 2
+    if not args.no_footprint and footprint < 4 * floor.l3_bytes():
+        tr = floor.measure_triad(footprint / 1e6, 1, max(args.reps, 3))
+        bw["footprint"] = tr.gbs_write_allocate * 1e9
+    groups = {}
+    for name, (phases, kind, cats) in GROUPS.items():
+        nbytes = sum(model.kinds[kind][c] for c in cats)
+        if name == "opponent's nodes" and eng.precision == "compressed":
+            nbytes -= model.kinds[kind]["scales"]  # (its scales are the average's)
+        g_ms = sum(ms[p] for p in phases)
+        floors = {k: nbytes / v * 1e3 for k, v in bw.items()}
+        groups[name] = {
+            "ms": g_ms,
+            "bytes": nbytes,
+            "floor_ms": floors,
+            "ratio": {k: (g_ms / f if f > 0 else None) for k, f in floors.items()},
+        }
+    out: dict[str, Any] = {"spot": spot, "nodes": game.num_nodes, "precision": eng.precision,
+                           "real_ms": real["ms"], "walked": real["walked"], "phases_ms": ms,
+                           "residual_ms": real["ms"] - sum(ms.values()), "groups": groups,
+                           "bandwidth": bw}  # fmt: skip
+    del eng
+    if args.threads > 1:
+        out["split"] = real_iteration(game, args.threads, args.warmup, args.iterations)
+        out["split"].pop("engine")
+    return out
+
+
+def _print(r: dict[str, Any]) -> None:
+    real = r["real_ms"]
+    print(
+        f"\n## {r['spot']}: {r['nodes']:,} nodes, {r['precision']} storage, one thread: "
+        f"{real:.2f} ms an iteration, {100 * r['walked']:.0f} % of the nodes touched"
+    )
+    print("\n| phase | ms / iteration | share of the iteration |\n|---|---:|---:|")
+    for p, v in r["phases_ms"].items():
+        print(f"| {p} | {v:.3f} | {100 * v / real:.1f} % |")
+    total = sum(r["phases_ms"].values())
+    print(f"| Σ phases | {total:.3f} | {100 * total / real:.1f} % |")
+    print(
+        f"| residual (traversal, stack, pruning's savings) | {r['residual_ms']:.3f} | "
+        f"{100 * r['residual_ms'] / real:.1f} % |"
+    )
+    keys = list(r["bandwidth"])
+    head = " | ".join(f"floor ms ({k}) | ours / floor ({k})" for k in keys)
+    print(
+        f"\n| node kind | ms / iteration | MB / iteration | {head} |\n"
+        f"|---|---:|---:|{'---:|---:|' * len(keys)}"
+    )
+    worst = ("", 0.0)
+    for name, g in r["groups"].items():
+        cells = []
+        for k in keys:
+            f, q = g["floor_ms"][k], g["ratio"][k]
+            cells.append(f"{f:.3f} | {'-' if q is None else f'{q:.1f}'}")
+            if k == keys[-1] and q is not None and q > worst[1]:
+                worst = (name, q)
+        print(f"| {name} | {g['ms']:.3f} | {g['bytes'] / 1e6:.1f} | {' | '.join(cells)} |")
+    if worst[0]:
+        print(
+            f"\nFurthest from its floor ({keys[-1]} bandwidth): {worst[0]}, "
+            f"{worst[1]:.1f}× its floor."
+        )
+    sp = r.get("split")
+    if sp:
+        print(f"\n{len(sp['threads'])} threads: {sp['ms']:.2f} ms an iteration "
+              f"({real / sp['ms']:.2f}× one thread's)\n\n| thread | collect (serial upper tree) "
+              "| tasks (incl. the merge) | wait | finish (serial upper tree) | idle share |\n"
+              "|---:|---:|---:|---:|---:|---:|")  # fmt: skip
+        for t, row in enumerate(sp["threads"]):
+            print(
+                f"| {t} | {row['collect']:.3f} | {row['tasks']:.3f} | {row['wait']:.3f} | "
+                f"{row['finish']:.3f} | {100 * row['idle']:.1f} % |"
+            )
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse(argv)
+    dram = floor.measure_triad(args.triad_mb, 1, args.reps).gbs_write_allocate * 1e9
+    reports = []
+    for spot in args.spots:
+        print(f"# {spot} …", file=sys.stderr, flush=True)
+        reports.append(spot_report(spot, args, dram))
+    if args.json:
+        print(json.dumps({"dram_bytes_per_s": dram, "spots": reports}))
+        return 0
+    print(f"# {platform.machine()}, {os.cpu_count()} cores, numba {numba.__version__}; rule "
+          f"{floor.RULE}; DRAM triad {dram / 1e9:.2f} GB/s (write-allocate counted); "
+          f"replays best of {args.reps}")  # fmt: skip
+    for r in reports:
+        _print(r)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
