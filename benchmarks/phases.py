@@ -40,10 +40,12 @@ Printed per phase: ms per iteration, its share of a real iteration (``--iteratio
 after the warm-up, checks left out), the residual (real − Σ phases: the walk's traversal,
 stack and branches, and what partial pruning saves: the real walk skips subtrees the
 opponent never reaches, the replays walk every node — the nodes-touched share says how
-many), each phase's bytes from :mod:`benchmarks.floor`'s model (storage, tree fields and
-tables of its node kind; vectors stay in L1) and its floor time at the machine's DRAM
-bandwidth (a triad of ``--triad-mb``) and at the bandwidth of a triad the size of the
-spot's footprint, and ours / floor per phase; the phase furthest from its floor is named.
+many), each node kind's bytes from :mod:`benchmarks.floor`'s model (:func:`group_bytes`:
+storage, tree fields and tables — floor.py's tables read once a pass, shared out by the
+kinds' reads per visit; vectors stay in L1 — so the kinds' bytes add up to floor.py's floor)
+and its floor time at the machine's DRAM bandwidth (a triad of ``--triad-mb``) and at the
+bandwidth of a triad the size of the spot's footprint, and ours / floor per kind; the kind
+furthest from its floor is named.
 With ``--threads 2`` (default) a two-thread solve's per-thread split
 (:attr:`~solver.cfr.engine.Engine.thread_times`: collecting, tasks, waiting, finishing)
 follows, per iteration: the serial upper tree, the merge (each cut node's children's values
@@ -450,6 +452,21 @@ def _copy(st: Storage) -> Storage:
     return Storage._make(a.copy() if isinstance(a, np.ndarray) else a for a in st)
 
 
+def group_bytes(model: floor.ByteModel) -> dict[str, float]:
+    """Per group of :data:`GROUPS`, the bytes an iteration must move from memory: its node
+    kind's storage and tree fields, and floor.py's tables read once a pass shared out by the
+    kinds' reads per visit (a board's rows are reused from cache within its subtree). They
+    add up to ``model.floor_bytes``."""
+    tables = model.total("tables")
+    out = {}
+    for name, (_, kind, cats) in GROUPS.items():
+        nbytes = sum(model.kinds[kind][c] for c in cats if c != "tables")
+        if "tables" in cats and tables > 0.0:
+            nbytes += model.tables_unique * model.kinds[kind]["tables"] / tables
+        out[name] = nbytes
+    return out
+
+
 def time_phases(game: Game, eng: Any, reps: int) -> dict[str, float]:
     """ms per iteration of each phase (both traversers, best of ``reps`` each) replayed
     over ``eng``'s storage (a copy) with its rule's row of an iteration the average takes;
@@ -548,10 +565,9 @@ def spot_report(spot: str, args: argparse.Namespace, dram: float) -> dict[str, A
         tr = floor.measure_triad(footprint / 1e6, 1, max(args.reps, 3))
         bw["footprint"] = tr.gbs_write_allocate * 1e9
     groups = {}
-    for name, (phases, kind, cats) in GROUPS.items():
-        nbytes = sum(model.kinds[kind][c] for c in cats)
-        if name == "opponent's nodes" and eng.precision == "compressed":
-            nbytes -= model.kinds[kind]["scales"]  # (its scales are the average's)
+    per_group = group_bytes(model)
+    for name, (phases, _, _) in GROUPS.items():
+        nbytes = per_group[name]
         g_ms = sum(ms[p] for p in phases)
         floors = {k: nbytes / v * 1e3 for k, v in bw.items()}
         groups[name] = {

@@ -104,3 +104,14 @@ def test_the_timed_replays_visit_every_node_of_their_kind() -> None:
     # the timed update ran the rule's update on the solve's regrets (a copy)
     assert not np.array_equal(st.regrets, e.storage.regrets)
     assert np.isfinite(st.regrets).all() and np.isfinite(rp.sc.value).all()
+
+
+@pytest.mark.parametrize("precision", ["float32", "compressed"])
+def test_the_node_kinds_bytes_add_up_to_the_floor(precision: str) -> None:
+    ph = phases()
+    model = ph.floor.iteration_bytes(task_turn(), precision, 2)
+    groups = ph.group_bytes(model)
+    assert set(groups) == set(ph.GROUPS)
+    assert sum(groups.values()) == pytest.approx(model.floor_bytes, rel=1e-12)
+    assert groups["average sums"] == pytest.approx(model.total("sums") + (
+        model.kinds["decision (opponent)"]["scales"]))  # fmt: skip
