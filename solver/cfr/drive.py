@@ -167,11 +167,11 @@ def drive(
                 scr = tsc
                 if tid != 0:
                     ok = wait_for(sync, GO, p)
-                    t = now_ns()
-                    times[tid, T_WAIT] += t - mark
-                    mark = t
+                    now = now_ns()
+                    times[tid, T_WAIT] += now - mark
+                    mark = now
                     if not ok:
-                        times[tid, T_WALL] += t
+                        times[tid, T_WALL] += now
                         return touched
             else:
                 if joined < threads:  # who takes part in this pass: the threads that joined
@@ -181,11 +181,11 @@ def drive(
                             joined += 1
                 waited += joined
                 ok = wait_for(sync, DONE, waited)
-                t = now_ns()
-                times[tid, T_WAIT] += t - mark
-                mark = t
+                now = now_ns()
+                times[tid, T_WAIT] += now - mark
+                mark = now
                 if not ok:
-                    times[tid, T_WALL] += t
+                    times[tid, T_WALL] += now
                     return touched
                 leaf = LEAF_USE
         mode = fl.mode
@@ -201,10 +201,10 @@ def drive(
                       fl.margin, fl.average)  # fmt: skip
         n = walk(game, state, node, sigma, coefs[k], draws[k], f, scr, lv)
         if op == OP_SPLIT:
-            t = now_ns()
+            now = now_ns()
             col = T_COLLECT if sub == 0 else (T_TASKS if sub == 1 else T_FINISH)
-            times[tid, col] += t - mark
-            mark = t
+            times[tid, col] += now - mark
+            mark = now
             if sub == 1:
                 times[tid, T_PASSES] += 1
             if sub == 0:
