@@ -16,7 +16,14 @@ import numpy.typing as npt
 from solver.cfr.chance import add_chance_rows, chance_child
 from solver.cfr.decision import action_values_up, mixed_values, opponent_child, values_sum_up
 from solver.cfr.layout import GameArrays, Scratch, Storage
-from solver.cfr.terminal import fixed_payoff, fold_rows, runout_rows, showdown_2card
+from solver.cfr.terminal import (
+    FoldTables,
+    ShowdownTables,
+    fixed_payoff,
+    fold_rows,
+    runout_rows,
+    showdown_2card,
+)
 from solver.cfr.update import UpdateWork, add_sums, strategy_rows, update_node
 from solver.games.model import FIXED, RUNOUT
 
@@ -186,14 +193,14 @@ def chance_values(game: GameArrays, trav: int, nodes: I64, depth: I64, sc: Scrat
 
 
 @numba.njit(**_JIT)
-def _rake(game: GameArrays, trav: int, node: int, d: int, sc: Scratch) -> None:
+def _rake(game: GameArrays, ft: FoldTables, trav: int, node: int, d: int, sc: Scratch) -> None:
     """A raked showdown or runout's −r/2 term, added as the walk adds it."""
-    tree, hands, boards = game
+    tree, hands, _ = game
     no = hands.num_hands[1 - trav]
     nt = hands.num_hands[trav]
     rk = -0.5 * tree.rake[node]
-    fold_rows(hands.cards, hands.same, hands.pack, boards.valid, tree.board[node], trav, no, nt,
-              hands.num_cards, rk, sc.reach, d, sc.value, d + 1, sc.card_sum)  # fmt: skip
+    fold_rows(ft, tree.board[node], trav, no, nt, hands.num_cards, rk, sc.reach, d, sc.value,
+              d + 1, sc.card_sum)  # fmt: skip
     for h in range(nt):
         sc.value[d, h] += sc.value[d + 1, h]
 
@@ -206,6 +213,9 @@ def terminals(game: GameArrays, trav: int, nodes: I64, depth: I64, sc: Scratch, 
     opp = 1 - trav
     no = hands.num_hands[opp]
     nt = hands.num_hands[trav]
+    ft = FoldTables(hands.cards, hands.same, hands.pack, boards.valid)  # (as the walk's)
+    sdt = ShowdownTables(boards.valid, boards.order, boards.sd_row, boards.sd_src,
+                         boards.sd_cstart, boards.sd_pack)  # fmt: skip
     for i in range(nodes.shape[0]):
         node = nodes[i]
         d = depth[node]
@@ -214,21 +224,20 @@ def terminals(game: GameArrays, trav: int, nodes: I64, depth: I64, sc: Scratch, 
         _load(REn, node, sc.reach, d, no, exact)
         if kind == FIXED:
             u0 = fixed_payoff(tree.payoff[node], tree.rake[node], trav)
-            fold_rows(hands.cards, hands.same, hands.pack, boards.valid, b, trav, no, nt,
-                      hands.num_cards, u0, sc.reach, d, sc.value, d, sc.card_sum)  # fmt: skip
+            fold_rows(ft, b, trav, no, nt, hands.num_cards, u0, sc.reach, d, sc.value, d,
+                      sc.card_sum)  # fmt: skip
         elif kind == RUNOUT:
             eq = boards.runout_eq[tree.runout[node], opp]
             amount = tree.payoff[node] - 0.5 * tree.rake[node]
             runout_rows(eq, amount, nt, no, sc.reach, d, sc.value, d, sc.sd64)
             if tree.rake[node] != 0.0:
-                _rake(game, trav, node, d, sc)
+                _rake(game, ft, trav, node, d, sc)
         else:
             amount = tree.payoff[node] - 0.5 * tree.rake[node]
-            showdown_2card(boards.valid, boards.order, boards.sd_row, boards.sd_src,
-                           boards.sd_cstart, boards.sd_pack, b, trav, nt, no, amount,
-                           sc.reach, d, sc.value, d, sc.card_sum, sc.sd64)  # fmt: skip
+            showdown_2card(sdt, b, trav, nt, no, amount, sc.reach, d, sc.value, d, sc.card_sum,
+                           sc.sd64)  # fmt: skip
             if tree.rake[node] != 0.0:
-                _rake(game, trav, node, d, sc)
+                _rake(game, ft, trav, node, d, sc)
         _keep(sc.value, d, VAn, node, nt, exact)
     return nodes.shape[0]
 

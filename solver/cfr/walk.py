@@ -71,6 +71,8 @@ from solver.cfr.pruning.state import RBPState, has_pruned, rbp_node, record_node
 from solver.cfr.rules import DERIVE
 from solver.cfr.tasks import next_task, task_done
 from solver.cfr.terminal import (
+    FoldTables,
+    ShowdownTables,
     fixed_payoff,
     fold_rows,
     runout_rows,
@@ -192,12 +194,13 @@ def walk(
     st, rb, lk = borrow(state)
     sigma, co, u, sc, lv = borrow((sigma, co, u, sc, lv))
     sw = switches(fl, co, tree, hands, lk)
-    trav = fl.trav
-    opp = 1 - trav
-    nt = hands.num_hands[trav]
-    no = hands.num_hands[opp]
+    trav, opp = fl.trav, 1 - fl.trav
+    nt, no = hands.num_hands[trav], hands.num_hands[opp]
     stack, nxt, rrow, CL = sc.stack, sc.next_child, sc.reach_row, sc.clevel
     RE, VA, AV, SG, CQ = sc.reach, sc.value, sc.action_value, sc.strat, sc.cq
+    ft = FoldTables(hands.cards, hands.same, hands.pack, boards.valid)
+    sdt = ShowdownTables(boards.valid, boards.order, boards.sd_row, boards.sd_src,
+                         boards.sd_cstart, boards.sd_pack)  # fmt: skip
     leaf = fl.leaf
     touched = 0
     tasks = leaf == LEAF_TASKS  # start is a thread: walk the tasks it claims one by one
@@ -242,8 +245,7 @@ def walk(
                 at_leaf = True
             elif kind == FIXED:
                 u0 = fixed_payoff(tree.payoff[node], tree.rake[node], trav)
-                fold_rows(hands.cards, hands.same, hands.pack, boards.valid, b, trav, no, nt,
-                          hands.num_cards, u0, RE, rrow[d], VA, d, sc.card_sum)  # fmt: skip
+                fold_rows(ft, b, trav, no, nt, hands.num_cards, u0, RE, rrow[d], VA, d, sc.card_sum)
                 at_leaf = True
             elif kind == RUNOUT:  # raked: worth A − r/2, the −r/2 term added below
                 eq = boards.runout_eq[tree.runout[node], opp]
@@ -289,9 +291,8 @@ def walk(
                 amount = tree.payoff[node] - 0.5 * tree.rake[node]
                 raked = tree.rake[node] != 0.0
                 if sw.two_card:
-                    showdown_2card(boards.valid, boards.order, boards.sd_row, boards.sd_src,
-                                   boards.sd_cstart, boards.sd_pack, b, trav, nt, no, amount,
-                                   RE, rrow[d], VA, d, sc.card_sum, sc.sd64)  # fmt: skip
+                    showdown_2card(sdt, b, trav, nt, no, amount, RE, rrow[d], VA, d, sc.card_sum,
+                                   sc.sd64)  # fmt: skip
                 else:
                     showdown_generic(hands, boards, b, trav, amount, RE, rrow[d], VA, d,
                                      sc.card_sum, sc.card_sum2)  # fmt: skip
@@ -299,8 +300,8 @@ def walk(
             if raked:  # −r/2 per compatible opponent hand, in the free row below (one copy)
                 raked = False
                 rk = -0.5 * tree.rake[node]
-                fold_rows(hands.cards, hands.same, hands.pack, boards.valid, b, trav, no, nt,
-                          hands.num_cards, rk, RE, rrow[d], VA, d + 1, sc.card_sum)  # fmt: skip
+                fold_rows(ft, b, trav, no, nt, hands.num_cards, rk, RE, rrow[d], VA, d + 1,
+                          sc.card_sum)  # fmt: skip
                 for h in range(nt):
                     VA[d, h] += VA[d + 1, h]
         if not at_leaf:
