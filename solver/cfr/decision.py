@@ -67,6 +67,34 @@ def opponent_child(
 
 
 @node_kernel
+def restricted_child(
+    k: Int, d: Int, no: Int, derive: bool, off: Int, sigma: Array, SG: Array, RE: Array,
+    rrow: I64, FX: Array, q: float, ofs: Int,
+) -> bool:  # fmt: skip
+    """A restricted Nash response's reach into the learner's child ``k`` (the exploiter's
+    pass, :class:`~solver.cfr.locks.Restriction`): the row ``RE[rrow[d]]`` holds the mixture
+    m = p·π_fix + q·π_free and the row ``ofs`` below it the free reach π_free (chance and card
+    removal in both); child m = (m − q·π_free)·fix(k) + q·π_free·σ(k) and child
+    π_free = π_free·σ(k), with ``σ`` the learner's free strategy (``SG[d]`` when derived,
+    else ``sigma`` at ``off``) and ``fix`` its fixed one (``FX`` at ``off``). Whether any
+    mixture reach is left."""
+    r0 = rrow[d]
+    nz = False
+    fb = off + k * no
+    base = k * no if derive else fb
+    for j in range(no):
+        s = SG[d, np.uint64(base + j)] if derive else sigma[np.uint64(base + j)]
+        f = RE[ofs + r0, j]
+        x = q * f
+        m = (RE[r0, j] - x) * FX[np.uint64(fb + j)] + x * s
+        RE[d + 1, j] = m
+        RE[ofs + d + 1, j] = f * s
+        nz |= m != 0.0
+    rrow[d + 1] = d + 1
+    return nz
+
+
+@node_kernel
 def node_values(
     d: Int, na: Int, nt: Int, best: bool, derive: bool, off: Int, sigma: Array, SG: Array,
     AV: Array, VA: Array,

@@ -29,13 +29,31 @@ I8 = npt.NDArray[np.int8]
 Int = int | np.int64
 
 
+class Restriction(NamedTuple):
+    """A restricted Nash response (Johanson, Zinkevich and Bowling, NIPS 2007): the
+    exploiter's opponent (the learner) plays ``fixed`` with probability ``p`` and a free
+    strategy otherwise, and the exploiter cannot tell which. The walk plays it in the
+    exploiter's passes (:func:`~solver.cfr.decision.restricted_child`); ``p`` = 0 or
+    ``exploiter`` = -1: off (:data:`NO_RESTRICTION`, nothing read)."""
+
+    p: float  # the probability of the fixed strategy, in [0, 1]
+    exploiter: int  # the player who exploits (0 or 1), -1 when off
+    fixed: Array  # (A,) the learner's fixed strategy at its cells (others unread), or (1,)
+
+
+NO_RESTRICTION = Restriction(0.0, -1, np.zeros(1))
+
+
 class Locks(NamedTuple):
     """What the walk reads of the locks (``N`` nodes, ``I`` info size, ``A`` action size);
-    :func:`no_locks` for solves without any (length-1 placeholders the walk never reads)."""
+    :func:`no_locks` for solves without any (length-1 placeholders the walk never reads).
+    ``rnr``: a restricted Nash response the passes play (:class:`Restriction`), off by
+    default."""
 
     node: I8  # (N,) 1 at a decision node with at least one locked hand
     hand: I8  # (I,) 1 at a locked infoset (node, hand)
     strategy: Array  # (A,) the locked mix at a locked infoset's cells, 0 elsewhere
+    rnr: Restriction = NO_RESTRICTION
 
 
 def no_locks() -> Locks:
