@@ -145,4 +145,4 @@ def test_helpers() -> None:
     assert exploiter_of("ip") == 0 and exploiter_of("oop") == 1
     with pytest.raises(RobustError):
         exploiter_of("btn")
-    assert estimate_seconds(_leduc(), 5) > 0.0
+    assert estimate_seconds(0.01, 2, 100, 5) == pytest.approx(1.25 * 0.02 * 100 * 5)

@@ -12,6 +12,7 @@ import numpy.typing as npt
 
 from solver.cfr.floats import like
 from solver.cfr.layout import Scratch, Storage
+from solver.cfr.locks import Locks
 from solver.cfr.update import UpdateWork, update_node
 from solver.jit import node_kernel
 
@@ -68,16 +69,18 @@ def opponent_child(
 
 @node_kernel
 def restricted_child(
-    k: Int, d: Int, no: Int, derive: bool, off: Int, sigma: Array, SG: Array, RE: Array,
-    rrow: I64, FX: Array, q: float, ofs: Int,
+    k: Int, d: Int, no: Int, derive: bool, off: Int, sigma: Array, sc: Scratch, lk: Locks,
 ) -> bool:  # fmt: skip
     """A restricted Nash response's reach into the learner's child ``k`` (the exploiter's
-    pass, :class:`~solver.cfr.locks.Restriction`): the row ``RE[rrow[d]]`` holds the mixture
-    m = p·π_fix + q·π_free and the row ``ofs`` below it the free reach π_free (chance and card
-    removal in both); child m = (m − q·π_free)·fix(k) + q·π_free·σ(k) and child
-    π_free = π_free·σ(k), with ``σ`` the learner's free strategy (``SG[d]`` when derived,
-    else ``sigma`` at ``off``) and ``fix`` its fixed one (``FX`` at ``off``). Whether any
-    mixture reach is left."""
+    pass, ``lk.rnr_*``): the row ``sc.reach[rrow[d]]`` holds the mixture
+    m = p·π_fix + q·π_free (q = 1 − p) and the row ``ofs`` (the depth rows) below it the
+    free reach π_free, chance and card removal in both; child m = (m − q·π_free)·fix(k) +
+    q·π_free·σ(k) and child π_free = π_free·σ(k), ``σ`` the learner's free strategy
+    (``sc.strat[d]`` when derived, else ``sigma`` at ``off``), ``fix`` its fixed one
+    (``lk.rnr_fixed`` at ``off``). Whether any mixture reach is left."""
+    RE, SG, FX, rrow = sc.reach, sc.strat, lk.rnr_fixed, sc.reach_row
+    ofs = sc.stack.shape[0]
+    q = 1.0 - lk.rnr_p
     r0 = rrow[d]
     nz = False
     fb = off + k * no
@@ -92,6 +95,15 @@ def restricted_child(
         nz |= m != 0.0
     rrow[d + 1] = d + 1
     return nz
+
+
+@node_kernel
+def start_free_reach(sc: Scratch, no: Int) -> None:
+    """A restricted Nash response's pass starts (at the root) with the free reach equal to
+    the mixture: both the prior (row 0 → row ``ofs``, :func:`restricted_child`)."""
+    ofs = sc.stack.shape[0]
+    for j in range(no):
+        sc.reach[ofs, j] = sc.reach[0, j]
 
 
 @node_kernel

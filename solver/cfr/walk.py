@@ -47,6 +47,7 @@ from solver.cfr.decision import (
     node_values,
     opponent_child,
     restricted_child,
+    start_free_reach,
     traverser_child,
     update_traverser,
     values_sum_up,
@@ -134,7 +135,7 @@ class Switches(NamedTuple):
     reach_only: bool
     two_card: bool  # hands of two cards (hold'em): the prefix-sum showdown
     locked: bool  # some infosets are locked (``lk`` is the tree's size)
-    # the exploiter's pass of a restricted Nash response (``lk.rnr``): the learner's reach is
+    # the exploiter's pass of a restricted Nash response (``lk.rnr_*``): the learner's reach is
     # a mixture of its fixed and free strategies, the free part carried beside it
     rnr: bool
 
@@ -160,8 +161,8 @@ def switches(fl: PassFlags, co: Array, tree: Tree, hands: Hands, lk: Locks) -> S
         fl.leaf == LEAF_COLLECT and not (mode == MODE_BR and fl.record),
         hands.cards[0, 0, 1] >= 0 and hands.cards[1, 0, 1] >= 0,
         lk.node.shape[0] == tree.kind.shape[0],
-        lk.rnr.p > 0.0
-        and fl.trav == lk.rnr.exploiter
+        lk.rnr_p > 0.0
+        and fl.trav == lk.rnr_exploiter
         and fl.leaf == LEAF_OFF
         and mode != MODE_REACH
         and not (mode == MODE_UPDATE and fl.sampled),
@@ -208,11 +209,6 @@ def walk(
     stack, nxt, rrow, CL = sc.stack, sc.next_child, sc.reach_row, sc.clevel
     RE, VA, AV, SG, CQ = sc.reach, sc.value, sc.action_value, sc.strat, sc.cq
     leaf = fl.leaf
-    # a restricted Nash response: rows ofs + r of RE hold the learner's free reach beside
-    # the mixture in row r (make_scratch's reach has twice the rows)
-    ofs = stack.shape[0]
-    rq = 1.0 - lk.rnr.p
-    FX = lk.rnr.fixed
     touched = 0
     tasks = leaf == LEAF_TASKS  # start is a thread: walk the tasks it claims one by one
     ti = 0
@@ -224,9 +220,8 @@ def walk(
     if sw.rbp:
         for h in range(nt):
             sc.live[0, h] = 1.0
-    if sw.rnr:  # at the start the free reach is the mixture: both are the prior
-        for j in range(no):
-            RE[ofs, j] = RE[0, j]
+    if sw.rnr:  # a restricted Nash response: the learner's free reach beside the mixture
+        start_free_reach(sc, no)
     raked = False  # a raked showdown or runout was just valued: add its rake term
     d = 0
     stack[0] = lv.task_node[ti] if tasks else start
@@ -330,7 +325,7 @@ def walk(
                 if kind == CHANCE:
                     reached = chance_child(tree, boards, child, d, no, opp, sc)
                     if sw.rnr:
-                        free_chance_child(tree, boards, child, d, no, opp, sc, ofs)
+                        free_chance_child(tree, boards, child, d, no, opp, sc)
                 elif mine:
                     reached = True
                     if not traverser_child(k, d, nt, sw.rbp, tree.offset[node], tree.board[node],
@@ -341,8 +336,8 @@ def walk(
                         nxt[d] = k + 1
                         continue
                 elif sw.rnr:
-                    reached = restricted_child(k, d, no, sw.derive, tree.offset[node], sigma, SG,
-                                               RE, rrow, FX, rq, ofs)  # fmt: skip
+                    reached = restricted_child(k, d, no, sw.derive, tree.offset[node], sigma, sc,
+                                               lk)  # fmt: skip
                 else:
                     reached = opponent_child(k, d, no, sw.derive, tree.offset[node], sigma, SG,
                                              RE, rrow)  # fmt: skip
@@ -387,7 +382,7 @@ def walk(
                 if lock_here:
                     keep_cells(st.cumulative, off, na * no, sc.keep, 1)
                 # (the learner of a restricted Nash response sums with its own, free reach)
-                r0 = rrow[d] + ofs if sw.rnr else rrow[d]
+                r0 = rrow[d] + stack.shape[0] if sw.rnr else rrow[d]
                 add_sums(st, sigma, sc, d, sw.derive, co, node, off, na, no, r0)
                 if lock_here:
                     restore_locked(st.cumulative, lk.hand, off, ioff, na, no, sc.keep, 1)

@@ -38,7 +38,7 @@ from solver.api import SolveResult, continue_from
 from solver.cfr.bestresponse import root_player_values
 from solver.cfr.engine import Engine
 from solver.cfr.layout import check_strategy
-from solver.cfr.locks import Locks, Restriction, no_locks
+from solver.cfr.locks import Locks, no_locks, restricted
 from solver.games.model import DECISION, Game
 from solver.study.analysis import investments
 
@@ -58,6 +58,10 @@ class RobustError(ValueError):
         super().__init__(f"{field}: {message}")
         self.field = field
         self.message = message
+
+
+class RobustStopped(Exception):
+    """A curve left early: its ``stop`` callback said so (between chunks of iterations)."""
 
 
 @dataclass(frozen=True)
@@ -209,7 +213,7 @@ def _measure(game: Game, sigma: Array, fixed: Array, p: float, e: int, locks: Lo
         value = _value(game, sigma, e, False, locks)
         br_e = _value(game, sigma, e, True, locks)
     else:
-        rl = locks._replace(rnr=Restriction(p, e, fixed))
+        rl = restricted(locks, p, e, fixed)
         value = _value(game, sigma, e, False, rl)
         br_e = _value(game, sigma, e, True, rl)
     error = 0.5 * (br_e + (1.0 - p) * br_l - p * ev_fix)
@@ -234,6 +238,7 @@ def _engine(result: SolveResult, warm: Engine) -> Engine:
 def _solve_point(
     result: SolveResult, warm: Engine, fixed: Array, p: float, e: int, iterations: int,
     target: float | None, check_every: int, offset: float, v_hat: float, pot: float | None,
+    stop: Callable[[], bool] | None,
 ) -> tuple[RobustPoint, Engine]:  # fmt: skip
     started = time.perf_counter()
     engine = _engine(result, warm)
@@ -241,8 +246,9 @@ def _solve_point(
     locks = engine.lockset.locks if engine.lockset is not None else no_locks()
     m: _Measures | None = None
     while engine.iteration < iterations:
-        engine.iterate(int(min(check_every if target is not None else iterations,
-                               iterations - engine.iteration)))  # fmt: skip
+        engine.iterate(int(min(check_every, iterations - engine.iteration)))
+        if stop is not None and stop():
+            raise RobustStopped
         if target is not None:
             m = _measure(result.game, engine.average_strategy(), fixed, p, e, locks)
             if m.error <= target:
@@ -285,14 +291,16 @@ def robust_curve(
     target: float | None = None,
     check_every: int = 10,
     on_point: Callable[[RobustPoint], None] | None = None,
+    stop: Callable[[], bool] | None = None,
 ) -> RobustCurve:
     """Restricted Nash responses of ``exploiter`` for each p of ``ps`` against ``fixed``
     (σ_fix: an (A,) strategy, a :class:`SolveResult` or a profile run — the opponent's
     average strategy in it), starting from ``result``: each solve ``iterations``
     iterations (default the result's own count) or down to ``target`` chips of
     exploitability in the restricted game, checked every ``check_every``. ``on_point`` is
-    called with each point as it is done. Every argument is checked before anything is
-    solved (:class:`RobustError` naming it)."""
+    called with each point as it is done; ``stop`` between chunks of ``check_every``
+    iterations, :class:`RobustStopped` raised when it returns True. Every argument is
+    checked before anything is solved (:class:`RobustError` naming it)."""
     values = check_ps(ps)
     if exploiter not in (0, 1) or isinstance(exploiter, bool):
         raise RobustError("exploiter", f"must be 0 or 1, got {exploiter!r}")
@@ -316,7 +324,7 @@ def robust_curve(
     warm: Engine = engine
     for p in values:
         point, warm = _solve_point(result, warm, fx, p, exploiter, limit, target, check_every,
-                                   offset, v_hat, pot)  # fmt: skip
+                                   offset, v_hat, pot, stop)  # fmt: skip
         points.append(point)
         if on_point is not None:
             on_point(point)
@@ -340,15 +348,14 @@ def robust_response(
     return curve.points[0]
 
 
-def estimate_seconds(result: SolveResult, points: int, iterations: int | None = None) -> float:
-    """A curve's time, scaled from the solve's own: its seconds per iteration (times its
-    threads: the restricted solves run on one) × the iterations of each point × ``points``,
-    plus a quarter for the exploiter's wider passes and the measures."""
-    its = max(int(result.iteration), 1)
-    per = result.elapsed_s / its if result.history else 0.0
-    threads = max(int(getattr(result.engine, "threads", 1)), 1)
-    n = int(iterations) if iterations is not None else its
-    return 1.25 * per * threads * n * int(points)
+def estimate_seconds(seconds_per_iteration: float, threads: int, iterations: int,
+                     points: int) -> float:  # fmt: skip
+    """A curve's time, scaled from a solve's own: its measured seconds per iteration on
+    ``threads`` threads (the restricted solves run on one: times ``threads``, an upper
+    bound) × ``iterations`` per point × ``points``, plus a quarter for the exploiter's wider
+    passes and the measures. Good to a factor of two."""
+    per = max(float(seconds_per_iteration), 0.0) * max(int(threads), 1)
+    return 1.25 * per * max(int(iterations), 0) * max(int(points), 0)
 
 
 def exploiter_of(profile_player: str | int) -> int:
