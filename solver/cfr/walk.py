@@ -40,12 +40,14 @@ import numpy as np
 import numpy.typing as npt
 
 from solver.cfr.borrow import borrow
-from solver.cfr.chance import add_chance_rows, chance_child, draw_child
+from solver.cfr.chance import add_chance_rows, chance_child, draw_child, free_chance_child
 from solver.cfr.decision import (
     action_values_up,
     mixed_values,
     node_values,
     opponent_child,
+    restricted_child,
+    start_free_reach,
     traverser_child,
     update_traverser,
     values_sum_up,
@@ -135,6 +137,9 @@ class Switches(NamedTuple):
     reach_only: bool
     two_card: bool  # hands of two cards (hold'em): the prefix-sum showdown
     locked: bool  # some infosets are locked (``lk`` is the tree's size)
+    # the exploiter's pass of a restricted Nash response (``lk.rnr_*``): the learner's reach is
+    # a mixture of its fixed and free strategies, the free part carried beside it
+    rnr: bool
 
 
 @node_kernel
@@ -158,6 +163,11 @@ def switches(fl: PassFlags, co: Array, tree: Tree, hands: Hands, lk: Locks) -> S
         fl.leaf == LEAF_COLLECT and not (mode == MODE_BR and fl.record),
         hands.cards[0, 0, 1] >= 0 and hands.cards[1, 0, 1] >= 0,
         lk.node.shape[0] == tree.kind.shape[0],
+        lk.rnr_p > 0.0
+        and fl.trav == lk.rnr_exploiter
+        and fl.leaf == LEAF_OFF
+        and mode != MODE_REACH
+        and not (mode == MODE_UPDATE and fl.sampled),
     )
 
 
@@ -201,10 +211,8 @@ def walk(
     ft = FoldTables(hands.cards, hands.same, hands.pack, boards.valid)
     sdt = ShowdownTables(boards.valid, boards.order, boards.sd_row, boards.sd_src,
                          boards.sd_cstart, boards.sd_pack)  # fmt: skip
-    leaf = fl.leaf
-    touched = 0
+    leaf, touched, ti = fl.leaf, 0, 0
     tasks = leaf == LEAF_TASKS  # start is a thread: walk the tasks it claims one by one
-    ti = 0
     if tasks:  # (a loop here, not a walk per task: the set-up above would run per task)
         ti, touched = next_task(tree, hands, boards, lv, fl, co, st, lk, sc)
         if ti < 0:
@@ -213,6 +221,8 @@ def walk(
     if sw.rbp:
         for h in range(nt):
             sc.live[0, h] = 1.0
+    if sw.rnr:  # a restricted Nash response: the learner's free reach beside the mixture
+        start_free_reach(sc, no)
     raked = False  # a raked showdown or runout was just valued: add its rake term
     d = 0
     stack[0] = lv.task_node[ti] if tasks else start
@@ -313,6 +323,8 @@ def walk(
                 mine = kind == DECISION and tree.player[node] == trav
                 if kind == CHANCE:
                     reached = chance_child(tree, boards, child, d, no, opp, sc)
+                    if sw.rnr:
+                        free_chance_child(tree, boards, child, d, no, opp, sc)
                 elif mine:
                     reached = True
                     if not traverser_child(k, d, nt, sw.rbp, tree.offset[node], tree.board[node],
@@ -322,6 +334,9 @@ def walk(
                             AV[d, k, h] = 0.0
                         nxt[d] = k + 1
                         continue
+                elif sw.rnr:
+                    reached = restricted_child(k, d, no, sw.derive, tree.offset[node], sigma, sc,
+                                               lk)  # fmt: skip
                 else:
                     reached = opponent_child(k, d, no, sw.derive, tree.offset[node], sigma, SG,
                                              RE, rrow)  # fmt: skip
@@ -365,7 +380,9 @@ def walk(
             if kind == DECISION and tree.player[node] != trav and sw.update:
                 if lock_here:
                     keep_cells(st.cumulative, off, na * no, sc.keep, 1)
-                add_sums(st, sigma, sc, d, sw.derive, co, node, off, na, no, rrow[d])
+                # (the learner of a restricted Nash response sums with its own, free reach)
+                r0 = rrow[d] + stack.shape[0] if sw.rnr else rrow[d]
+                add_sums(st, sigma, sc, d, sw.derive, co, node, off, na, no, r0)
                 if lock_here:
                     restore_locked(st.cumulative, lk.hand, off, ioff, na, no, sc.keep, 1)
         # the node at depth d is finished: hand its values to the parent
