@@ -23,6 +23,7 @@ from app import state
 from app.components.fields import Number
 from app.components.names import line as line_name
 from app.components.names import player_name
+from app.features import robust_view
 from app.features.controls import live_view
 from app.features.locking import own_limits, pending
 from app.features.number_fields import read
@@ -74,6 +75,7 @@ class Applied:
     lines: set[str]
     rows: list[Readback] | None = None
     aims: dict[int, float] = field(default_factory=dict)
+    base: Any = None  # the solve before any profile (its engine): where the risk curve starts
 
 
 def _field(stat: str) -> Number:
@@ -251,7 +253,8 @@ def _apply(game: Game) -> None:
     label = str(state.get(state.JOB_LABEL) or game.name).removesuffix(" (profile)")
     start_solve(new, solved.source, solved.holdem, str(state.get(state.JOB_GAME_ID) or ""),
                 label + " (profile)")  # fmt: skip
-    state.put(RUN, Applied(new, profile, compiled.plan, set(compiled.locks), None, aims))
+    base = prev.base if prev is not None and prev.base is not None and job is prev.job else old
+    state.put(RUN, Applied(new, profile, compiled.plan, set(compiled.locks), None, aims, base))
 
 
 def _entries(profile: Profile) -> list[dict[str, Any]]:
@@ -407,3 +410,4 @@ def _readback(game: Game, run: Applied) -> None:
     )
     if not all(r.ok for r in rows):
         st.caption("A stat off by more than 1 pp: Apply again to compile against this solve.")
+    robust_view.render(game, run)

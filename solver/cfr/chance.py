@@ -67,6 +67,21 @@ def chance_child(tree: Tree, boards: Boards, child: Int, d: Int, no: Int, opp: I
 
 
 @node_kernel
+def free_chance_child(tree: Tree, boards: Boards, child: Int, d: Int, no: Int, opp: Int,
+                      sc: Scratch) -> None:  # fmt: skip
+    """A restricted Nash response's free reach into a chance child (row ``ofs + d + 1`` of
+    ``sc.reach``, from row ``ofs + reach_row[d]``; ``ofs`` the depth rows), scaled and zeroed
+    as :func:`chance_child` (called first) scales and zeroes the mixture."""
+    RE = sc.reach
+    ofs = sc.stack.shape[0]
+    r0 = ofs + sc.reach_row[d]
+    cb = tree.board[child]
+    w = tree.chance_weight[child] * sc.cq[d]
+    for j in range(no):
+        RE[ofs + d + 1, j] = RE[r0, j] * w * boards.valid[cb, opp, j]
+
+
+@node_kernel
 def add_chance_rows(
     tree: Tree,
     hands: Hands,

@@ -12,6 +12,7 @@ import numpy.typing as npt
 
 from solver.cfr.floats import like
 from solver.cfr.layout import Scratch, Storage
+from solver.cfr.locks import Locks
 from solver.cfr.update import UpdateWork, update_node
 from solver.jit import node_kernel
 
@@ -64,6 +65,45 @@ def opponent_child(
             nz |= x != 0.0
     rrow[d + 1] = d + 1
     return nz
+
+
+@node_kernel
+def restricted_child(
+    k: Int, d: Int, no: Int, derive: bool, off: Int, sigma: Array, sc: Scratch, lk: Locks,
+) -> bool:  # fmt: skip
+    """A restricted Nash response's reach into the learner's child ``k`` (the exploiter's
+    pass, ``lk.rnr_*``): the row ``sc.reach[rrow[d]]`` holds the mixture
+    m = p·π_fix + q·π_free (q = 1 − p) and the row ``ofs`` (the depth rows) below it the
+    free reach π_free, chance and card removal in both; child m = (m − q·π_free)·fix(k) +
+    q·π_free·σ(k) and child π_free = π_free·σ(k), ``σ`` the learner's free strategy
+    (``sc.strat[d]`` when derived, else ``sigma`` at ``off``), ``fix`` its fixed one
+    (``lk.rnr_fixed`` at ``off``). Whether any mixture reach is left."""
+    RE, SG, FX, rrow = sc.reach, sc.strat, lk.rnr_fixed, sc.reach_row
+    ofs = sc.stack.shape[0]
+    q = 1.0 - lk.rnr_p
+    r0 = rrow[d]
+    nz = False
+    fb = off + k * no
+    base = k * no if derive else fb
+    for j in range(no):
+        s = SG[d, np.uint64(base + j)] if derive else sigma[np.uint64(base + j)]
+        f = RE[ofs + r0, j]
+        x = q * f
+        m = (RE[r0, j] - x) * FX[np.uint64(fb + j)] + x * s
+        RE[d + 1, j] = m
+        RE[ofs + d + 1, j] = f * s
+        nz |= m != 0.0
+    rrow[d + 1] = d + 1
+    return nz
+
+
+@node_kernel
+def start_free_reach(sc: Scratch, no: Int) -> None:
+    """A restricted Nash response's pass starts (at the root) with the free reach equal to
+    the mixture: both the prior (row 0 → row ``ofs``, :func:`restricted_child`)."""
+    ofs = sc.stack.shape[0]
+    for j in range(no):
+        sc.reach[ofs, j] = sc.reach[0, j]
 
 
 @node_kernel

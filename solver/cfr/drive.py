@@ -25,6 +25,7 @@ import numpy as np
 import numpy.typing as npt
 
 from solver.cfr.atomic import fetch_add, store_release
+from solver.cfr.clock import now_ns
 from solver.cfr.layout import (
     LEAF_COLLECT,
     LEAF_TASKS,
@@ -41,7 +42,20 @@ from solver.cfr.layout import (
     Storage,
     pass_flags,
 )
-from solver.cfr.sync import DONE, GO, taking_part, thread_joins, wait_for
+from solver.cfr.sync import (
+    DONE,
+    GO,
+    T_COLLECT,
+    T_COLS,
+    T_FINISH,
+    T_PASSES,
+    T_TASKS,
+    T_WAIT,
+    T_WALL,
+    taking_part,
+    thread_joins,
+    wait_for,
+)
 from solver.cfr.walk import SolveState, root_reach, walk
 from solver.jit import kernel
 
@@ -51,6 +65,7 @@ I64 = npt.NDArray[np.int64]
 OP_PASS, OP_ITERATIONS, OP_SPLIT, OP_BEST_RESPONSE = 0, 1, 2, 3
 
 _NO_SYNC = np.zeros(1, dtype=np.int64)
+_NO_TIMES = np.zeros((1, T_COLS), dtype=np.int64)
 _NO_OUT = np.zeros((1, 1))
 
 
@@ -65,15 +80,20 @@ class Buffers(NamedTuple):
 
 
 class Split(NamedTuple):
-    """Thread ``tid`` of ``threads`` of a split chunk, and the counters they share
-    (:mod:`solver.cfr.sync`; one thread and an unused (1,) array for the other ops)."""
+    """Thread ``tid`` of ``threads`` of a split chunk, the counters they share
+    (:mod:`solver.cfr.sync`), and where each thread adds up its time (one thread and unused
+    arrays for the other ops)."""
 
     sync: I64
     tid: int
     threads: int
+    # (threads, T_COLS) int64: thread t's nanoseconds in row t — collecting, tasks, waiting,
+    # finishing, the whole call — and its passes (:mod:`solver.cfr.sync`'s ``T_*``); added
+    # to, never reset here
+    times: I64
 
 
-_ONE = Split(_NO_SYNC, 0, 1)  # the one thread of an unsplit op
+_ONE = Split(_NO_SYNC, 0, 1, _NO_TIMES)  # the one thread of an unsplit op
 
 
 @kernel
@@ -98,10 +118,11 @@ def drive(
     Every op is a list of steps, each one pass, and the walk is called at one place only
     (it is inlined here: a second call site would be a second copy to compile)."""
     sc, tsc, lv, out, done = buf
-    sync, tid, threads = split
+    sync, tid, threads, times = split
     touched = 0
     per = 1  # steps per pass (a split chunk's thread 0: collect, tasks, finish)
     first = 1
+    mark = 0  # OP_SPLIT: the clock at the end of the last span counted
     if op == OP_PASS:
         steps = 1
     elif op == OP_BEST_RESPONSE:
@@ -110,6 +131,10 @@ def drive(
         done[0] = 0
         steps = 2 * coefs.shape[0]
     else:  # OP_SPLIT: thread tid's part of the chunk (see run_split_iterations)
+        # a clock read at each step's edges (a few per pass: never per node); each span goes
+        # to the column of what the thread did in it, so the columns add up to the call
+        mark = now_ns()
+        times[tid, T_WALL] -= mark
         passes = 2 * coefs.shape[0]
         first = 1 if tid == 0 else thread_joins(sync, tid, passes)
         per = 3 if tid == 0 else 1
@@ -140,8 +165,14 @@ def drive(
                 leaf = LEAF_TASKS
                 node = tid
                 scr = tsc
-                if tid != 0 and not wait_for(sync, GO, p):
-                    return touched
+                if tid != 0:
+                    ok = wait_for(sync, GO, p)
+                    now = now_ns()
+                    times[tid, T_WAIT] += now - mark
+                    mark = now
+                    if not ok:
+                        times[tid, T_WALL] += now
+                        return touched
             else:
                 if joined < threads:  # who takes part in this pass: the threads that joined
                     joined = 1
@@ -149,7 +180,12 @@ def drive(
                         if taking_part(sync, t, p):
                             joined += 1
                 waited += joined
-                if not wait_for(sync, DONE, waited):
+                ok = wait_for(sync, DONE, waited)
+                now = now_ns()
+                times[tid, T_WAIT] += now - mark
+                mark = now
+                if not ok:
+                    times[tid, T_WALL] += now
                     return touched
                 leaf = LEAF_USE
         mode = fl.mode
@@ -165,6 +201,12 @@ def drive(
                       fl.margin, fl.average)  # fmt: skip
         n = walk(game, state, node, sigma, coefs[k], draws[k], f, scr, lv)
         if op == OP_SPLIT:
+            now = now_ns()
+            col = T_COLLECT if sub == 0 else (T_TASKS if sub == 1 else T_FINISH)
+            times[tid, col] += now - mark
+            mark = now
+            if sub == 1:
+                times[tid, T_PASSES] += 1
             if sub == 0:
                 # not counted: the finishing step visits these nodes again, as the serial
                 # walk visits them once
@@ -180,6 +222,8 @@ def drive(
             done[0] = k + 1
             if fl.prune >= PRUNE_INTERVAL and state.rb.ctl[0] > 0:
                 break  # a pruned action must be caught up before the next iteration
+    if op == OP_SPLIT:
+        times[tid, T_WALL] += now_ns()
     return touched
 
 
@@ -260,7 +304,7 @@ def run_iterations(
 
 def run_split_iterations(
     tid: int, threads: int, game: GameArrays, state: SolveState, coefs: Array, draws: Array,
-    fl: PassFlags, sc: Scratch, tsc: Scratch, lv: Leaves, sync: I64,
+    fl: PassFlags, sc: Scratch, tsc: Scratch, lv: Leaves, sync: I64, times: I64 | None = None,
 ) -> int:  # fmt: skip
     """Thread ``tid``'s part of ``coefs.shape[0]`` iterations split over ``threads``
     threads (as :func:`run_iterations`: alternating, ``coefs[k]`` and ``draws[k]`` the
@@ -273,9 +317,12 @@ def run_split_iterations(
     first decides), so a thread still queued behind another solve's never holds this one
     up, and one that starts late still helps with the rest. Returns the nodes this thread
     visited; every thread returns early when ``sync[ABORT]`` is set (the caller sets it when
-    a thread raised)."""
+    a thread raised). ``times`` (threads, T_COLS) int64: the thread adds its nanoseconds
+    and passes to row ``tid`` (:data:`~solver.cfr.sync.T_COLLECT` …; none: not kept)."""
     buf = Buffers(sc, tsc, _leaves(lv, sc), _NO_OUT, _NO_SYNC)
-    split = Split(sync, int(tid), int(threads))
+    if times is None:
+        times = np.zeros((int(threads), T_COLS), dtype=np.int64)
+    split = Split(sync, int(tid), int(threads), times)
     sigma = state.st.strategy
     n = drive(OP_SPLIT, game, state, 0, sigma, _rows(coefs), _rows(draws), _fl(fl), buf, split)
     return int(n)

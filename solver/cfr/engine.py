@@ -24,9 +24,9 @@ from solver.cfr.layout import (
     pass_flags,
     walk_dtype,
 )
-from solver.cfr.locks import LockSet, locked_cells, no_locks
+from solver.cfr.locks import LockSet, locked_cells, no_locks, restricted, same_restriction
 from solver.cfr.options import CheckedOptions, SolveOptions, raise_first
-from solver.cfr.parallel import make_parallel, parallel_pass, split_iterations
+from solver.cfr.parallel import make_parallel, parallel_pass, split_iterations, thread_times
 from solver.cfr.pruning.manager import RegretPruning
 from solver.cfr.pruning.state import no_rbp
 from solver.cfr.rules import Rule
@@ -200,8 +200,9 @@ class Engine:
         exploitability are the locked game's. Returns the locks."""
         if self.rbp is not None and locks:
             raise ValueError(f"locks do not combine with pruning {self.pruning!r}")
+        old = self._locks if hasattr(self, "_locks") else no_locks()
         if not locks:
-            self.lockset, self._locks = None, no_locks()
+            self.lockset, self._locks = None, same_restriction(no_locks(), old)
             self._locked_cells = np.zeros(0, dtype=bool)
             self.options = replace(self.options, locks=None)
             return None
@@ -210,12 +211,35 @@ class Engine:
         lockset = locks
         self.lockset = lockset
         self.options = replace(self.options, locks=lockset)  # what a save or a re-solve reads
-        self._locks = lockset.locks
+        self._locks = same_restriction(lockset.locks, old)
         self._locked_cells = locked_cells(self.game, lockset.locks)
         st = self.storage
         if st.strategy.shape[0] > 1:  # a stored strategy plays the locked mixes from now on
             st.strategy[self._locked_cells] = lockset.locks.strategy[self._locked_cells]
         return lockset
+
+    def restrict(self, p: float, exploiter: int, fixed: Array | None) -> None:
+        """Play a restricted Nash response from now on (Johanson et al. 2007;
+        :class:`~solver.cfr.locks.Locks`' ``rnr_*``): player ``1 − exploiter`` plays ``fixed``
+        (A,) (its cells; the rest unread) with probability ``p`` and its own strategy
+        otherwise. ``p`` = 0 (or ``fixed`` None) turns it off. The best responses and values
+        of :meth:`best_response_values` are then those of the restricted game for the
+        exploiter's side. One thread, full width, no regret-based pruning (ValueError)."""
+        if fixed is None or p == 0.0:
+            self._locks = restricted(self._locks, 0.0, -1, None)
+            return
+        if not 0.0 <= float(p) <= 1.0 or exploiter not in (0, 1):
+            raise ValueError(f"restriction: p must be in [0, 1], got {p!r}")
+        if self.threads > 1:
+            raise ValueError("threads: a restricted Nash response runs on one thread")
+        if self.sampling or self.rbp is not None:
+            raise ValueError(
+                "a restricted Nash response needs a full-width solve without regret-based pruning"
+            )
+        fx = np.ascontiguousarray(fixed, dtype=np.float64)
+        if fx.shape != (self.game.action_size,):
+            raise ValueError(f"fixed must have shape ({self.game.action_size},), got {fx.shape}")
+        self._locks = restricted(self._locks, float(p), int(exploiter), fx)
 
     def _apply_locks(self, sigma: Array) -> Array:
         """``sigma`` (A,) with the locked infosets on their mixes (in place)."""
@@ -334,6 +358,13 @@ class Engine:
         self.precision = "float64"
         self._walk_buffers(np.float64)  # and the walk computes in float64 from here on
         return True
+
+    @property
+    def thread_times(self) -> list[dict[str, float]]:
+        """Per solver thread, its seconds in the split chunks so far (collecting, tasks,
+        waiting, finishing, wall) and its idle share (:func:`~solver.cfr.parallel.thread_times`;
+        empty rows on one thread, or with regret-based pruning, whose passes are not chunks)."""
+        return thread_times(self.parallel.times)
 
     @property
     def memory_bytes(self) -> int:

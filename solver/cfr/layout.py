@@ -85,7 +85,9 @@ class Scratch(NamedTuple):
     else float64 (:func:`make_scratch`); terminal sums (``sd64``, ``card_sum*``) always run
     in float64."""
 
-    reach: Array  # (D + 2, H) opponent reach entering the node at each depth
+    # (2(D + 2), H) opponent reach entering the node at each depth; rows D + 2 on: the
+    # learner's free reach in a restricted Nash response's exploiter pass
+    reach: Array
     value: Array  # (D + 2, H) the traverser's counterfactual values of that node
     action_value: Array  # (D + 2, max_actions, H) the traverser's action values
     card_sum: Array  # (2C,): per-card sums (two banks for two-card folds)
@@ -239,7 +241,8 @@ def make_scratch(game: Game, dtype: type[np.floating] = np.float64) -> Scratch:
     h = int(max(game.hands.cards.shape[1], 1))
     a = max(game.max_actions, 1)
     return Scratch(
-        reach=np.zeros((depth, h), dtype=dtype),
+        # twice the rows: a restricted Nash response's free reach beside the mixture
+        reach=np.zeros((2 * depth, h), dtype=dtype),
         value=np.zeros((depth, h), dtype=dtype),
         action_value=np.zeros((depth, a, h), dtype=dtype),
         card_sum=np.zeros(2 * max(game.hands.num_cards, 1)),

@@ -29,13 +29,40 @@ I8 = npt.NDArray[np.int8]
 Int = int | np.int64
 
 
+_F1 = np.zeros(1)
+
+
 class Locks(NamedTuple):
     """What the walk reads of the locks (``N`` nodes, ``I`` info size, ``A`` action size);
-    :func:`no_locks` for solves without any (length-1 placeholders the walk never reads)."""
+    :func:`no_locks` for solves without any (length-1 placeholders the walk never reads).
+
+    The ``rnr_*`` fields: a restricted Nash response (Johanson, Zinkevich and Bowling, NIPS
+    2007; :func:`restricted`): the exploiter's opponent (the learner) plays ``rnr_fixed``
+    with probability ``rnr_p`` and a free strategy otherwise, and the exploiter cannot tell
+    which; the walk plays it in the exploiter's passes from the root
+    (:func:`~solver.cfr.decision.restricted_child`). Off (nothing read) when ``rnr_p`` is
+    0."""
 
     node: I8  # (N,) 1 at a decision node with at least one locked hand
     hand: I8  # (I,) 1 at a locked infoset (node, hand)
     strategy: Array  # (A,) the locked mix at a locked infoset's cells, 0 elsewhere
+    rnr_p: float = 0.0  # the probability of the fixed strategy, in [0, 1]
+    rnr_exploiter: int = -1  # the player who exploits (0 or 1), -1 when off
+    rnr_fixed: Array = _F1  # (A,) the learner's fixed strategy at its cells, or (1,)
+
+
+def restricted(locks: Locks, p: float, exploiter: int, fixed: Array | None) -> Locks:
+    """``locks`` playing a restricted Nash response (``p`` 0 or ``fixed`` None: none)."""
+    if fixed is None or p == 0.0:
+        return locks._replace(rnr_p=0.0, rnr_exploiter=-1, rnr_fixed=_F1)
+    return locks._replace(rnr_p=float(p), rnr_exploiter=int(exploiter), rnr_fixed=fixed)
+
+
+def same_restriction(locks: Locks, like: Locks) -> Locks:
+    """``locks`` with ``like``'s restricted Nash response."""
+    return locks._replace(
+        rnr_p=like.rnr_p, rnr_exploiter=like.rnr_exploiter, rnr_fixed=like.rnr_fixed
+    )
 
 
 def no_locks() -> Locks:

@@ -29,7 +29,7 @@ from __future__ import annotations
 import os
 import threading
 from concurrent.futures import ThreadPoolExecutor, wait
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 import numpy.typing as npt
@@ -49,7 +49,19 @@ from solver.cfr.layout import (
 )
 from solver.cfr.locks import Locks
 from solver.cfr.pruning.state import RBPState
-from solver.cfr.sync import ABORT, DONE, GO, SYNC  # noqa: F401  (re-exported)
+from solver.cfr.sync import (  # noqa: F401  (re-exported)
+    ABORT,
+    DONE,
+    GO,
+    SYNC,
+    T_COLLECT,
+    T_COLS,
+    T_FINISH,
+    T_PASSES,
+    T_TASKS,
+    T_WAIT,
+    T_WALL,
+)
 from solver.cfr.walk import SolveState
 from solver.games.model import CHANCE, DECISION, RUNOUT, Game, Hands, Tree
 from solver.jit import kernel
@@ -78,6 +90,11 @@ class Parallel:
     # a river's cut (decision nodes) splits CFR passes only, a check's two passes stay serial
     # (~30 µs each on R1: a Python-stepped split would cost more than it saves)
     split_checks: bool = False
+    # (threads, T_COLS) int64: each thread's time in the split chunks so far, nanoseconds
+    # by what it did (:func:`split_iterations`, :func:`thread_times`)
+    times: npt.NDArray[np.int64] = field(
+        default_factory=lambda: np.zeros((1, T_COLS), dtype=np.int64)
+    )
 
     @property
     def task_node(self) -> npt.NDArray[np.int32]:
@@ -143,8 +160,9 @@ def make_parallel(
     )
     scratches = tuple(make_scratch(game, dtype) for _ in range(threads)) if threads > 1 else ()
     return Parallel(
-        threads, leaves, scratches, np.zeros(SYNC + threads, dtype=np.int64), bool(chance)
-    )
+        threads, leaves, scratches, np.zeros(SYNC + threads, dtype=np.int64), bool(chance),
+        np.zeros((threads, T_COLS), dtype=np.int64),
+    )  # fmt: skip
 
 
 # a river's pass is split over threads from this many hand-cells (:func:`subtree_costs`) on.
@@ -279,7 +297,8 @@ def split_iterations(
     """Run ``coefs.shape[0]`` CFR iterations with every pass split over ``par.threads``
     threads, one kernel call per thread (:func:`run_split_iterations`); the numbers equal
     the serial walk's bit for bit. ``coefs`` (K, C) the rule's rows, ``draws`` (K, 4),
-    ``fl`` player 0's flags, ``sc`` the upper tree's scratch. Returns the nodes visited."""
+    ``fl`` player 0's flags, ``sc`` the upper tree's scratch. Returns the nodes visited;
+    each thread adds its time to ``par.times`` (:func:`thread_times`)."""
     if coefs.ndim != 2 or draws.shape != (coefs.shape[0], 4):
         raise ValueError(f"coefs (K, C) and draws (K, 4) expected, got {coefs.shape}, "
                          f"{draws.shape}")  # fmt: skip
@@ -296,7 +315,7 @@ def split_iterations(
             # steps nothing is kept in it, and one scratch fewer stays in its core's cache
             tsc = sc if t == 0 else par.scratches[t]
             n = run_split_iterations(t, par.threads, g, state, coefs, draws, fl, sc, tsc,
-                                     par.leaves, sync)  # fmt: skip
+                                     par.leaves, sync, par.times)  # fmt: skip
             return int(n)
         except BaseException:
             sync[ABORT] = 1  # the other threads stop waiting for this one
@@ -309,3 +328,21 @@ def split_iterations(
     finally:
         wait(futures)  # no thread of this chunk outlives the call
     return touched + sum(f.result() for f in futures)
+
+
+def thread_times(times: npt.NDArray[np.int64]) -> list[dict[str, float]]:
+    """Per thread of :attr:`Parallel.times` (the split chunks' time, :func:`split_iterations`):
+    seconds collecting the reach (the upper tree's first walk), in tasks, waiting (thread 0
+    for the other threads' last tasks; a thread ≥ 1 for thread 0's upper-tree steps and the
+    next pass), finishing the upper tree, and in all (``wall``), the passes it took part in,
+    and ``idle`` = waiting / wall (0 before any chunk)."""
+    out = []
+    for row in np.asarray(times, dtype=np.int64):
+        wall = float(row[T_WALL]) * 1e-9
+        wait = float(row[T_WAIT]) * 1e-9
+        out.append({
+            "collect": float(row[T_COLLECT]) * 1e-9, "tasks": float(row[T_TASKS]) * 1e-9,
+            "wait": wait, "finish": float(row[T_FINISH]) * 1e-9, "wall": wall,
+            "passes": float(row[T_PASSES]), "idle": wait / wall if wall > 0.0 else 0.0,
+        })  # fmt: skip
+    return out

@@ -14,6 +14,13 @@ from solver.jit import kernel
 # per thread t ≥ 1 where it stands: p > 0 once it takes part from pass p on, -p while thread
 # 0 has finished passes 1 … p without it (0: none yet)
 GO, DONE, ABORT, SYNC = 0, 1, 2, 3
+# where each thread of a split chunk adds up its time (``Split.times``: row t thread t's,
+# nanoseconds of the monotonic clock, :mod:`solver.cfr.clock`): thread 0 collecting the
+# reach at the cut (the serial upper tree), running tasks, waiting — thread 0 for the other
+# threads' last tasks, a thread ≥ 1 to join and for thread 0's next pass —, finishing the
+# upper tree (its updates and the slots' values); the whole call; the passes whose tasks it
+# took part in. Eight columns: a thread's row is one 64-byte cache line
+T_COLLECT, T_TASKS, T_WAIT, T_FINISH, T_WALL, T_PASSES, T_COLS = 0, 1, 2, 3, 4, 5, 8
 # checks a waiting thread spins through (pause hints: ~10–50 µs in all) before it yields
 SPINS = 1000
 

@@ -18,6 +18,8 @@ same path, bit for bit, as before rake existed.
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 import numpy.typing as npt
 
@@ -29,6 +31,27 @@ Array = npt.NDArray[np.float64]
 # Integer arguments that recursive kernel calls pass as ``np.int64(...)``: a plain literal
 # there is typed ``Literal[int]`` and gives the call a second signature.
 Int = int | np.int64
+
+
+class FoldTables(NamedTuple):
+    """The arrays a fold reads (of :class:`~solver.games.model.Hands` and ``Boards``): only
+    these, so the call does not carry every field of both."""
+
+    cards: npt.NDArray[np.int32]  # (2, H, 2) each hand's cards (-1: a one-card hand)
+    same: npt.NDArray[np.int32]  # (2, H) the opponent's hand with the same cards, or -1
+    pack: npt.NDArray[np.uint64]  # (2, H) the cards packed for the two-bank sums
+    valid: Array  # (B, 2, H) 1.0 where a hand does not collide with board b
+
+
+class ShowdownTables(NamedTuple):
+    """The arrays a two-card showdown reads (of ``Boards``: :func:`showdown_2card`)."""
+
+    valid: Array  # (B, 2, H)
+    order: npt.NDArray[np.int32]  # (B, 2, H) hands in strength order on board b
+    sd_row: npt.NDArray[np.int32]  # (B,) the board's row of the tables below, or -1
+    sd_src: npt.NDArray[np.uint16]  # (R, 2, 2H) hands grouped by card
+    sd_cstart: npt.NDArray[np.int32]  # (R, 2, C + 1) each card's group
+    sd_pack: npt.NDArray[np.uint64]  # (R, 2, H) the counts below/above, packed
 
 
 @kernel
@@ -46,17 +69,14 @@ def fold_values(
 ) -> None:
     """out2[orow, h] = u · (opponent reach reach2[rrow] of hands compatible with h); O(n)
     inclusion–exclusion (:func:`fold_rows`, called, not inlined)."""
-    fold_rows(hands.cards, hands.same, hands.pack, boards.valid, b, trav,
+    fold_rows(FoldTables(hands.cards, hands.same, hands.pack, boards.valid), b, trav,
               hands.num_hands[1 - trav], hands.num_hands[trav], hands.num_cards, u, reach2,
               rrow, out2, orow, cs)  # fmt: skip
 
 
 @node_kernel
 def fold_rows(
-    cards: npt.NDArray[np.int32],
-    same: npt.NDArray[np.int32],
-    pack: npt.NDArray[np.uint64],
-    valid: Array,
+    ft: FoldTables,
     b: Int,
     trav: Int,
     no: Int,
@@ -69,14 +89,14 @@ def fold_rows(
     orow: Int,
     cs: Array,
 ) -> None:
-    """Fold values on whole arrays (``hands.cards`` (2, H, 2), ``hands.same`` (2, H),
-    ``boards.valid`` (B, 2, H)) with rows by index: a row view costs an atomic
-    reference-count increment and decrement unless the arrays are borrowed
-    (:mod:`solver.cfr.borrow`), more than a hand's arithmetic here. ``cs`` is (2·C,).
+    """Fold values on whole arrays (``ft``: :class:`FoldTables`) with rows by index: a row
+    view costs an atomic reference-count increment and decrement unless the arrays are
+    borrowed (:mod:`solver.cfr.borrow`), more than a hand's arithmetic here. ``cs`` is (2·C,).
     Two-card hands (hold'em) sum the opponent reach per card in two banks (even and odd
     hands) merged after — hands sharing a card sit next to each other, and with one bank each
     add waits for the previous store; hands of one card (-1 in the second slot) take the
     checked loops."""
+    cards, same, pack, valid = ft
     opp = 1 - trav
     for c in range(2 * nc):
         cs[c] = 0.0
@@ -146,9 +166,9 @@ def showdown_values(
         sbuf = np.empty((2, 2 * reach2.shape[1] + 1))
         nt = hands.num_hands[trav]
         no = hands.num_hands[1 - trav]
-        showdown_2card(boards.valid, boards.order, boards.sd_row, boards.sd_src,
-                       boards.sd_cstart, boards.sd_pack, b, trav, nt, no, amount, reach2, rrow,
-                       out2, orow, cs, sbuf)  # fmt: skip
+        sdt = ShowdownTables(boards.valid, boards.order, boards.sd_row, boards.sd_src,
+                             boards.sd_cstart, boards.sd_pack)  # fmt: skip
+        showdown_2card(sdt, b, trav, nt, no, amount, reach2, rrow, out2, orow, cs, sbuf)
         return
     showdown_generic(hands, boards, b, trav, amount, reach2, rrow, out2, orow, cs, cs2)
 
@@ -267,12 +287,7 @@ def prefix_sums(
 
 @kernel
 def showdown_2card(
-    valid: Array,
-    order: npt.NDArray[np.int32],
-    sd_row: npt.NDArray[np.int32],
-    sd_src: npt.NDArray[np.uint16],
-    sd_cstart: npt.NDArray[np.int32],
-    sd_pack: npt.NDArray[np.uint64],
+    sdt: ShowdownTables,
     b: Int,
     trav: Int,
     nt: Int,
@@ -300,6 +315,7 @@ def showdown_2card(
     weaker or stronger, so nothing is added back. Two prefix sums and one pass over the
     traverser's hands, against two merge sweeps whose every step waited on the last.
     ``sbuf`` is (2, 2H + 1) scratch: P in row 0, Q in row 1; ``cs`` (≥ C,)."""
+    valid, order, sd_row, sd_src, sd_cstart, sd_pack = sdt
     nc = sd_cstart.shape[2] - 1  # the cards in the deck
     opp = 1 - trav
     row = sd_row[b]

@@ -40,12 +40,14 @@ import numpy as np
 import numpy.typing as npt
 
 from solver.cfr.borrow import borrow
-from solver.cfr.chance import add_chance_rows, chance_child, draw_child
+from solver.cfr.chance import add_chance_rows, chance_child, draw_child, free_chance_child
 from solver.cfr.decision import (
     action_values_up,
     mixed_values,
     node_values,
     opponent_child,
+    restricted_child,
+    start_free_reach,
     traverser_child,
     update_traverser,
     values_sum_up,
@@ -72,6 +74,8 @@ from solver.cfr.pruning.state import RBPState, has_pruned, rbp_node, record_node
 from solver.cfr.rules import DERIVE
 from solver.cfr.tasks import next_task, task_done
 from solver.cfr.terminal import (
+    FoldTables,
+    ShowdownTables,
     fixed_payoff,
     fold_rows,
     runout_rows,
@@ -134,6 +138,9 @@ class Switches(NamedTuple):
     reach_only: bool
     two_card: bool  # hands of two cards (hold'em): the prefix-sum showdown
     locked: bool  # some infosets are locked (``lk`` is the tree's size)
+    # the exploiter's pass of a restricted Nash response (``lk.rnr_*``): the learner's reach is
+    # a mixture of its fixed and free strategies, the free part carried beside it
+    rnr: bool
 
 
 @node_kernel
@@ -157,6 +164,11 @@ def switches(fl: PassFlags, co: Array, tree: Tree, hands: Hands, lk: Locks) -> S
         fl.leaf == LEAF_COLLECT and not (mode == MODE_BR and fl.record),
         hands.cards[0, 0, 1] >= 0 and hands.cards[1, 0, 1] >= 0,
         lk.node.shape[0] == tree.kind.shape[0],
+        lk.rnr_p > 0.0
+        and fl.trav == lk.rnr_exploiter
+        and fl.leaf == LEAF_OFF
+        and mode != MODE_REACH
+        and not (mode == MODE_UPDATE and fl.sampled),
     )
 
 
@@ -193,17 +205,16 @@ def walk(
     st, rb, lk = borrow(state)
     sigma, co, u, sc, lv = borrow((sigma, co, u, sc, lv))
     sw = switches(fl, co, tree, hands, lk)
-    trav = fl.trav
-    opp = 1 - trav
-    nt = hands.num_hands[trav]
-    no = hands.num_hands[opp]
+    trav, opp = fl.trav, 1 - fl.trav
+    nt, no = hands.num_hands[trav], hands.num_hands[opp]
     stack, nxt, rrow, CL = sc.stack, sc.next_child, sc.reach_row, sc.clevel
     RE, VA, AV, SG, CQ = sc.reach, sc.value, sc.action_value, sc.strat, sc.cq
-    leaf = fl.leaf
+    ft = FoldTables(hands.cards, hands.same, hands.pack, boards.valid)
+    sdt = ShowdownTables(boards.valid, boards.order, boards.sd_row, boards.sd_src,
+                         boards.sd_cstart, boards.sd_pack)  # fmt: skip
+    leaf, touched, ti = fl.leaf, 0, 0
     multi = multi_start(mw, RE, nt)  # more than two players: a reach row each (cfr/multi.py)
-    touched = 0
     tasks = leaf == LEAF_TASKS  # start is a thread: walk the tasks it claims one by one
-    ti = 0
     if tasks:  # (a loop here, not a walk per task: the set-up above would run per task)
         ti, touched = next_task(tree, hands, boards, lv, fl, co, st, lk, sc)
         if ti < 0:
@@ -212,6 +223,8 @@ def walk(
     if sw.rbp:
         for h in range(nt):
             sc.live[0, h] = 1.0
+    if sw.rnr:  # a restricted Nash response: the learner's free reach beside the mixture
+        start_free_reach(sc, no)
     raked = False  # a raked showdown or runout was just valued: add its rake term
     d = 0
     stack[0] = lv.task_node[ti] if tasks else start
@@ -247,8 +260,7 @@ def walk(
                 at_leaf = True
             elif kind == FIXED:
                 u0 = fixed_payoff(tree.payoff[node], tree.rake[node], trav)
-                fold_rows(hands.cards, hands.same, hands.pack, boards.valid, b, trav, no, nt,
-                          hands.num_cards, u0, RE, rrow[d], VA, d, sc.card_sum)  # fmt: skip
+                fold_rows(ft, b, trav, no, nt, hands.num_cards, u0, RE, rrow[d], VA, d, sc.card_sum)
                 at_leaf = True
             elif kind == RUNOUT:  # raked: worth A − r/2, the −r/2 term added below
                 eq = boards.runout_eq[tree.runout[node], opp]
@@ -294,9 +306,8 @@ def walk(
                 amount = tree.payoff[node] - 0.5 * tree.rake[node]
                 raked = tree.rake[node] != 0.0
                 if sw.two_card:
-                    showdown_2card(boards.valid, boards.order, boards.sd_row, boards.sd_src,
-                                   boards.sd_cstart, boards.sd_pack, b, trav, nt, no, amount,
-                                   RE, rrow[d], VA, d, sc.card_sum, sc.sd64)  # fmt: skip
+                    showdown_2card(sdt, b, trav, nt, no, amount, RE, rrow[d], VA, d, sc.card_sum,
+                                   sc.sd64)  # fmt: skip
                 else:
                     showdown_generic(hands, boards, b, trav, amount, RE, rrow[d], VA, d,
                                      sc.card_sum, sc.card_sum2)  # fmt: skip
@@ -304,8 +315,8 @@ def walk(
             if raked:  # −r/2 per compatible opponent hand, in the free row below (one copy)
                 raked = False
                 rk = -0.5 * tree.rake[node]
-                fold_rows(hands.cards, hands.same, hands.pack, boards.valid, b, trav, no, nt,
-                          hands.num_cards, rk, RE, rrow[d], VA, d + 1, sc.card_sum)  # fmt: skip
+                fold_rows(ft, b, trav, no, nt, hands.num_cards, rk, RE, rrow[d], VA, d + 1,
+                          sc.card_sum)  # fmt: skip
                 for h in range(nt):
                     VA[d, h] += VA[d + 1, h]
         if not at_leaf:
@@ -320,6 +331,8 @@ def walk(
                                                  trav, RE, rrow)  # fmt: skip
                 elif kind == CHANCE:
                     reached = chance_child(tree, boards, child, d, no, opp, sc)
+                    if sw.rnr:
+                        free_chance_child(tree, boards, child, d, no, opp, sc)
                 elif mine:
                     reached = True
                     if not traverser_child(k, d, nt, sw.rbp, tree.offset[node], tree.board[node],
@@ -333,6 +346,9 @@ def walk(
                     reached = multi_opponent_child(k, d, nt, mw.players, tree.player[node],
                                                    sw.derive, tree.offset[node], sigma, SG, RE,
                                                    rrow)  # fmt: skip
+                elif sw.rnr:
+                    reached = restricted_child(k, d, no, sw.derive, tree.offset[node], sigma, sc,
+                                               lk)  # fmt: skip
                 else:
                     reached = opponent_child(k, d, no, sw.derive, tree.offset[node], sigma, SG,
                                              RE, rrow)  # fmt: skip
@@ -378,7 +394,11 @@ def walk(
             if kind == DECISION and tree.player[node] != trav and sw.update and sums_here:
                 if lock_here:
                     keep_cells(st.cumulative, off, na * no, sc.keep, 1)
-                r0 = rrow[d] * mw.players + tree.player[node] if multi else rrow[d]
+                # (the learner of a restricted Nash response sums with its own, free reach;
+                # with more than two players the owner's row of the node's reach rows)
+                r0 = rrow[d] + stack.shape[0] if sw.rnr else rrow[d]
+                if multi:
+                    r0 = rrow[d] * mw.players + tree.player[node]
                 add_sums(st, sigma, sc, d, sw.derive, co, node, off, na, no, r0)
                 if lock_here:
                     restore_locked(st.cumulative, lk.hand, off, ioff, na, no, sc.keep, 1)
