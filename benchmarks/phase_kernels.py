@@ -176,7 +176,7 @@ def chance_reach(game: GameArrays, trav: int, nodes: I64, depth: I64, sc: Scratc
 def chance_values(game: GameArrays, trav: int, nodes: I64, depth: I64, sc: Scratch, VAn: Array,
                   exact: bool) -> int:  # fmt: skip
     """Chance nodes: values zeroed, each card's values added with its isomorphic images."""
-    tree, hands, boards = game
+    tree, hands, boards = game.tree, game.hands, game.boards
     nt = hands.num_hands[trav]
     VA = sc.value
     for i in range(nodes.shape[0]):
@@ -195,7 +195,7 @@ def chance_values(game: GameArrays, trav: int, nodes: I64, depth: I64, sc: Scrat
 @numba.njit(**_JIT)
 def _rake(game: GameArrays, ft: FoldTables, trav: int, node: int, d: int, sc: Scratch) -> None:
     """A raked showdown or runout's −r/2 term, added as the walk adds it."""
-    tree, hands, _ = game
+    tree, hands = game.tree, game.hands
     no = hands.num_hands[1 - trav]
     nt = hands.num_hands[trav]
     rk = -0.5 * tree.rake[node]
@@ -209,7 +209,7 @@ def _rake(game: GameArrays, ft: FoldTables, trav: int, node: int, d: int, sc: Sc
 def terminals(game: GameArrays, trav: int, nodes: I64, depth: I64, sc: Scratch, REn: Array,
               VAn: Array, exact: bool) -> int:  # fmt: skip
     """Terminal nodes of one kind (folds, showdowns or runouts): their values."""
-    tree, hands, boards = game
+    tree, hands, boards = game.tree, game.hands, game.boards
     opp = 1 - trav
     no = hands.num_hands[opp]
     nt = hands.num_hands[trav]
