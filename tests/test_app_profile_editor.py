@@ -20,6 +20,7 @@ from app import state
 from app.features import profile_editor as pe
 from solver.games.model import Game
 from solver.run.jobs import SolveJob
+from solver.study.profile_readback import Readback
 
 
 @pytest.fixture(autouse=True)
@@ -72,6 +73,9 @@ def test_apply_a_profile_and_read_it_back() -> None:
     for _, row in df.iterrows():
         assert row["within 1 pp"] == (abs(row["achieved %"] - row["target %"]) <= 1.0)
         assert bool(row["why not"]) != row["within 1 pp"]
+        if not row["within 1 pp"]:  # the reason in full under the table, naming the stat
+            said = [c.value for c in at.caption if row["why not"] in c.value]
+            assert said and row["stat"] in said[0], [c.value for c in at.caption]
     # the lock panel lists them as in the current solve
     assert any("in the current solve" in m.value for m in at.markdown)
     # Apply again: compiled against the locked solve, the same lines, a new job
@@ -163,3 +167,34 @@ def test_save_and_load() -> None:
     bad = AppTest.from_function(load, kwargs={"data": {**data, "player": "hero"}})
     bad.run()
     assert bad.session_state["msg"].startswith("Not loaded: player:")
+
+
+def test_off_stats_are_said_in_words() -> None:
+    """The readback's notes: each reason once, naming its stats (class in brackets); "Apply
+    again" only when a stat was reached and missed (another round cannot reach a stat whose
+    spots no hand reaches); nothing when every stat is within 1 pp."""
+    moved = "the hands reaching its spots moved"
+    nobody = "no hand it counts reaches its spots in the locked solve"
+    rows = [
+        Readback("cbet", None, 45.0, 43.9, False, moved),
+        Readback("cbet", "two_pair", 100.0, 100.0, True),
+        Readback("fold_to_cbet", None, 65.0, 63.5, False, moved),
+        Readback("river_bluff", "flush_draw", 30.0, None, False, nobody),
+    ]
+    notes = pe.off_notes(rows)
+    assert notes == [
+        f"C-bet %, Fold to c-bet %: {moved}.",
+        f"River bluff share % ({pe._class_label('flush_draw')}): {nobody}.",
+        "Apply again to compile against this solve, aiming past the shortfall.",
+    ]
+    assert pe.off_notes(rows[3:]) == [notes[1]]  # nothing reached: no round helps
+    assert pe.off_notes(rows[1:2]) == []
+
+
+def test_the_upload_is_capped_in_the_browser() -> None:
+    """The file picker says (and the browser enforces) 1 MB, not the server's 200 MB: a
+    profile is a few hundred bytes, and _load refuses over MAX_FILE_BYTES anyway."""
+    _, _, at = _open()
+    uploaders = [u for u in at.get("file_uploader") if u.proto.label == "Load a profile"]
+    assert uploaders and uploaders[0].proto.max_upload_size_mb == pe.UPLOAD_MB == 1
+    assert pe.MAX_FILE_BYTES <= pe.UPLOAD_MB * 1_000_000

@@ -5,6 +5,8 @@ chart is drawn; the slider's one p runs one point."""
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -12,11 +14,12 @@ from app_helpers import finished_job, no_threads_left, page, poll, preset_game
 from streamlit.testing.v1 import AppTest
 
 from app import state
+from app.components.robust_figure import risk_figure, risk_frame
 from app.features import profile_editor as pe
 from app.features import robust_view as rv
 from app.features.robust_job import DONE, RobustJob
 from solver.api import SolveResult, measure
-from solver.study.robust import CURVE_PS, robust_curve
+from solver.study.robust import CURVE_PS, RobustPoint, robust_curve
 
 
 @pytest.fixture(autouse=True)
@@ -51,7 +54,8 @@ def _table(at: AppTest) -> pd.DataFrame | None:
 def test_risk_curve_flow() -> None:
     at, run = _profiled()
     # the time is said before it starts, and nothing runs yet
-    assert any("the curve: about" in c.value for c in at.caption)
+    said = [c.value for c in at.caption if "the curve: " in c.value]
+    assert said and "about 0 s" not in said[0] and "0.00 s" not in said[0], said
     assert rv.JOB not in at.session_state or at.session_state[rv.JOB] is None
     at.button(key=rv.K + "curve").click().run()
     job = at.session_state[rv.JOB]
@@ -92,3 +96,57 @@ def test_one_p_from_the_slider() -> None:
     df = _table(at)
     assert df is not None and list(df["p"]) == [0.75]
     assert not at.exception
+
+
+def test_the_estimate_in_words() -> None:
+    """No "about 0 s" for a fast spot, minutes for a slow one; "up to" when a target may
+    stop a point sooner; the basis named, or said missing when the solve ran no iteration."""
+    assert rv.about(0.4) == "under a second"
+    assert rv.about(12.4) == "about 12 s"
+    assert rv.about(600.0) == "about 10 min"
+    assert rv.seconds_text(0.004) == "under 0.01 s"
+    assert rv.seconds_text(0.35) == "0.35 s"
+    text = rv.estimate_text(0.3, 1.5, 88, True, 0.04, 10)
+    assert text.startswith("One point: under a second; the curve: about 2 s (up to 88 ")
+    assert "10 iterations in 0.04 s" in text
+    assert "up to" not in rv.estimate_text(3.0, 15.0, 88, False, 2.0, 88)
+    assert "rough guess" in rv.estimate_text(0.3, 1.5, 88, True, 0.004, 0)
+
+
+def _points(n: int) -> list[RobustPoint]:
+    return [
+        RobustPoint(
+            p=p,
+            exploiter=0,
+            iterations=10,
+            ev_vs_profile=1.0,
+            exploitation_chips=2.0 * p,
+            exploitation_pct_pot=p,
+            exploitability_chips=4.0 * p,
+            exploitability_pct_pot=2.0 * p,
+            value=0.0,
+            error_chips=0.1,
+            seconds=0.01,
+            strategy=np.zeros(1),
+        )
+        for p in np.linspace(0.0, 1.0, n)
+    ]
+
+
+def test_the_chart_labels_each_p_once() -> None:
+    """Hover says "p=0.25", not "p=p=0.25", with the axes' unit; neighbouring labels sit on
+    opposite sides of their markers (points near the origin nearly coincide)."""
+    fig = risk_figure(_points(5))
+    trace = fig.data[0]
+    hover = trace.hovertemplate.replace("%{text}", trace.text[1])
+    assert hover.count("p=") == 1 and hover.startswith("p=0.25<br>"), hover
+    assert "% pot" in hover
+    sides = list(trace.textposition)
+    assert len(sides) == 5 and all(a != b for a, b in itertools.pairwise(sides))
+
+
+def test_the_risk_table_rounds_for_reading() -> None:
+    """The table's shown formats cover its numeric columns (the frame keeps every digit)."""
+    frame = risk_frame(_points(3))
+    assert set(rv.FORMATS) == set(frame.columns) - {"iterations"}
+    assert frame["exploitation (chips)"].iloc[1] == 1.0  # exact values underneath

@@ -47,6 +47,13 @@ def _pct(points: Sequence[Point]) -> bool:
     )
 
 
+def label_positions(n: int) -> list[str]:
+    """Where each of ``n`` markers' p labels goes: above-left and below-right in turn, so
+    the labels of neighbouring points that nearly coincide (small p, near the origin) do
+    not print over each other."""
+    return ["top left" if i % 2 == 0 else "bottom right" for i in range(n)]
+
+
 def risk_figure(points: Sequence[Point], height: int = 380) -> go.Figure:
     """Exploitation (y) against exploitability (x), in % of the pot where every point has
     a pot (hold'em), else chips; each marker labelled with its p, error bars ± its solve's
@@ -68,11 +75,11 @@ def risk_figure(points: Sequence[Point], height: int = 380) -> go.Figure:
             y=ys,
             mode="lines+markers+text",
             text=[f"p={pt.p:g}" for pt in points],
-            textposition="top left",
+            textposition=label_positions(len(points)),
             error_x={"type": "data", "array": err, "visible": True},
             error_y={"type": "data", "array": err, "visible": True},
-            hovertemplate="p=%{text}<br>exploitability %{x:.3f}<br>exploitation %{y:.3f}"
-            "<extra></extra>",
+            hovertemplate=f"%{{text}}<br>exploitability %{{x:.3f}} {unit}"
+            f"<br>exploitation %{{y:.3f}} {unit}<extra></extra>",
             name="restricted Nash response",
         )
     )

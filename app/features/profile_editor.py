@@ -57,6 +57,7 @@ ERROR = K + "error"  # why the last Apply or load was refused, or None
 RUN = K + "run"  # Applied: the profile's re-solve
 TABLE_KEY = "profile_readback"
 MAX_FILE_BYTES = 100_000  # a profile is a few hundred bytes
+UPLOAD_MB = 1  # what the browser sends at most (the uploader's least; not the server's 200 MB)
 
 
 def value_key(stat: str) -> str:
@@ -319,10 +320,10 @@ def _form(game: Game) -> None:
     rows = state.get(CLASS_ROWS) or []
     st.markdown("**Per hand class** (on the board at each spot)")
     for i, (stat, klass, value) in enumerate(rows):
-        r = st.columns([6, 1])
+        r = st.columns([6, 1], vertical_alignment="center")
         r[0].markdown(f"{STATS[stat].label} for {_class_label(klass)}: {value:g} %")
         r[1].button("Remove", key=f"{K}crm_{i}", on_click=_remove_class_row, args=(i,))
-    r = st.columns([2, 2, 1, 1])
+    r = st.columns([2, 2, 1, 1], vertical_alignment="bottom")  # (Add level with the fields)
     r[0].selectbox("Stat", [s for s in stats if s != "river_bluff"],
                    format_func=lambda s: STATS[s].label, key=CLASS_STAT)  # fmt: skip
     r[1].selectbox("Class", list(CLASSES), format_func=_class_label, key=CLASS_KEY)
@@ -347,7 +348,14 @@ def _form(game: Game) -> None:
             mime="application/json",
             key=K + "save",
         )
-    b[2].file_uploader("Load a profile", type=["json"], key=UPLOAD, on_change=_load)
+    b[2].file_uploader(
+        "Load a profile",
+        type=["json"],
+        key=UPLOAD,
+        on_change=_load,
+        max_upload_size=UPLOAD_MB,
+        help=f"a profile's JSON file: a few hundred bytes (over {MAX_FILE_BYTES:,} refused)",
+    )
 
 
 def _progress() -> None:
@@ -392,6 +400,22 @@ def readback_frame(rows: list[Readback]) -> pd.DataFrame:
     )
 
 
+def off_notes(rows: list[Readback]) -> list[str]:
+    """The stats off by more than 1 pp, in words under the table (whose "why not" column is
+    too narrow to read a reason in): one line per reason naming its stats, then what to do."""
+    by_reason: dict[str, list[str]] = {}
+    for r in rows:
+        if not r.ok:
+            name = STATS[r.stat].label + (
+                f" ({_class_label(r.hand_class)})" if r.hand_class else ""
+            )
+            by_reason.setdefault(r.reason or "off by more than 1 pp", []).append(name)
+    notes = [f"{', '.join(names)}: {reason}." for reason, names in by_reason.items()]
+    if any(not r.ok and r.achieved is not None for r in rows):  # (a stat nobody reaches: no)
+        notes.append("Apply again to compile against this solve, aiming past the shortfall.")
+    return notes
+
+
 def _readback(game: Game, run: Applied) -> None:
     rows = rows_of(game, run)
     name = f" '{run.profile.name}'" if run.profile.name else ""
@@ -408,6 +432,6 @@ def _readback(game: Game, run: Applied) -> None:
             "achieved %": st.column_config.NumberColumn(format="%.2f"),
         },
     )
-    if not all(r.ok for r in rows):
-        st.caption("A stat off by more than 1 pp: Apply again to compile against this solve.")
+    for line in off_notes(rows):
+        st.caption(line)
     robust_view.render(game, run)

@@ -13,6 +13,7 @@ import numpy as np
 import streamlit as st
 
 from app import state
+from app.components import number_formats as NF
 from app.components.names import player_name
 from app.components.robust_figure import risk_figure, risk_frame
 from app.features.controls import live_view
@@ -28,6 +29,15 @@ P_KEY = K + "p"  # slider: the one p of "Compute at this p"
 JOB = K + "job"  # the session's RobustJob (or None)
 LAST_STATE = K + "last_state"  # the job state the view last drew for
 TABLE_KEY = K + "table"
+FORMATS = {  # the risk table's columns as shown (the frame keeps every digit)
+    "p": "%g",
+    "exploitation (chips)": NF.CHIPS,
+    "exploitation (% pot)": "%.2f",
+    "exploitability (chips)": NF.CHIPS,
+    "exploitability (% pot)": "%.2f",
+    "± (chips)": NF.CHIPS,
+    "seconds": "%.2f",
+}
 
 
 def current_job() -> RobustJob | None:
@@ -42,6 +52,42 @@ def _plan(run: Any) -> tuple[int, float | None, float, int, float]:
     its = max(int(p.iteration), int(run.base.iteration), 1)
     per = float(p.elapsed_s) / max(int(p.iteration), 1)
     return its, (run.job.target or None), per, int(run.job.engine.threads), float(p.elapsed_s)
+
+
+def about(seconds: float) -> str:
+    """A time estimate in words: "under a second", "about 12 s", "about 3 min"."""
+    if seconds < 1.0:
+        return "under a second"
+    if seconds < 120.0:
+        return f"about {seconds:,.0f} s"
+    return f"about {seconds / 60.0:,.0f} min"
+
+
+def seconds_text(seconds: float) -> str:
+    """A measured time: "0.35 s", "12.4 s", "under 0.01 s" (not "0.00 s")."""
+    if seconds < 0.01:
+        return "under 0.01 s"
+    return f"{seconds:,.2f} s" if seconds < 10 else f"{seconds:,.1f} s"
+
+
+def estimate_text(
+    one: float, curve: float, its: int, target: bool, measured: float, ran: int
+) -> str:
+    """What one point and the five-point curve take (seconds ``one``, ``curve``), said
+    before they start: ``its`` iterations a point (at most, when a ``target`` stops a
+    point sooner), scaled from the profiled solve's ``ran`` iterations in ``measured``
+    seconds."""
+    per_point = f"up to {its:,} iterations a point" if target else f"{its:,} iterations a point"
+    basis = (
+        f"scaled from the profiled solve's {ran:,} iteration{'s' if ran != 1 else ''} in "
+        f"{seconds_text(measured)} — good to a factor of two"
+        if ran > 0
+        else "a rough guess: the profiled solve ran no iteration, its target was met already"
+    )
+    return (
+        f"One point: {about(one)}; the curve: {about(curve)} ({per_point}, one thread, warm; "
+        f"{basis})."
+    )
 
 
 def _start(game: Game, run: Any, ps: tuple[float, ...]) -> None:
@@ -75,7 +121,7 @@ def render(game: Game, run: Any) -> None:
         "beyond the game's value, exploitability what a best response takes back "
         "(docs/exploit.md)."
     )
-    its, _, per, threads, measured = _plan(run)
+    its, target, per, threads, measured = _plan(run)
     one = estimate_seconds(per, threads, its, 1)
     curve = estimate_seconds(per, threads, its, len(CURVE_PS))
     c = st.columns([3, 2])
@@ -93,11 +139,8 @@ def render(game: Game, run: Any) -> None:
         disabled=busy,
         type="primary",
     )
-    st.caption(
-        f"One point: about {one:,.0f} s; the curve: about {curve:,.0f} s ({its:,} iterations "
-        f"a point, one thread, warm; scaled from this solve's {measured:,.1f} s — good to a "
-        "factor of two)."
-    )
+    ran = int(run.job.progress.iteration)
+    st.caption(estimate_text(one, curve, its, target is not None, measured, ran))
     if job is not None and job.owner is run.job:
         live_view(_live, working=not job.progress.finished)
 
@@ -124,7 +167,12 @@ def _live() -> None:
         return
     if len(p.points) > 1:
         st.plotly_chart(risk_figure(list(p.points)), key=K + "chart")
-    st.dataframe(risk_frame(list(p.points)), hide_index=True, key=TABLE_KEY)
+    st.dataframe(
+        risk_frame(list(p.points)),
+        hide_index=True,
+        key=TABLE_KEY,
+        column_config={c: st.column_config.NumberColumn(format=f) for c, f in FORMATS.items()},
+    )
     if p.curve is not None:
         cv = p.curve
         st.caption(
