@@ -8,7 +8,6 @@ it for the grace period, and at process exit (tracked; a daemon thread)."""
 
 from __future__ import annotations
 
-import threading
 import time
 from dataclasses import dataclass, field
 
@@ -17,7 +16,7 @@ import numpy.typing as npt
 
 from solver.api import SolveResult, measure
 from solver.cfr.protocol import Solver
-from solver.run.lifecycle import ThreadOwner, track
+from solver.run.lifecycle import StudyThread
 from solver.study.robust import RobustCurve, RobustPoint, RobustStopped, robust_curve
 
 RUNNING, DONE, STOPPED, FAILED = "running", "done", "stopped", "failed"
@@ -53,47 +52,16 @@ class RobustProgress:
         return self.state != RUNNING
 
 
-class RobustJob(ThreadOwner[RobustProgress]):
+class RobustJob(StudyThread[RobustProgress]):
     """Runs a :class:`RobustRequest` (its p values checked beforehand); satisfies
     :class:`solver.run.lifecycle.Job`."""
 
+    thread_name = "robust"
+
     def __init__(self, request: RobustRequest, owner: object = None) -> None:
+        super().__init__(RobustProgress(RUNNING))
         self.request = request
         self.owner = owner  # what the points are for (the profile re-solve's job)
-        self.stopped_by = ""
-        self._stop = threading.Event()
-        self._lock = threading.Lock()
-        self._progress = RobustProgress(RUNNING)
-        self._started = time.monotonic()
-
-    def start(self) -> RobustJob:
-        track(self)
-        self._started = time.monotonic()
-        self._thread = threading.Thread(target=self._run, name="robust", daemon=True)
-        self._thread.start()
-        return self
-
-    def stop(self, reason: str = "stop") -> None:
-        if not self._stop.is_set():
-            self.stopped_by = reason
-        self._stop.set()
-
-    @property
-    def progress(self) -> RobustProgress:
-        return self.snapshot()
-
-    def snapshot(self) -> RobustProgress:
-        with self._lock:
-            p = self._progress
-        if p.finished:
-            return p
-        return RobustProgress(p.state, p.points, time.monotonic() - self._started)
-
-    def _publish(self, **changes: object) -> None:
-        with self._lock:
-            values = {**self._progress.__dict__, **changes,
-                      "elapsed_s": time.monotonic() - self._started}  # fmt: skip
-            self._progress = RobustProgress(**values)
 
     def _run(self) -> None:
         r = self.request

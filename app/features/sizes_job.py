@@ -8,14 +8,12 @@ watched it for the grace period, and at process exit (tracked; a daemon thread).
 
 from __future__ import annotations
 
-import threading
-import time
 from dataclasses import dataclass, field
 
 from solver.api import Checkpoint
 from solver.files.export import FORMAT, VERSION, LoadedSolve
 from solver.games.holdem import HoldemSpec
-from solver.run.lifecycle import ThreadOwner, track
+from solver.run.lifecycle import StudyThread
 from solver.study.sizes import PLAYERS, SizesResult, simplify_sizes
 
 RUNNING, DONE, STOPPED, FAILED = "running", "done", "stopped", "failed"
@@ -63,48 +61,16 @@ class SizesRequest:
         return PLAYERS if self.player == "both" else (self.player,)
 
 
-class SizesJob(ThreadOwner[SizesProgress]):
+class SizesJob(StudyThread[SizesProgress]):
     """Runs a :class:`SizesRequest` (checked beforehand with
     :func:`solver.study.sizes.plan`); satisfies :class:`solver.run.lifecycle.Job` (``join``
     and ``alive`` are :class:`~solver.run.lifecycle.ThreadOwner`'s)."""
 
+    thread_name = "sizes"
+
     def __init__(self, request: SizesRequest) -> None:
+        super().__init__(SizesProgress(RUNNING))
         self.request = request
-        self.stopped_by = ""
-        self._stop = threading.Event()
-        self._lock = threading.Lock()
-        self._progress = SizesProgress(RUNNING)
-        self._started = time.monotonic()
-
-    def start(self) -> SizesJob:
-        track(self)
-        self._started = time.monotonic()
-        self._thread = threading.Thread(target=self._run, name="sizes", daemon=True)
-        self._thread.start()
-        return self
-
-    def stop(self, reason: str = "stop") -> None:
-        if not self._stop.is_set():
-            self.stopped_by = reason
-        self._stop.set()
-
-    @property
-    def progress(self) -> SizesProgress:
-        return self.snapshot()
-
-    def snapshot(self) -> SizesProgress:
-        with self._lock:
-            p = self._progress
-        if p.finished:
-            return p
-        return SizesProgress(p.state, p.player, p.stage, p.solves, p.exploitability_pct,
-                             time.monotonic() - self._started, p.results)  # fmt: skip
-
-    def _publish(self, **changes: object) -> None:
-        with self._lock:
-            p = self._progress
-            values = {**p.__dict__, **changes, "elapsed_s": time.monotonic() - self._started}
-            self._progress = SizesProgress(**values)
 
     def _run(self) -> None:
         r = self.request

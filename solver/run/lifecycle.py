@@ -22,8 +22,8 @@ import threading
 import time
 import weakref
 from collections.abc import Callable
-from dataclasses import dataclass, field
-from typing import Any, Generic, Protocol, TypeVar
+from dataclasses import dataclass, field, replace
+from typing import Any, Generic, Protocol, Self, TypeVar
 
 # Job states.
 READY = "ready"  # created, not started
@@ -104,6 +104,54 @@ class ThreadOwner(Generic[P]):
     def alive(self) -> bool:
         t = self._thread
         return t is not None and t.is_alive()
+
+
+class StudyThread(ThreadOwner[P]):
+    """A study job on a thread of its own (the sizes and risk-curve jobs): started and
+    tracked, stopped with a reason (``stopped_by``; ``_stop`` is what its work polls), and
+    its progress — a frozen dataclass with ``elapsed_s`` and ``finished`` — published whole
+    under a lock (:meth:`_publish`) and read with the time so far. Subclasses write
+    :meth:`_run`."""
+
+    thread_name = "study"
+
+    def __init__(self, first: P) -> None:
+        self.stopped_by = ""
+        self._stop = threading.Event()
+        self._lock = threading.Lock()
+        self._progress = first
+        self._started = time.monotonic()
+
+    def start(self) -> Self:
+        track(self)
+        self._started = time.monotonic()
+        self._thread = threading.Thread(target=self._run, name=self.thread_name, daemon=True)
+        self._thread.start()
+        return self
+
+    def stop(self, reason: str = "stop") -> None:
+        if not self._stop.is_set():
+            self.stopped_by = reason
+        self._stop.set()
+
+    @property
+    def progress(self) -> P:
+        return self.snapshot()
+
+    def snapshot(self) -> P:
+        with self._lock:
+            p = self._progress
+        if p.finished:  # type: ignore[attr-defined]
+            return p
+        return replace(p, elapsed_s=time.monotonic() - self._started)  # type: ignore[type-var]
+
+    def _publish(self, **changes: object) -> None:
+        with self._lock:
+            elapsed = time.monotonic() - self._started
+            self._progress = replace(self._progress, **changes, elapsed_s=elapsed)  # type: ignore[type-var]
+
+    def _run(self) -> None:
+        raise NotImplementedError
 
 
 _LIBC: Any = None
