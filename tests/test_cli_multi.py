@@ -6,6 +6,7 @@ name with exit code 2."""
 from __future__ import annotations
 
 import json
+from typing import Any
 
 import numpy as np
 import pytest
@@ -16,7 +17,7 @@ from solver.cfr.rules import make_rule
 from solver.games.multiway import multi_game
 
 
-def lines(out: str) -> list[dict[str, object]]:
+def lines(out: str) -> list[dict[str, Any]]:
     return [json.loads(line) for line in out.splitlines()]
 
 
