@@ -153,6 +153,27 @@ def _toy() -> None:
     ]
     for name in ("kuhn", "leduc"):
         _exercise(make_game(name), full + extra)
+    _three_players()
+
+
+def _three_players() -> None:
+    """Three-player Kuhn through the engine (full-width rules, locks, its checks) and
+    external sampling's own kernels: ``solve --game kuhn3|leduc3`` and their tests."""
+    from solver.cfr.multi_engine import MultiEngine
+    from solver.cfr.rules import make_rule
+    from solver.cfr.sampling.multi_es import MultiESEngine
+    from solver.games.multiway import multi_game
+
+    mg = multi_game("kuhn3")
+    for rule in ("cfr", "cfr+", "dcfr", "pcfr+", "lcfr"):
+        eng = MultiEngine(mg, make_rule(rule))
+        eng.iterate(2)
+        eng.measure()
+    eng.lock_players((0, 1), eng.average_profile())
+    eng.iterate(1)
+    es = MultiESEngine(mg, 1)
+    es.iterate(2)
+    es.measure()
 
 
 def _opening() -> None:
