@@ -1,4 +1,4 @@
-"""The pictures of docs/app.md and docs/locking.md, taken from the running app.
+"""The pictures of docs/app.md, docs/locking.md and docs/exploit.md, taken from the running app.
 
 Run it after a change to what a pictured page shows (layout, wording, colours, a chart), and
 look at the new PNGs before committing them::
@@ -17,7 +17,8 @@ a warm Numba cache (``python -m solver.warmup``) the whole run takes about a min
 
 ``assets/screenshot.png`` (README; taken by ``tests/browser/test_app_browser.py`` when
 ``REGRET_LAB_SCREENSHOT=1``) and
-``assets/practice.png`` (docs/trainer.md) are not this script's: it leaves them alone.
+``assets/practice.png`` (docs/trainer.md) and ``assets/exploit-view.png`` (a one-off) are not
+this script's: it leaves them alone.
 """
 
 from __future__ import annotations
@@ -34,7 +35,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # the app's pac
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests" / "browser"))
 
 from playwright.sync_api import FloatRect, Locator, Page, expect, sync_playwright
-from pw import WAIT, brush, chart, fill, idle, nav, solve_preset  # the browser tests' helpers
+from pw import WAIT, brush, chart, fill, idle, nav, rerun_done, solve_preset  # tests' helpers
 
 from app.serve import CHROMIUM_ARGS, running_app
 
@@ -179,9 +180,66 @@ def locking_journey(page: Page, url: str, shots: Shots) -> None:
     shots.region("lock-effect", page, title, shifts, pad=4)
 
 
+def exploit_journey(page: Page, url: str, shots: Shots) -> None:
+    """docs/exploit.md: at the root (BB to act) the best-response view's *Opponent profile*
+    of BTN ("over-folder": c-bet 45 %, c-bet 100 % with two pair, fold to c-bet 65 %),
+    applied until every stat is within 1 pp (at most four rounds) with its readback; then
+    the risk curve (p = 0, 0.25, 0.5, 0.75, 1), its chart and table."""
+    page.set_viewport_size({"width": WIDTH, "height": TALL})
+    solve_preset(page, url)
+    nav(page, "Explore")
+    expect(page.locator(".st-key-spot_header")).to_contain_text("Line: start of the river")
+    radio(page, "Best response")
+    drawn(page, "exploit_grid")
+    page.locator("summary", has_text="Opponent profile").click()
+    idle(page)
+    editor = page.locator("[data-testid='stExpander']", has_text="Opponent profile").first
+    fill(page, "lockui_profile_name", "over-folder")
+    fill(page, "lockui_profile_v_cbet", "45")
+    fill(page, "lockui_profile_v_fold_to_cbet", "65")
+    page.locator(".st-key-lockui_profile_cclass [role='combobox']").click()
+    page.keyboard.type("Two pair")  # (the list draws only its first options)
+    page.get_by_role("option", name="Two pair", exact=True).click()
+    idle(page)
+    fill(page, "lockui_profile_cvalue", "100")
+    page.locator(".st-key-lockui_profile_cadd button").first.click()
+    rerun_done(page)
+    expect(editor).to_contain_text("C-bet % for Two pair: 100 %")
+    readback = page.get_by_text("target vs the locked solve")
+    again = page.locator("[data-testid='stCaptionContainer']", has_text="Apply again")
+    for _ in range(4):  # each Apply: one round, compiled against the last locked solve
+        page.locator(".st-key-lockui_profile_apply button").first.click()
+        rerun_done(page)
+        refused = page.locator("[data-testid='stAlert']", has_text="Not applied")
+        expect(readback.or_(refused)).to_be_visible(timeout=3 * WAIT)
+        assert refused.count() == 0, refused.first.inner_text()
+        idle(page)
+        if again.count() == 0:
+            break
+    risk = page.locator("[data-testid='stElementContainer']",
+                        has_text="How much the exploit risks").last  # fmt: skip
+    expect(risk).to_be_visible()
+    above = risk.locator("xpath=preceding-sibling::*[1]")  # the readback's table or its notes
+    shots.region("exploit-profile", page, editor, above)
+
+    if not shots.wanted("exploit-risk"):
+        return
+    expect(page.get_by_text(re.compile(r"^One point: "))).to_be_visible()
+    page.locator(".st-key-rnr_curve button").click()
+    done = page.locator(
+        "[data-testid='stCaptionContainer']", has_text="Measured from the game's value"
+    )
+    expect(done).to_be_visible(timeout=5 * WAIT)
+    idle(page)
+    drawn_curve = chart(page, "rnr_chart")
+    expect(drawn_curve.locator("g.textpoint")).to_have_count(5)
+    shots.region("exploit-risk", page, risk, done, pad=3)
+
+
 JOURNEYS: dict[str, tuple[tuple[str, ...], Callable[[Page, str, Shots], None]]] = {
     "app": (("app-solve", "app-explore", "app-study"), app_journey),
     "locking": (("lock-form", "lock-shift", "lock-paint", "lock-effect"), locking_journey),
+    "exploit": (("exploit-profile", "exploit-risk"), exploit_journey),
 }
 NAMES = [n for names, _ in JOURNEYS.values() for n in names]
 
