@@ -66,7 +66,7 @@ def trav_values(game: GameArrays, st: Storage, trav: int, nodes: I64, depth: I64
         na = tree.num_children[node]
         for k in range(na):
             _load(VAn, tree.first_child[node] + k, VA, d + 1, nt, exact)
-            action_values_up(AV, VA, d + 1, k, nt)
+            action_values_up(AV, VA, d + 1, np.int64(k), nt)
         mixed_values(d, na, nt, tree.offset[node], st.regrets, AV, VA, sc.sd)
         _keep(VA, d, VAn, node, nt, exact)
     return nodes.shape[0]
@@ -110,7 +110,7 @@ def opp_reach(game: GameArrays, st: Storage, trav: int, nodes: I64, depth: I64, 
         rrow[d] = d
         strategy_rows(st.regrets, off, na, no, SG, d, sc.sd, 0)
         for k in range(na):
-            opponent_child(k, d, no, True, off, st.strategy, SG, RE, rrow)
+            opponent_child(np.int64(k), d, no, True, off, st.strategy, SG, RE, rrow)
             _keep(RE, d + 1, REn, tree.first_child[node] + k, no, exact)
     return nodes.shape[0]
 
