@@ -41,9 +41,13 @@ __all__ = [
     "MultiCheckpoint",
     "MultiSolveResult",
     "action_word",
+    "find_node",
     "is_multi_game",
     "line_text",
     "make_multi_engine",
+    "node_strategy",
+    "possible_hands",
+    "profile_strategies",
     "solve_multi",
 ]
 
@@ -201,49 +205,69 @@ class MultiSolveResult:
     def node(self, history: tuple[str, ...] | list[str] | str | int) -> int:
         """The decision node of ``history``: a node index, its labels, or their
         :func:`line_text` (KeyError when no decision node has that line)."""
-        g = self.game
-        if isinstance(history, bool):
-            raise TypeError("history: a node index, its labels or their line, not a bool")
-        if isinstance(history, (int, np.integer)):
-            n = int(history)
-            if not 0 <= n < g.num_nodes or n not in set(g.decision_nodes().tolist()):
-                raise KeyError(f"node {n} is not a decision node of {g.name}")
-            return n
-        want = tuple(history.split()) if isinstance(history, str) else tuple(history)
-        for n in g.decision_nodes():
-            if g.history(int(n)) == want:
-                return int(n)
-        raise KeyError(f"no decision node at line {line_text(want)!r} in {g.name}")
+        return find_node(self.game, history)
 
     def strategy(
         self, history: tuple[str, ...] | list[str] | str | int, profile: Array | None = None
     ) -> dict[str, dict[str, float]]:
         """The acting player's average strategy at a node: hand → action label →
         probability, over the hands that can be there (``profile``: another profile)."""
-        g = self.game
-        n = self.node(history)
         sigma = self.average_profile() if profile is None else profile
-        h, off, na = g.num_hands, int(g.offset[n]), int(g.num_children[n])
-        block = sigma[off : off + na * h].reshape(na, h)
-        actions = [g.labels[c] for c in g.children(n)]
-        p = int(g.player[n])
-        possible = set(np.unique(g.deals[g.deal_valid[g.board[n]], p]).tolist())
-        names = g.hand_names
-        return {
-            names[k]: {a: float(block[i, k]) for i, a in enumerate(actions)}
-            for k in range(h)
-            if k in possible
-        }
+        return node_strategy(self.game, sigma, self.node(history))
 
     def strategies(self) -> list[dict[str, dict[str, dict[str, float]]]]:
         """Every player's average strategy: per player (player 0 first) line text →
         hand → action label → probability, over its information sets."""
-        sigma = self.average_profile()
-        out: list[dict[str, dict[str, dict[str, float]]]] = [{} for _ in range(self.players)]
-        for n in self.game.decision_nodes():
-            p = int(self.game.player[n])
-            out[p][line_text(self.game.history(int(n)))] = self.strategy(int(n), sigma)
-        return out
+        return profile_strategies(self.game, self.average_profile())
+
+
+def find_node(game: MultiGame, history: tuple[str, ...] | list[str] | str | int) -> int:
+    """The decision node of ``history`` in ``game``: a node index, its labels, or their
+    :func:`line_text` (KeyError when no decision node has that line)."""
+    if isinstance(history, bool):
+        raise TypeError("history: a node index, its labels or their line, not a bool")
+    decisions = game.decision_nodes()
+    if isinstance(history, (int, np.integer)):
+        n = int(history)
+        if n not in set(decisions.tolist()):
+            raise KeyError(f"node {n} is not a decision node of {game.name}")
+        return n
+    want = tuple(history.split()) if isinstance(history, str) else tuple(history)
+    for n in decisions:
+        if game.history(int(n)) == want:
+            return int(n)
+    raise KeyError(f"no decision node at line {line_text(want)!r} in {game.name}")
+
+
+def possible_hands(game: MultiGame, node: int) -> list[int]:
+    """The hands the actor of ``node`` can hold there (every deal the board allows)."""
+    p = int(game.player[node])
+    return sorted(set(np.unique(game.deals[game.deal_valid[game.board[node]], p]).tolist()))
+
+
+def node_strategy(game: MultiGame, sigma: Array, node: int) -> dict[str, dict[str, float]]:
+    """The actor's strategy in ``sigma`` (a profile) at decision ``node``: hand → action
+    label → probability, over :func:`possible_hands`."""
+    h, off, na = game.num_hands, int(game.offset[node]), int(game.num_children[node])
+    block = sigma[off : off + na * h].reshape(na, h)
+    actions = [game.labels[c] for c in game.children(node)]
+    names = game.hand_names
+    return {
+        names[k]: {a: float(block[i, k]) for i, a in enumerate(actions)}
+        for k in possible_hands(game, node)
+    }
+
+
+def profile_strategies(
+    game: MultiGame, sigma: Array
+) -> list[dict[str, dict[str, dict[str, float]]]]:
+    """Every player's part of ``sigma``: per player (player 0 first) line text → hand →
+    action label → probability."""
+    out: list[dict[str, dict[str, dict[str, float]]]] = [{} for _ in range(game.num_players)]
+    for n in game.decision_nodes():
+        p = int(game.player[n])
+        out[p][line_text(game.history(int(n)))] = node_strategy(game, sigma, int(n))
+    return out
 
 
 def _refuse(settings: Mapping[str, object], options: SolveOptions | None, algorithm: str) -> int:
