@@ -15,6 +15,7 @@ its range with positive weight that share no card with the board.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -35,6 +36,7 @@ from solver.games.spec import (
 )
 from solver.poker.cards import COMBOS, NUM_CARDS, NUM_COMBOS, card_str, parse_board
 from solver.poker.handeval import rank_hands
+from solver.quoting import brief
 from solver.tree.betting import PlayerSizes, TreeTooLarge
 from solver.tree.betting3 import MAX_BETTING3_NODES, Betting3Config, Betting3Tree, build_betting3
 from solver.tree.kinds import FIXED, SHOWDOWN
@@ -94,6 +96,7 @@ class River3Setup:
     combos: tuple[npt.NDArray[np.int64], ...]  # 3 × (n_p,) combo indices
     hand_weights: tuple[npt.NDArray[np.float64], ...]  # 3 × (n_p,)
     config: Betting3Config
+    max_memory_mb: float  # the spec's cap, as a number
 
     @property
     def hands(self) -> tuple[int, int, int]:
@@ -135,6 +138,11 @@ def _pair_sums(f: npt.NDArray[np.float64], g: npt.NDArray[np.float64]) -> npt.ND
     return sf * sg - (cf * cg).sum(axis=1) + same
 
 
+def _held(weights: Sequence[npt.NDArray[np.float64]]) -> list[npt.NDArray[np.float64]]:
+    """1.0 where a weight is positive, else 0.0: with them :func:`triple_weight` counts."""
+    return [(w > 0).astype(np.float64) for w in weights]
+
+
 def triple_weight(
     w0: npt.NDArray[np.float64], w1: npt.NDArray[np.float64], w2: npt.NDArray[np.float64]
 ) -> float:
@@ -164,7 +172,7 @@ def validate(spec: River3Spec) -> River3Setup:
     if not isinstance(spec.name, str) or len(spec.name) > MAX_NAME:
         raise SpecError("name", f"must be text of at most {MAX_NAME} characters")
     if not isinstance(spec.board, str):
-        raise SpecError("board", f"must be text like 'Ks 7d 2c 9h 3s', got {spec.board!r:.40}")
+        raise SpecError("board", f"must be text like 'Ks 7d 2c 9h 3s', got {brief(spec.board)}")
     try:
         cards = parse_board(spec.board)
     except ValueError as exc:
@@ -184,7 +192,7 @@ def validate(spec: River3Spec) -> River3Setup:
     raise_cap = _number(
         "raise_cap", spec.raise_cap, positive=False, maximum=MAX_RAISE_CAP, whole=True
     )
-    _number("max_memory_mb", spec.max_memory_mb, maximum=machine_memory_mb(), unit=" MB")
+    memory = _number("max_memory_mb", spec.max_memory_mb, maximum=machine_memory_mb(), unit=" MB")
     bets = _sizes("bets", spec.bets, raise_sizes=False)
     raises = _sizes("raises", spec.raises, raise_sizes=True)
 
@@ -200,7 +208,7 @@ def validate(spec: River3Spec) -> River3Setup:
     if not _can_meet(weights[0], weights[1]):
         raise SpecError("range1", "no hand of it can be dealt with a hand of range0 (every "
                         "pair shares a card)")  # fmt: skip
-    if triple_weight(*(w > 0 for w in weights)) == 0:  # type: ignore[arg-type]
+    if triple_weight(*_held(weights)) == 0:
         raise SpecError("range2", "no hand of it can be dealt with hands of range0 and range1 "
                         "(every triple shares a card)")  # fmt: skip
     combos = tuple(np.flatnonzero(w > 0).astype(np.int64) for w in weights)
@@ -213,6 +221,7 @@ def validate(spec: River3Spec) -> River3Setup:
         combos=combos,
         hand_weights=tuple(w[c] for w, c in zip(weights, combos, strict=True)),
         config=config,
+        max_memory_mb=memory,
     )
 
 
@@ -294,7 +303,7 @@ def checked(spec: River3Spec | River3Setup) -> tuple[River3Setup, Betting3Tree, 
     setup = spec if isinstance(spec, River3Setup) else validate(spec)
     tree = betting_tree(setup)
     est = estimate(setup, tree)
-    refusal = over_memory(est.memory_mb, float(setup.spec.max_memory_mb), "this spot")
+    refusal = over_memory(est.memory_mb, setup.max_memory_mb, "this spot")
     if refusal:
         raise SpecError("max_memory_mb", f"{refusal} ({est.nodes:,} nodes)")
     return setup, tree, est
@@ -346,7 +355,7 @@ def river3_multigame(spec: River3Spec | River3Setup, max_deals: int = MAX_DEALS)
     if isinstance(max_deals, bool) or not isinstance(max_deals, (int, np.integer)) or max_deals < 1:
         raise SpecError("max_deals", f"must be a whole number ≥ 1, got {max_deals!r:.40}")
     setup, tree, _est = checked(spec)
-    count = round(triple_weight(*(w > 0 for w in setup.weights)))  # type: ignore[arg-type]
+    count = round(triple_weight(*_held(setup.weights)))
     if count > max_deals:
         raise SpecError(
             "max_deals",
@@ -355,7 +364,7 @@ def river3_multigame(spec: River3Spec | River3Setup, max_deals: int = MAX_DEALS)
         )
     terminal = tree.terminal_nodes()
     payoff_mb = terminal.size * PLAYERS * count * BYTES / 2**20
-    refusal = over_memory(payoff_mb, float(setup.spec.max_memory_mb), "the deals' payoffs")
+    refusal = over_memory(payoff_mb, setup.max_memory_mb, "the deals' payoffs")
     if refusal:
         raise SpecError("max_memory_mb", refusal)
 
