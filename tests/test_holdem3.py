@@ -90,6 +90,12 @@ def test_too_large_a_tree_or_memory_is_refused_by_field() -> None:
     with pytest.raises(SpecError, match=r"over the 0\.01 MB allowed") as info:
         river3_multigame(replace(SPOT, max_memory_mb=0.01))
     assert info.value.field == "max_memory_mb"
+    # the engine's arrays fit in 1 MB; the deal list's payoffs (331 nodes' terminals × 3 ×
+    # 3,303 deals) do not
+    assert estimate(SPOT).memory_mb < 1
+    with pytest.raises(SpecError, match="the deals' payoffs needs") as info:
+        river3_multigame(replace(SPOT, max_memory_mb=1))
+    assert info.value.field == "max_memory_mb"
 
 
 def test_too_many_deals_are_refused_before_listing_them(monkeypatch: pytest.MonkeyPatch) -> None:
