@@ -86,9 +86,7 @@ def render() -> None:
     shown = state.get(state.MULTI_GAME) if running else setup_game()
     if shown is None:  # (a heads-up game on Set up, no three-player solve running)
         return
-    st.markdown(
-        f"**Game:** {S.MULTI_LABELS[shown]} — 3 players" + (" — solving" if running else "")
-    )
+    st.markdown(f"**Game:** {S.MULTI_LABELS[shown]}" + (" — solving" if running else ""))
     if running and setup_game() != shown:
         st.info(
             "Set up now holds another game; it opens here once this solve stops.",
@@ -225,9 +223,10 @@ def live() -> None:
     cols = st.columns(len(names))
     for k, d in enumerate(last.nash_distance):
         cols[k].metric(names[k], f"{d:.3g} chips", f"{100 * d / j.pot:.3g} % pot",
-                       delta_color="off")  # fmt: skip
+                       delta_color="off", delta_arrow="off")  # fmt: skip
     cols[-1].metric("NashConv", f"{last.nash_conv:.3g} chips",
-                    f"{100 * last.nash_conv / j.pot:.3g} % pot", delta_color="off")  # fmt: skip
+                    f"{100 * last.nash_conv / j.pot:.3g} % pot", delta_color="off",
+                    delta_arrow="off")  # fmt: skip
     ev = ", ".join(f"{player_label(k)} {v:+.4f}" for k, v in enumerate(last.ev))
     st.caption(f"EV per game (chips): {ev}. The pot before anyone acts: {j.pot:g} chips.")
     x = st.radio("x axis", MULTI_X, key=state.MULTI_X, horizontal=True)

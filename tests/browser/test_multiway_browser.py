@@ -20,7 +20,7 @@ def test_kuhn3_solves_with_a_nash_distance_curve_per_player(page: Page, server: 
     idle(page)
     expect(page.get_by_text(re.compile("a toy game of three players"))).to_be_visible()
     nav(page, "Solve")
-    expect(page.get_by_text("Kuhn poker, 3 players — 3 players")).to_be_visible()
+    expect(page.get_by_text("Game: Kuhn poker, 3 players")).to_be_visible()
     page.locator(".st-key-multi_start button").click()
     # generous: a busy 2-core machine, and a cold Numba cache compiles the walk first
     expect(page.get_by_text(re.compile(r"^Done \(iterations\)"))).to_be_visible(timeout=3 * WAIT)
