@@ -366,9 +366,10 @@ def solve(
     return a :class:`~solver.cfr.multi_solve.MultiSolveResult`: each check reports every
     player's Nash distance and NashConv (no exploitability: its field is None), and
     ``target_nash_distance`` (chips) stops at the first check where the largest Nash
-    distance is at most it. They take ``target_exploitability``, ``warm_start``, ``locks``,
-    ``threads`` > 1, storage other than float64, pruning, or a seed but for ``mccfr-es``:
-    ValueError naming the argument. ``target_nash_distance`` on a heads-up game: likewise.
+    distance is at most it. Given ``target_exploitability``, ``warm_start``, ``locks``,
+    ``threads`` > 1, storage other than float64, pruning, or a seed but for ``mccfr-es``,
+    they raise ValueError naming the argument; so does ``target_nash_distance`` on a
+    heads-up game.
     """
     check_option_names("solve()", settings, solve)
     if is_multi_game(game):
