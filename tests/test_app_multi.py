@@ -185,6 +185,9 @@ def test_explore_before_any_solve_and_heads_up_only_pages() -> None:
     at = page("practice", **{state.SOURCE: KUHN3})
     at.run()
     assert not at.exception and "The trainer is heads-up only" in texts(at)
+    at = page("reports", **{state.SOURCE: KUHN3})
+    at.run()
+    assert not at.exception and "A batch is heads-up only" in texts(at)
     at = page("compare", **{state.SOURCE: KUHN3, state.COMPARE_GAME: state.CURRENT_SETUP})
     at.run()
     assert not at.exception
