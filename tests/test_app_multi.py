@@ -194,3 +194,24 @@ def test_explore_before_any_solve_and_heads_up_only_pages() -> None:
     assert "python -m solver race --game kuhn3" in texts(at)
     options = at.selectbox(key=state.COMPARE_GAME).options
     assert [o for o in options if "3 players" in o] == ["Current set-up: Kuhn poker, 3 players"]
+
+
+def test_a_long_solves_curves_are_thinned_keeping_both_ends() -> None:
+    from app.components.multi_figures import nash_figure
+    from solver.cfr.multi_solve import MultiCheckpoint
+
+    hist = [
+        MultiCheckpoint(
+            10 * i,
+            0.01 * i,
+            (1 / (i + 1), 2 / (i + 1), 0.0),
+            3 / (i + 1),
+            (0.0, 0.0, 0.0),
+            (0.0, 0.0, 0.0),
+        )  # fmt: skip
+        for i in range(5000)
+    ]
+    fig = nash_figure(hist)
+    xs = list(fig.data[0].x)
+    assert len(xs) <= 1500 and xs[0] == 0 and xs[-1] == 49_990
+    assert list(fig.data[2].y)[-1] is None  # an exact 0 is left off the log axis

@@ -5,10 +5,11 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
+import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
-from app.components.figures import log_axis
+from app.components.figures import MAX_CURVE_POINTS, log_axis
 from solver.cfr.multi_solve import MultiCheckpoint, action_word
 
 PLAYER_COLORS = ("#1f77b4", "#ff7f0e", "#2ca02c", "#9467bd", "#8c564b")
@@ -26,6 +27,20 @@ def curve_names(players: int) -> list[str]:
     return [f"Nash distance ({player_label(p)})" for p in range(players)] + ["NashConv"]
 
 
+def thinned(
+    history: Sequence[MultiCheckpoint], limit: int = MAX_CURVE_POINTS
+) -> list[MultiCheckpoint]:
+    """At most about ``limit`` checks, log-spaced by index, the first and last kept (as
+    the heads-up curve's :func:`app.components.figures.thin`)."""
+    if len(history) <= limit:
+        return list(history)
+    idx = np.unique(np.geomspace(1, len(history), limit).astype(np.int64) - 1)
+    keep = [history[int(i)] for i in idx]
+    if keep[-1] is not history[-1]:
+        keep.append(history[-1])
+    return keep
+
+
 def nash_figure(
     history: Sequence[MultiCheckpoint],
     x_axis: str = "iterations",
@@ -35,8 +50,9 @@ def nash_figure(
     """Each player's Nash distance and NashConv (chips, log y) of the average profile at
     each check, against iterations or seconds (``x_axis``); ``target`` (chips, applied to
     the largest distance) as a dashed line. Zeros (exact equilibria) are left out of the
-    log axis."""
+    log axis. At most about :data:`MAX_CURVE_POINTS` checks are drawn (:func:`thinned`)."""
     players = len(history[0].nash_distance) if history else 3
+    history = thinned(history)
     xs = [c.iteration if x_axis == "iterations" else c.elapsed_s for c in history]
     fig = go.Figure()
     shown: list[float] = []
