@@ -208,7 +208,7 @@ def test_a_long_solves_curves_are_thinned_keeping_both_ends() -> None:
             3 / (i + 1),
             (0.0, 0.0, 0.0),
             (0.0, 0.0, 0.0),
-        )  # fmt: skip
+        )
         for i in range(5000)
     ]
     fig = nash_figure(hist)
