@@ -366,7 +366,8 @@ def solve(
     return a :class:`~solver.cfr.multi_solve.MultiSolveResult`: each check reports every
     player's Nash distance and NashConv (no exploitability: its field is None), and
     ``target_nash_distance`` (chips) stops at the first check where the largest Nash
-    distance is at most it. Given ``target_exploitability``, ``warm_start``, ``locks``,
+    distance is at most it; ``locks`` take the same text for any player's nodes
+    (:mod:`solver.games.multi_locks`). Given ``target_exploitability``, ``warm_start``,
     ``threads`` > 1, storage other than float64, pruning, or a seed but for ``mccfr-es``,
     they raise ValueError naming the argument; so does ``target_nash_distance`` on a
     heads-up game.

@@ -142,7 +142,7 @@ def test_make_game_builds_either_kind() -> None:
         ({"threads": 2}, "threads"),
         ({"precision": "float32"}, "precision"),
         ({"pruning": "partial"}, "pruning"),
-        ({"locks": {"k": {"k": 1.0, "b": 0.0}}}, "locks"),
+        ({"algorithm": "mccfr-es", "locks": {"k": {"k": 1.0, "b": 0.0}}}, "locks"),
         ({"seed": 4}, "seed"),
         ({"target_exploitability": 0.01}, "target_exploitability"),
         ({"algorithm": "mccfr-os"}, "algorithm"),

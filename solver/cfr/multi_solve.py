@@ -29,6 +29,7 @@ from solver.cfr.multi_engine import MultiEngine
 from solver.cfr.options import SolveOptions
 from solver.cfr.rules import RULES, Rule, make_rule
 from solver.cfr.sampling.multi_es import MultiESEngine
+from solver.games.multi_locks import MultiLockError, MultiLocks, build_multi_locks
 from solver.games.multiway import ANTE, MULTI_GAMES, MultiGame, multi_game
 from solver.games.nashconv import NashReport
 from solver.quoting import brief
@@ -39,11 +40,13 @@ __all__ = [
     "ES",
     "MULTI_DEFAULT_ALGORITHM",
     "MultiCheckpoint",
+    "MultiLockError",
     "MultiSolveResult",
     "action_word",
     "find_node",
     "is_multi_game",
     "line_text",
+    "lock_multi_engine",
     "make_multi_engine",
     "node_strategy",
     "possible_hands",
@@ -197,6 +200,19 @@ class MultiSolveResult:
         """Each player's expected chips under the average profile (they sum to 0)."""
         return self.history[-1].ev
 
+    @property
+    def locks(self) -> MultiLocks | None:
+        """The locks the solve played (None: none): :attr:`MultiLocks.sets`, each locked
+        information set and its mix; :attr:`MultiLocks.spec`, the lock text applied."""
+        return getattr(self.engine, "locks", None)
+
+    @property
+    def locked(self) -> list[list[str]]:
+        """Per player (player 0 first) the lines where it has locked hands (``"root"`` for
+        the root); empty lists when nothing is locked."""
+        locks = self.locks
+        return locks.lines(self.players) if locks is not None else [[] for _ in range(self.players)]
+
     def average_profile(self) -> Array:
         """The average profile, flat ``(profile_size,)`` in the MultiGame's ``[action, hand]``
         blocks (:mod:`solver.games.multiway`)."""
@@ -270,10 +286,12 @@ def profile_strategies(
     return out
 
 
-def _refuse(settings: Mapping[str, object], options: SolveOptions | None, algorithm: str) -> int:
-    """The seed of the solve, after refusing by name what a three-player game does not take
-    (ValueError): threads above 1, storage other than float64, pruning, the RBP settings,
-    locks in the heads-up form, a seed but for ``mccfr-es``."""
+def _refuse(
+    settings: Mapping[str, object], options: SolveOptions | None, algorithm: str
+) -> tuple[int, object]:
+    """The seed and the locks of the solve, after refusing by name what a three-player game
+    does not take (ValueError): threads above 1, storage other than float64, pruning, the
+    RBP settings, a seed but for ``mccfr-es``."""
     if options is not None and not isinstance(options, SolveOptions):
         raise TypeError(f"options must be a SolveOptions, got {type(options).__name__}")
     base = SolveOptions()
@@ -288,13 +306,8 @@ def _refuse(settings: Mapping[str, object], options: SolveOptions | None, algori
             continue
         if name == "pruning" and value == "none":
             continue
-        if name == "locks":
-            if isinstance(value, Mapping) and not value:
-                continue
-            raise ValueError(
-                "locks: heads-up only (three-player games lock whole players: "
-                "MultiEngine.lock_players)"
-            )
+        if name == "locks":  # (taken: solve_multi resolves them)
+            continue
         why = {
             "threads": "three-player games run on one thread",
             "precision": "three-player games store float64",
@@ -306,7 +319,29 @@ def _refuse(settings: Mapping[str, object], options: SolveOptions | None, algori
         raise ValueError(f"seed: a whole number ≥ 0, got {brief(seed)}")
     if seed and algorithm != ES:
         raise ValueError(f"seed: only with algorithm {ES!r} on three-player games")
-    return int(seed)
+    return int(seed), merged.get("locks")
+
+
+def lock_multi_engine(
+    engine: MultiSolver, locks: object, profile: Array | None = None
+) -> MultiLocks | None:
+    """Lock ``engine`` with ``locks`` — lock text ``{line: mix}`` for any player
+    (:mod:`solver.games.multi_locks`; None or ``{}``: none) or resolved
+    :class:`MultiLocks`; "solved" locks take ``profile``. Returns the locks applied.
+    :class:`MultiLockError` (a ValueError) names the line and hand of a bad lock; TypeError
+    when ``locks`` is no mapping; ValueError for external sampling, which plays no locks."""
+    if locks is None or (isinstance(locks, Mapping) and not locks):
+        return None
+    if not isinstance(locks, (Mapping, MultiLocks)):
+        raise TypeError(f"locks must be {{line: mix}} (a mapping), got {type(locks).__name__}")
+    if isinstance(engine, MultiESEngine):
+        raise ValueError(f"locks: not with {ES} (external sampling plays no locks)")
+    if isinstance(locks, Mapping):
+        locks = build_multi_locks(engine.mgame, locks, profile)
+    if locks.cells.shape != (engine.mgame.profile_size,):
+        raise ValueError("locks: resolved against another game")
+    engine.lock(locks)
+    return locks
 
 
 def make_multi_engine(
@@ -355,11 +390,15 @@ def solve_multi(
     up to ``iterations`` (None: 1,000, or with a target :data:`TARGET_CAP`), stopping at the
     first check where the largest Nash distance is at most ``target_nash_distance`` (chips).
     Checks every ``check_every`` iterations and at the end; ``callback`` gets each
-    :class:`MultiCheckpoint` and may return True to stop. Arguments are checked by
-    :func:`solver.api.solve` first; here what a three-player game refuses."""
+    :class:`MultiCheckpoint` and may return True to stop. ``locks`` (a keyword setting, or
+    ``options.locks``): ``{line: mix}`` for any player's nodes, as heads-up locks are written
+    (:mod:`solver.games.multi_locks`; :func:`~solver.games.multi_locks.uniform_locks` fixes
+    whole players to uniform); :class:`MultiLockError` names a bad one's line, before
+    anything is solved. Arguments are checked by :func:`solver.api.solve` first; here what a
+    three-player game refuses."""
     mg = multi_game(game.strip().lower()) if isinstance(game, str) else game
     name = algorithm.strip().lower() if isinstance(algorithm, str) else ""
-    seed = _refuse(settings, options, name)
+    seed, locks = _refuse(settings, options, name)
     if target_nash_distance is not None:
         t = target_nash_distance
         if isinstance(t, bool) or not isinstance(t, (int, float, np.integer, np.floating)):
@@ -367,6 +406,7 @@ def solve_multi(
         if not t > 0 or not math.isfinite(t):
             raise ValueError(f"target_nash_distance must be > 0 (chips), got {brief(t)}")
     engine, label, rule_params = make_multi_engine(mg, algorithm, params, seed)
+    lock_multi_engine(engine, locks)
     limit = iterations
     if limit is None:
         limit = 1000 if target_nash_distance is None else TARGET_CAP
