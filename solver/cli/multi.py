@@ -6,9 +6,10 @@ own evaluation and best-response passes, which equal the independent evaluator's
 
 Distances are in chips per game and in % of the pot, the pot being the antes in it before
 anyone acts (3 chips in kuhn3 and leduc3). ``--target`` applies to the largest Nash
-distance. Flags that only mean something for heads-up games (spots, presets, locks, threads,
-pruning, other storage, the samplers but external sampling ``mccfr-es``) are refused naming
-the flag: one ``error:`` line, exit code 2.
+distance. ``--locks FILE`` locks any player's nodes (:mod:`solver.cli.multi_locks`). Flags
+that only mean something for heads-up games (spots, presets, threads, pruning, other
+storage, the samplers but external sampling ``mccfr-es``) are refused naming the flag: one
+``error:`` line, exit code 2.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from solver.cfr.multi_engine import MultiEngine
 from solver.cfr.options import OPTION_FIELDS, cli_default, parse_param
 from solver.cfr.rules import RULES, Rule, make_rule
 from solver.cfr.sampling.multi_es import MultiESEngine
+from solver.cli import multi_locks
 from solver.cli.args import UsageError, float_arg, int_arg, json_line, params_json
 from solver.games.multiway import ANTE, MULTI_GAMES, multi_game
 from solver.games.nashconv import NashReport
@@ -32,7 +34,8 @@ DEFAULT_ALGORITHM = "dcfr"  # as for the heads-up toy games
 # players CFR carries no guarantee and may level off above any target
 TARGET_CAP = 10_000
 # the flags solve takes for a three-player game (argparse's names)
-_TAKEN = {"command", "game", "algorithm", "iterations", "target", "every", "param", "json"}
+_TAKEN = {"command", "game", "algorithm", "iterations", "target", "every", "param", "json",
+          "locks"}  # fmt: skip
 # option flags allowed at these values (besides their defaults); any --seed for mccfr-es
 _ALLOWED = {"threads": {"1"}, "precision": {"auto", "float64"}, "pruning": {"none"}}
 ES = "mccfr-es"  # external sampling (solver/cfr/sampling/multi_es.py)
@@ -66,7 +69,7 @@ def _refuse_heads_up_flags(args: argparse.Namespace, algorithm: str) -> None:
                 raise UsageError(f"--seed: only with --algorithm {ES} on three-player games")
             raise UsageError(
                 f"{row.flag}: not for three-player games ({args.game} runs on one thread, "
-                "float64 storage, every subtree walked, no locks)"
+                "float64 storage, every subtree walked)"
             )
         raise UsageError(f"{_flag(dest)}: not for three-player games (heads-up only)")
 
@@ -158,6 +161,7 @@ def cmd_solve_multi(args: argparse.Namespace) -> None:
         rule = _rule(args, algorithm)
         engine = MultiEngine(mg, rule)
         label, params = rule.name, rule.params()
+    locks = multi_locks.apply_locks(args, engine)  # (before any check: a bad file solves nothing)
     started = time.perf_counter()
 
     def check() -> tuple[dict[str, object], NashReport]:
@@ -183,6 +187,7 @@ def cmd_solve_multi(args: argparse.Namespace) -> None:
         "params": params_json(params),
         **rec,
         "stopped_by": "target" if reached else "iterations",
+        **multi_locks.locks_fields(locks, mg.num_players),
     }
     if args.json:
         print(json_line(final), flush=True)
