@@ -51,6 +51,9 @@ Array = npt.NDArray[np.float64]
 I64 = npt.NDArray[np.int64]
 Int = int | np.int64
 NUM_CARDS = 52
+# Rounding bound of a pair sum, relative to (pot + chips in) · (opponents' total masses): a
+# few dozen operations on terms no larger than that product, each off by half an ulp
+SNAP = 256.0 * np.finfo(np.float64).eps
 
 # rows of Showdown3Tables.vec: per-card sums of the sweep's state
 _F, _G, _KF, _KG, _DC = 0, 1, 2, 3, 4
@@ -275,9 +278,21 @@ def showdown3_terminal(
         other, dead = (q, r) if tb.active[row, q] else (r, q)
         co[0], co[2], co[3] = pot / 2.0, pot / 2.0, -own
         _sweep(tb, t, dead, other, True, RE, base, VA, d)
+    # A value within the sums' rounding of 0 is 0: where the deal list's sum is exactly 0
+    # (no pair reaches, or every payoff is 0) the differences above leave a residue whose
+    # sign would steer regret matching
+    mass = 1.0
+    for o in (q, r):
+        sp = 0.0
+        for j in range(tb.num[o]):
+            h = tb.order[o, j]
+            sp += tb.weight[o, h] * RE[base + o, h]
+        mass *= sp
+    tiny = SNAP * (pot + own) * mass
     for j in range(tb.num[t]):
         h = tb.order[t, j]
-        VA[d, h] *= tb.weight[t, h] * tb.inv_z
+        x = VA[d, h]
+        VA[d, h] = 0.0 if abs(x) <= tiny else x * (tb.weight[t, h] * tb.inv_z)
 
 
 # ----- the tables ------------------------------------------------------------------------

@@ -11,11 +11,11 @@ from typing import NamedTuple
 import numpy as np
 import numpy.typing as npt
 
-from solver.poker.cards import COMBOS, NUM_COMBOS
+from solver.poker.cards import COMBOS, NUM_COMBOS, card_str
 from solver.poker.handeval import rank_hands
 from solver.poker.showdown3 import fold_showdown_values
 
-__all__ = ["River3Hands", "river3_hands"]
+__all__ = ["River3Hands", "combo_names", "river3_hands"]
 
 
 class River3Hands(NamedTuple):
@@ -23,7 +23,9 @@ class River3Hands(NamedTuple):
     player's hands are padding: cards -1, weight 0, strength -1)."""
 
     cards: npt.NDArray[np.int64]  # (3, H, 2) card indices 0..51
-    weight: npt.NDArray[np.float64]  # (3, H) range weights, 0 where the hand meets the board
+    # (3, H) range weights; 0 where the hand is never dealt (it meets the board, or no two
+    # hands of the others' ranges fit with it and each other)
+    weight: npt.NDArray[np.float64]
     strength: npt.NDArray[np.int64]  # (3, H) 7-card strength on the board, -1 if it meets it
     num: npt.NDArray[np.int64]  # (3,) hands per player
     z: float  # Σ w0·w1·w2 over the triples of hands disjoint from each other and the board
@@ -70,10 +72,25 @@ def river3_hands(
         rank[p, : c.size] = strength[c]
         weight[p, : c.size] = np.where(strength[c] >= 0, w, 0.0)
         full[p, c] = weight[p, : c.size]
-    # Z = Σ_h w0(h) · (pairs of w1, w2 disjoint from h and each other): the numpy showdown's
-    # pair sums, as the loss of a player 0 who folded one chip
+    # A hand no deal holds weighs 0: its values are then exactly 0, not a rounding residue of
+    # the terminal's inclusion–exclusion (whose sign would steer regret matching). Counted
+    # with 0/1 weights, so the pair counts are exact integers.
+    held = (full > 0.0).astype(np.float64)
+    for p, (c, _) in enumerate(hands):
+        one = np.zeros(3)
+        one[p] = 1.0
+        pairs = -fold_showdown_values(cards, held, 1.0, one, p)[p]  # the numpy showdown's
+        weight[p, : c.size] = np.where(pairs[c] > 0.5, weight[p, : c.size], 0.0)
+        full[p, c] = weight[p, : c.size]
+    # Z = Σ_h w0(h) · (pairs of w1, w2 disjoint from h and each other): the loss of a player
+    # 0 who folded one chip
     z = -float(full[0] @ fold_showdown_values(cards, full, 1.0, [1.0, 0.0, 0.0], 0)[0])
     if not z > 0.0:
         raise ValueError("weights: no three hands of the ranges fit together with the board")
     num = np.array([c.size for c, _ in hands], dtype=np.int64)
     return River3Hands(out_cards, weight, rank, num, z)
+
+
+def combo_names(combos: npt.ArrayLike) -> list[str]:
+    """The names of combos (indices 0 … 1325), as ``AsKd``."""
+    return ["".join(card_str(int(c)) for c in COMBOS[i]) for i in np.asarray(combos).tolist()]
