@@ -138,3 +138,18 @@ def test_hand_lists_have_each_players_length() -> None:
     )
     with pytest.raises(ValueError, match="locks: not offered"):
         River3Engine(built, make_rule("cfr")).lock_players([0], np.zeros(1))
+
+
+def test_one_kernel_type_for_every_games_arrays() -> None:
+    """Heads-up games, the deal-list games and the river spot hand the walk arrays of one
+    Numba type: no new signature of the walk for three-way spots."""
+    from numba import typeof
+
+    from solver.cfr.layout import game_arrays
+    from solver.cfr.multi_build import build_multi
+    from solver.games import make_game
+    from solver.games.multiway import multi_game
+
+    heads_up = typeof(game_arrays(make_game("kuhn")))
+    assert typeof(build_multi(multi_game("kuhn3")).arrays) == heads_up
+    assert typeof(build_holdem3(random_spot(6, True)).arrays) == heads_up
