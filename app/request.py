@@ -129,6 +129,8 @@ def current_request() -> Request:
     toy = S.toy_name(source_id)
     if toy is not None:
         return Request(label, ToySource(toy), None, {}, None)
+    if S.multi_name(source_id) is not None:  # three players: their own pages' path
+        return Request(label, None, None, {}, None)
     base_pf = S.preflop_of_source(source_id, state.get(state.UPLOADED))
     if base_pf is not None:
         got = PF.check_form({f: state.get(k) for f, k in PF_WIDGET.items()}, base_pf.name)

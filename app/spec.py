@@ -39,6 +39,8 @@ from solver.games.spec import HoldemSetup
 from solver.poker.ranges import range_to_text
 
 TOY_LABELS = {"kuhn": "Kuhn poker", "leduc": "Leduc hold'em", "leduc5": "Leduc-5"}
+MULTI_LABELS = {"kuhn3": "Kuhn poker, 3 players", "leduc3": "Leduc hold'em, 3 players"}
+"""The three-player toy games (docs/multiway.md): source ids ``multi:<name>``."""
 CUSTOM = "custom"
 CUSTOM_PREFLOP = "custom-preflop"
 PREFLOP_PLAYERS = ("SB", "BB")
@@ -117,6 +119,8 @@ def sources() -> dict[str, str]:
     for name in GAMES:
         if f"preset:{name}" not in out:
             out[f"toy:{name}"] = TOY_LABELS.get(name, name)
+    for name, text in MULTI_LABELS.items():
+        out[f"multi:{name}"] = text
     out[CUSTOM] = "Custom hold'em spot"
     out[CUSTOM_PREFLOP] = "Custom preflop game (push/fold, raise/jam)"
     return out
@@ -138,9 +142,18 @@ def toy_name(source: str) -> str | None:
     return None
 
 
+def multi_name(source: object) -> str | None:
+    """The three-player toy game a source id stands for (``kuhn3``, ``leduc3``), or None."""
+    if isinstance(source, str) and source.startswith("multi:") and source[6:] in MULTI_LABELS:
+        return source[6:]
+    return None
+
+
 def is_holdem_spot(source: str, uploaded: Preset | None = None) -> bool:
     """Whether a source id stands for a hold'em subgame (its Solve settings read in % pot):
-    neither a toy game nor a preflop game (whose chips are big blinds)."""
+    neither a toy game (of two or three players) nor a preflop game (chips in big blinds)."""
+    if multi_name(source) is not None:
+        return False
     return toy_name(source) is None and preflop_of_source(source, uploaded) is None
 
 

@@ -184,6 +184,19 @@ PAGES = "nav_pages"  # this session's pages by name ({name: st.Page}), handed ov
 PAGE_HIDDEN = "page_hidden"  # the browser reported the page hidden
 EXPORT_TREE_COST = "export_tree_cost"  # ((game, iteration), TreeExportCost) of the solve shown
 EXPORT_GO_SOLVE = "export_go_solve"  # a solve was resumed: switch to the Solve page
+# three-player games (app/features/multi_solve.py, multi_study.py; docs/multiway.md)
+MULTI_JOB = "multi_job"  # the session's MultiSolveJob (or None)
+MULTI_GAME = "multi_game"  # the job's game name ("kuhn3", "leduc3")
+MULTI_ALGO = "multi_algo"  # selectbox: a full-width rule or "mccfr-es"
+MULTI_ITERATIONS = "multi_iterations"  # number input: max iterations
+MULTI_EVERY = "multi_every"  # number input: check every this many iterations
+MULTI_TARGET = "multi_target"  # number input: target, the largest Nash distance (chips; 0 none)
+MULTI_SEED = "multi_seed"  # number input: mccfr-es's seed
+MULTI_ERROR = "multi_error"  # why the last Start was refused, or None
+MULTI_LAST_STATE = "multi_last_state"  # the job state the page last drew its buttons for
+MULTI_X = "multi_x"  # radio: the curves' x axis ("iterations" or "seconds")
+MULTI_PLAYER = "multi_player"  # radio (Explore): 0, 1 or 2
+MULTI_NODE = "multi_node"  # selectbox (Explore): the node shown, by index
 
 
 def get(key: str, default: Any = None) -> Any:

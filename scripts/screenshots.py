@@ -1,4 +1,5 @@
-"""The pictures of docs/app.md, docs/locking.md and docs/exploit.md, taken from the running app.
+"""The pictures of docs/app.md, docs/locking.md, docs/exploit.md and docs/multiway.md, taken
+from the running app.
 
 Run it after a change to what a pictured page shows (layout, wording, colours, a chart), and
 look at the new PNGs before committing them::
@@ -236,10 +237,29 @@ def exploit_journey(page: Page, url: str, shots: Shots) -> None:
     shots.region("exploit-risk", page, risk, done, pad=3)
 
 
+def multiway_journey(page: Page, url: str, shots: Shots) -> None:
+    """docs/multiway.md: three-player Kuhn solved, a Nash-distance curve per player."""
+    page.set_viewport_size({"width": WIDTH, "height": PAGE_HEIGHT})
+    page.goto(url)
+    idle(page)
+    nav(page, "Set up")
+    page.get_by_role("combobox", name="Game or preset").click()
+    page.get_by_role("option", name="Kuhn poker, 3 players").click()
+    idle(page)
+    nav(page, "Solve")
+    page.locator(".st-key-multi_start button").click()
+    expect(page.get_by_text(re.compile(r"^Done \(iterations\)"))).to_be_visible(timeout=3 * WAIT)
+    idle(page)
+    curve = chart(page, "multi_curve")
+    expect(curve.locator(".legendtext", has_text="NashConv")).to_have_count(1)
+    shots.region("multiway-solve", page, page.locator("h1", has_text="Solve"), curve)
+
+
 JOURNEYS: dict[str, tuple[tuple[str, ...], Callable[[Page, str, Shots], None]]] = {
     "app": (("app-solve", "app-explore", "app-study"), app_journey),
     "locking": (("lock-form", "lock-shift", "lock-paint", "lock-effect"), locking_journey),
     "exploit": (("exploit-profile", "exploit-risk"), exploit_journey),
+    "multiway": (("multiway-solve",), multiway_journey),
 }
 NAMES = [n for names, _ in JOURNEYS.values() for n in names]
 

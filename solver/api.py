@@ -12,7 +12,7 @@ import math
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Unpack
+from typing import Literal, Unpack, overload
 
 import numpy as np
 import numpy.typing as npt
@@ -28,9 +28,12 @@ from solver.algorithms import (
 )
 from solver.cfr.bestresponse import measure as measure_exploitability
 from solver.cfr.checks import Check
+from solver.cfr.multi_solve import MultiSolveResult, is_multi_game, solve_multi
 from solver.cfr.options import options_with
-from solver.games import Game, make_game
+from solver.games import Game
+from solver.games import make_game as make_heads_up_game
 from solver.games.model import DECISION
+from solver.games.multiway import MultiGame, multi_game
 from solver.lockspec import check_locks_type, lock_engine
 from solver.quoting import brief
 
@@ -214,7 +217,28 @@ def _resolve_game(game: Game | str) -> Game:
         return game
     if not isinstance(game, str):
         raise TypeError(f"game must be a Game or a game name, got {type(game).__name__}")
-    return make_game(game)
+    return make_heads_up_game(game)
+
+
+MultiName = Literal["kuhn3", "leduc3"]
+
+
+@overload
+def make_game(name: MultiName) -> MultiGame: ...  # type: ignore[overload-overlap]
+
+
+@overload
+def make_game(name: str, **options: object) -> Game: ...
+
+
+def make_game(name: str, **options: object) -> Game | MultiGame:
+    """:func:`solver.games.make_game`, and the three-player toy games ``kuhn3`` and
+    ``leduc3`` as :class:`~solver.games.multiway.MultiGame` (docs/multiway.md)."""
+    if is_multi_game(name):
+        if options:
+            raise TypeError(f"game {name!r} takes no options, got {', '.join(sorted(options))}")
+        return multi_game(name.strip().lower())
+    return make_heads_up_game(name, **options)
 
 
 def _whole(name: str, value: object, minimum: int) -> int:
@@ -261,6 +285,23 @@ def measure(engine: Solver, started: float) -> Checkpoint:
     )
 
 
+@overload
+def solve(  # type: ignore[overload-overlap]  # (a Literal name first, as typeshed's open())
+    game: MultiGame | MultiName,
+    algorithm: AlgorithmRule | str | None = None,
+    iterations: int | None = None,
+    target_exploitability: float | None = None,
+    check_every: int = 10,
+    callback: Callable[..., bool | None] | None = None,
+    params: Mapping[str, float] | None = None,
+    warm_start: SolveResult | None = None,
+    options: SolveOptions | None = None,
+    target_nash_distance: float | None = None,
+    **settings: Unpack[SolverOptions],
+) -> MultiSolveResult: ...
+
+
+@overload
 def solve(
     game: Game | str,
     algorithm: AlgorithmRule | str | None = None,
@@ -271,8 +312,24 @@ def solve(
     params: Mapping[str, float] | None = None,
     warm_start: SolveResult | None = None,
     options: SolveOptions | None = None,
+    target_nash_distance: float | None = None,
     **settings: Unpack[SolverOptions],
-) -> SolveResult:
+) -> SolveResult: ...
+
+
+def solve(
+    game: Game | MultiGame | str,
+    algorithm: AlgorithmRule | str | None = None,
+    iterations: int | None = None,
+    target_exploitability: float | None = None,
+    check_every: int = 10,
+    callback: Callable[..., bool | None] | None = None,
+    params: Mapping[str, float] | None = None,
+    warm_start: SolveResult | None = None,
+    options: SolveOptions | None = None,
+    target_nash_distance: float | None = None,
+    **settings: Unpack[SolverOptions],
+) -> SolveResult | MultiSolveResult:
     """Solve ``game`` with ``algorithm`` (a registered name or a :class:`Rule`; None: the
     default, :func:`solver.algorithms.default_algorithm` — ``dcfr-tuned`` for hold'em
     subgames, ``dcfr`` for the toy games).
@@ -304,8 +361,39 @@ def solve(
     again (carrying the old average over made re-solves slower than fresh ones: the old
     game's average dominated for thousands of iterations; docs/locking.md). "solved" locks
     take the warm start's average strategy.
+
+    Three-player games (``kuhn3``, ``leduc3`` or a :class:`MultiGame`; docs/multiway.md)
+    return a :class:`~solver.cfr.multi_solve.MultiSolveResult`: each check reports every
+    player's Nash distance and NashConv (no exploitability: its field is None), and
+    ``target_nash_distance`` (chips) stops at the first check where the largest Nash
+    distance is at most it; ``locks`` take the same text for any player's nodes
+    (:mod:`solver.games.multi_locks`). Given ``target_exploitability``, ``warm_start``,
+    ``threads`` > 1, storage other than float64, pruning, or a seed but for ``mccfr-es``,
+    they raise ValueError naming the argument; so does ``target_nash_distance`` on a
+    heads-up game.
     """
     check_option_names("solve()", settings, solve)
+    if is_multi_game(game):
+        _check_arguments(iterations, None, check_every, callback, params)
+        if target_exploitability is not None:
+            raise ValueError(
+                "target_exploitability: three-player games have no exploitability; "
+                "give target_nash_distance (chips, the largest player's)"
+            )
+        if warm_start is not None:
+            raise ValueError("warm_start: heads-up only")
+        assert isinstance(game, (MultiGame, str))
+        return solve_multi(
+            game, algorithm, iterations, target_nash_distance, check_every, callback, params,
+            options, **settings,
+        )  # fmt: skip
+    if target_nash_distance is not None:
+        raise ValueError(
+            "target_nash_distance: for three-player games (heads-up solves take "
+            "target_exploitability)"
+        )
+    if isinstance(game, MultiGame):  # (is_multi_game says so: for the type checker)
+        raise TypeError("game: a MultiGame is solved by the three-player branch")
     g = _resolve_game(game)
     _check_arguments(iterations, target_exploitability, check_every, callback, params)
     limit = iterations

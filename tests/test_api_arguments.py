@@ -192,7 +192,7 @@ def test_parameters_in_range_still_solve() -> None:
 
 def test_solve_names_itself_and_an_unknown_argument() -> None:
     with pytest.raises(TypeError) as info:
-        solve("kuhn", "cfr", iterations=1, bogus=1)  # type: ignore[call-arg]
+        solve("kuhn", "cfr", iterations=1, bogus=1)  # type: ignore[call-overload]
     message = str(info.value)
     assert message.startswith("solve() got an unexpected argument 'bogus' (it takes: game, ")
     assert "make_solver" not in message

@@ -401,7 +401,7 @@ def test_game_names_and_solve_job_watch() -> None:
         solve("chess", "cfr", iterations=1)
     assert isinstance(info.value, KeyError) and isinstance(info.value, ValueError)
     with pytest.raises(TypeError, match="game must be a Game"):
-        solve(5, "cfr", iterations=1)  # type: ignore[arg-type]
+        solve(5, "cfr", iterations=1)  # type: ignore[call-overload]
     game = make_game("kuhn")
     rule = make_rule("cfr")
     with pytest.raises(TypeError, match="watch must be a node index"):

@@ -76,7 +76,13 @@ DEMO_X = {"mccfr": "nodes", "pruning": "nodes"}  # demos read by nodes touched (
 def game_choices() -> dict[str, str]:
     """Selectable games: the Set up page's current game, then every preset and toy game."""
     out = {state.CURRENT_SETUP: f"Current set-up: {current_request().label}"}
-    out.update({k: v for k, v in S.sources().items() if k not in (S.CUSTOM, S.CUSTOM_PREFLOP)})
+    out.update(
+        {
+            k: v
+            for k, v in S.sources().items()
+            if k not in (S.CUSTOM, S.CUSTOM_PREFLOP) and S.multi_name(k) is None
+        }
+    )
     return out
 
 
@@ -84,6 +90,14 @@ def chosen_game() -> GameChoice:
     choice = str(state.get(state.COMPARE_GAME))
     if choice == state.CURRENT_SETUP:
         req = current_request()
+        if S.multi_name(state.get(state.SOURCE)) is not None:  # (docs/multiway.md)
+            return GameChoice(
+                req.label,
+                None,
+                None,
+                "Compare races heads-up games; three-player races run from the command "
+                "line: python -m solver race --game kuhn3 (or leduc3).",
+            )
         if not req.valid or req.source is None:
             errs = "; ".join(f"{k}: {v}" for k, v in req.errors.items()) or "incomplete"
             return GameChoice(

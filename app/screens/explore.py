@@ -21,7 +21,7 @@ from app.components.figures import range_grid_figure
 from app.components.hand_filter import EXAMPLES, FilterError, card_mask, hand_mask
 from app.components.spot_header import spot_header
 from app.components.views import card_table
-from app.features import exploit_view, locking, sizes_view, study_views
+from app.features import exploit_view, locking, multi_study, sizes_view, study_views
 from app.features.node_analysis import analysis_for
 from solver.games.model import CHANCE, DECISION, Game
 from solver.poker.ranges import COMBO_CELL
@@ -49,6 +49,9 @@ def go_to(node: int) -> None:
 
 
 def render() -> None:
+    if multi_study.wanted():  # three players (docs/multiway.md)
+        multi_study.render_explore()
+        return
     st.title("Explore")
     solved = state.solved()
     if solved is None:

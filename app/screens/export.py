@@ -18,6 +18,7 @@ from app.components.fields import duration
 from app.components.figures import curve_figure, human_bytes
 from app.components.images import html_bytes, image_bytes, image_problem
 from app.components.views import charts_html, grid_figure
+from app.features import multi_study
 from app.features.live import curve_unit
 from app.features.node_analysis import analysis_for
 from app.jobs import stop_job
@@ -50,6 +51,9 @@ def _slug(text: str) -> str:
 
 
 def render() -> None:
+    if multi_study.wanted():  # three players (docs/multiway.md)
+        multi_study.render_export()
+        return
     st.title("Export & save")
     solved = state.solved()
     _load_section()

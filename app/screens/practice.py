@@ -31,6 +31,7 @@ from app.components.practice_views import (
     worst_frame,
 )
 from app.components.views import card_table, grid_figure
+from app.features import multi_solve
 from app.features.locking import applied, locks_label
 from app.state import Solved
 from solver.cfr.reach import path_reach
@@ -144,6 +145,7 @@ def next_hand(drill: Drill) -> None:
 
 def render() -> None:
     st.title("Practice")
+    multi_solve.heads_up_only("The trainer")  # (a heads-up solve, if any, is still here)
     solved = state.solved()
     if solved is None:
         st.info("Nothing solved yet: solve a spot (or load a saved solve) to practise it.")

@@ -25,6 +25,7 @@ from app.components import line_report_view as LV
 from app.components.batch_report import CLASS_NODE, records
 from app.components.fields import PERSIST, duration
 from app.features import batch_run as B
+from app.features import multi_solve
 from app.features.batch_run import (  # (the page's keys, as tests and other pages name them)
     DB,
     DB_PATH,
@@ -75,6 +76,7 @@ def render() -> None:
         "file) and read the aggregate: how often each player bets on each texture, which "
         "flops favour whom. See docs/batch.md."
     )
+    multi_solve.heads_up_only("A batch")  # (databases still open below)
     job = B.batch_job()
     working = job is not None and not job.progress.finished
     with st.expander("New batch from the current spot", expanded=state.get(DB) is None):

@@ -121,6 +121,14 @@ def render() -> None:
     if S.preflop_of_source(source_id, state.get(state.UPLOADED)) is not None:
         _preflop_form(req)
         return
+    if S.multi_name(source_id) is not None:
+        st.info(
+            f"{req.label}: a toy game of three players with fixed rules (OpenSpiel's). A solve "
+            "reports each player's Nash distance, not an exploitability (docs/multiway.md). "
+            "Head to **Solve** to solve it."
+        )
+        nav.link("solve", "Go to Solve →", ":material/play_arrow:")
+        return
     if req.spec is None:
         st.info(f"{req.label}: a toy game with fixed rules. Head to **Solve** to solve it.")
         nav.link("solve", "Go to Solve →", ":material/play_arrow:")

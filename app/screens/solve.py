@@ -25,6 +25,7 @@ from app.components import names
 from app.components.fields import PERSIST, Number
 from app.components.solve_estimate import estimate_line
 from app.components.spot_header import spot_header
+from app.features import multi_solve
 from app.features.controls import live_view, pause_resume_stop, redraw_every
 from app.features.live import show_progress
 from app.features.number_fields import number_field
@@ -80,6 +81,9 @@ def starting() -> JobStarter[SolveJob] | None:
 
 
 def render() -> None:
+    if multi_solve.wanted(running_job() is not None or starting() is not None):
+        multi_solve.render()  # three players (docs/multiway.md)
+        return
     req = current_request()
     job = state.job()
     drawn = job.progress.state if job is not None else None  # one snapshot for the buttons

@@ -40,8 +40,9 @@ from solver.cfr.rules import NUM_COEFFICIENTS, Rule
 from solver.cfr.update import average_strategy, regret_matching_all
 from solver.cfr.walk import AVERAGE, SolveState
 from solver.games.model import DECISION
+from solver.games.multi_locks import MultiLocks
 from solver.games.multiway import MultiGame
-from solver.games.nashconv import NashReport, check_profile, nash_report
+from solver.games.nashconv import PROFILE_TOL, NashReport, check_profile, nash_report
 
 Array = npt.NDArray[np.float64]
 
@@ -72,7 +73,8 @@ class MultiEngine:
         self._rb = no_rbp()
         self._locks = no_locks()
         self._locked_cells = np.zeros(0, dtype=bool)
-        self.locked_players: tuple[int, ...] = ()
+        self.locked_players: tuple[int, ...] = ()  # whole players locked (lock_players)
+        self.locks: MultiLocks | None = None  # the lock text's locks (lock)
         self.iteration = 0
         self.nodes_touched = 0
         # each traverser's root values of its last pass: (P, H) chips, chance-weighted
@@ -88,25 +90,65 @@ class MultiEngine:
         if bad:
             raise ValueError(f"locks: player {bad[0]} is not one of 0 to {self.players - 1}")
         if not who:
-            self._locks, self.locked_players = no_locks(), ()
-            self._locked_cells = np.zeros(0, dtype=bool)
+            self.lock(None)
             return
         sigma = check_profile(self.mgame, profile)
         t, h = self.game.tree, self.mgame.num_hands
-        node = np.zeros(self.game.num_nodes, dtype=np.int8)
-        hand = np.zeros(self.game.info_size, dtype=np.int8)
         cells = np.zeros(self.game.action_size, dtype=bool)
         for n in np.flatnonzero((t.kind == DECISION) & np.isin(t.player, who)):
             off, na = int(t.offset[n]), int(t.num_children[n])
-            node[n] = 1
-            hand[t.ioffset[n] : t.ioffset[n] + h] = 1
             cells[off : off + na * h] = True
-        self._locks = Locks(node, hand, np.where(cells, sigma, 0.0))
-        self._locked_cells = cells
+        self.lock_cells(cells, sigma)
         self.locked_players = who
+
+    def lock(self, locks: MultiLocks | None) -> None:
+        """Lock the information sets of ``locks`` (resolved from lock text by
+        :func:`solver.games.multi_locks.build_multi_locks`) from now on; None unlocks."""
+        if locks is None:
+            self._locks, self.locked_players, self.locks = no_locks(), (), None
+            self._locked_cells = np.zeros(0, dtype=bool)
+            return
+        self.lock_cells(locks.cells, locks.strategy)
+        self.locks = locks
+
+    def lock_cells(self, cells: npt.ArrayLike, strategy: npt.ArrayLike) -> None:
+        """Lock the information sets whose ``[action, hand]`` cells ``cells`` (profile_size,
+        bool) marks — whole sets, every action of a locked hand — to ``strategy``'s mix there
+        (profile_size,; each locked set's column finite, ≥ 0, summing to 1): they play it as
+        current and average strategy and are never updated. Replaces any earlier locks."""
+        mask = np.asarray(cells, dtype=bool)
+        sigma = np.asarray(strategy, dtype=np.float64)
+        size = self.game.action_size
+        if mask.shape != (size,) or sigma.shape != (size,):
+            raise ValueError(f"locks: cells and strategy must have shape ({size},)")
+        t, h = self.game.tree, self.mgame.num_hands
+        node = np.zeros(self.game.num_nodes, dtype=np.int8)
+        hand = np.zeros(self.game.info_size, dtype=np.int8)
+        for n in np.flatnonzero(t.kind == DECISION):
+            off, na = int(t.offset[n]), int(t.num_children[n])
+            block = mask[off : off + na * h].reshape(na, h)
+            on = block.any(axis=0)
+            if not on.any():
+                continue
+            where = f"node {int(n)} ({' '.join(self.mgame.history(int(n))) or 'root'})"
+            if not np.array_equal(block.all(axis=0), on):
+                raise ValueError(f"locks: at {where} a hand is locked on some actions only")
+            mix = sigma[off : off + na * h].reshape(na, h)[:, on]
+            if not np.all(np.isfinite(mix)) or np.any(mix < 0.0):
+                raise ValueError(f"locks: at {where} the mix is not probabilities")
+            if np.any(np.abs(mix.sum(axis=0) - 1.0) > PROFILE_TOL):
+                raise ValueError(f"locks: at {where} the mix does not sum to 1")
+            node[n] = 1
+            hand[t.ioffset[n] : t.ioffset[n] + h] = on
+        if not node.any():
+            self.lock(None)
+            return
+        self._locks = Locks(node, hand, np.where(mask, sigma, 0.0))
+        self._locked_cells = mask.copy()
+        self.locked_players, self.locks = (), None
         st = self.storage
         if st.strategy.shape[0] > 1:  # a stored strategy plays the locked mixes from now on
-            st.strategy[cells] = sigma[cells]
+            st.strategy[mask] = sigma[mask]
 
     # ----- iterations ------------------------------------------------------------------------
     def iterate(self, n: int = 1) -> int:

@@ -16,6 +16,8 @@ from solver.cli.args import UsageError
 from solver.cli.args import int_arg as _int_arg
 from solver.cli.args import json_line as _json_line
 from solver.cli.args import params_json as _params_json
+from solver.cli.multi import is_multi
+from solver.cli.race_multi import cmd_race_multi
 from solver.games import Game
 from solver.games.model import auto_precision
 from solver.run import prefetch
@@ -95,7 +97,10 @@ def cmd_race(
     helper: prefetch.Helper,
 ) -> int:
     """Run ``race`` (parsed ``args``; the game from ``game_from_args``, as ``solve`` reads
-    it): progress lines with ``--json``, else the table and the winners; exit code 0."""
+    it): progress lines with ``--json``, else the table and the winners; exit code 0.
+    Three-player games race on NashConv (:mod:`solver.cli.race_multi`)."""
+    if is_multi(args):
+        return cmd_race_multi(args)
     try:
         entries = parse_entries(args.algorithms)
     except EntryError as exc:

@@ -325,7 +325,7 @@ class _Run:
             self.resolves += 1
             warm_start = warm_carrier(game, warm, warm_maps(game, warm.game), self.opts)
             rule = warm.rule
-        return solve(game, rule, iterations=self.iterations, target_exploitability=self.target,  # type: ignore[arg-type]
+        return solve(game, rule, iterations=self.iterations, target_exploitability=self.target,  # type: ignore[call-overload]
                      check_every=self.every, callback=report, warm_start=warm_start,
                      options=self.opts)  # fmt: skip
 

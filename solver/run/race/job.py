@@ -292,7 +292,7 @@ class RaceJob(ThreadOwner[RaceProgress]):
             point = self._check(run, cpu)
             if eng.iteration >= self.max_iterations:
                 finished, why = True, "iterations"
-            elif self.stop_at_target and point.exploitability <= self.targets[-1].chips:
+            elif self.stop_at_target and point.metric <= self.targets[-1].chips:
                 finished, why = True, "target"
         rate = dt / n
         with self._lock:

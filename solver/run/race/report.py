@@ -31,6 +31,12 @@ class RacePoint(Check):
         """The race's wall time at the check, seconds (:attr:`elapsed_s`)."""
         return self.elapsed_s
 
+    @property
+    def metric(self) -> float:
+        """What targets are compared with (chips): the exploitability; on a three-player
+        race (:class:`~solver.run.race.multi.MultiRacePoint`) NashConv."""
+        return self.exploitability
+
 
 @dataclass(frozen=True)
 class Lane:
@@ -97,7 +103,7 @@ class Winner:
 
 def first_hit(points: Sequence[RacePoint], chips: float) -> RacePoint | None:
     """The first check at or below ``chips``."""
-    return next((p for p in points if p.exploitability <= chips), None)
+    return next((p for p in points if p.metric <= chips), None)
 
 
 def standings(progress: RaceProgress) -> tuple[Standing, ...]:
@@ -209,9 +215,10 @@ def cell_text(key: str, value: object) -> str:
     return str(value)
 
 
-def markdown_table(progress: RaceProgress) -> str:
-    """:func:`table_rows` as a markdown table (— where a target was not reached)."""
-    rows = table_rows(progress)
+def markdown_table(progress: RaceProgress, rows: list[dict[str, object]] | None = None) -> str:
+    """:func:`table_rows` (or ``rows``) as a markdown table (— where a target was not
+    reached)."""
+    rows = table_rows(progress) if rows is None else rows
     if not rows:
         return ""
     keys = list(rows[0])
