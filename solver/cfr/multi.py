@@ -15,7 +15,12 @@ the reach of player ``p`` at the node of depth ``d`` is row ``rrow[d] · P + p``
 * a terminal gives ``v_t(h) = Σ_{deals e: deals[e, t] = h} wpay[row, t, e] · Π_{p ≠ t}
   π_p(deals[e, p])``, ``wpay`` the deal's chance times the payoff (0 for a deal the board
   blocks). Cost per terminal: O(D · P) for the ``D`` deals listed (24 in kuhn3, 336 in
-  leduc3).
+  leduc3). A three-way hold'em river (``mode`` :data:`TERMINAL_SHOWDOWN3`) lists no deals:
+  its terminals sweep the strength order instead (:mod:`solver.cfr.showdown3_terminal`,
+  O((n_q + n_r) · 52 + n_t) for ``n_p`` hands of player ``p``), the same numbers.
+
+Players may hold different numbers of hands (``hands.num_hands[p]``): player ``p``'s reach
+row and strategy blocks have its own length; a row is copied whole (the scratch's width).
 
 The heads-up game's arrays carry :data:`NO_MULTI` (``players`` 2): the walk reads the mode
 once per pass and runs none of this. Built from a
@@ -29,11 +34,16 @@ from typing import NamedTuple
 import numpy as np
 import numpy.typing as npt
 
+from solver.cfr.showdown3_terminal import NO_SHOWDOWN3, Showdown3Tables, showdown3_terminal
 from solver.jit import node_kernel
 
 Array = npt.NDArray[np.float64]
 Int = int | np.int64
 I64 = npt.NDArray[np.int64]
+
+# How a game's terminals are valued (MultiArrays.mode).
+TERMINAL_DEALS = 0  # by the deal list (``deals``, ``wpay``)
+TERMINAL_SHOWDOWN3 = 1  # a three-way hold'em river: by the strength order (``sd3``)
 
 
 class MultiArrays(NamedTuple):
@@ -46,6 +56,8 @@ class MultiArrays(NamedTuple):
     # (T, P, D): deal e's chance times player p's payoff (chips) at the terminal, 0 where
     # the terminal's public cards collide with the deal
     wpay: npt.NDArray[np.float64]
+    mode: int = TERMINAL_DEALS  # how terminals are valued: TERMINAL_DEALS or TERMINAL_SHOWDOWN3
+    sd3: Showdown3Tables = NO_SHOWDOWN3  # a three-way river's tables (mode TERMINAL_SHOWDOWN3)
 
 
 NO_MULTI = MultiArrays(
@@ -57,11 +69,11 @@ NO_MULTI = MultiArrays(
 @node_kernel
 def multi_start(mw: MultiArrays, RE: Array, nh: Int) -> bool:
     """Whether the game has more than two players; if so, every player's reach at the root
-    (rows ``0 … P − 1``) set to 1 — a pass of such a game starts at the root."""
+    (rows ``0 … P − 1``, whole) set to 1 — a pass of such a game starts at the root."""
     if mw.players <= 2:
         return False
     for p in range(mw.players):
-        for j in range(nh):
+        for j in range(RE.shape[1]):
             RE[p, j] = 1.0
     return True
 
@@ -77,7 +89,7 @@ def multi_chance_child(
     carrier = (trav + 1) % pl
     for q in range(pl):
         f = w if q == carrier else 1.0
-        for j in range(nh):
+        for j in range(RE.shape[1]):
             RE[dst + q, j] = RE[src + q, j] * f
     rrow[d + 1] = d + 1
     return w != 0.0
@@ -89,13 +101,14 @@ def multi_opponent_child(
     SG: Array, RE: Array, rrow: I64,
 ) -> bool:  # fmt: skip
     """The reach rows into child ``k`` of ``actor``'s node (not the traverser's): the actor's
-    row times the probability it plays the action (``SG[d]`` when derived from the regrets,
-    else ``sigma`` at ``off``), the others copied. Whether the actor's row keeps any reach."""
+    row (``nh`` hands, the actor's) times the probability it plays the action (``SG[d]`` when
+    derived from the regrets, else ``sigma`` at ``off``), the others copied. Whether the
+    actor's row keeps any reach."""
     src = rrow[d] * pl
     dst = (d + 1) * pl
     for q in range(pl):
         if q != actor:
-            for j in range(nh):
+            for j in range(RE.shape[1]):
                 RE[dst + q, j] = RE[src + q, j]
     nz = False
     for j in range(nh):
@@ -113,9 +126,13 @@ def multi_terminal(
 ) -> None:
     """The traverser's values at a terminal, ``VA[d, :nt]``: per deal its chance times the
     payoff times every other player's own reach of its hand (rows ``r0 · P + p``), summed
-    into the traverser's hand of the deal."""
+    into the traverser's hand of the deal — or, for a three-way river, the same sums by
+    :func:`~solver.cfr.showdown3_terminal.showdown3_terminal`."""
     pl = mw.players
     row = mw.term_row[node]
+    if mw.mode == TERMINAL_SHOWDOWN3:
+        showdown3_terminal(mw.sd3, row, trav, RE, r0 * pl, VA, d)
+        return
     for h in range(nt):
         VA[d, h] = 0.0
     base = r0 * pl

@@ -167,7 +167,8 @@ class MultiEngine:
                 fl = pass_flags(trav, MODE_UPDATE)
                 touched += run_pass(self.arrays, state, 0, st.strategy, coefs[k], NO_DRAWS, fl,
                                     self.scratch, self._leaves)  # fmt: skip
-                self.pass_values[trav] = self.scratch.value[0, : self.mgame.num_hands]
+                nh = int(self.game.hands.num_hands[trav])  # (its own: players' may differ)
+                self.pass_values[trav, :nh] = self.scratch.value[0, :nh]
             self.iteration += 1
         self.nodes_touched += touched
         return touched
@@ -218,12 +219,16 @@ class MultiEngine:
             sig, st = AVERAGE, self.storage
         else:
             sig, st = (
-                self._apply_locks(check_profile(self.mgame, sigma).copy()),
+                self._apply_locks(self._checked(sigma).copy()),
                 placeholder_storage(),
             )
         state = SolveState(st, self._rb, self._locks)
         run_pass(self.arrays, state, 0, sig, _NO_RULE, NO_DRAWS, fl, self.scratch, self._leaves)
-        return self.scratch.value[0, : self.mgame.num_hands].copy()
+        return self.scratch.value[0, : int(self.game.hands.num_hands[player])].copy()
+
+    def _checked(self, sigma: npt.ArrayLike) -> Array:
+        """``sigma`` checked as a profile of the game (ValueError naming it)."""
+        return check_profile(self.mgame, sigma)
 
     def engine_report(self, sigma: Array | None = None) -> NashReport:
         """:meth:`report` by the engine's own walk: ``2P`` passes (an evaluation and a best

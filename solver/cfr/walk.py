@@ -235,6 +235,8 @@ def walk(
         node = stack[d]
         kind = tree.kind[node]
         at_leaf = False
+        if multi and kind == DECISION:  # the actor's hands (players may hold different numbers)
+            no = hands.num_hands[tree.player[node]]
         if nxt[d] < 0:  # entering the node
             if not (tasks and d == 0 and lv.slot[node] >= 0):
                 touched += 1  # (a runout's task: the upper walk counts the node)
@@ -343,7 +345,7 @@ def walk(
                         nxt[d] = k + 1
                         continue
                 elif multi:
-                    reached = multi_opponent_child(k, d, nt, mw.players, tree.player[node],
+                    reached = multi_opponent_child(k, d, no, mw.players, tree.player[node],
                                                    sw.derive, tree.offset[node], sigma, SG, RE,
                                                    rrow)  # fmt: skip
                 elif sw.rnr:

@@ -2,14 +2,17 @@
 engine (:class:`~solver.cfr.multi_engine.MultiEngine`), each check reporting every player's
 Nash distance, NashConv and EV of the average profile (docs/multiway.md) — by the engine's
 own evaluation and best-response passes, which equal the independent evaluator's
-(:mod:`solver.games.nashconv`).
+(:mod:`solver.games.nashconv`). ``solve --players 3 --board … --range-0 … --range-1 …
+--range-2 …`` does the same for a three-way hold'em river spot
+(:class:`~solver.cfr.holdem3_engine.River3Engine`: terminals by the strength-order sweep).
 
-Distances are in chips per game and in % of the pot, the pot being the antes in it before
-anyone acts (3 chips in kuhn3 and leduc3). ``--target`` applies to the largest Nash
-distance. ``--locks FILE`` locks any player's nodes (:mod:`solver.cli.multi_locks`). Flags
-that only mean something for heads-up games (spots, presets, threads, pruning, other
-storage, the samplers but external sampling ``mccfr-es``) are refused naming the flag: one
-``error:`` line, exit code 2.
+Distances are in chips per game and in % of the pot, the pot being the chips in it before
+anyone acts (the antes, 3 chips, in kuhn3 and leduc3; ``--pot`` on a river spot).
+``--target`` applies to the largest Nash distance. ``--locks FILE`` locks any player's nodes
+of kuhn3 and leduc3 (:mod:`solver.cli.multi_locks`; not on river spots yet). Flags that only
+mean something for heads-up games (spots, presets, threads, pruning, other storage, the
+samplers but external sampling ``mccfr-es``, which a river spot does not take either) are
+refused naming the flag: one ``error:`` line, exit code 2.
 """
 
 from __future__ import annotations
@@ -18,14 +21,17 @@ import argparse
 import time
 from collections.abc import Mapping
 
+from solver.cfr.holdem3_engine import River3Engine
 from solver.cfr.multi_engine import MultiEngine
 from solver.cfr.options import OPTION_FIELDS, cli_default, parse_param
 from solver.cfr.rules import RULES, Rule, make_rule
 from solver.cfr.sampling.multi_es import MultiESEngine
 from solver.cli import multi_locks
 from solver.cli.args import UsageError, float_arg, int_arg, json_line, params_json
+from solver.games.holdem3 import River3Spec, checked
 from solver.games.multiway import ANTE, MULTI_GAMES, multi_game
 from solver.games.nashconv import NashReport
+from solver.games.spec import SpecError
 
 __all__ = ["DEFAULT_ALGORITHM", "TARGET_CAP", "cmd_solve_multi", "is_multi"]
 
@@ -35,30 +41,96 @@ DEFAULT_ALGORITHM = "dcfr"  # as for the heads-up toy games
 TARGET_CAP = 10_000
 # the flags solve takes for a three-player game (argparse's names)
 _TAKEN = {"command", "game", "algorithm", "iterations", "target", "every", "param", "json",
-          "locks"}  # fmt: skip
+          "locks", "players"}  # fmt: skip
 # option flags allowed at these values (besides their defaults); any --seed for mccfr-es
 _ALLOWED = {"threads": {"1"}, "precision": {"auto", "float64"}, "pruning": {"none"}}
 ES = "mccfr-es"  # external sampling (solver/cfr/sampling/multi_es.py)
+# a three-way river spot's flags (argparse's names) and the River3Spec field of each
+_RIVER3 = {
+    "board": "board",
+    "pot": "pot",
+    "stack": "stack",
+    "range_0": "range0",
+    "range_1": "range1",
+    "range_2": "range2",
+    "bets": "bets",
+    "raises": "raises",
+    "raise_cap": "raise_cap",
+    "big_blind": "big_blind",
+    "max_memory_mb": "max_memory_mb",
+}
+_RANGES = ("range_0", "range_1", "range_2")
 
 
 def is_multi(args: argparse.Namespace) -> bool:
-    """Whether ``args`` ask for a three-player game (``--game kuhn3`` or ``leduc3``)."""
+    """Whether ``args`` ask for a three-player game (``--game kuhn3`` or ``leduc3``), or a
+    three-way spot (``--players`` other than 2, or a ``--range-K``: refused or solved by
+    :func:`cmd_solve_multi`)."""
     game = getattr(args, "game", None)
+    players = getattr(args, "players", None)
+    if players is not None and players.strip() != "2":
+        return True
+    if any(getattr(args, r, None) is not None for r in _RANGES):
+        return True
     return isinstance(game, str) and game.strip().lower() in MULTI_GAMES
+
+
+def _river3(args: argparse.Namespace) -> bool:
+    """Whether ``args`` ask for a three-way river spot (else a toy game, ``--game``); a
+    :class:`UsageError` for ``--players`` other than 2 or 3 or spot flags without it."""
+    players = args.players.strip() if args.players is not None else None
+    if players not in (None, "2", "3"):
+        raise UsageError(f"--players: expected 2 or 3, got {args.players!r:.40}")
+    if players != "3":
+        given = [r for r in _RANGES if getattr(args, r) is not None]
+        if given:
+            raise UsageError(f"{_flag(given[0])}: only with --players 3")
+        return False
+    if args.game is not None:
+        raise UsageError(
+            "--game: not with --players 3 (kuhn3 and leduc3 are three-player games by "
+            "themselves; --players 3 solves a river spot from --board and --range-0/1/2)"
+        )
+    for need in ("board", "pot", "stack", *_RANGES):
+        if getattr(args, need) is None:
+            raise UsageError(f"{_flag(need)}: required with --players 3")
+    return True
+
+
+def _river3_spec(args: argparse.Namespace) -> River3Spec:
+    """The spot the flags describe (its checks: :func:`solver.games.holdem3.validate`)."""
+    given = {field: getattr(args, dest) for dest, field in _RIVER3.items()}
+    values: dict[str, object] = {k: v for k, v in given.items() if v is not None}
+    for dest, flag_field in (("pot", "pot"), ("stack", "stack"), ("big_blind", "big_blind"),
+                             ("max_memory_mb", "max_memory_mb")):  # fmt: skip
+        if flag_field in values:
+            values[flag_field] = float_arg(_flag(dest), str(values[flag_field]))
+    if "raise_cap" in values:
+        values["raise_cap"] = int_arg("--raise-cap", str(values["raise_cap"]), 0)
+    return River3Spec(**values)  # type: ignore[arg-type]
+
+
+def _spec_flag(exc: SpecError) -> str:
+    """The flag of a River3Spec field (its message otherwise as is)."""
+    by_field = {field: _flag(dest) for dest, field in _RIVER3.items()}
+    return f"{by_field.get(exc.field, exc.field)}: {exc.message}"
 
 
 def _flag(dest: str) -> str:
     return "--" + dest.replace("_", "-")
 
 
-def _refuse_heads_up_flags(args: argparse.Namespace, algorithm: str) -> None:
+def _refuse_heads_up_flags(args: argparse.Namespace, algorithm: str, river3: bool) -> None:
     """A :class:`UsageError` naming the first flag given that a three-player game (or
-    ``algorithm`` on it) does not take."""
+    ``algorithm`` on it) does not take (``river3``: a river spot, which takes its flags)."""
     options = {row.flag.removeprefix("--").replace("-", "_"): row for row in OPTION_FIELDS}
     if algorithm == ES and args.param:
         raise UsageError(f"--param: {ES} takes no parameters")
+    if algorithm == ES and river3:
+        raise UsageError(f"--algorithm: {ES} runs on kuhn3 and leduc3, not on river spots yet")
+    taken = _TAKEN | set(_RIVER3) if river3 else _TAKEN
     for dest, value in vars(args).items():
-        if dest in _TAKEN or value in (None, False, []) or (dest == "seed" and algorithm == ES):
+        if dest in taken or value in (None, False, []) or (dest == "seed" and algorithm == ES):
             continue
         row = options.get(dest)
         if row is not None:
@@ -144,23 +216,43 @@ def _text(rec: Mapping[str, object]) -> str:
 def cmd_solve_multi(args: argparse.Namespace) -> None:
     """``solve`` on a three-player game (module docstring)."""
     algorithm = _algorithm(args)
-    _refuse_heads_up_flags(args, algorithm)
-    name = args.game.strip().lower()
+    river3 = _river3(args)
+    _refuse_heads_up_flags(args, algorithm, river3)
     iterations = int_arg("--iterations", args.iterations, 0)
     every = int_arg("--every", args.every, 1)
     assert every is not None
-    mg = multi_game(name)
-    pot = ANTE * mg.num_players  # the antes: the pot before anyone acts
+    spot: dict[str, object] = {}
+    engine: MultiEngine | MultiESEngine
+    if river3:
+        if getattr(args, "locks", None) is not None:
+            raise UsageError("--locks: not on three-way river spots yet (kuhn3 and leduc3 take it)")
+        rule = _rule(args, algorithm)
+        try:  # every field checked, the tree and the memory it needs, before any is made
+            setup, _tree, est = checked(_river3_spec(args))
+        except SpecError as exc:
+            raise UsageError(_spec_flag(exc)) from None
+        name, players, pot = "river3", 3, float(setup.config.pot)
+        spot = {"board": args.board.strip(), "hands": list(est.hands), "nodes": est.nodes,
+                "memory_mb": round(est.memory_mb, 3)}  # fmt: skip
+        if not args.json:
+            print(f"three-way river: {est.nodes:,} nodes, hands {est.hands}, "
+                  f"{est.memory_mb:.1f} MB")  # fmt: skip
+        engine = River3Engine(setup, rule)
+        label, params = rule.name, rule.params()
+    else:
+        name = args.game.strip().lower()
+        mg = multi_game(name)
+        players = mg.num_players
+        pot = ANTE * mg.num_players  # the antes: the pot before anyone acts
+        if algorithm == ES:
+            engine = MultiESEngine(mg, int_arg("--seed", args.seed, 0) or 0)
+            label, params = ES, {}
+        else:
+            rule = _rule(args, algorithm)
+            engine = MultiEngine(mg, rule)
+            label, params = rule.name, rule.params()
     target = _target(args.target, pot)
     limit = iterations if iterations is not None else (1000 if target is None else TARGET_CAP)
-    engine: MultiEngine | MultiESEngine
-    if algorithm == ES:
-        engine = MultiESEngine(mg, int_arg("--seed", args.seed, 0) or 0)
-        label, params = ES, {}
-    else:
-        rule = _rule(args, algorithm)
-        engine = MultiEngine(mg, rule)
-        label, params = rule.name, rule.params()
     locks = multi_locks.apply_locks(args, engine)  # (before any check: a bad file solves nothing)
     started = time.perf_counter()
 
@@ -181,13 +273,14 @@ def cmd_solve_multi(args: argparse.Namespace) -> None:
     final = {
         "final": True,
         "game": name,
-        "players": mg.num_players,
+        "players": players,
         "pot": pot,
+        **spot,
         "algorithm": label,
         "params": params_json(params),
         **rec,
         "stopped_by": "target" if reached else "iterations",
-        **multi_locks.locks_fields(locks, mg.num_players),
+        **multi_locks.locks_fields(locks, players),
     }
     if args.json:
         print(json_line(final), flush=True)

@@ -85,6 +85,14 @@ def add_game_args(p: argparse.ArgumentParser) -> None:
     pf.add_argument("--bb-range", help="BB range text (default: every hand)")
 
 
+def add_three_way_args(s: argparse.ArgumentParser) -> None:
+    """``solve``'s three-way river spot (solver/cli/multi.py; docs/multiway.md)."""
+    g = s.add_argument_group("three-way river spot (with --players 3 and --board, --pot, --stack)")
+    g.add_argument("--players", help="2 (default) or 3: a three-way river spot")
+    for k, who in enumerate(("first", "second", "last")):
+        g.add_argument(f"--range-{k}", help=f"player {k}'s range ({who} to act)")
+
+
 def add_solve_args(s: argparse.ArgumentParser) -> None:
     """The flags of ``solve`` beside the game's (``exploit`` takes them too)."""
     s.add_argument(
@@ -122,6 +130,7 @@ def build_parser() -> Parser:
     s = sub.add_parser("solve", help="solve a game, preset or hold'em spot")
     add_game_args(s)
     add_solve_args(s)
+    add_three_way_args(s)
     r = sub.add_parser("race", help="race several algorithms on one game (fair CPU sharing)")
     add_game_args(r)
     r.add_argument(
