@@ -10,12 +10,14 @@ three-player game and no heads-up solve runs (:func:`wanted`)."""
 from __future__ import annotations
 
 import functools
+from typing import Any
 
 import streamlit as st
 
 from app import nav, runtime, state
 from app import spec as S
 from app.components.multi_figures import MULTI_X, curve_names, nash_figure, player_label
+from app.features import multi_locks
 from app.features.controls import live_view, pause_resume_stop
 from app.jobs import stop_job
 from solver.cfr.multi_solve import ES, MULTI_DEFAULT_ALGORITHM
@@ -93,6 +95,7 @@ def render() -> None:
             icon=":material/info:",
         )
     _settings(running)
+    multi_locks.render(shown, game(shown), running, _last_profile(shown))
     cols = st.columns([1, 1, 1, 3])
     cols[0].button(
         "Solve",
@@ -113,8 +116,8 @@ def render() -> None:
         state.get(state.MULTI_ERROR),
     )
     st.caption(
-        "Locks, the trainer, Compare's races, reports, bet-size simplification and exploits "
-        "are heads-up only (three-player races: `python -m solver race --game kuhn3`)."
+        "The trainer, Compare's races, reports, bet-size simplification and exploits are "
+        "heads-up only (three-player races: `python -m solver race --game kuhn3`)."
     )
     live_view(live, running)
 
@@ -155,6 +158,15 @@ def _settings(running: bool) -> None:
     )  # fmt: skip
 
 
+def _last_profile(name: str) -> Any:
+    """The average profile of this session's finished solve of ``name`` (what "solved"
+    locks take), or None."""
+    j = job()
+    if j is None or state.get(state.MULTI_GAME) != name or not j.progress.finished:
+        return None
+    return j.average_profile()[0]
+
+
 def _start() -> None:
     state.put(state.MULTI_ERROR, None)
     name = setup_game()
@@ -172,6 +184,7 @@ def _start() -> None:
             target=target if target > 0 else None,
             max_iterations=int(state.get(state.MULTI_ITERATIONS) or 1000),
             check_every=int(state.get(state.MULTI_EVERY) or 10),
+            locks=multi_locks.applied(name),
         )
     except (ValueError, TypeError) as exc:
         state.put(state.MULTI_ERROR, f"Cannot solve: {exc}")
@@ -216,6 +229,9 @@ def live() -> None:
     st.markdown(f"**{status}** · iteration {p.iteration:,} · {p.elapsed_s:.1f} s{speed}")
     if p.error:
         st.error(f"The solve failed: {p.error}", icon=":material/error:")
+    if j.locks is not None:
+        who = ", ".join(player_label(k) for k in j.locks.players())
+        st.caption(f"Solving with locks: {len(j.locks.sets)} information sets of {who}.")
     if last is None:
         st.caption("First check…")
         return

@@ -28,9 +28,11 @@ from solver.cfr.multi_solve import (
     MultiSolver,
     checkpoint,
     engine_memory,
+    lock_multi_engine,
     make_multi_engine,
 )
 from solver.cfr.options import finite
+from solver.games.multi_locks import MultiLocks
 from solver.games.multiway import ANTE, MultiGame
 from solver.quoting import brief
 from solver.run.lifecycle import (
@@ -87,8 +89,10 @@ class MultiSolveJob(ThreadOwner[MultiProgress]):
     """One solve of the three-player ``mgame`` with ``algorithm`` (a full-width rule's name
     or ``mccfr-es``) and ``params`` (``seed`` for ``mccfr-es``) in a background thread, to
     ``max_iterations`` or the first check whose largest Nash distance is at most ``target``
-    (chips; None: no target). Bad arguments raise ValueError / TypeError naming them, as
-    the engine's maker does (:func:`solver.cfr.multi_solve.make_multi_engine`)."""
+    (chips; None: no target), with ``locks`` (lock text ``{line: mix}`` for any player, or
+    resolved :class:`~solver.games.multi_locks.MultiLocks`; None: none). Bad arguments raise
+    ValueError / TypeError naming them, as the engine's maker does
+    (:func:`solver.cfr.multi_solve.make_multi_engine`; a bad lock: MultiLockError)."""
 
     def __init__(
         self,
@@ -101,6 +105,7 @@ class MultiSolveJob(ThreadOwner[MultiProgress]):
         max_iterations: int = 1000,
         check_every: int = 10,
         chunk_s: float = 0.1,
+        locks: Mapping[str, object] | MultiLocks | None = None,
     ) -> None:
         if target is not None:
             if isinstance(target, bool) or not isinstance(target, (int, float, np.number)):
@@ -114,6 +119,7 @@ class MultiSolveJob(ThreadOwner[MultiProgress]):
         engine, self.algorithm, self.params = make_multi_engine(
             mgame, algorithm, params, _whole("seed", seed, 0)
         )
+        self.locks = lock_multi_engine(engine, locks)
         self._engine: MultiSolver | None = engine
         self.mgame = mgame
         self.pot = ANTE * mgame.num_players
