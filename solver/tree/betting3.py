@@ -174,10 +174,12 @@ def _amounts(cfg: Betting3Config, st: _State) -> tuple[bool, list[float]]:
 class _Builder:
     """The flat arrays being filled, one node at a time, breadth first."""
 
-    def __init__(self, cfg: Betting3Config, max_nodes: int) -> None:
+    def __init__(
+        self, cfg: Betting3Config, max_nodes: int, ante: tuple[float, float, float]
+    ) -> None:
         self.cfg = cfg
         self.max_nodes = max_nodes
-        self.ante = cfg.pot / PLAYERS3
+        self.ante = ante
         self.kind: list[int] = []
         self.player: list[int] = []
         self.parent: list[int] = []
@@ -207,7 +209,7 @@ class _Builder:
         self.depth.append(self.depth[par] + 1 if par >= 0 else 0)
         self.first_child.append(-1)
         self.num_children.append(0)
-        self.contrib.append(tuple(self.ante + b for b in st.bets))
+        self.contrib.append(tuple(a + b for a, b in zip(self.ante, st.bets, strict=True)))
         self.active.append(st.active)
         self.labels.append(label)
         if kind == DECISION:
@@ -248,18 +250,31 @@ def _three(values: Iterable[T]) -> tuple[T, T, T]:
     return (a, b, c)
 
 
-def build_betting3(cfg: Betting3Config, max_nodes: int = MAX_BETTING3_NODES) -> Betting3Tree:
+def build_betting3(
+    cfg: Betting3Config,
+    max_nodes: int = MAX_BETTING3_NODES,
+    active: tuple[bool, bool, bool] = (True, True, True),
+    chips_in: tuple[float, float, float] | None = None,
+) -> Betting3Tree:
     """The street's whole tree (module docstring); :class:`TreeTooLarge` once it passes
-    ``max_nodes`` nodes."""
+    ``max_nodes`` nodes. A later street (the river after a turn): ``active`` the players
+    still in (a folded one never acts, its chips stay in), ``chips_in`` each player's chips
+    in at the start (summing to ``cfg.pot``; default ``pot / 3`` each), ``cfg.stack`` the
+    chips behind each player still in."""
+    if sum(active) < 2:
+        raise ValueError("active: at least two players must be in")
+    ante = (cfg.pot / PLAYERS3,) * 3 if chips_in is None else chips_in
+    if len(ante) != PLAYERS3:
+        raise ValueError(f"chips_in: one entry per player (3), got {len(ante)}")
     if cfg.pot <= 0:
         raise ValueError("pot must be positive")
     if cfg.stack <= 0:
         raise ValueError("stack must be positive")
     if len(cfg.sizes) != PLAYERS3:
         raise ValueError(f"sizes: one entry per player (3), got {len(cfg.sizes)}")
-    b = _Builder(cfg, max_nodes)
-    # the root's "actor" is the player before 0, so that player 0 is the next to act
-    b.add(_State((0.0, 0.0, 0.0), (True,) * 3, (True,) * 3, PLAYERS3 - 1, 0, 0.0), -1, "")
+    b = _Builder(cfg, max_nodes, (float(ante[0]), float(ante[1]), float(ante[2])))
+    # the root's "actor" is the player before 0, so that the first player in is next to act
+    b.add(_State((0.0, 0.0, 0.0), active, active, PLAYERS3 - 1, 0, 0.0), -1, "")
     while b.queue:
         b.expand(b.queue.popleft())
     return Betting3Tree(
