@@ -44,6 +44,10 @@ I64 = npt.NDArray[np.int64]
 # How a game's terminals are valued (MultiArrays.mode).
 TERMINAL_DEALS = 0  # by the deal list (``deals``, ``wpay``)
 TERMINAL_SHOWDOWN3 = 1  # a three-way hold'em river: by the strength order (``sd3``)
+# a three-way hold'em turn: ``sd3`` holds one table block per board (rows 3b … 3b + 2 of its
+# per-player arrays), board 0 the turn's, then one per river card; a terminal reads the block
+# of its node's board
+TERMINAL_TURN3 = 2
 
 
 class MultiArrays(NamedTuple):
@@ -56,8 +60,10 @@ class MultiArrays(NamedTuple):
     # (T, P, D): deal e's chance times player p's payoff (chips) at the terminal, 0 where
     # the terminal's public cards collide with the deal
     wpay: npt.NDArray[np.float64]
-    mode: int = TERMINAL_DEALS  # how terminals are valued: TERMINAL_DEALS or TERMINAL_SHOWDOWN3
-    sd3: Showdown3Tables = NO_SHOWDOWN3  # a three-way river's tables (mode TERMINAL_SHOWDOWN3)
+    mode: int = TERMINAL_DEALS  # how terminals are valued: TERMINAL_DEALS, _SHOWDOWN3, _TURN3
+    # a three-way river's tables (mode TERMINAL_SHOWDOWN3), or a turn's, one block per board
+    # (mode TERMINAL_TURN3)
+    sd3: Showdown3Tables = NO_SHOWDOWN3
 
 
 NO_MULTI = MultiArrays(
@@ -80,16 +86,21 @@ def multi_start(mw: MultiArrays, RE: Array, nh: Int) -> bool:
 
 @node_kernel
 def multi_chance_child(
-    w: float, d: Int, nh: Int, pl: Int, trav: Int, RE: Array, rrow: I64
+    w: float, d: Int, nh: Int, pl: Int, trav: Int, RE: Array, rrow: I64, valid: Array, b: Int
 ) -> bool:  # fmt: skip
-    """The reach rows into a chance child (depth ``d + 1``): the row of player
-    ``(trav + 1) mod P`` times the card's probability ``w``, the others copied."""
+    """The reach rows into a chance child (depth ``d + 1``) of board ``b``: the row of player
+    ``(trav + 1) mod P`` times the card's probability ``w``, and every row times
+    ``valid[b, q]`` (0 for a hand holding a card of the board: card removal in the rows; all
+    1 in a deal-list game, whose deals remove the cards)."""
     src = rrow[d] * pl
     dst = (d + 1) * pl
     carrier = (trav + 1) % pl
+    nv = min(valid.shape[2], RE.shape[1])
     for q in range(pl):
         f = w if q == carrier else 1.0
-        for j in range(RE.shape[1]):
+        for j in range(nv):
+            RE[dst + q, j] = RE[src + q, j] * f * valid[b, q, j]
+        for j in range(nv, RE.shape[1]):
             RE[dst + q, j] = RE[src + q, j] * f
     rrow[d + 1] = d + 1
     return w != 0.0
@@ -122,16 +133,26 @@ def multi_opponent_child(
 
 @node_kernel
 def multi_terminal(
-    mw: MultiArrays, node: Int, trav: Int, nt: Int, RE: Array, r0: Int, VA: Array, d: Int
+    mw: MultiArrays, node: Int, trav: Int, nt: Int, RE: Array, r0: Int, VA: Array, d: Int, b: Int
 ) -> None:
     """The traverser's values at a terminal, ``VA[d, :nt]``: per deal its chance times the
     payoff times every other player's own reach of its hand (rows ``r0 · P + p``), summed
     into the traverser's hand of the deal — or, for a three-way river, the same sums by
-    :func:`~solver.cfr.showdown3_terminal.showdown3_terminal`."""
+    :func:`~solver.cfr.showdown3_terminal.showdown3_terminal`; for a three-way turn by the
+    tables of the node's board ``b``."""
     pl = mw.players
     row = mw.term_row[node]
     if mw.mode == TERMINAL_SHOWDOWN3:
         showdown3_terminal(mw.sd3, row, trav, RE, r0 * pl, VA, d)
+        return
+    if mw.mode == TERMINAL_TURN3:
+        tb = mw.sd3
+        k = 3 * b
+        view = Showdown3Tables(tb.cards, tb.weight[k : k + 3], tb.inv_z, tb.num[k : k + 3],
+                               tb.order[k : k + 3], tb.cls[k : k + 3], tb.num_classes,
+                               tb.contrib, tb.active, tb.term_row, tb.mat, tb.vec,
+                               tb.acc)  # fmt: skip
+        showdown3_terminal(view, row, trav, RE, r0 * pl, VA, d)
         return
     for h in range(nt):
         VA[d, h] = 0.0

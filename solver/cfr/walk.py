@@ -258,7 +258,7 @@ def walk(
                     VA[d, h] = 0.0
                 at_leaf = True
             elif multi and kind != CHANCE and kind != DECISION:
-                multi_terminal(mw, node, trav, nt, RE, rrow[d], VA, d)
+                multi_terminal(mw, node, trav, nt, RE, rrow[d], VA, d, b)
                 at_leaf = True
             elif kind == FIXED:
                 u0 = fixed_payoff(tree.payoff[node], tree.rake[node], trav)
@@ -330,7 +330,8 @@ def walk(
                 mine = kind == DECISION and tree.player[node] == trav
                 if kind == CHANCE and multi:
                     reached = multi_chance_child(tree.chance_weight[child], d, nt, mw.players,
-                                                 trav, RE, rrow)  # fmt: skip
+                                                 trav, RE, rrow, boards.valid,
+                                                 tree.board[child])  # fmt: skip
                 elif kind == CHANCE:
                     reached = chance_child(tree, boards, child, d, no, opp, sc)
                     if sw.rnr:

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -56,6 +57,7 @@ __all__ = [
     "river3_multigame",
     "triple_weight",
     "validate",
+    "validate_fields",
 ]
 
 PLAYERS = 3
@@ -90,8 +92,8 @@ class River3Setup:
     board's combos removed, its hands (combo indices, ascending) and their weights, and the
     betting config."""
 
-    spec: River3Spec
-    board: tuple[int, int, int, int, int]
+    spec: Any  # the River3Spec (a turn spot's setup: its Turn3Spec)
+    board: tuple[int, ...]  # five cards (a turn spot's setup: four)
     weights: tuple[npt.NDArray[np.float64], ...]  # 3 × (1326,)
     combos: tuple[npt.NDArray[np.int64], ...]  # 3 × (n_p,) combo indices
     hand_weights: tuple[npt.NDArray[np.float64], ...]  # 3 × (n_p,)
@@ -169,6 +171,13 @@ def validate(spec: River3Spec) -> River3Setup:
     :func:`estimate`, not here."""
     if not isinstance(spec, River3Spec):
         raise TypeError(f"spec must be a River3Spec, got {type(spec).__name__}")
+    return validate_fields(spec, 5)
+
+
+def validate_fields(spec: Any, board_cards: int) -> River3Setup:
+    """:func:`validate`'s checks on any spec with :class:`River3Spec`'s fields and a board of
+    ``board_cards`` cards (5: a river, 4: a turn, :mod:`solver.games.holdem3_turn`); the
+    setup's ``board`` is then that many cards and its hands miss them."""
     if not isinstance(spec.name, str) or len(spec.name) > MAX_NAME:
         raise SpecError("name", f"must be text of at most {MAX_NAME} characters")
     if not isinstance(spec.board, str):
@@ -177,8 +186,9 @@ def validate(spec: River3Spec) -> River3Setup:
         cards = parse_board(spec.board)
     except ValueError as exc:
         raise SpecError("board", str(exc)) from None
-    if len(cards) != 5:
-        raise SpecError("board", f"a three-way spot is a river: five cards, got {len(cards)}")
+    if len(cards) != board_cards:
+        street = {5: "river: five", 4: "turn: four"}[board_cards]
+        raise SpecError("board", f"a three-way {street} cards, got {len(cards)}")
     chips = {"maximum": MAX_CHIPS, "whole": True, "unit": " chips"}
     pot = _number("pot", spec.pot, **chips)  # type: ignore[arg-type]
     stack = _number("stack", spec.stack, **chips)  # type: ignore[arg-type]
@@ -216,7 +226,7 @@ def validate(spec: River3Spec) -> River3Setup:
     config = Betting3Config(int(pot), int(stack), (ps, ps, ps), big_blind, int(raise_cap))
     return River3Setup(
         spec=spec,
-        board=(cards[0], cards[1], cards[2], cards[3], cards[4]),
+        board=tuple(cards),
         weights=tuple(weights),
         combos=combos,
         hand_weights=tuple(w[c] for w, c in zip(weights, combos, strict=True)),

@@ -1,0 +1,335 @@
+"""The hold'em three-way turn spot (issue 49; docs/multiway.md): what a person describes
+(:class:`Turn3Spec`), its checks (:func:`validate_turn`, every error a
+:class:`~solver.games.spec.SpecError` naming the field), its size before anything big is
+allocated (:func:`estimate_turn`, :func:`checked_turn`), and the spot as an explicit-deal
+:class:`~solver.games.multiway.MultiGame` (:func:`turn3_multigame`) — the brute-force
+reference the per-hand engine (:mod:`solver.cfr.holdem3_turn_build`) is checked against.
+
+The turn's betting, a chance node dealing the river, the river's betting: the tree of
+:mod:`solver.tree.betting3_turn`. Conventions are the river spot's
+(:mod:`solver.games.holdem3`): players 0, 1, 2 act in that order on both streets, the
+starting pot is dead money (``pot / 3`` from each), equal stacks, no side pots. Suit
+isomorphism is not used: every river card is its own subtree.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import numpy.typing as npt
+
+from solver.games.holdem3 import (
+    BYTES,
+    MAX_DEALS,
+    NODE_BYTES,
+    PLAYERS,
+    River3Setup,
+    _held,
+    _sizes,
+    list_deals,
+    over_memory,
+    triple_weight,
+    validate_fields,
+)
+from solver.games.multiway import MultiGame
+from solver.games.spec import DEFAULT_MAX_MEMORY_MB, SpecError
+from solver.poker.cards import COMBOS, NUM_CARDS, NUM_COMBOS, card_str
+from solver.poker.handeval import rank_hands
+from solver.tree.betting import PlayerSizes, TreeTooLarge
+from solver.tree.betting3_turn import (
+    MAX_TURN3_NODES,
+    Turn3Plan,
+    Turn3Tree,
+    build_turn3_tree,
+    plan_turn3,
+)
+from solver.tree.kinds import FIXED, SHOWDOWN
+
+__all__ = [
+    "Turn3Estimate",
+    "Turn3Setup",
+    "Turn3Spec",
+    "checked_turn",
+    "estimate_turn",
+    "turn3_multigame",
+    "turn_tree",
+    "validate_turn",
+]
+
+TABLE_ARRAYS = 3  # a turn's terminal tables: weight, order and class per (board, player, hand)
+
+
+@dataclass(frozen=True)
+class Turn3Spec:
+    """A three-way turn spot as a person describes it. ``bets`` and ``raises`` are the turn's
+    sizes, and the river's unless ``river_bets`` / ``river_raises`` are given (every player
+    has the same sizes); ``raise_cap`` counts per street."""
+
+    board: str  # four cards
+    range0: str  # player 0's range (first to act on both streets)
+    range1: str
+    range2: str  # last to act
+    pot: float  # chips in the middle at the start (pot / 3 from each player)
+    stack: float  # effective stack behind each player at the start of the turn (chips)
+    bets: str = "50%, 100%, a"
+    raises: str = "100%, a"
+    river_bets: str | None = None  # default: bets
+    river_raises: str | None = None  # default: raises
+    raise_cap: int = 3
+    big_blind: float = 10.0  # chips: the smallest bet
+    max_memory_mb: float = DEFAULT_MAX_MEMORY_MB
+    name: str = "three-way turn"
+
+
+@dataclass(frozen=True, eq=False)
+class Turn3Setup:
+    """A validated turn spec: ``base`` the river spot's setup on the four-card board (the
+    hands miss the turn's cards; ``base.config`` the turn's betting), the river's sizes and
+    the cards the river may be."""
+
+    base: River3Setup
+    river_sizes: PlayerSizes
+    river_cards: npt.NDArray[np.int64]  # (48,) ascending
+
+    @property
+    def spec(self) -> Turn3Spec:
+        spec: Turn3Spec = self.base.spec
+        return spec
+
+    @property
+    def hands(self) -> tuple[int, int, int]:
+        return self.base.hands
+
+
+def validate_turn(spec: Turn3Spec) -> Turn3Setup:
+    """Check every field of ``spec``; :class:`SpecError` naming the first bad one
+    (``TypeError`` when ``spec`` is not a :class:`Turn3Spec`). The tree's size is checked by
+    :func:`estimate_turn`, not here."""
+    if not isinstance(spec, Turn3Spec):
+        raise TypeError(f"spec must be a Turn3Spec, got {type(spec).__name__}")
+    base = validate_fields(spec, 4)
+    bets = base.config.sizes[0].bets
+    raises = base.config.sizes[0].raises
+    if spec.river_bets is not None:
+        bets = _sizes("river_bets", spec.river_bets, raise_sizes=False)
+    if spec.river_raises is not None:
+        raises = _sizes("river_raises", spec.river_raises, raise_sizes=True)
+    on_board = set(base.board)
+    river = np.array([c for c in range(NUM_CARDS) if c not in on_board], dtype=np.int64)
+    return Turn3Setup(base, PlayerSizes(bets, raises), river)
+
+
+# ----- size -------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Turn3Estimate:
+    """Size of a three-way turn spot before its arrays are made.
+
+    ``storage_entries[p]``: Σ over player ``p``'s decision nodes (both streets, every river
+    card) of actions × ``p``'s hands (a regret and a strategy sum each, float64).
+    ``memory_bytes``: those, the walk's scratch (per depth a reach row per player, a value row
+    and a strategy row per action, ``max(hands)`` wide), the tree's arrays
+    (:data:`~solver.games.holdem3.NODE_BYTES` a node) and the terminal tables (weights, strength
+    order and classes per board, player and hand, and three 52 × 52 work tables)."""
+
+    nodes: int
+    turn_nodes: int  # the turn's betting round (its closing nodes become chance nodes)
+    chance_nodes: int
+    river_cards: int  # children of each chance node
+    decision_nodes: tuple[int, int, int]
+    showdown_nodes: int
+    fold_nodes: int
+    depth: int
+    hands: tuple[int, int, int]
+    storage_entries: tuple[int, int, int]
+    memory_bytes: int
+
+    @property
+    def memory_mb(self) -> float:
+        return self.memory_bytes / 2**20
+
+
+def turn_plan(setup: Turn3Setup, max_nodes: int = MAX_TURN3_NODES) -> Turn3Plan:
+    """The tree's parts, counted; :class:`SpecError` (field ``tree``) past ``max_nodes``."""
+    cfg = setup.base.config
+    river = (setup.river_sizes,) * 3
+    try:
+        return plan_turn3(cfg, (river[0], river[1], river[2]), setup.river_cards.size, max_nodes)
+    except TreeTooLarge as exc:
+        raise SpecError("tree", str(exc)) from None
+
+
+def estimate_turn(spec: Turn3Spec | Turn3Setup, plan: Turn3Plan | None = None) -> Turn3Estimate:
+    """Node counts and memory (class docstring) from the one-street trees only: nothing as
+    large as the whole tree is made."""
+    setup = spec if isinstance(spec, Turn3Setup) else validate_turn(spec)
+    pl = plan if plan is not None else turn_plan(setup)
+    hands = setup.hands
+    cards = pl.cards
+    dec = [0, 0, 0]
+    entries = [0, 0, 0]
+    showdowns = len(pl.allin) * cards
+    folds = 0
+    widest = 0
+    parts = [(pl.turn, 1)] + [(r, cards) for r in pl.river.values()]
+    for k, (t, times) in enumerate(parts):
+        d = t.decision_nodes()
+        actors = t.player[d].astype(np.int64)
+        actions = t.num_children[d]
+        for p in range(PLAYERS):
+            dec[p] += times * int(np.sum(actors == p))
+            entries[p] += times * int(actions[actors == p].sum()) * hands[p]
+        if k > 0:
+            showdowns += times * int(np.sum(t.kind == SHOWDOWN))
+        folds += times * int(np.sum(t.kind == FIXED))
+        widest = max(widest, int(actions.max()) if actions.size else 0)
+    chance = int(np.sum(pl.turn.kind == SHOWDOWN))
+    river_depth = max((int(r.depth.max()) + 1 for r in pl.river.values()), default=1)
+    depth = int(pl.turn.depth.max()) + river_depth  # a chance node, then the river's round
+    scratch = (depth + 1) * (PLAYERS + 1 + widest) * max(hands) * BYTES
+    boards = 1 + cards
+    tables = TABLE_ARRAYS * boards * PLAYERS * max(hands) * BYTES + 3 * NUM_CARDS**2 * BYTES
+    memory = 2 * BYTES * sum(entries) + scratch + NODE_BYTES * pl.num_nodes + tables
+    return Turn3Estimate(
+        nodes=pl.num_nodes,
+        turn_nodes=pl.turn.num_nodes,
+        chance_nodes=chance,
+        river_cards=cards,
+        decision_nodes=(dec[0], dec[1], dec[2]),
+        showdown_nodes=showdowns,
+        fold_nodes=folds,
+        depth=depth,
+        hands=hands,
+        storage_entries=(entries[0], entries[1], entries[2]),
+        memory_bytes=int(memory),
+    )
+
+
+def checked_turn(spec: Turn3Spec | Turn3Setup) -> tuple[Turn3Setup, Turn3Plan, Turn3Estimate]:
+    """Validate, count the tree and refuse (field ``max_memory_mb``) a spot whose per-hand
+    engine would need more memory than the spec allows — before the whole tree is laid out."""
+    setup = spec if isinstance(spec, Turn3Setup) else validate_turn(spec)
+    pl = turn_plan(setup)
+    est = estimate_turn(setup, pl)
+    refusal = over_memory(est.memory_mb, setup.base.max_memory_mb, "this spot")
+    if refusal:
+        raise SpecError("max_memory_mb", f"{refusal} ({est.nodes:,} nodes)")
+    return setup, pl, est
+
+
+def turn_tree(setup: Turn3Setup, plan: Turn3Plan) -> Turn3Tree:
+    """The whole two-street tree, its chance children labelled by card."""
+    names = [f"d:{card_str(int(c))}" for c in setup.river_cards]
+    return build_turn3_tree(plan, setup.river_cards, names)
+
+
+# ----- the spot as an explicit-deal MultiGame (the brute-force reference) ---------------------
+
+
+def turn3_multigame(spec: Turn3Spec | Turn3Setup, max_deals: int = MAX_DEALS) -> MultiGame:
+    """The spot as a :class:`~solver.games.multiway.MultiGame` with its deals listed, as
+    :func:`~solver.games.holdem3.river3_multigame` builds a river: a deal is one hand per
+    player with no card in common nor with the turn's four, of chance ``w0 · w1 · w2``
+    normalised to 1; board 0 is the turn, board ``k + 1`` the turn and river card ``k``
+    (``deal_valid`` False for the deals holding it; each card the deal leaves has chance
+    1 / 42); each terminal's payoffs per deal come from the 7-card strengths on its board.
+
+    Refused with a :class:`SpecError` before anything big is allocated: more than
+    ``max_deals`` deals (field ``max_deals``), or payoffs over the spec's memory cap (field
+    ``max_memory_mb``). Meant for small ranges and small trees."""
+    if isinstance(max_deals, bool) or not isinstance(max_deals, (int, np.integer)) or max_deals < 1:
+        raise SpecError("max_deals", f"must be a whole number ≥ 1, got {max_deals!r:.40}")
+    setup, pl, _est = checked_turn(spec)
+    base = setup.base
+    count = round(triple_weight(*_held(base.weights)))
+    if count > max_deals:
+        raise SpecError(
+            "max_deals",
+            f"these ranges make {count:,} deals (triples of hands with no card in common), "
+            f"more than the {int(max_deals):,} allowed: use smaller ranges",
+        )
+    terminals = pl.num_nodes  # a bound: the terminals are fewer than the nodes
+    payoff_mb = terminals * PLAYERS * count * BYTES / 2**20
+    refusal = over_memory(payoff_mb, base.max_memory_mb, "the deals' payoffs")
+    if refusal:
+        raise SpecError("max_memory_mb", refusal)
+    tree = turn_tree(setup, pl)
+
+    union = np.union1d(np.union1d(base.combos[0], base.combos[1]), base.combos[2])
+    where = np.searchsorted(union, np.arange(NUM_COMBOS))
+    local = list_deals(base.combos)
+    deals = np.stack([where[base.combos[p][local[:, p]]] for p in range(PLAYERS)], axis=1)
+    weight = np.prod([base.hand_weights[p][local[:, p]] for p in range(PLAYERS)], axis=0)
+    deal_weight = weight / weight.sum()
+    hand_cards = COMBOS[union].astype(np.int64)
+    river = setup.river_cards
+    num_boards = 1 + river.size
+    board_cards = np.full((num_boards, 5), -1, dtype=np.int64)
+    board_cards[:, :4] = base.board
+    board_cards[1:, 4] = river
+    held = hand_cards[deals]  # (D, 3, 2)
+    deal_valid = np.ones((num_boards, deals.shape[0]), dtype=bool)
+    for k, c in enumerate(river.tolist()):
+        deal_valid[k + 1] = ~np.any(held == c, axis=(1, 2))
+    strength = np.stack(
+        [np.zeros(union.size, dtype=np.int64)]
+        + [rank_hands(board_cards[b], hand_cards) for b in range(1, num_boards)]
+    )  # (B, H), -1 for a hand meeting the board
+
+    n = tree.num_nodes
+    terminal = tree.terminal_nodes()
+    terminal_row = np.full(n, -1, dtype=np.int64)
+    terminal_row[terminal] = np.arange(terminal.size)
+    payoff = np.zeros((terminal.size, PLAYERS, deals.shape[0]))
+    for row, t in enumerate(terminal.tolist()):
+        live = tree.active[t]
+        b = int(tree.board[t])
+        if tree.kind[t] == FIXED:
+            win = np.repeat(live[:, None].astype(np.float64), deals.shape[0], axis=1)
+        else:
+            s = strength[b][deals].T.astype(np.float64)  # (3, D)
+            st = np.where(live[:, None], s, -np.inf)
+            win = (st == st.max(axis=0)).astype(np.float64)
+        pot = tree.contrib[t].sum()
+        pay = pot * win / win.sum(axis=0) - tree.contrib[t][:, None]
+        payoff[row] = np.where(deal_valid[b][None, :], pay, 0.0)
+
+    h = union.size
+    offset = np.full(n, -1, dtype=np.int64)
+    pre = tree.preorder()
+    sizes = tree.num_children[pre] * h
+    offset[pre] = np.concatenate([[0], np.cumsum(sizes)[:-1]])
+    return MultiGame(
+        name=setup.spec.name,
+        num_players=PLAYERS,
+        kind=tree.kind.copy(),
+        player=tree.player.copy(),
+        parent=tree.parent.copy(),
+        first_child=tree.first_child.copy(),
+        num_children=tree.num_children.copy(),
+        depth=tree.depth.copy(),
+        offset=offset,
+        board=tree.board.copy(),
+        chance_weight=tree.chance_weight.copy(),
+        contrib=tree.contrib.copy(),
+        active=tree.active.copy(),
+        board_cards=board_cards,
+        hand_cards=hand_cards,
+        deals=deals.astype(np.int64),
+        deal_weight=deal_weight,
+        deal_valid=deal_valid,
+        terminal_row=terminal_row,
+        payoff=payoff,
+        labels=list(tree.labels),
+        card_names=[card_str(c) for c in range(NUM_CARDS)],
+        meta={
+            "kind": "turn3",
+            "board": base.board,
+            "pot": base.config.pot,
+            "stack": base.config.stack,
+            "combos": tuple(c.copy() for c in base.combos),
+            "union": union,
+        },
+    )
