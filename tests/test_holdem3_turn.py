@@ -34,7 +34,11 @@ SMALL = {"bets": "a", "raises": "a", "raise_cap": 1}
 
 def random_spot(seed: int, shared: bool, **sizes: object) -> Turn3Spec:
     """A random turn board and three ranges of 5 to 10 combos with random weights: ``shared``
-    from one pool of 9 cards (many share a card), else from three disjoint pools."""
+    from one pool of 9 cards (many share a card), else from three disjoint pools. The
+    weights are irregular (4 decimals): with round ones (1, ½, ¼) two actions can be worth
+    exactly the same (a call winning a third of the time against ½ and 1), and then the sign
+    of a regret is the rounding's, which regret matching turns into any strategy — two
+    correct builds would part ways there."""
     rng = np.random.default_rng(seed)
     deck = rng.permutation(52)
     board = " ".join(card_str(int(c)) for c in deck[:4])
@@ -47,7 +51,7 @@ def random_spot(seed: int, shared: bool, **sizes: object) -> Turn3Spec:
         parts = []
         for k in pick.tolist():
             a, b = combos[k]
-            parts.append(f"{card_str(a)}{card_str(b)}:{float(rng.choice([1.0, 0.5, 0.25]))}")
+            parts.append(f"{card_str(a)}{card_str(b)}:{rng.uniform(0.2, 1.0):.4f}")
         texts.append(", ".join(parts))
     kw = dict(SMALL, **sizes)
     return Turn3Spec(board, texts[0], texts[1], texts[2], pot=60, stack=150, **kw)  # type: ignore[arg-type]
