@@ -80,7 +80,7 @@ def test_text_output_states_the_spots_size_first() -> None:
     [
         (("--players", "4"), "--players: expected 2 or 3"),
         (("--range-1", "AKx"), "--range-1: "),
-        (("--board", "Ks 7d 2c 9h"), "--board: "),
+        (("--board", "Ks 7d 2c"), "--board: "),  # (four cards: a turn spot)
         (("--pot", "lots"), "--pot"),
         (("--bets", "50%%%"), "--bets: "),
         (("--oop-range", "AA"), "--oop-range: not for three-player games"),

@@ -4,7 +4,10 @@ Nash distance, NashConv and EV of the average profile (docs/multiway.md) — by 
 own evaluation and best-response passes, which equal the independent evaluator's
 (:mod:`solver.games.nashconv`). ``solve --players 3 --board … --range-0 … --range-1 …
 --range-2 …`` does the same for a three-way hold'em river spot
-(:class:`~solver.cfr.holdem3_engine.River3Engine`: terminals by the strength-order sweep).
+(:class:`~solver.cfr.holdem3_engine.River3Engine`: terminals by the strength-order sweep),
+and with a four-card ``--board`` for a three-way turn spot (the river dealt by a chance node,
+:mod:`solver.cfr.holdem3_turn_build`; ``--size river.bets=…`` and the like set a street's
+sizes apart).
 
 Distances are in chips per game and in % of the pot, the pot being the chips in it before
 anyone acts (the antes, 3 chips, in kuhn3 and leduc3; ``--pot`` on a river spot).
@@ -22,6 +25,7 @@ import time
 from collections.abc import Mapping
 
 from solver.cfr.holdem3_engine import River3Engine
+from solver.cfr.holdem3_turn_build import build_turn3
 from solver.cfr.multi_engine import MultiEngine
 from solver.cfr.options import OPTION_FIELDS, cli_default, parse_param
 from solver.cfr.rules import RULES, Rule, make_rule
@@ -29,9 +33,11 @@ from solver.cfr.sampling.multi_es import MultiESEngine
 from solver.cli import multi_locks
 from solver.cli.args import UsageError, float_arg, int_arg, json_line, params_json
 from solver.games.holdem3 import River3Spec, checked
+from solver.games.holdem3_turn import Turn3Spec, checked_turn
 from solver.games.multiway import ANTE, MULTI_GAMES, multi_game
 from solver.games.nashconv import NashReport
 from solver.games.spec import SpecError
+from solver.poker.cards import parse_board
 
 __all__ = ["DEFAULT_ALGORITHM", "TARGET_CAP", "cmd_solve_multi", "is_multi"]
 
@@ -60,6 +66,13 @@ _RIVER3 = {
     "max_memory_mb": "max_memory_mb",
 }
 _RANGES = ("range_0", "range_1", "range_2")
+# a turn spot's --size STREET.KIND=SIZES: the Turn3Spec field of each
+_STREET_SIZES = {
+    "turn.bets": "bets",
+    "turn.raises": "raises",
+    "river.bets": "river_bets",
+    "river.raises": "river_raises",
+}
 
 
 def is_multi(args: argparse.Namespace) -> bool:
@@ -110,9 +123,49 @@ def _river3_spec(args: argparse.Namespace) -> River3Spec:
     return River3Spec(**values)  # type: ignore[arg-type]
 
 
-def _spec_flag(exc: SpecError) -> str:
-    """The flag of a River3Spec field (its message otherwise as is)."""
+def _is_turn(args: argparse.Namespace) -> bool:
+    """Whether the spot's board has four cards (a turn; a board that does not parse is left
+    to the river spot's checks, which name it)."""
+    try:
+        return len(parse_board(str(args.board))) == 4
+    except ValueError:
+        return False
+
+
+def _turn3_spec(args: argparse.Namespace) -> Turn3Spec:
+    """The turn spot the flags describe: the river spot's flags, and ``--size STREET.KIND=SIZES``
+    (STREET turn or river, KIND bets or raises) setting one street's sizes apart."""
+    river = _river3_spec(args)
+    values: dict[str, object] = {
+        name: getattr(river, name)
+        for name in ("board", "range0", "range1", "range2", "pot", "stack", "bets", "raises",
+                     "raise_cap", "big_blind", "max_memory_mb")
+    }  # fmt: skip
+    values["name"] = "three-way turn"
+    street: dict[str, str] = {}
+    for item in args.size:
+        key, sep, text = item.partition("=")
+        key = key.strip().lower()
+        if not sep or key not in _STREET_SIZES:
+            raise UsageError(
+                f"--size {item!r:.60}: expected STREET.KIND=SIZES with STREET turn or river and "
+                "KIND bets or raises, e.g. river.bets='75%, a' (every player has the same sizes)"
+            )
+        street[_STREET_SIZES[key]] = text.strip()
+    for kind in ("bets", "raises"):  # the river keeps --bets/--raises when the turn's differ
+        values[f"river_{kind}"] = street.get(f"river_{kind}", values[kind])
+        values[kind] = street.get(kind, values[kind])
+    return Turn3Spec(**values)  # type: ignore[arg-type]
+
+
+def _spec_flag(exc: SpecError, args: argparse.Namespace) -> str:
+    """The flag of a River3Spec or Turn3Spec field (its message otherwise as is)."""
     by_field = {field: _flag(dest) for dest, field in _RIVER3.items()}
+    by_field.update({f: f"--size {k}" for k, f in _STREET_SIZES.items() if f.startswith("river")})
+    for item in args.size:  # the turn's sizes from --size turn.KIND
+        key = item.partition("=")[0].strip().lower()
+        if key in ("turn.bets", "turn.raises") and _STREET_SIZES[key] == exc.field:
+            by_field[exc.field] = f"--size {key}"
     return f"{by_field.get(exc.field, exc.field)}: {exc.message}"
 
 
@@ -128,7 +181,7 @@ def _refuse_heads_up_flags(args: argparse.Namespace, algorithm: str, river3: boo
         raise UsageError(f"--param: {ES} takes no parameters")
     if algorithm == ES and river3:
         raise UsageError(f"--algorithm: {ES} runs on kuhn3 and leduc3, not on river spots yet")
-    taken = _TAKEN | set(_RIVER3) if river3 else _TAKEN
+    taken = _TAKEN | set(_RIVER3) | {"size"} if river3 else _TAKEN
     for dest, value in vars(args).items():
         if dest in taken or value in (None, False, []) or (dest == "seed" and algorithm == ES):
             continue
@@ -227,17 +280,28 @@ def cmd_solve_multi(args: argparse.Namespace) -> None:
         if getattr(args, "locks", None) is not None:
             raise UsageError("--locks: not on three-way river spots yet (kuhn3 and leduc3 take it)")
         rule = _rule(args, algorithm)
+        turn = _is_turn(args)
+        if args.size and not turn:
+            raise UsageError("--size: only on three-way turn spots (a four-card --board)")
         try:  # every field checked, the tree and the memory it needs, before any is made
-            setup, _tree, est = checked(_river3_spec(args))
+            if turn:
+                tsetup, _plan, test = checked_turn(_turn3_spec(args))
+                nodes, hands, mb = test.nodes, test.hands, test.memory_mb
+                pot = float(tsetup.base.config.pot)
+            else:
+                setup, _tree, est = checked(_river3_spec(args))
+                nodes, hands, mb = est.nodes, est.hands, est.memory_mb
+                pot = float(setup.config.pot)
         except SpecError as exc:
-            raise UsageError(_spec_flag(exc)) from None
-        name, players, pot = "river3", 3, float(setup.config.pot)
-        spot = {"board": args.board.strip(), "hands": list(est.hands), "nodes": est.nodes,
-                "memory_mb": round(est.memory_mb, 3)}  # fmt: skip
+            raise UsageError(_spec_flag(exc, args)) from None
+        name, players = ("turn3" if turn else "river3"), 3
+        spot = {"board": args.board.strip(), "hands": list(hands), "nodes": nodes,
+                "memory_mb": round(mb, 3)}  # fmt: skip
         if not args.json:
-            print(f"three-way river: {est.nodes:,} nodes, hands {est.hands}, "
-                  f"{est.memory_mb:.1f} MB")  # fmt: skip
-        engine = River3Engine(setup, rule)
+            street = "turn" if turn else "river"
+            print(f"three-way {street}: {nodes:,} nodes, hands {hands}, {mb:.1f} MB",
+                  flush=True)  # fmt: skip
+        engine = River3Engine(build_turn3(tsetup) if turn else setup, rule)
         label, params = rule.name, rule.params()
     else:
         name = args.game.strip().lower()

@@ -87,8 +87,13 @@ def add_game_args(p: argparse.ArgumentParser) -> None:
 
 def add_three_way_args(s: argparse.ArgumentParser) -> None:
     """``solve``'s three-way river spot (solver/cli/multi.py; docs/multiway.md)."""
-    g = s.add_argument_group("three-way river spot (with --players 3 and --board, --pot, --stack)")
-    g.add_argument("--players", help="2 (default) or 3: a three-way river spot")
+    g = s.add_argument_group(
+        "three-way river or turn spot (with --players 3 and --board, --pot, --stack; a turn: "
+        "--size turn.bets=…, river.raises=… set a street's sizes)"
+    )
+    g.add_argument(
+        "--players", help="2 (default) or 3: a three-way river (five-card --board) or turn spot"
+    )
     for k, who in enumerate(("first", "second", "last")):
         g.add_argument(f"--range-{k}", help=f"player {k}'s range ({who} to act)")
 
