@@ -10,6 +10,7 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
+from solver.cfr.holdem3_engine import River3Engine
 from solver.cfr.holdem3_turn_build import build_turn3
 from solver.cfr.layout import make_storage
 from solver.cfr.rules import make_rule
@@ -116,7 +117,11 @@ def test_the_estimate_is_the_built_arrays() -> None:
     assert 2 * 8 * sum(est.storage_entries) == storage.regrets.nbytes + storage.cumulative.nbytes
     assert est.chance_nodes == int(np.sum(tree.kind == CHANCE)) and est.river_cards == 48
     assert est.depth >= 1 + int(np.max(_depths(tree)))
-    assert est.memory_bytes > storage.regrets.nbytes + storage.cumulative.nbytes
+    engine = River3Engine(built, make_rule("cfr"))
+    arrays = [*engine.storage, *engine.scratch, *built.arrays.tree, *built.arrays.hands,
+              *built.arrays.boards, *built.arrays.multi, *built.arrays.multi.sd3]  # fmt: skip
+    real = sum(a.nbytes for a in arrays if isinstance(a, np.ndarray))
+    assert real <= est.memory_bytes <= 1.1 * real
 
 
 def _depths(tree: Tree) -> np.ndarray:

@@ -25,93 +25,46 @@ O((n_q + n_r) · 52 + n_t); per chance child O(3 · H) for the rows.
 from __future__ import annotations
 
 import numpy as np
-import numpy.typing as npt
 
 from solver.cfr.holdem3_build import PLAYERS, _blocks
 from solver.cfr.layout import GameArrays
 from solver.cfr.multi import TERMINAL_TURN3, MultiArrays
 from solver.cfr.multi_build import MultiBuilt
 from solver.cfr.showdown3_terminal import Showdown3Tables
-from solver.games.holdem3 import _pair_sums
-from solver.games.holdem3_turn import Turn3Setup, Turn3Spec, checked_turn, turn_tree
+from solver.games.holdem3_turn import (
+    Turn3Hands,
+    Turn3Setup,
+    Turn3Spec,
+    checked_turn,
+    turn3_hands,
+    turn_tree,
+)
 from solver.games.model import Boards, Game, Hands, Tree
-from solver.poker.cards import COMBOS, NUM_CARDS, NUM_COMBOS
-from solver.poker.handeval import rank_hands
 from solver.poker.showdown3_hands import combo_names
 from solver.tree.betting3_turn import Turn3Tree
 
 __all__ = ["build_turn3", "turn3_tables"]
 
-
-def _board_block(
-    board: npt.NDArray[np.int64],
-    combos: tuple[npt.NDArray[np.int64], ...],
-    weights: tuple[npt.NDArray[np.float64], ...],
-    width: int,
-) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.int64], npt.NDArray[np.int64],
-           npt.NDArray[np.int64], int]:  # fmt: skip
-    """One board's block: weights (3, W) (0 for a hand meeting the board or that no deal on it
-    holds), each player's live hands by ascending strength (3, W), their strength classes
-    (3, W), how many are live (3,), and the number of classes. A four-card board (the turn's
-    folds) puts every live hand in class 0."""
-    full = np.zeros((PLAYERS, NUM_COMBOS))
-    meets = np.zeros(NUM_COMBOS, dtype=bool)
-    for c in board.tolist():
-        meets |= (COMBOS[:, 0] == c) | (COMBOS[:, 1] == c)
-    for p in range(PLAYERS):
-        full[p, combos[p]] = np.where(meets[combos[p]], 0.0, weights[p])
-    held = (full > 0.0).astype(np.float64)
-    weight = np.zeros((PLAYERS, width))
-    for p in range(PLAYERS):
-        pairs = _pair_sums(held[(p + 1) % 3], held[(p + 2) % 3])  # exact small integers
-        weight[p, : combos[p].size] = np.where(pairs[combos[p]] > 0.5, full[p, combos[p]], 0.0)
-    if board.size == 5:
-        strength = rank_hands(board, COMBOS)
-    else:
-        strength = np.zeros(NUM_COMBOS, dtype=np.int64)
-    live = [np.flatnonzero(weight[p, : combos[p].size] > 0.0) for p in range(PLAYERS)]
-    ranks = np.unique(np.concatenate([strength[combos[p][live[p]]] for p in range(PLAYERS)]))
-    order = np.zeros((PLAYERS, width), dtype=np.int64)
-    cls = np.zeros((PLAYERS, width), dtype=np.int64)
-    num = np.zeros(PLAYERS, dtype=np.int64)
-    for p in range(PLAYERS):
-        k = np.searchsorted(ranks, strength[combos[p][live[p]]])
-        by = np.argsort(k, kind="stable")
-        num[p] = by.size
-        order[p, : by.size] = live[p][by]
-        cls[p, : by.size] = k[by]
-    return weight, order, cls, num, int(ranks.size)
+NUM_CARDS = 52
 
 
-def turn3_tables(setup: Turn3Setup, tree: Turn3Tree) -> Showdown3Tables:
+def turn3_tables(hands: Turn3Hands, tree: Turn3Tree) -> Showdown3Tables:
     """The terminal tables of the whole turn tree: block ``b`` (rows ``3b … 3b + 2`` of
     ``weight``, ``order``, ``cls``, ``num``) for board ``b`` (0 the turn's four cards, ``k + 1``
     with river card ``k``), ``inv_z`` the turn's ``1 / Z``, a row of ``contrib``/``active`` per
     terminal."""
-    base = setup.base
-    width = max(setup.hands)
-    turn = np.array(base.board, dtype=np.int64)
-    boards = [turn] + [np.append(turn, c) for c in setup.river_cards.tolist()]
-    blocks = [_board_block(b, base.combos, base.hand_weights, width) for b in boards]
-    cards = np.full((PLAYERS, width, 2), -1, dtype=np.int64)
-    full = np.zeros((PLAYERS, NUM_COMBOS))
-    for p in range(PLAYERS):
-        cards[p, : base.combos[p].size] = COMBOS[base.combos[p]]
-        full[p, base.combos[p]] = blocks[0][0][p, : base.combos[p].size]
-    z = float(full[0] @ _pair_sums(full[1], full[2]))
-    if not z > 0.0:
-        raise ValueError("weights: no three hands of the ranges fit together with the board")
     term = tree.terminal_nodes()
     term_row = np.full(tree.num_nodes, -1, dtype=np.int64)
     term_row[term] = np.arange(term.size)
+    boards = hands.weight.shape[0]
     return Showdown3Tables(
-        cards=cards,
-        weight=np.concatenate([b[0] for b in blocks]),
-        inv_z=1.0 / z,
-        num=np.concatenate([b[3] for b in blocks]),
-        order=np.concatenate([b[1] for b in blocks]),
-        cls=np.concatenate([b[2] for b in blocks]),
-        num_classes=max(b[4] for b in blocks),
+        cards=hands.cards,
+        weight=hands.weight.reshape(boards * PLAYERS, -1),
+        inv_z=1.0 / hands.z,
+        num=hands.num.reshape(-1),
+        order=hands.order.reshape(boards * PLAYERS, -1),
+        cls=hands.cls.reshape(boards * PLAYERS, -1),
+        num_classes=hands.num_classes,
         contrib=np.ascontiguousarray(tree.contrib[term]),
         active=np.ascontiguousarray(tree.active[term]),
         term_row=term_row,
@@ -127,7 +80,8 @@ def build_turn3(spec: Turn3Spec | Turn3Setup) -> MultiBuilt:
     memory cap, a :class:`~solver.games.spec.SpecError` naming the field)."""
     setup, plan, _est = checked_turn(spec)
     bt = turn_tree(setup, plan)
-    tables = turn3_tables(setup, bt)
+    th = turn3_hands(setup)
+    tables = turn3_tables(th, bt)
     n = bt.num_nodes
     hands = np.array(setup.hands, dtype=np.int64)
     width = int(hands.max())
@@ -155,13 +109,6 @@ def build_turn3(spec: Turn3Spec | Turn3Setup) -> MultiBuilt:
         pre_start=pre_start,
         pre_end=pre_end,
     )
-    num_boards = 1 + setup.river_cards.size
-    valid = np.zeros((num_boards, PLAYERS, width))
-    for p in range(PLAYERS):
-        c = COMBOS[setup.base.combos[p]]
-        valid[0, p, : c.shape[0]] = 1.0  # (the hands miss the turn's cards)
-        for k, card in enumerate(setup.river_cards.tolist()):
-            valid[k + 1, p, : c.shape[0]] = np.all(c != card, axis=1)
     hand_arrays = Hands(
         num_hands=hands,
         cards=tables.cards.astype(i32),
@@ -173,7 +120,7 @@ def build_turn3(spec: Turn3Spec | Turn3Setup) -> MultiBuilt:
         pack=np.zeros((PLAYERS, width), dtype=np.uint64),
     )
     boards = Boards(  # card removal: the rows at chance nodes and the tables
-        valid=valid,
+        valid=th.valid,
         order=np.zeros((1, PLAYERS, width), dtype=i32),
         rank=np.zeros((1, PLAYERS, width), dtype=np.int64),
         sorted_rank=np.zeros((1, PLAYERS, width), dtype=np.int64),

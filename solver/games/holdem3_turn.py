@@ -15,6 +15,7 @@ isomorphism is not used: every river card is its own subtree.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 import numpy.typing as npt
@@ -22,10 +23,10 @@ import numpy.typing as npt
 from solver.games.holdem3 import (
     BYTES,
     MAX_DEALS,
-    NODE_BYTES,
     PLAYERS,
     River3Setup,
     _held,
+    _pair_sums,
     _sizes,
     list_deals,
     over_memory,
@@ -48,16 +49,21 @@ from solver.tree.kinds import FIXED, SHOWDOWN
 
 __all__ = [
     "Turn3Estimate",
+    "Turn3Hands",
     "Turn3Setup",
     "Turn3Spec",
     "checked_turn",
     "estimate_turn",
+    "turn3_hands",
     "turn3_multigame",
     "turn_tree",
     "validate_turn",
 ]
 
-TABLE_ARRAYS = 3  # a turn's terminal tables: weight, order and class per (board, player, hand)
+# per (board, player, hand): the terminal tables' weight, order and class, and Boards.valid
+TABLE_ARRAYS = 4
+TURN_NODE_BYTES = 100  # the engine's Tree arrays per node (16 of them, 97 bytes a node)
+TERMINAL_BYTES = 27  # the tables' chips in (3 float64) and who is in (3 bools) per terminal
 
 
 @dataclass(frozen=True)
@@ -129,10 +135,12 @@ class Turn3Estimate:
 
     ``storage_entries[p]``: Σ over player ``p``'s decision nodes (both streets, every river
     card) of actions × ``p``'s hands (a regret and a strategy sum each, float64).
-    ``memory_bytes``: those, the walk's scratch (per depth a reach row per player, a value row
-    and a strategy row per action, ``max(hands)`` wide), the tree's arrays
-    (:data:`~solver.games.holdem3.NODE_BYTES` a node) and the terminal tables (weights, strength
-    order and classes per board, player and hand, and three 52 × 52 work tables)."""
+    ``memory_bytes``: those, the walk's scratch (per depth two reach rows per player, value
+    rows, and a value row and a strategy row per child — a chance node has 48 — each
+    ``max(hands)`` wide), the tree's arrays (:data:`TURN_NODE_BYTES` a node, the terminals'
+    row index beside them) and the terminal tables (weights, strength order, classes and
+    card removal per board, player and hand; chips in per terminal; three 52 × 52 work
+    tables)."""
 
     nodes: int
     turn_nodes: int  # the turn's betting round (its closing nodes become chance nodes)
@@ -172,7 +180,7 @@ def estimate_turn(spec: Turn3Spec | Turn3Setup, plan: Turn3Plan | None = None) -
     entries = [0, 0, 0]
     showdowns = len(pl.allin) * cards
     folds = 0
-    widest = 0
+    widest = cards  # a chance node's children
     parts = [(pl.turn, 1)] + [(r, cards) for r in pl.river.values()]
     for k, (t, times) in enumerate(parts):
         d = t.decision_nodes()
@@ -188,10 +196,16 @@ def estimate_turn(spec: Turn3Spec | Turn3Setup, plan: Turn3Plan | None = None) -
     chance = int(np.sum(pl.turn.kind == SHOWDOWN))
     river_depth = max((int(r.depth.max()) + 1 for r in pl.river.values()), default=1)
     depth = int(pl.turn.depth.max()) + river_depth  # a chance node, then the river's round
-    scratch = (depth + 1) * (PLAYERS + 1 + widest) * max(hands) * BYTES
+    width = max(hands)
+    scratch = ((depth + 1) * (2 * PLAYERS + 2 + 2 * widest) + 5 * widest) * width * BYTES
     boards = 1 + cards
-    tables = TABLE_ARRAYS * boards * PLAYERS * max(hands) * BYTES + 3 * NUM_CARDS**2 * BYTES
-    memory = 2 * BYTES * sum(entries) + scratch + NODE_BYTES * pl.num_nodes + tables
+    tables = (
+        TABLE_ARRAYS * boards * PLAYERS * width * BYTES
+        + 3 * NUM_CARDS**2 * BYTES
+        + TERMINAL_BYTES * (showdowns + folds)
+        + BYTES * pl.num_nodes
+    )
+    memory = 2 * BYTES * sum(entries) + scratch + TURN_NODE_BYTES * pl.num_nodes + tables
     return Turn3Estimate(
         nodes=pl.num_nodes,
         turn_nodes=pl.turn.num_nodes,
@@ -223,6 +237,95 @@ def turn_tree(setup: Turn3Setup, plan: Turn3Plan) -> Turn3Tree:
     """The whole two-street tree, its chance children labelled by card."""
     names = [f"d:{card_str(int(c))}" for c in setup.river_cards]
     return build_turn3_tree(plan, setup.river_cards, names)
+
+
+# ----- each player's hands on every board (the poker half of the engine's terminal tables) ---
+
+
+class Turn3Hands(NamedTuple):
+    """Per board ``b`` (0 the turn's four cards, ``k + 1`` with river card ``k``) and player
+    ``p`` (``W`` = the longest hand list; entries past a player's hands are padding)."""
+
+    cards: npt.NDArray[np.int64]  # (3, W, 2) each hand's cards, -1 past the player's hands
+    # (B, 3, W) range weights; 0 for a hand meeting the board or that no deal on it holds
+    weight: npt.NDArray[np.float64]
+    order: npt.NDArray[np.int64]  # (B, 3, W) the hands of positive weight by ascending strength
+    cls: npt.NDArray[np.int64]  # (B, 3, W) their strength classes on the board, 0 … K_b − 1
+    num: npt.NDArray[np.int64]  # (B, 3) hands of positive weight
+    num_classes: int  # max K_b (a four-card board: every hand in class 0)
+    valid: npt.NDArray[np.float64]  # (B, 3, W) 1 where the hand misses the board
+    z: float  # Σ w0·w1·w2 over the triples disjoint from each other and the turn's cards
+
+
+def _board_block(
+    board: npt.NDArray[np.int64],
+    combos: tuple[npt.NDArray[np.int64], ...],
+    weights: tuple[npt.NDArray[np.float64], ...],
+    width: int,
+) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.int64], npt.NDArray[np.int64],
+           npt.NDArray[np.int64], int]:  # fmt: skip
+    """One board's weights, order, classes, count per player and number of classes
+    (:class:`Turn3Hands`). Whether a deal holds a hand: the pairs of the others' hands
+    disjoint from it, each other and the board, counted with 0/1 weights (exact)."""
+    full = np.zeros((PLAYERS, NUM_COMBOS))
+    meets = np.zeros(NUM_COMBOS, dtype=bool)
+    for c in board.tolist():
+        meets |= (COMBOS[:, 0] == c) | (COMBOS[:, 1] == c)
+    for p in range(PLAYERS):
+        full[p, combos[p]] = np.where(meets[combos[p]], 0.0, weights[p])
+    held = (full > 0.0).astype(np.float64)
+    weight = np.zeros((PLAYERS, width))
+    for p in range(PLAYERS):
+        pairs = _pair_sums(held[(p + 1) % 3], held[(p + 2) % 3])
+        weight[p, : combos[p].size] = np.where(pairs[combos[p]] > 0.5, full[p, combos[p]], 0.0)
+    if board.size == 5:
+        strength = rank_hands(board, COMBOS)
+    else:
+        strength = np.zeros(NUM_COMBOS, dtype=np.int64)
+    live = [np.flatnonzero(weight[p, : combos[p].size] > 0.0) for p in range(PLAYERS)]
+    ranks = np.unique(np.concatenate([strength[combos[p][live[p]]] for p in range(PLAYERS)]))
+    order = np.zeros((PLAYERS, width), dtype=np.int64)
+    cls = np.zeros((PLAYERS, width), dtype=np.int64)
+    num = np.zeros(PLAYERS, dtype=np.int64)
+    for p in range(PLAYERS):
+        k = np.searchsorted(ranks, strength[combos[p][live[p]]])
+        by = np.argsort(k, kind="stable")
+        num[p] = by.size
+        order[p, : by.size] = live[p][by]
+        cls[p, : by.size] = k[by]
+    return weight, order, cls, num, int(ranks.size)
+
+
+def turn3_hands(setup: Turn3Setup) -> Turn3Hands:
+    """Every board's hands (:class:`Turn3Hands`): the turn's, then one per river card."""
+    base = setup.base
+    width = max(setup.hands)
+    turn = np.array(base.board, dtype=np.int64)
+    boards = [turn] + [np.append(turn, c) for c in setup.river_cards.tolist()]
+    blocks = [_board_block(b, base.combos, base.hand_weights, width) for b in boards]
+    cards = np.full((PLAYERS, width, 2), -1, dtype=np.int64)
+    full = np.zeros((PLAYERS, NUM_COMBOS))
+    valid = np.zeros((len(boards), PLAYERS, width))
+    for p in range(PLAYERS):
+        n = base.combos[p].size
+        cards[p, :n] = COMBOS[base.combos[p]]
+        full[p, base.combos[p]] = blocks[0][0][p, :n]
+        valid[0, p, :n] = 1.0  # (the hands miss the turn's cards)
+        for k, card in enumerate(setup.river_cards.tolist()):
+            valid[k + 1, p, :n] = np.all(cards[p, :n] != card, axis=1)
+    z = float(full[0] @ _pair_sums(full[1], full[2]))
+    if not z > 0.0:
+        raise ValueError("weights: no three hands of the ranges fit together with the board")
+    return Turn3Hands(
+        cards=cards,
+        weight=np.stack([b[0] for b in blocks]),
+        order=np.stack([b[1] for b in blocks]),
+        cls=np.stack([b[2] for b in blocks]),
+        num=np.stack([b[3] for b in blocks]),
+        num_classes=max(b[4] for b in blocks),
+        valid=valid,
+        z=z,
+    )
 
 
 # ----- the spot as an explicit-deal MultiGame (the brute-force reference) ---------------------
