@@ -26,7 +26,8 @@ Array = npt.NDArray[np.float64]
 
 
 class River3Engine(MultiEngine):
-    """A solve of a three-way river spot under ``rule`` (float64, one thread). Profiles are
+    """A solve of a three-way river spot under ``rule`` (float64, one thread) — or of a turn
+    spot built by :func:`~solver.cfr.holdem3_turn_build.build_turn3`. Profiles are
     flat vectors in the built game's ``[action, hand]`` blocks (player ``p``'s nodes with its
     ``n_p`` hands). Locks are not offered yet."""
 
