@@ -14,10 +14,10 @@ from typing import Any
 
 import streamlit as st
 
-from app import nav, runtime, state
+from app import nav, state
 from app import spec as S
 from app.components.multi_figures import MULTI_X, curve_names, nash_figure, player_label
-from app.features import multi_locks
+from app.features import multi_locks, multi_reload
 from app.features.controls import live_view, pause_resume_stop
 from app.jobs import stop_job
 from solver.cfr.multi_solve import ES, MULTI_DEFAULT_ALGORITHM
@@ -60,7 +60,9 @@ def setup_game() -> str | None:
 
 def wanted(heads_up_busy: bool) -> bool:
     """Whether the Solve page shows the three-player view: a three-player solve runs, or Set
-    up holds a three-player game and no heads-up solve runs or is starting."""
+    up holds a three-player game and no heads-up solve runs or is starting. (First, a
+    reloaded page takes its three-player solve back: :func:`multi_reload.reattach`.)"""
+    multi_reload.reattach()
     j = job()
     if j is not None and not j.progress.finished:
         return True
@@ -85,6 +87,9 @@ def render() -> None:
     running = drawn is not None and drawn not in FINISHED
     state.put(state.MULTI_LAST_STATE, drawn)
     st.title("Solve")
+    ended = state.get(multi_reload.ENDED)
+    if ended:
+        st.info(str(ended), icon=":material/info:")
     shown = state.get(state.MULTI_GAME) if running else setup_game()
     if shown is None:  # (a heads-up game on Set up, no three-player solve running)
         return
@@ -189,7 +194,7 @@ def _start() -> None:
     except (ValueError, TypeError) as exc:
         state.put(state.MULTI_ERROR, f"Cannot solve: {exc}")
         return
-    runtime.registry().add(runtime.session_id(), j)  # (the reaper ends it with its session)
+    multi_reload.register(j, name)  # (a reload takes it back; the reaper ends it once unwatched)
     state.put(state.MULTI_JOB, j)
     state.put(state.MULTI_GAME, name)
     state.put(state.MULTI_NODE, None)
