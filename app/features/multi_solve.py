@@ -236,7 +236,8 @@ def live() -> None:
         st.error(f"The solve failed: {p.error}", icon=":material/error:")
     if j.locks is not None:
         who = ", ".join(player_label(k) for k in j.locks.players())
-        st.caption(f"Solving with locks: {len(j.locks.sets)} information sets of {who}.")
+        verb = "Solved" if p.finished else "Solving"
+        st.caption(f"{verb} with locks: {len(j.locks.sets)} information sets of {who}.")
     if last is None:
         st.caption("First check…")
         return
