@@ -32,6 +32,7 @@ from solver.cfr.multi_solve import MultiSolveResult, is_multi_game, solve_multi
 from solver.cfr.options import options_with
 from solver.games import Game
 from solver.games import make_game as make_heads_up_game
+from solver.games.holdem3 import River3Spec
 from solver.games.model import DECISION
 from solver.games.multiway import MultiGame, multi_game
 from solver.lockspec import check_locks_type, lock_engine
@@ -287,7 +288,7 @@ def measure(engine: Solver, started: float) -> Checkpoint:
 
 @overload
 def solve(  # type: ignore[overload-overlap]  # (a Literal name first, as typeshed's open())
-    game: MultiGame | MultiName,
+    game: MultiGame | MultiName | River3Spec | Mapping[str, object],
     algorithm: AlgorithmRule | str | None = None,
     iterations: int | None = None,
     target_exploitability: float | None = None,
@@ -318,7 +319,7 @@ def solve(
 
 
 def solve(
-    game: Game | MultiGame | str,
+    game: Game | MultiGame | River3Spec | Mapping[str, object] | str,
     algorithm: AlgorithmRule | str | None = None,
     iterations: int | None = None,
     target_exploitability: float | None = None,
@@ -370,7 +371,11 @@ def solve(
     (:mod:`solver.games.multi_locks`). Given ``target_exploitability``, ``warm_start``,
     ``threads`` > 1, storage other than float64, pruning, or a seed but for ``mccfr-es``,
     they raise ValueError naming the argument; so does ``target_nash_distance`` on a
-    heads-up game.
+    heads-up game. A three-way hold'em river spot — a
+    :class:`~solver.games.holdem3.River3Spec` or a dict of its fields — is solved the same
+    way (the full-width rules; a :class:`~solver.games.spec.SpecError` names a bad field
+    before anything is built; % pot figures are of the spec's pot; strategies key hands by
+    combo, ``AhKd``).
     """
     check_option_names("solve()", settings, solve)
     if is_multi_game(game):
@@ -382,7 +387,7 @@ def solve(
             )
         if warm_start is not None:
             raise ValueError("warm_start: heads-up only")
-        assert isinstance(game, (MultiGame, str))
+        assert not isinstance(game, Game)
         return solve_multi(
             game, algorithm, iterations, target_nash_distance, check_every, callback, params,
             options, **settings,
@@ -392,8 +397,8 @@ def solve(
             "target_nash_distance: for three-player games (heads-up solves take "
             "target_exploitability)"
         )
-    if isinstance(game, MultiGame):  # (is_multi_game says so: for the type checker)
-        raise TypeError("game: a MultiGame is solved by the three-player branch")
+    if isinstance(game, (MultiGame, River3Spec, Mapping)):  # (is_multi_game says so: for mypy)
+        raise TypeError("game: a three-player game is solved by the three-player branch")
     g = _resolve_game(game)
     _check_arguments(iterations, target_exploitability, check_every, callback, params)
     limit = iterations
