@@ -1,4 +1,5 @@
-"""A three-player solve in the background (``kuhn3``, ``leduc3``; docs/multiway.md):
+"""A three-player solve in the background (``kuhn3``, ``leduc3``, a three-way river spot's
+:class:`~solver.cfr.river3_view.River3Game`; docs/multiway.md):
 :class:`MultiSolveJob`, the app's job for :class:`~solver.cfr.multi_engine.MultiEngine` (or
 external sampling) beside the heads-up :class:`~solver.run.jobs.SolveJob`. No Streamlit here.
 
@@ -26,14 +27,15 @@ import numpy.typing as npt
 from solver.cfr.multi_solve import (
     MultiCheckpoint,
     MultiSolver,
+    ThreeGame,
     checkpoint,
     engine_memory,
+    game_pot,
     lock_multi_engine,
     make_multi_engine,
 )
 from solver.cfr.options import finite
 from solver.games.multi_locks import MultiLocks
-from solver.games.multiway import ANTE, MultiGame
 from solver.quoting import brief
 from solver.run.lifecycle import (
     DONE,
@@ -86,8 +88,9 @@ def _whole(name: str, value: object, minimum: int) -> int:
 
 
 class MultiSolveJob(ThreadOwner[MultiProgress]):
-    """One solve of the three-player ``mgame`` with ``algorithm`` (a full-width rule's name
-    or ``mccfr-es``) and ``params`` (``seed`` for ``mccfr-es``) in a background thread, to
+    """One solve of the three-player ``mgame`` (a toy game's MultiGame, or a river spot's
+    River3Game: full-width rules only, no locks yet) with ``algorithm`` (a full-width rule's
+    name or ``mccfr-es``) and ``params`` (``seed`` for ``mccfr-es``) in a background thread, to
     ``max_iterations`` or the first check whose largest Nash distance is at most ``target``
     (chips; None: no target), with ``locks`` (lock text ``{line: mix}`` for any player, or
     resolved :class:`~solver.games.multi_locks.MultiLocks`; None: none). Bad arguments raise
@@ -96,7 +99,7 @@ class MultiSolveJob(ThreadOwner[MultiProgress]):
 
     def __init__(
         self,
-        mgame: MultiGame,
+        mgame: ThreeGame,
         algorithm: str,
         params: Mapping[str, float] | None = None,
         *,
@@ -122,7 +125,7 @@ class MultiSolveJob(ThreadOwner[MultiProgress]):
         self.locks = lock_multi_engine(engine, locks)
         self._engine: MultiSolver | None = engine
         self.mgame = mgame
-        self.pot = ANTE * mgame.num_players
+        self.pot = game_pot(mgame)  # chips before anyone acts: what % pot divides by
         self._lock = threading.Lock()
         self._engine_lock = threading.Lock()
         self._stop = threading.Event()
