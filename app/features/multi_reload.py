@@ -15,7 +15,7 @@ from typing import Any
 import streamlit as st
 
 from app import runtime, state
-from app.features import multi_locks
+from app.features import multi_locks, river3_form
 from app.request import show_on_setup
 from solver.run.multi_job import MultiSolveJob
 
@@ -32,13 +32,17 @@ RESTORED = (
     multi_locks.TEXT,
     multi_locks.APPLIED,
 )
+# a three-way river spot's: Set up's source, its Players choice and the spot's fields
+RIVER3_RESTORED = (state.SOURCE, state.LOADED_FROM, state.SETUP_PLAYERS,
+                   *river3_form.KEYS.values())  # fmt: skip
 
 
 def register(job: MultiSolveJob, name: str) -> None:
     """Make ``job`` (on the game ``name``) this session's solve: registered with the
     reaper under a fresh token the page URL carries, with what a reloaded page needs."""
     token = secrets.token_urlsafe(9)
-    widgets = {k: state.get(k) for k in RESTORED if state.get(k) is not None}
+    keys = RESTORED + (RIVER3_RESTORED if name == river3_form.NAME else ())
+    widgets = {k: state.get(k) for k in keys if state.get(k) is not None}
     context: dict[str, Any] = {"game": name, "widgets": widgets}
     runtime.registry().add(runtime.session_id(), job, token=token, context=context)
     state.put(TOKEN, token)
@@ -85,4 +89,5 @@ def reattach() -> None:
     state.put(state.MULTI_GAME, name)
     state.put(state.MULTI_LAST_STATE, job.progress.state)
     state.put(TOKEN, str(token))
-    show_on_setup(f"multi:{name}", None)
+    if name != river3_form.NAME:  # (a river spot's Set up came back with its widgets)
+        show_on_setup(f"multi:{name}", None)
