@@ -12,7 +12,7 @@ import math
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Literal, Unpack, overload
+from typing import Any, Literal, Unpack, overload
 
 import numpy as np
 import numpy.typing as npt
@@ -30,6 +30,7 @@ from solver.cfr.bestresponse import measure as measure_exploitability
 from solver.cfr.checks import Check
 from solver.cfr.multi_solve import MultiSolveResult, is_multi_game, solve_multi
 from solver.cfr.options import options_with
+from solver.cfr.river3_view import River3Game
 from solver.games import Game
 from solver.games import make_game as make_heads_up_game
 from solver.games.holdem3 import River3Spec
@@ -288,7 +289,7 @@ def measure(engine: Solver, started: float) -> Checkpoint:
 
 @overload
 def solve(  # type: ignore[overload-overlap]  # (a Literal name first, as typeshed's open())
-    game: MultiGame | MultiName | River3Spec | Mapping[str, object],
+    game: MultiGame | MultiName,
     algorithm: AlgorithmRule | str | None = None,
     iterations: int | None = None,
     target_exploitability: float | None = None,
@@ -299,7 +300,23 @@ def solve(  # type: ignore[overload-overlap]  # (a Literal name first, as typesh
     options: SolveOptions | None = None,
     target_nash_distance: float | None = None,
     **settings: Unpack[SolverOptions],
-) -> MultiSolveResult: ...
+) -> MultiSolveResult[MultiGame]: ...
+
+
+@overload
+def solve(
+    game: River3Spec | Mapping[str, object],
+    algorithm: AlgorithmRule | str | None = None,
+    iterations: int | None = None,
+    target_exploitability: float | None = None,
+    check_every: int = 10,
+    callback: Callable[..., bool | None] | None = None,
+    params: Mapping[str, float] | None = None,
+    warm_start: SolveResult | None = None,
+    options: SolveOptions | None = None,
+    target_nash_distance: float | None = None,
+    **settings: Unpack[SolverOptions],
+) -> MultiSolveResult[River3Game]: ...
 
 
 @overload
@@ -330,7 +347,7 @@ def solve(
     options: SolveOptions | None = None,
     target_nash_distance: float | None = None,
     **settings: Unpack[SolverOptions],
-) -> SolveResult | MultiSolveResult:
+) -> SolveResult | MultiSolveResult[Any]:
     """Solve ``game`` with ``algorithm`` (a registered name or a :class:`Rule`; None: the
     default, :func:`solver.algorithms.default_algorithm` — ``dcfr-tuned`` for hold'em
     subgames, ``dcfr`` for the toy games).

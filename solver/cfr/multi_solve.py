@@ -23,6 +23,7 @@ import math
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, fields
+from typing import Any, Generic, TypeVar
 
 import numpy as np
 import numpy.typing as npt
@@ -70,6 +71,7 @@ _WORDS = {"k": "check", "b": "bet", "c": "call", "f": "fold", "r": "raise"}
 MultiSolver = MultiEngine | MultiESEngine
 ThreeGame = MultiGame | River3Game
 """A three-player game as results and files read it: a toy game, or a river spot."""
+G = TypeVar("G", bound=ThreeGame)
 
 
 def is_multi_game(game: object) -> bool:
@@ -181,12 +183,12 @@ def checkpoint(engine: MultiSolver, elapsed_s: float) -> MultiCheckpoint:
 
 
 @dataclass
-class MultiSolveResult:
+class MultiSolveResult(Generic[G]):
     """What a three-player solve leaves: the engine, its checks and queries on the average
     profile. ``exploitability`` is None: a three-player game has none (see the Nash
     distances)."""
 
-    game: ThreeGame
+    game: G
     algorithm: str  # the rule's name, or "mccfr-es"
     params: dict[str, float]
     engine: MultiSolver
@@ -442,7 +444,7 @@ def solve_multi(
     params: Mapping[str, float] | None = None,
     options: SolveOptions | None = None,
     **settings: object,
-) -> MultiSolveResult:
+) -> MultiSolveResult[Any]:
     """Solve a three-player game (``game`` a :class:`MultiGame` or ``kuhn3``/``leduc3``, or
     a three-way river spot: a :class:`River3Spec` or a dict of its fields, checked first —
     a :class:`~solver.games.spec.SpecError` names a bad field; its pot is the spec's):
@@ -469,7 +471,7 @@ def solve_multi(
     limit = iterations
     if limit is None:
         limit = 1000 if target_nash_distance is None else TARGET_CAP
-    result = MultiSolveResult(mg, label, rule_params, engine)
+    result: MultiSolveResult[Any] = MultiSolveResult(mg, label, rule_params, engine)
     started = time.perf_counter()
 
     def reached(cp: MultiCheckpoint) -> bool:

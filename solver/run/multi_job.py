@@ -20,6 +20,7 @@ import threading
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
+from typing import Generic, TypeVar
 
 import numpy as np
 import numpy.typing as npt
@@ -54,6 +55,8 @@ Array = npt.NDArray[np.float64]
 
 __all__ = ["MultiProgress", "MultiSolveJob"]
 
+G = TypeVar("G", bound=ThreeGame)
+
 
 @dataclass(frozen=True)
 class MultiProgress:
@@ -87,7 +90,7 @@ def _whole(name: str, value: object, minimum: int) -> int:
     return int(value)
 
 
-class MultiSolveJob(ThreadOwner[MultiProgress]):
+class MultiSolveJob(ThreadOwner[MultiProgress], Generic[G]):
     """One solve of the three-player ``mgame`` (a toy game's MultiGame, or a river spot's
     River3Game: full-width rules only, no locks yet) with ``algorithm`` (a full-width rule's
     name or ``mccfr-es``) and ``params`` (``seed`` for ``mccfr-es``) in a background thread, to
@@ -99,7 +102,7 @@ class MultiSolveJob(ThreadOwner[MultiProgress]):
 
     def __init__(
         self,
-        mgame: ThreeGame,
+        mgame: G,
         algorithm: str,
         params: Mapping[str, float] | None = None,
         *,
