@@ -17,16 +17,20 @@ from streamlit.testing.v1 import AppTest
 from test_river3_job_export import profile_from_csv
 
 from app import state
+from app.features.multi_reload import URL_KEY
 from app.features.multi_study import export_files
 from app.features.river3_form import DEFAULTS, KEYS
-from solver.cfr.river3_view import River3Game, line_words
+from solver.cfr.river3_view import River3Game, line_words, river3_game
 from solver.games.holdem3 import River3Spec, estimate
 from solver.poker.ranges import COMBO_CELL, GRID_LABELS
-from solver.run.jobs import FINISHED
+from solver.run.jobs import FINISHED, RUNNING
 from solver.run.multi_job import MultiSolveJob
 
 # a small spot: one bet size, one raise (all-in), so a solve takes a moment
 SMALL = {**DEFAULTS, "bets": "50%", "raises": "a", "raise_cap": "1"}
+SOLVED = River3Spec("Ks 7d 2c 9h 3s", "AA, KK, AK", "QQ, JJ, AQs", "TT, 99, KQs", pot=60,
+                    stack=200, bets="50%", raises="a", raise_cap=1)  # fmt: skip
+"""The spot ``SMALL``'s fields describe."""
 
 
 @pytest.fixture(autouse=True)
@@ -48,7 +52,8 @@ def errors(at: AppTest) -> list[str]:
 def form_state(**changes: str) -> dict[str, object]:
     """Session state of Set up holding the river spot (fields: River3Spec names)."""
     values = {**SMALL, **changes}
-    return {state.SETUP_PLAYERS: 3, **{KEYS[f]: v for f, v in values.items()}}
+    return {state.SOURCE: "preset:srp-river", state.SETUP_PLAYERS: 3,
+            **{KEYS[f]: v for f, v in values.items()}}  # fmt: skip
 
 
 def chart(at: AppTest, key: str) -> dict:
@@ -125,9 +130,7 @@ def test_solve_explore_and_export_a_three_way_river() -> None:
     at.button(key="multi_start").click().run()
     job = at.session_state[state.MULTI_JOB]
     assert isinstance(job, MultiSolveJob) and isinstance(job.mgame, River3Game)
-    assert job.mgame.spec == River3Spec("Ks 7d 2c 9h 3s", "AA, KK, AK", "QQ, JJ, AQs",
-                                        "TT, 99, KQs", pot=60, stack=200, bets="50%",
-                                        raises="a", raise_cap=1)  # fmt: skip
+    assert job.mgame.spec == SOLVED
     assert job.wait_for(lambda q: q.finished, timeout=120)
     assert job.progress.state in FINISHED and job.progress.iteration == 60
     at.run()
@@ -196,3 +199,45 @@ def test_heads_up_pages_say_they_are_heads_up_only() -> None:
     at.run()
     assert not at.exception and "heads-up only" in texts(at)
     assert "Three-way hold'em river" in texts(at)
+
+
+def test_a_running_river3_solve_is_taken_back_after_a_reload() -> None:
+    """A reload (a new session with the URL's ``?solve3=`` token) gets the same job, and Set
+    up holds the same three-way spot with its fields, not the default game."""
+    settings = {**form_state(range2="TT, 99"), state.MULTI_ALGO: "cfr+",
+                state.MULTI_ITERATIONS: 1_000_000, state.MULTI_EVERY: 50}  # fmt: skip
+    at = page("solve", **settings)  # a million iterations: running through this test
+    at.run()
+    at.button(key="multi_start").click().run()
+    job = at.session_state[state.MULTI_JOB]
+    token = at.query_params[URL_KEY]
+    assert isinstance(job, MultiSolveJob) and token and job.progress.state == RUNNING
+    reloaded = page("solve")  # a new session on the same URL: Set up on its default game
+    reloaded.query_params[URL_KEY] = token
+    reloaded.run()
+    assert not reloaded.exception
+    assert reloaded.session_state[state.MULTI_JOB] is job
+    assert reloaded.session_state[state.SETUP_PLAYERS] == 3
+    assert reloaded.session_state[state.R3_RANGE2] == "TT, 99"
+    assert "Three-way hold'em river" in texts(reloaded)
+    assert reloaded.button(key="multi_start").disabled  # running
+    kept = (state.SOURCE, state.LOADED_FROM, state.SETUP_PLAYERS, *KEYS.values())
+    setup = page("setup", **{k: reloaded.session_state[k] for k in kept
+                             if k in reloaded.session_state})  # fmt: skip
+    setup.run()
+    assert not setup.exception and setup.text_area(key=state.R3_RANGE2).value == "TT, 99"
+    job.stop()
+    assert job.join(30.0)
+
+
+def test_explore_says_when_set_up_holds_another_spot() -> None:
+    job = MultiSolveJob(river3_game(SOLVED), "cfr+", max_iterations=10).start()
+    assert job.wait_for(lambda q: q.finished, timeout=60)
+    same = page("explore", **form_state(), **{state.MULTI_JOB: job, state.MULTI_GAME: "river3"})
+    same.run()
+    assert not same.exception and "another three-way spot" not in texts(same)
+    other = page("explore", **form_state(pot="80"),
+                 **{state.MULTI_JOB: job, state.MULTI_GAME: "river3"})  # fmt: skip
+    other.run()
+    assert not other.exception and "another three-way spot" in texts(other)
+    assert "board Ks 7d 2c 9h 3s · pot 60" in texts(other)  # the solved spot's

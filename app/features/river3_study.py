@@ -13,6 +13,7 @@ import streamlit as st
 from app import state
 from app.components import river3_figures as R
 from app.components.multi_figures import player_label
+from app.features import river3_form
 from solver.cfr.river3_view import River3Game, line_words
 from solver.run.multi_job import MultiSolveJob
 
@@ -30,6 +31,12 @@ def render(j: MultiSolveJob, sigma: Array, iteration: int) -> None:
         f"average profile of iteration {iteration:,}"
         + (" (the solve is still running; this view updates when you act)" if running else "")
     )
+    if river3_form.read().spec != spec:
+        st.info(
+            "Set up now holds another three-way spot: this is the one solved last. Solve again "
+            "to explore Set up's.",
+            icon=":material/info:",
+        )
     players = [0, 1, 2]
     if state.get(state.MULTI_PLAYER) not in players:
         state.put(state.MULTI_PLAYER, 0)
