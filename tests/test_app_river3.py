@@ -20,6 +20,7 @@ from app import state
 from app.features.multi_reload import URL_KEY
 from app.features.multi_study import export_files
 from app.features.river3_form import DEFAULTS, KEYS
+from app.features.river3_study import reach_text
 from solver.cfr.river3_view import River3Game, line_words, river3_game
 from solver.games.holdem3 import River3Spec, estimate
 from solver.poker.ranges import COMBO_CELL, GRID_LABELS
@@ -172,7 +173,7 @@ def test_solve_explore_and_export_a_three_way_river() -> None:
             for a, name in enumerate(acts):
                 assert row[name] == pytest.approx(100 * blk[a, int(k)], abs=0.006)
         shares = g.reach_share(sigma, node)
-        assert [m.value for m in ex.metric] == [f"{100 * s:.1f} %" for s in shares]
+        assert [m.value for m in ex.metric] == [reach_text(s) for s in shares]
     # a node deeper down: the third player facing a bet after a check
     node = next(int(n) for n in g.decision_nodes() if g.history(int(n)) == ("k", "b:30"))
     ex.radio(key=state.MULTI_PLAYER).set_value(2).run()
@@ -241,3 +242,9 @@ def test_explore_says_when_set_up_holds_another_spot() -> None:
     other.run()
     assert not other.exception and "another three-way spot" in texts(other)
     assert "board Ks 7d 2c 9h 3s · pot 60" in texts(other)  # the solved spot's
+
+
+def test_reach_reads_in_percent_small_ones_not_as_zero() -> None:
+    assert reach_text(1.0) == "100.0 %" and reach_text(0.5) == "50.0 %"
+    assert reach_text(0.0) == "0.0 %" and reach_text(0.00042) == "0.042 %"
+    assert reach_text(0.0095) == "0.95 %"

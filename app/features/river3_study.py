@@ -20,6 +20,15 @@ from solver.run.multi_job import MultiSolveJob
 Array = npt.NDArray[np.float64]
 
 
+def reach_text(share: float) -> str:
+    """A reach share (0..1) in %: one decimal, more for a small one ("0.042 %"), never a
+    bare "0.0 %" for a line some hands still play."""
+    pct = 100.0 * share
+    if pct == 0.0 or pct >= 1.0:
+        return f"{pct:.1f} %"
+    return f"{pct:.2g} %"
+
+
 def render(j: MultiSolveJob, sigma: Array, iteration: int) -> None:
     """The river spot's Explore body under the page's title."""
     g = j.mgame
@@ -67,7 +76,7 @@ def render(j: MultiSolveJob, sigma: Array, iteration: int) -> None:
     )
     reach = st.columns(3)
     for col, (who, share) in zip(reach, R.reach_lines(g, sigma, node), strict=True):
-        col.metric(f"{who} reach", f"{100 * share:.1f} %")
+        col.metric(f"{who} reach", reach_text(share))
     st.caption(
         "Reach: the share of each player's range (by weight) whose own actions lead here "
         "(card removal against the others not counted)."
