@@ -248,3 +248,17 @@ def test_reach_reads_in_percent_small_ones_not_as_zero() -> None:
     assert reach_text(1.0) == "100.0 %" and reach_text(0.5) == "50.0 %"
     assert reach_text(0.0) == "0.0 %" and reach_text(0.00042) == "0.042 %"
     assert reach_text(0.0095) == "0.95 %"
+
+
+def test_compare_does_not_race_the_hidden_heads_up_form() -> None:
+    """With 3 players on Set up, Compare's "current set-up" is the three-way spot: not raced
+    (three-player races run from the command line), never the heads-up form behind it."""
+    at = page("compare", **form_state(), **{state.COMPARE_GAME: state.CURRENT_SETUP})
+    at.run()
+    assert not at.exception
+    assert any("Compare races heads-up games" in str(e.value) for e in at.error)
+    assert at.button(key="btn_race_start").disabled
+    heads_up = page("compare", **{**form_state(), state.SETUP_PLAYERS: 2,
+                                  state.COMPARE_GAME: state.CURRENT_SETUP})  # fmt: skip
+    heads_up.run()
+    assert not any("Compare races heads-up games" in str(e.value) for e in heads_up.error)
