@@ -192,7 +192,10 @@ def test_solve_explore_and_export_a_three_way_river() -> None:
     assert data["nash_distance"] == list(last.nash_distance)
     out = page("export", **carried)
     out.run()
-    assert not out.exception
+    assert not out.exception and "`hand_class`" in texts(out)
+    assert [b.label for b in out.get("download_button")] == [
+        "Player 1's strategy as CSV", "Player 2's strategy as CSV",
+        "Player 3's strategy as CSV", "All three strategies as JSON"]  # fmt: skip
 
 
 def test_heads_up_pages_say_they_are_heads_up_only() -> None:

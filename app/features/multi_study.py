@@ -140,8 +140,17 @@ def render_export() -> None:
     for col, (what, name, text, mime) in zip(cols, files, strict=True):
         col.download_button(what, data=text.encode("utf-8"), file_name=name, mime=mime,
                             on_click="ignore")  # fmt: skip
+    river = (
+        " On a three-way river a hand is a combo (`AhKd`), the CSV adds its class "
+        "(`hand_class`) and the JSON the spot's fields (`spot`)."
+        if isinstance(j.mgame, River3Game)
+        else ""
+    )
     st.caption(
         "CSV: one row per information set (the line to a node and a hand) and action, "
         "players counted from 1. JSON: `strategies[k]` is player k + 1's, line → hand → "
-        "action → probability, with the last check's Nash distances and NashConv. " + NOT_HERE
+        "action → probability, with the last check's Nash distances and NashConv."
+        + river
+        + " "
+        + NOT_HERE
     )
