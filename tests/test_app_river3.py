@@ -116,9 +116,7 @@ def test_bad_input_is_named_under_its_field_and_kept(field: str, value: str, nam
     solve = page("solve", **form_state(**{field: value}))
     solve.run()
     assert not solve.exception and "bad field" in texts(solve)
-    solve.button(key="multi_start").click().run()
-    assert state.MULTI_JOB not in solve.session_state  # no solve started
-    assert named in str(solve.session_state[state.MULTI_ERROR])
+    assert solve.button(key="multi_start").disabled  # until Set up is fixed
 
 
 def test_solve_explore_and_export_a_three_way_river() -> None:
@@ -251,6 +249,19 @@ def test_reach_reads_in_percent_small_ones_not_as_zero() -> None:
     assert reach_text(1.0) == "100.0 %" and reach_text(0.5) == "50.0 %"
     assert reach_text(0.0) == "0.0 %" and reach_text(0.00042) == "0.042 %"
     assert reach_text(0.0095) == "0.95 %"
+
+
+def test_a_start_with_a_bad_spot_names_the_field() -> None:
+    """The Solve button is disabled on a bad spot; its callback (a click that raced the
+    edit) still refuses, naming the field."""
+    at = page("solve", **form_state())
+    at.run()
+    assert not at.button(key="multi_start").disabled
+    at.session_state[state.R3_RANGE1] = ""  # (the spot turns bad behind the drawn button)
+    at.button(key="multi_start").click().run()
+    assert at.button(key="multi_start").disabled
+    assert state.MULTI_JOB not in at.session_state  # no solve started
+    assert "Range of player 2 (second to act)" in str(at.session_state[state.MULTI_ERROR])
 
 
 def test_compare_does_not_race_the_hidden_heads_up_form() -> None:

@@ -123,12 +123,13 @@ def render() -> None:
                    "them).")  # fmt: skip
     else:
         multi_locks.render(shown, game(shown), running, _last_profile(shown))
+    bad_spot = shown == river3_form.NAME and not running and not river3_form.read().valid
     cols = st.columns([1, 1, 1, 3])
     cols[0].button(
         "Solve",
         key="multi_start",
         type="primary",
-        disabled=running,
+        disabled=running or bad_spot,  # (a bad river spot: fixed on Set up first)
         on_click=_start,
         width="stretch",
     )
