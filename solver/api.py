@@ -236,7 +236,7 @@ def make_game(name: str, **options: object) -> Game: ...
 def make_game(name: str, **options: object) -> Game | MultiGame:
     """:func:`solver.games.make_game`, and the three-player toy games ``kuhn3`` and
     ``leduc3`` as :class:`~solver.games.multiway.MultiGame` (docs/multiway.md)."""
-    if is_multi_game(name):
+    if isinstance(name, str) and is_multi_game(name):
         if options:
             raise TypeError(f"game {name!r} takes no options, got {', '.join(sorted(options))}")
         return multi_game(name.strip().lower())

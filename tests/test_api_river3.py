@@ -161,3 +161,12 @@ def test_target_applies_to_the_largest_distance() -> None:
     first = next(c.iteration for c in free.history if c.max_distance <= target)
     r = solve(SPEC, "cfr+", iterations=200, check_every=10, target_nash_distance=target)
     assert r.stopped_by == "target" and r.iteration == first
+
+
+def test_make_game_refuses_a_dict_as_it_did() -> None:
+    """``make_game`` builds games by name: a dict (a river spot's fields) is no name there
+    (``solve`` takes it), a TypeError as before — not an AttributeError."""
+    from solver.api import make_game
+
+    with pytest.raises(TypeError):
+        make_game(dataclasses.asdict(SPEC))  # type: ignore[arg-type]
