@@ -169,4 +169,4 @@ def test_make_game_refuses_a_dict_as_it_did() -> None:
     from solver.api import make_game
 
     with pytest.raises(TypeError):
-        make_game(dataclasses.asdict(SPEC))  # type: ignore[arg-type]
+        make_game(dataclasses.asdict(SPEC))  # type: ignore[call-overload]
