@@ -23,6 +23,7 @@ from app import files, kernels, nav, pages, runtime, state  # noqa: E402
 from app import settings as cfgmod  # noqa: E402
 from app import spec as S  # noqa: E402
 from app.errors import shown  # noqa: E402
+from app.features import multi_reload  # noqa: E402
 from app.request import ensure_form  # noqa: E402
 
 # Tighter than Streamlit's defaults, so the Solve page's curve and grid are in view at
@@ -45,6 +46,7 @@ def main() -> None:
     st.set_page_config(page_title="Regret Lab", page_icon=":material/casino:", layout="wide")
     st.html(CSS)
     runtime.reattach()
+    multi_reload.reattach()  # (a three-player solve: its own token, ?solve3=)
     ensure_form()
     source = str(state.get(state.SOURCE))
     job = state.job()

@@ -197,6 +197,19 @@ MULTI_LAST_STATE = "multi_last_state"  # the job state the page last drew its bu
 MULTI_X = "multi_x"  # radio: the curves' x axis ("iterations" or "seconds")
 MULTI_PLAYER = "multi_player"  # radio (Explore): 0, 1 or 2
 MULTI_NODE = "multi_node"  # selectbox (Explore): the node shown, by index
+# the three-way river spot's Set up form (app/features/river3_form.py; docs/multiway.md)
+SETUP_PLAYERS = "setup_players"  # radio on the hold'em form: 2 (heads-up) or 3 (three-way river)
+R3_BOARD = "r3_board"  # text: five cards
+R3_RANGE0 = "r3_range0"  # text area: the range of the first to act (player 1)
+R3_RANGE1 = "r3_range1"  # text area: the second to act's
+R3_RANGE2 = "r3_range2"  # text area: the last to act's
+R3_POT = "r3_pot"  # text: chips in the pot at the start
+R3_STACK = "r3_stack"  # text: chips behind each player
+R3_BETS = "r3_bets"  # text: bet sizes
+R3_RAISES = "r3_raises"  # text: raise sizes
+R3_RAISE_CAP = "r3_raise_cap"  # text: raises after the first bet
+R3_BIG_BLIND = "r3_big_blind"  # text: the smallest bet (chips)
+R3_MAX_MEMORY = "r3_max_memory"  # text: memory cap (MB)
 
 
 def get(key: str, default: Any = None) -> Any:

@@ -1,5 +1,5 @@
-"""The pictures of docs/app.md, docs/locking.md, docs/exploit.md and docs/multiway.md, taken
-from the running app.
+"""The pictures of docs/app.md, docs/locking.md, docs/exploit.md and docs/multiway.md (two:
+three-player Kuhn's Solve, a three-way river's Explore grid), taken from the running app.
 
 Run it after a change to what a pictured page shows (layout, wording, colours, a chart), and
 look at the new PNGs before committing them::
@@ -255,11 +255,34 @@ def multiway_journey(page: Page, url: str, shots: Shots) -> None:
     shots.region("multiway-solve", page, page.locator("h1", has_text="Solve"), curve)
 
 
+def river3_journey(page: Page, url: str, shots: Shots) -> None:
+    """docs/multiway.md: Set up's default three-way river spot solved; Explore's grid of the
+    last to act after two checks."""
+    page.set_viewport_size({"width": WIDTH, "height": TALL})
+    page.goto(url)
+    idle(page)
+    nav(page, "Set up")
+    radio(page, "3 (three-way river)")
+    nav(page, "Solve")
+    page.locator(".st-key-multi_start button").click()
+    expect(page.get_by_text(re.compile(r"^Done \(iterations\)"))).to_be_visible(timeout=3 * WAIT)
+    idle(page)
+    nav(page, "Explore")
+    radio(page, "Player 3 (last to act)")
+    page.get_by_role("combobox", name="Node (the line to it)").click()
+    page.get_by_role("option", name="P1 checks, P2 checks", exact=True).click()
+    idle(page)
+    expect(page.get_by_text(re.compile(r"to act after: P1 checks, P2 checks"))).to_be_visible()
+    grid = drawn(page, "river3_grid")
+    shots.region("multiway-river3-explore", page, page.locator("h1", has_text="Explore"), grid)
+
+
 JOURNEYS: dict[str, tuple[tuple[str, ...], Callable[[Page, str, Shots], None]]] = {
     "app": (("app-solve", "app-explore", "app-study"), app_journey),
     "locking": (("lock-form", "lock-shift", "lock-paint", "lock-effect"), locking_journey),
     "exploit": (("exploit-profile", "exploit-risk"), exploit_journey),
     "multiway": (("multiway-solve",), multiway_journey),
+    "river3": (("multiway-river3-explore",), river3_journey),
 }
 NAMES = [n for names, _ in JOURNEYS.values() for n in names]
 

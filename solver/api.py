@@ -12,7 +12,7 @@ import math
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Literal, Unpack, overload
+from typing import Any, Literal, Unpack, overload
 
 import numpy as np
 import numpy.typing as npt
@@ -30,8 +30,10 @@ from solver.cfr.bestresponse import measure as measure_exploitability
 from solver.cfr.checks import Check
 from solver.cfr.multi_solve import MultiSolveResult, is_multi_game, solve_multi
 from solver.cfr.options import options_with
+from solver.cfr.river3_view import River3Game
 from solver.games import Game
 from solver.games import make_game as make_heads_up_game
+from solver.games.holdem3 import River3Spec
 from solver.games.model import DECISION
 from solver.games.multiway import MultiGame, multi_game
 from solver.lockspec import check_locks_type, lock_engine
@@ -234,7 +236,7 @@ def make_game(name: str, **options: object) -> Game: ...
 def make_game(name: str, **options: object) -> Game | MultiGame:
     """:func:`solver.games.make_game`, and the three-player toy games ``kuhn3`` and
     ``leduc3`` as :class:`~solver.games.multiway.MultiGame` (docs/multiway.md)."""
-    if is_multi_game(name):
+    if isinstance(name, str) and is_multi_game(name):
         if options:
             raise TypeError(f"game {name!r} takes no options, got {', '.join(sorted(options))}")
         return multi_game(name.strip().lower())
@@ -298,7 +300,23 @@ def solve(  # type: ignore[overload-overlap]  # (a Literal name first, as typesh
     options: SolveOptions | None = None,
     target_nash_distance: float | None = None,
     **settings: Unpack[SolverOptions],
-) -> MultiSolveResult: ...
+) -> MultiSolveResult[MultiGame]: ...
+
+
+@overload
+def solve(
+    game: River3Spec | Mapping[str, object],
+    algorithm: AlgorithmRule | str | None = None,
+    iterations: int | None = None,
+    target_exploitability: float | None = None,
+    check_every: int = 10,
+    callback: Callable[..., bool | None] | None = None,
+    params: Mapping[str, float] | None = None,
+    warm_start: SolveResult | None = None,
+    options: SolveOptions | None = None,
+    target_nash_distance: float | None = None,
+    **settings: Unpack[SolverOptions],
+) -> MultiSolveResult[River3Game]: ...
 
 
 @overload
@@ -318,7 +336,7 @@ def solve(
 
 
 def solve(
-    game: Game | MultiGame | str,
+    game: Game | MultiGame | River3Spec | Mapping[str, object] | str,
     algorithm: AlgorithmRule | str | None = None,
     iterations: int | None = None,
     target_exploitability: float | None = None,
@@ -329,7 +347,7 @@ def solve(
     options: SolveOptions | None = None,
     target_nash_distance: float | None = None,
     **settings: Unpack[SolverOptions],
-) -> SolveResult | MultiSolveResult:
+) -> SolveResult | MultiSolveResult[Any]:
     """Solve ``game`` with ``algorithm`` (a registered name or a :class:`Rule`; None: the
     default, :func:`solver.algorithms.default_algorithm` — ``dcfr-tuned`` for hold'em
     subgames, ``dcfr`` for the toy games).
@@ -370,7 +388,11 @@ def solve(
     (:mod:`solver.games.multi_locks`). Given ``target_exploitability``, ``warm_start``,
     ``threads`` > 1, storage other than float64, pruning, or a seed but for ``mccfr-es``,
     they raise ValueError naming the argument; so does ``target_nash_distance`` on a
-    heads-up game.
+    heads-up game. A three-way hold'em river spot — a
+    :class:`~solver.games.holdem3.River3Spec` or a dict of its fields — is solved the same
+    way (the full-width rules; a :class:`~solver.games.spec.SpecError` names a bad field
+    before anything is built; % pot figures are of the spec's pot; strategies key hands by
+    combo, ``AhKd``).
     """
     check_option_names("solve()", settings, solve)
     if is_multi_game(game):
@@ -382,7 +404,7 @@ def solve(
             )
         if warm_start is not None:
             raise ValueError("warm_start: heads-up only")
-        assert isinstance(game, (MultiGame, str))
+        assert not isinstance(game, Game)
         return solve_multi(
             game, algorithm, iterations, target_nash_distance, check_every, callback, params,
             options, **settings,
@@ -392,8 +414,8 @@ def solve(
             "target_nash_distance: for three-player games (heads-up solves take "
             "target_exploitability)"
         )
-    if isinstance(game, MultiGame):  # (is_multi_game says so: for the type checker)
-        raise TypeError("game: a MultiGame is solved by the three-player branch")
+    if isinstance(game, (MultiGame, River3Spec, Mapping)):  # (is_multi_game says so: for mypy)
+        raise TypeError("game: a three-player game is solved by the three-player branch")
     g = _resolve_game(game)
     _check_arguments(iterations, target_exploitability, check_every, callback, params)
     limit = iterations

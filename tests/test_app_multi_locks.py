@@ -60,7 +60,7 @@ def test_pasted_locks_are_shown_resolved_and_played_by_the_next_solve() -> None:
     job.wait_for(lambda q: q.finished, timeout=60)
     at.run()
     assert not at.exception
-    assert "Solving with locks: 32 information sets of player 1, player 2." in texts(at)
+    assert "Solved with locks: 32 information sets of player 1, player 2." in texts(at)
     sigma, _ = job.average_profile()
     u = uniform_profile(g)
     cells = job.locks.cells

@@ -46,11 +46,15 @@ def nash_figure(
     x_axis: str = "iterations",
     target: float | None = None,
     height: int = 360,
+    pot: float | None = None,
 ) -> go.Figure:
     """Each player's Nash distance and NashConv (chips, log y) of the average profile at
     each check, against iterations or seconds (``x_axis``); ``target`` (chips, applied to
     the largest distance) as a dashed line. Zeros (exact equilibria) are left out of the
-    log axis. At most about :data:`MAX_CURVE_POINTS` checks are drawn (:func:`thinned`)."""
+    log axis. At most about :data:`MAX_CURVE_POINTS` checks are drawn (:func:`thinned`).
+    ``pot`` (chips; a river spot's starting pot): the y axis in % of it instead of chips."""
+    scale = 100.0 / pot if pot else 1.0
+    unit = "% pot" if pot else "chips"
     players = len(history[0].nash_distance) if history else 3
     history = thinned(history)
     xs = [c.iteration if x_axis == "iterations" else c.elapsed_s for c in history]
@@ -58,7 +62,7 @@ def nash_figure(
     shown: list[float] = []
     names = curve_names(players)
     for p in range(players):
-        ys = [c.nash_distance[p] for c in history]
+        ys = [scale * c.nash_distance[p] for c in history]
         shown += ys
         fig.add_trace(
             go.Scatter(
@@ -68,10 +72,10 @@ def nash_figure(
                 marker={"size": 4},
                 line={"color": PLAYER_COLORS[p % len(PLAYER_COLORS)]},
                 name=names[p],
-                hovertemplate=f"{names[p]}<br>%{{x}}<br>%{{y:.4g}} chips<extra></extra>",
+                hovertemplate=f"{names[p]}<br>%{{x}}<br>%{{y:.4g}} {unit}<extra></extra>",
             )
         )
-    conv = [c.nash_conv for c in history]
+    conv = [scale * c.nash_conv for c in history]
     shown += conv
     fig.add_trace(
         go.Scatter(
@@ -80,16 +84,16 @@ def nash_figure(
             mode="lines",
             line={"color": NASH_CONV_COLOR, "dash": "dot"},
             name=names[-1],
-            hovertemplate="NashConv<br>%{x}<br>%{y:.4g} chips<extra></extra>",
+            hovertemplate=f"NashConv<br>%{{x}}<br>%{{y:.4g}} {unit}<extra></extra>",
         )
     )
     if target is not None and target > 0:
-        fig.add_hline(y=target, line={"dash": "dash", "color": "#4bb34b"})
-        shown.append(target)
+        fig.add_hline(y=scale * target, line={"dash": "dash", "color": "#4bb34b"})
+        shown.append(scale * target)
     fig.update_yaxes(**log_axis(shown))
     fig.update_layout(
         xaxis_title="iterations" if x_axis == "iterations" else "seconds",
-        yaxis_title="chips per game",
+        yaxis_title="% of the starting pot" if pot else "chips per game",
         height=height,
         margin={"l": 60, "r": 20, "t": 30, "b": 50},
         legend={"orientation": "h", "y": 1.12},

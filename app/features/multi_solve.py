@@ -1,4 +1,5 @@
-"""The Solve page on a three-player toy game (``kuhn3``, ``leduc3``; docs/multiway.md): its
+"""The Solve page on a three-player game (``kuhn3``, ``leduc3``, or Set up's three-way river
+spot, :mod:`app.features.river3_form`; docs/multiway.md): its
 settings, Solve / Pause / Stop, and the live view — one Nash-distance curve per player and
 NashConv, never a two-player exploitability — over a background
 :class:`~solver.run.multi_job.MultiSolveJob`. Also the note a heads-up-only page shows when
@@ -14,15 +15,17 @@ from typing import Any
 
 import streamlit as st
 
-from app import nav, runtime, state
+from app import nav, state
 from app import spec as S
 from app.components.multi_figures import MULTI_X, curve_names, nash_figure, player_label
-from app.features import multi_locks
+from app.features import multi_locks, multi_reload, river3_form
 from app.features.controls import live_view, pause_resume_stop
 from app.jobs import stop_job
 from solver.cfr.multi_solve import ES, MULTI_DEFAULT_ALGORITHM
+from solver.cfr.river3_view import River3Game
 from solver.cfr.rules import RULES
 from solver.games.multiway import MultiGame, multi_game
+from solver.games.spec import SpecError
 from solver.run.jobs import FINISHED, PAUSED
 from solver.run.multi_job import MultiSolveJob
 
@@ -54,13 +57,28 @@ def job() -> MultiSolveJob | None:
 
 
 def setup_game() -> str | None:
-    """The three-player game Set up holds, or None."""
+    """The three-player game Set up holds (``kuhn3``, ``leduc3``, or ``river3``: the
+    hold'em form with 3 players), or None."""
+    if river3_form.active():
+        return river3_form.NAME
     return S.multi_name(state.get(state.SOURCE))
+
+
+def label(name: str) -> str:
+    """How the pages name the three-player game ``name``."""
+    return river3_form.LABEL if name == river3_form.NAME else S.MULTI_LABELS[name]
+
+
+def algorithms(name: str | None) -> tuple[str, ...]:
+    """The algorithms offered on ``name``: a river spot takes the full-width rules only."""
+    return tuple(RULES) if name == river3_form.NAME else ALGORITHMS
 
 
 def wanted(heads_up_busy: bool) -> bool:
     """Whether the Solve page shows the three-player view: a three-player solve runs, or Set
-    up holds a three-player game and no heads-up solve runs or is starting."""
+    up holds a three-player game and no heads-up solve runs or is starting. (First, a
+    reloaded page takes its three-player solve back: :func:`multi_reload.reattach`.)"""
+    multi_reload.reattach()
     j = job()
     if j is not None and not j.progress.finished:
         return True
@@ -73,7 +91,7 @@ def heads_up_only(what: str) -> bool:
     name = setup_game()
     if name is None:
         return False
-    st.info(HEADS_UP_ONLY.format(what=what, game=S.MULTI_LABELS[name]), icon=":material/group:")
+    st.info(HEADS_UP_ONLY.format(what=what, game=label(name)), icon=":material/group:")
     return True
 
 
@@ -85,23 +103,33 @@ def render() -> None:
     running = drawn is not None and drawn not in FINISHED
     state.put(state.MULTI_LAST_STATE, drawn)
     st.title("Solve")
+    ended = state.get(multi_reload.ENDED)
+    if ended:
+        st.info(str(ended), icon=":material/info:")
     shown = state.get(state.MULTI_GAME) if running else setup_game()
     if shown is None:  # (a heads-up game on Set up, no three-player solve running)
         return
-    st.markdown(f"**Game:** {S.MULTI_LABELS[shown]}" + (" — solving" if running else ""))
+    st.markdown(f"**Game:** {label(shown)}" + (" — solving" if running else ""))
     if running and setup_game() != shown:
         st.info(
             "Set up now holds another game; it opens here once this solve stops.",
             icon=":material/info:",
         )
-    _settings(running)
-    multi_locks.render(shown, game(shown), running, _last_profile(shown))
+    if shown == river3_form.NAME:
+        _river3_summary(running)
+    _settings(running, shown)
+    if shown == river3_form.NAME:
+        st.caption("Locks are not offered on three-way river spots yet (kuhn3 and leduc3 take "
+                   "them).")  # fmt: skip
+    else:
+        multi_locks.render(shown, game(shown), running, _last_profile(shown))
+    bad_spot = shown == river3_form.NAME and not running and not river3_form.read().valid
     cols = st.columns([1, 1, 1, 3])
     cols[0].button(
         "Solve",
         key="multi_start",
         type="primary",
-        disabled=running,
+        disabled=running or bad_spot,  # (a bad river spot: fixed on Set up first)
         on_click=_start,
         width="stretch",
     )
@@ -122,16 +150,41 @@ def render() -> None:
     live_view(live, running)
 
 
-def _settings(running: bool) -> None:
-    if state.get(state.MULTI_ALGO) not in ALGORITHMS:
+def _river3_summary(running: bool) -> None:
+    """The spot the page solves: the running job's, else Set up's (its estimate)."""
+    j = job()
+    if running and j is not None:
+        g = j.mgame
+        assert isinstance(g, River3Game)
+        spec, est = g.spec, g.estimate
+    else:
+        form = river3_form.read()
+        if not form.valid or form.spec is None or form.estimate is None:
+            st.warning("Set up's three-way river spot has a bad field: fix it there first.",
+                       icon=":material/error:")  # fmt: skip
+            nav.link("setup", "Go to Set up", ":material/tune:")
+            return
+        spec, est = form.spec, form.estimate
+    st.caption(
+        f"Board {spec.board} · pot {spec.pot:g} · stack {spec.stack:g} · bets {spec.bets} · "
+        f"raises {spec.raises} · {est.nodes:,} nodes · hands {' / '.join(map(str, est.hands))}"
+        f" · {est.memory_mb:,.1f} MB. "
+        "% pot: of the pot before anyone acts."
+    )
+
+
+def _settings(running: bool, name: str) -> None:
+    offered = algorithms(name)
+    if state.get(state.MULTI_ALGO) not in offered:
         state.put(state.MULTI_ALGO, MULTI_DEFAULT_ALGORITHM)
     c = st.columns(5)
     c[0].selectbox(
         "Algorithm",
-        ALGORITHMS,
+        offered,
         key=state.MULTI_ALGO,
         disabled=running,
-        help="the full-width CFR rules, or external-sampling MCCFR (mccfr-es)",
+        help="the full-width CFR rules, or external-sampling MCCFR (mccfr-es; not on river "
+        "spots yet)",
     )
     c[1].number_input(
         "Max iterations", 1, 1_000_000, 1000, 100, key=state.MULTI_ITERATIONS, disabled=running
@@ -175,21 +228,36 @@ def _start() -> None:
         return
     algo = str(state.get(state.MULTI_ALGO) or MULTI_DEFAULT_ALGORITHM)
     target = float(state.get(state.MULTI_TARGET) or 0.0)
+    river = name == river3_form.NAME
+    spot: MultiGame | River3Game
+    if river:
+        form = river3_form.read()
+        if not form.valid or form.spec is None:
+            first = next(iter(form.errors.values()), "a field is bad")
+            state.put(state.MULTI_ERROR, f"Fix Set up first — {first}")
+            return
+        try:  # (the engine's arrays: built once per spot and kept)
+            spot = river3_form.game(form.spec)
+        except SpecError as exc:
+            state.put(state.MULTI_ERROR, f"Cannot solve: {exc}")
+            return
+    else:
+        spot = game(name)
     stop_job(job())
     try:
         j = MultiSolveJob(
-            game(name),
+            spot,
             algo,
             seed=int(state.get(state.MULTI_SEED) or 0) if algo == ES else 0,
             target=target if target > 0 else None,
             max_iterations=int(state.get(state.MULTI_ITERATIONS) or 1000),
             check_every=int(state.get(state.MULTI_EVERY) or 10),
-            locks=multi_locks.applied(name),
+            locks=None if river else multi_locks.applied(name),
         )
     except (ValueError, TypeError) as exc:
         state.put(state.MULTI_ERROR, f"Cannot solve: {exc}")
         return
-    runtime.registry().add(runtime.session_id(), j)  # (the reaper ends it with its session)
+    multi_reload.register(j, name)  # (a reload takes it back; the reaper ends it once unwatched)
     state.put(state.MULTI_JOB, j)
     state.put(state.MULTI_GAME, name)
     state.put(state.MULTI_NODE, None)
@@ -231,7 +299,8 @@ def live() -> None:
         st.error(f"The solve failed: {p.error}", icon=":material/error:")
     if j.locks is not None:
         who = ", ".join(player_label(k) for k in j.locks.players())
-        st.caption(f"Solving with locks: {len(j.locks.sets)} information sets of {who}.")
+        verb = "Solved" if p.finished else "Solving"
+        st.caption(f"{verb} with locks: {len(j.locks.sets)} information sets of {who}.")
     if last is None:
         st.caption("First check…")
         return
@@ -246,7 +315,8 @@ def live() -> None:
     ev = ", ".join(f"{player_label(k)} {v:+.4f}" for k, v in enumerate(last.ev))
     st.caption(f"EV per game (chips): {ev}. The pot before anyone acts: {j.pot:g} chips.")
     x = st.radio("x axis", MULTI_X, key=state.MULTI_X, horizontal=True)
-    fig = nash_figure(p.history, str(x or "iterations"), j.target)
+    river = isinstance(j.mgame, River3Game)  # (% of the starting pot, as GTO Wizard quotes)
+    fig = nash_figure(p.history, str(x or "iterations"), j.target, pot=j.pot if river else None)
     st.plotly_chart(fig, key="multi_curve", config={"displayModeBar": False})
     st.caption(CAPTION)
     if p.finished:

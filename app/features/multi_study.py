@@ -1,6 +1,7 @@
 """Explore and Export on a three-player solve (docs/multiway.md): pick a player and one of
-its decision nodes, see its average strategy per hand (table and bars); download each
-player's strategy as CSV, and all three as JSON. Both read the average profile of the
+its decision nodes, see its average strategy per hand (table and bars; a three-way river
+spot: :mod:`app.features.river3_study`, the 13×13 grid); download each player's strategy as
+CSV, and all three as JSON. Both read the average profile of the
 session's :class:`~solver.run.multi_job.MultiSolveJob` (copied between two chunks while it
 runs)."""
 
@@ -9,10 +10,11 @@ from __future__ import annotations
 import streamlit as st
 
 from app import nav, state
-from app import spec as S
 from app.components.multi_figures import player_label, strategy_bars, strategy_frame
-from app.features.multi_solve import job, setup_game
-from solver.cfr.multi_solve import action_word, node_strategy
+from app.features import river3_study
+from app.features.multi_solve import job, label, setup_game
+from solver.cfr.multi_solve import ThreeGame, action_word, node_strategy
+from solver.cfr.river3_view import River3Game
 from solver.files.multi_export import player_csv, strategies_json
 from solver.games.multiway import MultiGame
 from solver.run.multi_job import MultiSolveJob
@@ -34,7 +36,7 @@ def _shown() -> MultiSolveJob | None:
     assert name is not None
     j = job()
     if j is None or state.get(state.MULTI_GAME) != name:
-        st.info(f"Nothing solved for {S.MULTI_LABELS[name]} yet: solve it first.")
+        st.info(f"Nothing solved for {label(name)} yet: solve it first.")
         nav.link("solve", "Go to Solve", ":material/play_arrow:")
         return None
     return j
@@ -52,9 +54,13 @@ def render_explore() -> None:
         return
     g = j.mgame
     sigma, iteration = j.average_profile()
+    if isinstance(g, River3Game):
+        river3_study.render(j, sigma, iteration)
+        st.caption(NOT_HERE)
+        return
     running = not j.progress.finished
     st.caption(
-        f"{S.MULTI_LABELS[str(state.get(state.MULTI_GAME))]} · average profile of iteration "
+        f"{label(str(state.get(state.MULTI_GAME)))} · average profile of iteration "
         f"{iteration:,}" + (" (the solve is still running; this view updates when you act)"
                             if running else "")
     )  # fmt: skip
@@ -103,19 +109,20 @@ def render_explore() -> None:
 def export_files(j: MultiSolveJob) -> list[tuple[str, str, str, str]]:
     """What Export offers: (label, file name, text, mime) — each player's CSV, then the JSON
     of all three, from one copy of the average profile."""
-    g = j.mgame
+    g: ThreeGame = j.mgame
     sigma, iteration = j.average_profile()
+    stem = "river3" if isinstance(g, River3Game) else g.name
     out = [
         (
             f"{player_label(p).capitalize()}'s strategy as CSV",
-            f"{g.name}-player{p + 1}.csv",
+            f"{stem}-player{p + 1}.csv",
             player_csv(g, sigma, p),
             "text/csv",
         )
         for p in range(g.num_players)
     ]
     text = strategies_json(g, sigma, iteration, j.algorithm, j.params, j.progress.last)
-    out.append(("All three strategies as JSON", f"{g.name}-strategies.json", text,
+    out.append(("All three strategies as JSON", f"{stem}-strategies.json", text,
                 "application/json"))  # fmt: skip
     return out
 
@@ -130,11 +137,20 @@ def render_export() -> None:
     st.subheader("Strategies")
     files = export_files(j)
     cols = st.columns(len(files))
-    for col, (label, name, text, mime) in zip(cols, files, strict=True):
-        col.download_button(label, data=text.encode("utf-8"), file_name=name, mime=mime,
+    for col, (what, name, text, mime) in zip(cols, files, strict=True):
+        col.download_button(what, data=text.encode("utf-8"), file_name=name, mime=mime,
                             on_click="ignore")  # fmt: skip
+    river = (
+        " On a three-way river a hand is a combo (`AhKd`), the CSV adds its class "
+        "(`hand_class`) and the JSON the spot's fields (`spot`)."
+        if isinstance(j.mgame, River3Game)
+        else ""
+    )
     st.caption(
         "CSV: one row per information set (the line to a node and a hand) and action, "
         "players counted from 1. JSON: `strategies[k]` is player k + 1's, line → hand → "
-        "action → probability, with the last check's Nash distances and NashConv. " + NOT_HERE
+        "action → probability, with the last check's Nash distances and NashConv."
+        + river
+        + " "
+        + NOT_HERE
     )

@@ -25,6 +25,7 @@ from app.components.race_view import (
     race_results,
     winners_markdown,
 )
+from app.features import river3_form
 from app.features.controls import live_view, pause_resume_stop, redraw_every
 from app.features.number_fields import number_field
 from app.features.race_form import (
@@ -90,7 +91,7 @@ def chosen_game() -> GameChoice:
     choice = str(state.get(state.COMPARE_GAME))
     if choice == state.CURRENT_SETUP:
         req = current_request()
-        if S.multi_name(state.get(state.SOURCE)) is not None:  # (docs/multiway.md)
+        if S.multi_name(state.get(state.SOURCE)) is not None or river3_form.active():  # (3 players)
             return GameChoice(
                 req.label,
                 None,

@@ -16,6 +16,7 @@ from app.components.colors import CARD_SUIT_COLORS
 from app.components.fields import PERSIST, duration
 from app.components.number_formats import combos_text
 from app.components.paint_canvas import LABELS, Cell, paint_canvas, stroke_of
+from app.features import river3_form
 from app.features.number_fields import number_field
 from app.features.preflop_fields import preflop_fields
 from app.features.simplified_note import simplified_note
@@ -194,6 +195,9 @@ def _preflop_form(req: Request) -> None:
 
 
 def _holdem_form(req: Request) -> None:
+    if river3_form.players_choice() == 3:  # a three-way river spot (docs/multiway.md)
+        river3_form.render()
+        return
     errors = req.errors
     st.subheader("Board and chips")
     st.text_input(

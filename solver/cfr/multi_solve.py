@@ -1,11 +1,13 @@
-"""The Python API on the three-player toy games (``kuhn3``, ``leduc3``; issue 49,
+"""The Python API on three-player games (the toy games ``kuhn3``, ``leduc3``, and three-way
+hold'em river spots, :class:`~solver.games.holdem3.River3Spec`; issue 49,
 docs/multiway.md): :func:`solve_multi`, which :func:`solver.api.solve` calls for them, and
 its :class:`MultiSolveResult`; on the engine's floor (beside :mod:`solver.cfr.checks`) so that
 the background jobs and races above read the same check record, :class:`MultiCheckpoint`.
 
 A three-player game has no two-player exploitability: each check reports every player's
 **Nash distance** (what that player gains by its best unilateral deviation, the others fixed)
-and **NashConv** (their sum), in chips per game and in % of the pot (the antes: 3 chips). CFR
+and **NashConv** (their sum), in chips per game and in % of the pot (the antes, 3 chips, in
+the toy games; a river spot's starting pot). CFR
 carries no guarantee with three players, so a target applies to the largest Nash distance
 and may never be reached.
 
@@ -21,14 +23,18 @@ import math
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, fields
+from typing import Any, Generic, TypeVar
 
 import numpy as np
 import numpy.typing as npt
 
+from solver.cfr.holdem3_engine import River3Engine
 from solver.cfr.multi_engine import MultiEngine
 from solver.cfr.options import SolveOptions
+from solver.cfr.river3_view import River3Game, river3_game
 from solver.cfr.rules import RULES, Rule, make_rule
 from solver.cfr.sampling.multi_es import MultiESEngine
+from solver.games.holdem3 import River3Setup, River3Spec
 from solver.games.multi_locks import MultiLockError, MultiLocks, build_multi_locks
 from solver.games.multiway import ANTE, MULTI_GAMES, MultiGame, multi_game
 from solver.games.nashconv import NashReport
@@ -44,6 +50,7 @@ __all__ = [
     "MultiSolveResult",
     "action_word",
     "find_node",
+    "game_pot",
     "is_multi_game",
     "line_text",
     "lock_multi_engine",
@@ -51,6 +58,7 @@ __all__ = [
     "node_strategy",
     "possible_hands",
     "profile_strategies",
+    "resolve_multi_game",
     "solve_multi",
 ]
 
@@ -61,20 +69,48 @@ TARGET_CAP = 10_000
 _WORDS = {"k": "check", "b": "bet", "c": "call", "f": "fold", "r": "raise"}
 
 MultiSolver = MultiEngine | MultiESEngine
+ThreeGame = MultiGame | River3Game
+"""A three-player game as results and files read it: a toy game, or a river spot."""
+G = TypeVar("G", bound=ThreeGame)
 
 
 def is_multi_game(game: object) -> bool:
-    """Whether ``game`` is a three-player game or names one (``kuhn3``, ``leduc3``)."""
-    if isinstance(game, MultiGame):
+    """Whether ``game`` is a three-player game or names one (``kuhn3``, ``leduc3``), or is a
+    three-way river spot (a :class:`River3Spec`, a dict of its fields, a built
+    :class:`River3Game`)."""
+    if isinstance(game, (MultiGame, River3Game, River3Spec, River3Setup, Mapping)):
         return True
     return isinstance(game, str) and game.strip().lower() in MULTI_GAMES
 
 
+def resolve_multi_game(game: object) -> ThreeGame:
+    """The three-player game ``game`` stands for: a MultiGame as is, a toy game's name built,
+    a river spot (spec, its fields as a dict, setup) checked and built
+    (:func:`~solver.cfr.river3_view.river3_game`: a SpecError naming a bad field)."""
+    if isinstance(game, (MultiGame, River3Game)):
+        return game
+    if isinstance(game, str):
+        return multi_game(game.strip().lower())
+    if isinstance(game, (River3Spec, River3Setup, Mapping)):
+        return river3_game(game)
+    raise TypeError(f"game must be a three-player game, got {type(game).__name__}")
+
+
+def game_pot(game: ThreeGame) -> float:
+    """The pot before anyone acts (chips): a toy game's antes, a river spot's pot."""
+    if isinstance(game, River3Game):
+        return game.pot
+    return float(ANTE * game.num_players)
+
+
 def action_word(label: str) -> str:
     """A label of the MultiGame in words: ``k`` check, ``b`` bet, ``c`` call (Leduc: check
-    or call), ``f`` fold, ``r`` raise, ``d:Qs`` the board card Qs."""
+    or call), ``f`` fold, ``r`` raise, ``d:Qs`` the board card Qs; a river spot's ``b:30``
+    bet 30, ``r:120`` raise to 120 (chips bet this street after the action)."""
     if label.startswith("d:"):
         return f"board {label[2:]}"
+    if label[:2] in ("b:", "r:"):  # a river spot's bet or raise to so many chips
+        return f"bet {label[2:]}" if label[0] == "b" else f"raise to {label[2:]}"
     return _WORDS.get(label, label)
 
 
@@ -147,12 +183,12 @@ def checkpoint(engine: MultiSolver, elapsed_s: float) -> MultiCheckpoint:
 
 
 @dataclass
-class MultiSolveResult:
+class MultiSolveResult(Generic[G]):
     """What a three-player solve leaves: the engine, its checks and queries on the average
     profile. ``exploitability`` is None: a three-player game has none (see the Nash
     distances)."""
 
-    game: MultiGame
+    game: G
     algorithm: str  # the rule's name, or "mccfr-es"
     params: dict[str, float]
     engine: MultiSolver
@@ -166,8 +202,8 @@ class MultiSolveResult:
 
     @property
     def pot(self) -> float:
-        """The pot before anyone acts: the antes (chips)."""
-        return ANTE * self.game.num_players
+        """The pot before anyone acts (chips): the antes, or a river spot's pot."""
+        return game_pot(self.game)
 
     @property
     def iteration(self) -> int:
@@ -215,7 +251,8 @@ class MultiSolveResult:
 
     def average_profile(self) -> Array:
         """The average profile, flat ``(profile_size,)`` in the MultiGame's ``[action, hand]``
-        blocks (:mod:`solver.games.multiway`)."""
+        blocks (:mod:`solver.games.multiway`; a river spot: the engine's blocks, each player's
+        own hands, :mod:`solver.cfr.river3_view`)."""
         return self.engine.average_profile()
 
     def node(self, history: tuple[str, ...] | list[str] | str | int) -> int:
@@ -226,8 +263,9 @@ class MultiSolveResult:
     def strategy(
         self, history: tuple[str, ...] | list[str] | str | int, profile: Array | None = None
     ) -> dict[str, dict[str, float]]:
-        """The acting player's average strategy at a node: hand → action label →
-        probability, over the hands that can be there (``profile``: another profile)."""
+        """The acting player's average strategy at a node: hand (a river spot: combo text,
+        ``AhKd``) → action label → probability, over the hands that can be there
+        (``profile``: another profile)."""
         sigma = self.average_profile() if profile is None else profile
         return node_strategy(self.game, sigma, self.node(history))
 
@@ -237,7 +275,7 @@ class MultiSolveResult:
         return profile_strategies(self.game, self.average_profile())
 
 
-def find_node(game: MultiGame, history: tuple[str, ...] | list[str] | str | int) -> int:
+def find_node(game: ThreeGame, history: tuple[str, ...] | list[str] | str | int) -> int:
     """The decision node of ``history`` in ``game``: a node index, its labels, or their
     :func:`line_text` (KeyError when no decision node has that line)."""
     if isinstance(history, bool):
@@ -261,9 +299,17 @@ def possible_hands(game: MultiGame, node: int) -> list[int]:
     return sorted(set(np.unique(game.deals[game.deal_valid[game.board[node]], p]).tolist()))
 
 
-def node_strategy(game: MultiGame, sigma: Array, node: int) -> dict[str, dict[str, float]]:
+def node_strategy(game: ThreeGame, sigma: Array, node: int) -> dict[str, dict[str, float]]:
     """The actor's strategy in ``sigma`` (a profile) at decision ``node``: hand → action
-    label → probability, over :func:`possible_hands`."""
+    label → probability, over :func:`possible_hands` (a river spot: every combo of the
+    actor's range, as ``AhKd``)."""
+    if isinstance(game, River3Game):
+        blk = game.block(sigma, node)
+        acts = [game.labels[c] for c in game.children(node)]
+        return {
+            name: {a: float(blk[i, k]) for i, a in enumerate(acts)}
+            for k, name in enumerate(game.hand_names(int(game.player[node])))
+        }
     h, off, na = game.num_hands, int(game.offset[node]), int(game.num_children[node])
     block = sigma[off : off + na * h].reshape(na, h)
     actions = [game.labels[c] for c in game.children(node)]
@@ -275,7 +321,7 @@ def node_strategy(game: MultiGame, sigma: Array, node: int) -> dict[str, dict[st
 
 
 def profile_strategies(
-    game: MultiGame, sigma: Array
+    game: ThreeGame, sigma: Array
 ) -> list[dict[str, dict[str, dict[str, float]]]]:
     """Every player's part of ``sigma``: per player (player 0 first) line text → hand →
     action label → probability."""
@@ -336,6 +382,9 @@ def lock_multi_engine(
         raise TypeError(f"locks must be {{line: mix}} (a mapping), got {type(locks).__name__}")
     if isinstance(engine, MultiESEngine):
         raise ValueError(f"locks: not with {ES} (external sampling plays no locks)")
+    if isinstance(engine, River3Engine):
+        raise ValueError("locks: not offered on three-way river spots yet (kuhn3 and leduc3 "
+                         "take them)")  # fmt: skip
     if isinstance(locks, Mapping):
         locks = build_multi_locks(engine.mgame, locks, profile)
     if locks.cells.shape != (engine.mgame.profile_size,):
@@ -345,24 +394,34 @@ def lock_multi_engine(
 
 
 def make_multi_engine(
-    game: MultiGame,
+    game: ThreeGame,
     algorithm: object,
     params: Mapping[str, float] | None = None,
     seed: int = 0,
 ) -> tuple[MultiSolver, str, dict[str, float]]:
     """The engine for ``algorithm`` (a full-width rule's name or :class:`Rule`, or
     ``mccfr-es``; None: dcfr) with ``params``; and its name and parameters. An algorithm
-    that is not for three-player games: ValueError naming ``algorithm``."""
+    that is not for three-player games: ValueError naming ``algorithm``. A river spot runs
+    the full-width rules (:class:`~solver.cfr.holdem3_engine.River3Engine`), not ``mccfr-es``."""
+
+    def engine(rule: Rule) -> MultiEngine:
+        if isinstance(game, River3Game):
+            return River3Engine(game.built, rule)
+        return MultiEngine(game, rule)
+
     if isinstance(algorithm, Rule):
         if params:
             raise ValueError("params: give them in the Rule, not beside it")
-        return MultiEngine(game, algorithm), algorithm.name, algorithm.params()
+        return engine(algorithm), algorithm.name, algorithm.params()
     if algorithm is None:
         algorithm = MULTI_DEFAULT_ALGORITHM
     if not isinstance(algorithm, str):
         raise TypeError(f"algorithm must be a name or a Rule, got {brief(algorithm)}")
     name = algorithm.strip().lower()
     if name == ES:
+        if isinstance(game, River3Game):
+            raise ValueError(f"algorithm: {ES} runs on kuhn3 and leduc3, not on river spots "
+                             "yet (the full-width rules do)")  # fmt: skip
         if params:
             raise ValueError(f"params: {ES} takes no parameters")
         return MultiESEngine(game, seed), ES, {}
@@ -372,11 +431,11 @@ def make_multi_engine(
             f"{', '.join(RULES)}; or {ES})"
         )
     rule = make_rule(name, **{k: float(v) for k, v in (params or {}).items()})
-    return MultiEngine(game, rule), rule.name, rule.params()
+    return engine(rule), rule.name, rule.params()
 
 
 def solve_multi(
-    game: MultiGame | str,
+    game: ThreeGame | River3Spec | Mapping[str, object] | str,
     algorithm: object = None,
     iterations: int | None = None,
     target_nash_distance: float | None = None,
@@ -385,8 +444,10 @@ def solve_multi(
     params: Mapping[str, float] | None = None,
     options: SolveOptions | None = None,
     **settings: object,
-) -> MultiSolveResult:
-    """Solve a three-player game (``game`` a :class:`MultiGame` or ``kuhn3``/``leduc3``):
+) -> MultiSolveResult[Any]:
+    """Solve a three-player game (``game`` a :class:`MultiGame` or ``kuhn3``/``leduc3``, or
+    a three-way river spot: a :class:`River3Spec` or a dict of its fields, checked first —
+    a :class:`~solver.games.spec.SpecError` names a bad field; its pot is the spec's):
     up to ``iterations`` (None: 1,000, or with a target :data:`TARGET_CAP`), stopping at the
     first check where the largest Nash distance is at most ``target_nash_distance`` (chips).
     Checks every ``check_every`` iterations and at the end; ``callback`` gets each
@@ -396,9 +457,9 @@ def solve_multi(
     whole players to uniform); :class:`MultiLockError` names a bad one's line, before
     anything is solved. Arguments are checked by :func:`solver.api.solve` first; here what a
     three-player game refuses."""
-    mg = multi_game(game.strip().lower()) if isinstance(game, str) else game
     name = algorithm.strip().lower() if isinstance(algorithm, str) else ""
     seed, locks = _refuse(settings, options, name)
+    mg = resolve_multi_game(game)
     if target_nash_distance is not None:
         t = target_nash_distance
         if isinstance(t, bool) or not isinstance(t, (int, float, np.integer, np.floating)):
@@ -410,7 +471,7 @@ def solve_multi(
     limit = iterations
     if limit is None:
         limit = 1000 if target_nash_distance is None else TARGET_CAP
-    result = MultiSolveResult(mg, label, rule_params, engine)
+    result: MultiSolveResult[Any] = MultiSolveResult(mg, label, rule_params, engine)
     started = time.perf_counter()
 
     def reached(cp: MultiCheckpoint) -> bool:

@@ -1,4 +1,5 @@
-"""A three-player solve in the background (``kuhn3``, ``leduc3``; docs/multiway.md):
+"""A three-player solve in the background (``kuhn3``, ``leduc3``, a three-way river spot's
+:class:`~solver.cfr.river3_view.River3Game`; docs/multiway.md):
 :class:`MultiSolveJob`, the app's job for :class:`~solver.cfr.multi_engine.MultiEngine` (or
 external sampling) beside the heads-up :class:`~solver.run.jobs.SolveJob`. No Streamlit here.
 
@@ -19,6 +20,7 @@ import threading
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
+from typing import Generic, TypeVar
 
 import numpy as np
 import numpy.typing as npt
@@ -26,14 +28,15 @@ import numpy.typing as npt
 from solver.cfr.multi_solve import (
     MultiCheckpoint,
     MultiSolver,
+    ThreeGame,
     checkpoint,
     engine_memory,
+    game_pot,
     lock_multi_engine,
     make_multi_engine,
 )
 from solver.cfr.options import finite
 from solver.games.multi_locks import MultiLocks
-from solver.games.multiway import ANTE, MultiGame
 from solver.quoting import brief
 from solver.run.lifecycle import (
     DONE,
@@ -51,6 +54,8 @@ from solver.run.progress import next_check
 Array = npt.NDArray[np.float64]
 
 __all__ = ["MultiProgress", "MultiSolveJob"]
+
+G = TypeVar("G", bound=ThreeGame)
 
 
 @dataclass(frozen=True)
@@ -85,9 +90,10 @@ def _whole(name: str, value: object, minimum: int) -> int:
     return int(value)
 
 
-class MultiSolveJob(ThreadOwner[MultiProgress]):
-    """One solve of the three-player ``mgame`` with ``algorithm`` (a full-width rule's name
-    or ``mccfr-es``) and ``params`` (``seed`` for ``mccfr-es``) in a background thread, to
+class MultiSolveJob(ThreadOwner[MultiProgress], Generic[G]):
+    """One solve of the three-player ``mgame`` (a toy game's MultiGame, or a river spot's
+    River3Game: full-width rules only, no locks yet) with ``algorithm`` (a full-width rule's
+    name or ``mccfr-es``) and ``params`` (``seed`` for ``mccfr-es``) in a background thread, to
     ``max_iterations`` or the first check whose largest Nash distance is at most ``target``
     (chips; None: no target), with ``locks`` (lock text ``{line: mix}`` for any player, or
     resolved :class:`~solver.games.multi_locks.MultiLocks`; None: none). Bad arguments raise
@@ -96,7 +102,7 @@ class MultiSolveJob(ThreadOwner[MultiProgress]):
 
     def __init__(
         self,
-        mgame: MultiGame,
+        mgame: G,
         algorithm: str,
         params: Mapping[str, float] | None = None,
         *,
@@ -122,7 +128,7 @@ class MultiSolveJob(ThreadOwner[MultiProgress]):
         self.locks = lock_multi_engine(engine, locks)
         self._engine: MultiSolver | None = engine
         self.mgame = mgame
-        self.pot = ANTE * mgame.num_players
+        self.pot = game_pot(mgame)  # chips before anyone acts: what % pot divides by
         self._lock = threading.Lock()
         self._engine_lock = threading.Lock()
         self._stop = threading.Event()

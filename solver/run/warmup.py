@@ -157,8 +157,9 @@ def _toy() -> None:
 
 
 def _three_players() -> None:
-    """Three-player Kuhn through the engine (full-width rules, locks, its checks) and
-    external sampling's own kernels: ``solve --game kuhn3|leduc3`` and their tests."""
+    """Three-player Kuhn through the engine (full-width rules, locks, its checks), external
+    sampling's own kernels and a three-way river spot: ``solve --game kuhn3|leduc3``,
+    ``solve --players 3`` and their tests."""
     from solver.cfr.multi_engine import MultiEngine
     from solver.cfr.rules import make_rule
     from solver.cfr.sampling.multi_es import MultiESEngine
@@ -174,6 +175,26 @@ def _three_players() -> None:
     es = MultiESEngine(mg, 1)
     es.iterate(2)
     es.measure()
+    # a three-way river spot: the terminal by the strength-order sweep (solve --players 3)
+    from solver.cfr.holdem3_engine import River3Engine
+    from solver.games.holdem3 import River3Spec, checked
+
+    setup, _tree, _est = checked(
+        River3Spec(
+            "Ks7d2c9h3s",
+            "AA, KK",
+            "QQ, AK",
+            "JJ, KQs",
+            pot=60,
+            stack=200,
+            bets="50%",
+            raises="a",
+            raise_cap=1,
+        )
+    )
+    river = River3Engine(setup, make_rule("dcfr"))
+    river.iterate(2)
+    river.measure()
 
 
 def _opening() -> None:
