@@ -34,6 +34,7 @@ from solver.cfr.river3_view import River3Game
 from solver.games import Game
 from solver.games import make_game as make_heads_up_game
 from solver.games.holdem3 import River3Spec
+from solver.games.holdem3_turn import Turn3Spec
 from solver.games.model import DECISION
 from solver.games.multiway import MultiGame, multi_game
 from solver.lockspec import check_locks_type, lock_engine
@@ -305,7 +306,7 @@ def solve(  # type: ignore[overload-overlap]  # (a Literal name first, as typesh
 
 @overload
 def solve(
-    game: River3Spec | Mapping[str, object],
+    game: River3Spec | Turn3Spec | Mapping[str, object],
     algorithm: AlgorithmRule | str | None = None,
     iterations: int | None = None,
     target_exploitability: float | None = None,
@@ -336,7 +337,7 @@ def solve(
 
 
 def solve(
-    game: Game | MultiGame | River3Spec | Mapping[str, object] | str,
+    game: Game | MultiGame | River3Spec | Turn3Spec | Mapping[str, object] | str,
     algorithm: AlgorithmRule | str | None = None,
     iterations: int | None = None,
     target_exploitability: float | None = None,
@@ -392,7 +393,8 @@ def solve(
     :class:`~solver.games.holdem3.River3Spec` or a dict of its fields — is solved the same
     way (the full-width rules; a :class:`~solver.games.spec.SpecError` names a bad field
     before anything is built; % pot figures are of the spec's pot; strategies key hands by
-    combo, ``AhKd``).
+    combo, ``AhKd``). A turn spot (:class:`~solver.games.holdem3_turn.Turn3Spec`, or the
+    dict with a four-card board) likewise; its lines carry the river card (``d:Qh``).
     """
     check_option_names("solve()", settings, solve)
     if is_multi_game(game):
@@ -414,7 +416,7 @@ def solve(
             "target_nash_distance: for three-player games (heads-up solves take "
             "target_exploitability)"
         )
-    if isinstance(game, (MultiGame, River3Spec, Mapping)):  # (is_multi_game says so: for mypy)
+    if isinstance(game, (MultiGame, River3Spec, Turn3Spec, Mapping)):  # (for mypy)
         raise TypeError("game: a three-player game is solved by the three-player branch")
     g = _resolve_game(game)
     _check_arguments(iterations, target_exploitability, check_every, callback, params)

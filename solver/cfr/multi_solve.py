@@ -1,5 +1,6 @@
 """The Python API on three-player games (the toy games ``kuhn3``, ``leduc3``, and three-way
-hold'em river spots, :class:`~solver.games.holdem3.River3Spec`; issue 49,
+hold'em river and turn spots, :class:`~solver.games.holdem3.River3Spec` and
+:class:`~solver.games.holdem3_turn.Turn3Spec`; issue 49,
 docs/multiway.md): :func:`solve_multi`, which :func:`solver.api.solve` calls for them, and
 its :class:`MultiSolveResult`; on the engine's floor (beside :mod:`solver.cfr.checks`) so that
 the background jobs and races above read the same check record, :class:`MultiCheckpoint`.
@@ -35,6 +36,7 @@ from solver.cfr.river3_view import River3Game, river3_game
 from solver.cfr.rules import RULES, Rule, make_rule
 from solver.cfr.sampling.multi_es import MultiESEngine
 from solver.games.holdem3 import River3Setup, River3Spec
+from solver.games.holdem3_turn import Turn3Setup, Turn3Spec
 from solver.games.multi_locks import MultiLockError, MultiLocks, build_multi_locks
 from solver.games.multiway import ANTE, MULTI_GAMES, MultiGame, multi_game
 from solver.games.nashconv import NashReport
@@ -70,28 +72,30 @@ _WORDS = {"k": "check", "b": "bet", "c": "call", "f": "fold", "r": "raise"}
 
 MultiSolver = MultiEngine | MultiESEngine
 ThreeGame = MultiGame | River3Game
-"""A three-player game as results and files read it: a toy game, or a river spot."""
+"""A three-player game as results and files read it: a toy game, or a river or turn spot."""
+SPOT_TYPES = (River3Spec, River3Setup, Turn3Spec, Turn3Setup, Mapping)
 G = TypeVar("G", bound=ThreeGame)
 
 
 def is_multi_game(game: object) -> bool:
     """Whether ``game`` is a three-player game or names one (``kuhn3``, ``leduc3``), or is a
-    three-way river spot (a :class:`River3Spec`, a dict of its fields, a built
-    :class:`River3Game`)."""
-    if isinstance(game, (MultiGame, River3Game, River3Spec, River3Setup, Mapping)):
+    three-way river or turn spot (a :class:`River3Spec` or :class:`Turn3Spec`, a dict of its
+    fields, a built :class:`River3Game`)."""
+    if isinstance(game, (MultiGame, River3Game, *SPOT_TYPES)):
         return True
     return isinstance(game, str) and game.strip().lower() in MULTI_GAMES
 
 
 def resolve_multi_game(game: object) -> ThreeGame:
     """The three-player game ``game`` stands for: a MultiGame as is, a toy game's name built,
-    a river spot (spec, its fields as a dict, setup) checked and built
-    (:func:`~solver.cfr.river3_view.river3_game`: a SpecError naming a bad field)."""
+    a river or turn spot (spec, its fields as a dict — a four-card board is a turn —, setup)
+    checked and built (:func:`~solver.cfr.river3_view.river3_game`: a SpecError naming a bad
+    field)."""
     if isinstance(game, (MultiGame, River3Game)):
         return game
     if isinstance(game, str):
         return multi_game(game.strip().lower())
-    if isinstance(game, (River3Spec, River3Setup, Mapping)):
+    if isinstance(game, SPOT_TYPES):
         return river3_game(game)
     raise TypeError(f"game must be a three-player game, got {type(game).__name__}")
 
@@ -301,14 +305,17 @@ def possible_hands(game: MultiGame, node: int) -> list[int]:
 
 def node_strategy(game: ThreeGame, sigma: Array, node: int) -> dict[str, dict[str, float]]:
     """The actor's strategy in ``sigma`` (a profile) at decision ``node``: hand → action
-    label → probability, over :func:`possible_hands` (a river spot: every combo of the
+    label → probability, over :func:`possible_hands` (a river or turn spot: every combo of the
     actor's range, as ``AhKd``)."""
-    if isinstance(game, River3Game):
+    if isinstance(game, River3Game):  # (a turn spot: not a combo holding the river card)
         blk = game.block(sigma, node)
         acts = [game.labels[c] for c in game.children(node)]
+        p = int(game.player[node])
+        valid = game.valid(node, p)
         return {
             name: {a: float(blk[i, k]) for i, a in enumerate(acts)}
-            for k, name in enumerate(game.hand_names(int(game.player[node])))
+            for k, name in enumerate(game.hand_names(p))
+            if valid[k]
         }
     h, off, na = game.num_hands, int(game.offset[node]), int(game.num_children[node])
     block = sigma[off : off + na * h].reshape(na, h)
@@ -383,8 +390,8 @@ def lock_multi_engine(
     if isinstance(engine, MultiESEngine):
         raise ValueError(f"locks: not with {ES} (external sampling plays no locks)")
     if isinstance(engine, River3Engine):
-        raise ValueError("locks: not offered on three-way river spots yet (kuhn3 and leduc3 "
-                         "take them)")  # fmt: skip
+        raise ValueError("locks: not offered on three-way river and turn spots yet (kuhn3 "
+                         "and leduc3 take them)")  # fmt: skip
     if isinstance(locks, Mapping):
         locks = build_multi_locks(engine.mgame, locks, profile)
     if locks.cells.shape != (engine.mgame.profile_size,):
@@ -420,7 +427,7 @@ def make_multi_engine(
     name = algorithm.strip().lower()
     if name == ES:
         if isinstance(game, River3Game):
-            raise ValueError(f"algorithm: {ES} runs on kuhn3 and leduc3, not on river spots "
+            raise ValueError(f"algorithm: {ES} runs on kuhn3 and leduc3, not on hold'em spots "
                              "yet (the full-width rules do)")  # fmt: skip
         if params:
             raise ValueError(f"params: {ES} takes no parameters")
@@ -435,7 +442,7 @@ def make_multi_engine(
 
 
 def solve_multi(
-    game: ThreeGame | River3Spec | Mapping[str, object] | str,
+    game: ThreeGame | River3Spec | Turn3Spec | Mapping[str, object] | str,
     algorithm: object = None,
     iterations: int | None = None,
     target_nash_distance: float | None = None,
@@ -446,7 +453,8 @@ def solve_multi(
     **settings: object,
 ) -> MultiSolveResult[Any]:
     """Solve a three-player game (``game`` a :class:`MultiGame` or ``kuhn3``/``leduc3``, or
-    a three-way river spot: a :class:`River3Spec` or a dict of its fields, checked first —
+    a three-way river or turn spot: a :class:`River3Spec` or :class:`Turn3Spec` or a dict of
+    its fields (a four-card board: a turn), checked first —
     a :class:`~solver.games.spec.SpecError` names a bad field; its pot is the spec's):
     up to ``iterations`` (None: 1,000, or with a target :data:`TARGET_CAP`), stopping at the
     first check where the largest Nash distance is at most ``target_nash_distance`` (chips).

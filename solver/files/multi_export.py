@@ -1,8 +1,10 @@
 """A three-player solve's strategies as files (docs/multiway.md): per player a CSV (one row
 per information set and action), and one JSON with every player's strategy and the solve's
 last check. Players are counted from 1 in files, as people count them (player 1 acts first);
-lists run player 1 first. On a three-way river spot a hand is a combo (``AhKd``), the CSV
-adds its hand class (``AKo``, column ``hand_class``) and the JSON the spot's fields."""
+lists run player 1 first. On a three-way river or turn spot a hand is a combo (``AhKd``), the
+CSV adds its hand class (``AKo``, column ``hand_class``) and the JSON the spot's fields. A turn
+spot's lines carry the river card (``k k k d:Qh k``; in words "… / river Qh / P1 checks"), and
+below it a combo holding the card has no rows."""
 
 from __future__ import annotations
 
@@ -25,6 +27,7 @@ from solver.cfr.multi_solve import (
     profile_strategies,
 )
 from solver.cfr.river3_view import River3Game, line_words
+from solver.games.holdem3_turn import Turn3Spec
 from solver.games.nashconv import check_profile
 from solver.poker.cards import COMBOS, parse_cards
 from solver.poker.ranges import COMBO_CELL, GRID_LABELS
@@ -114,11 +117,12 @@ def strategies_json(
     """Every player's strategy (``strategies[k]``: player k + 1's, line → hand → action →
     probability) with the game, the solve's algorithm and iterations, and its last check's
     Nash distances, NashConv and EVs (chips; None before a check). A river spot's is keyed
-    by combo (``AhKd``), with ``"game": "river3"``, its name and its fields under ``spot``."""
+    by combo (``AhKd``), with ``"game": "river3"``, its name and its fields under ``spot``; a
+    turn spot's has ``"game": "turn3"`` and adds the river's sizes to ``spot``."""
     sigma = _checked(game, sigma)
     pot = game_pot(game)  # the antes (one chip each), or a river spot's pot
     data: dict[str, Any] = {
-        "game": "river3" if isinstance(game, River3Game) else game.name,
+        "game": game.kind if isinstance(game, River3Game) else game.name,
         "players": game.num_players,
         "pot": pot,
         "iteration": iteration,
@@ -148,4 +152,8 @@ def strategies_json(
             "big_blind": float(spec.big_blind),
             "hands": list(game.setup.hands),
         }
+        if isinstance(spec, Turn3Spec):  # the river's sizes (the turn's when not set apart)
+            data["spot"]["river_bets"] = spec.river_bets if spec.river_bets else spec.bets
+            data["spot"]["river_raises"] = spec.river_raises if spec.river_raises else spec.raises
+
     return json.dumps(data, indent=1)

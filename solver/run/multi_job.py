@@ -1,5 +1,5 @@
-"""A three-player solve in the background (``kuhn3``, ``leduc3``, a three-way river spot's
-:class:`~solver.cfr.river3_view.River3Game`; docs/multiway.md):
+"""A three-player solve in the background (``kuhn3``, ``leduc3``, a three-way river or turn
+spot's :class:`~solver.cfr.river3_view.River3Game`; docs/multiway.md):
 :class:`MultiSolveJob`, the app's job for :class:`~solver.cfr.multi_engine.MultiEngine` (or
 external sampling) beside the heads-up :class:`~solver.run.jobs.SolveJob`. No Streamlit here.
 
@@ -91,8 +91,8 @@ def _whole(name: str, value: object, minimum: int) -> int:
 
 
 class MultiSolveJob(ThreadOwner[MultiProgress], Generic[G]):
-    """One solve of the three-player ``mgame`` (a toy game's MultiGame, or a river spot's
-    River3Game: full-width rules only, no locks yet) with ``algorithm`` (a full-width rule's
+    """One solve of the three-player ``mgame`` (a toy game's MultiGame, or a river or turn
+    spot's River3Game: full-width rules only, no locks yet) with ``algorithm`` (a full-width rule's
     name or ``mccfr-es``) and ``params`` (``seed`` for ``mccfr-es``) in a background thread, to
     ``max_iterations`` or the first check whose largest Nash distance is at most ``target``
     (chips; None: no target), with ``locks`` (lock text ``{line: mix}`` for any player, or
