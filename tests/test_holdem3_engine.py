@@ -136,7 +136,7 @@ def test_hand_lists_have_each_players_length() -> None:
     assert built.game.hand_names[0][0] == "".join(
         card_str(int(x)) for x in built.arrays.multi.sd3.cards[0, 0]
     )
-    with pytest.raises(ValueError, match="locks: not offered"):
+    with pytest.raises(ValueError, match="profile: expected"):
         River3Engine(built, make_rule("cfr")).lock_players([0], np.zeros(1))
 
 

@@ -134,6 +134,7 @@ def build_holdem3(spec: River3Spec | River3Setup) -> MultiBuilt:
             "players": PLAYERS,
             "pot": setup.config.pot,
             "combos": tuple(c.copy() for c in setup.combos),  # each player's hands
+            "board": setup.board,  # (hand classes in lock text: solver/games/holdem3_locks.py)
         },
     )
     return MultiBuilt(game, GameArrays(tree, hand_arrays, boards, multi))

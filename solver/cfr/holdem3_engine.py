@@ -6,6 +6,8 @@ list. Its measures are the engine's own walk (:meth:`MultiEngine.engine_report`)
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 import numpy as np
 import numpy.typing as npt
 
@@ -17,10 +19,12 @@ from solver.cfr.multi_engine import MultiEngine
 from solver.cfr.pruning.state import no_rbp
 from solver.cfr.rules import Rule
 from solver.games.holdem3 import River3Setup, River3Spec
+from solver.games.holdem3_locks import build_holdem3_locks
 from solver.games.model import DECISION
+from solver.games.multi_locks import MultiLocks
 from solver.games.nashconv import NashReport
 
-__all__ = ["River3Engine"]
+__all__ = ["River3Engine", "lock_river3"]
 
 Array = npt.NDArray[np.float64]
 
@@ -29,7 +33,8 @@ class River3Engine(MultiEngine):
     """A solve of a three-way river spot under ``rule`` (float64, one thread) — or of a turn
     spot built by :func:`~solver.cfr.holdem3_turn_build.build_turn3`. Profiles are
     flat vectors in the built game's ``[action, hand]`` blocks (player ``p``'s nodes with its
-    ``n_p`` hands). Locks are not offered yet."""
+    ``n_p`` hands). Locks for any player as MultiEngine's (:meth:`lock` with
+    :func:`lock_river3`'s resolved text, :meth:`lock_cells`, :meth:`lock_players`)."""
 
     def __init__(self, spot: River3Spec | River3Setup | MultiBuilt, rule: Rule) -> None:
         built = spot if isinstance(spot, MultiBuilt) else build_holdem3(spot)
@@ -45,13 +50,11 @@ class River3Engine(MultiEngine):
         self._locks = no_locks()
         self._locked_cells = np.zeros(0, dtype=bool)
         self.locked_players: tuple[int, ...] = ()
+        self.locks: MultiLocks | None = None
         self.iteration = 0
         self.nodes_touched = 0
         # each traverser's root values of its last pass: (P, H) chips, H the longest hand list
         self.pass_values = np.zeros((self.players, self.scratch.value.shape[1]))
-
-    def lock_players(self, players: object, profile: npt.ArrayLike) -> None:
-        raise ValueError("locks: not offered on three-way hold'em spots yet")
 
     def report(self) -> NashReport:
         """The average profile's values, best responses and Nash distances (the walk's)."""
@@ -70,3 +73,24 @@ class River3Engine(MultiEngine):
             if not np.allclose(arr[off : off + na * h].reshape(na, h).sum(axis=0), 1.0):
                 raise ValueError(f"profile: node {n}'s probabilities do not sum to 1 per hand")
         return arr
+
+
+def lock_river3(
+    engine: River3Engine, locks: object, profile: npt.ArrayLike | None = None
+) -> MultiLocks | None:
+    """Lock ``engine`` (a three-way river or turn spot's) with ``locks`` — lock text ``{line:
+    mix}`` for any player (:mod:`solver.games.holdem3_locks`; None or ``{}``: none) or
+    resolved :class:`MultiLocks` — from now on; "solved" locks take ``profile`` (the
+    engine's ``action_size``,). Returns the locks applied. A bad lock: MultiLockError (a
+    ValueError) naming its line and hand; TypeError when ``locks`` is no mapping."""
+    if locks is None or (isinstance(locks, Mapping) and not locks):
+        engine.lock(None)
+        return None
+    if not isinstance(locks, (Mapping, MultiLocks)):
+        raise TypeError(f"locks must be {{line: mix}} (a mapping), got {type(locks).__name__}")
+    if isinstance(locks, Mapping):
+        locks = build_holdem3_locks(engine.game, locks, profile)
+    if locks.cells.shape != (engine.game.action_size,):
+        raise ValueError("locks: resolved against another game")
+    engine.lock(locks)
+    return locks

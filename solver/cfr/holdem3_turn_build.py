@@ -153,6 +153,7 @@ def build_turn3(spec: Turn3Spec | Turn3Setup) -> MultiBuilt:
             "players": PLAYERS,
             "pot": cfg.pot,
             "combos": tuple(c.copy() for c in setup.base.combos),
+            "board": setup.base.board,  # the turn's four cards (hand classes in lock text)
         },
     )
     return MultiBuilt(game, GameArrays(tree, hand_arrays, boards, multi))

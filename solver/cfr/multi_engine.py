@@ -92,12 +92,12 @@ class MultiEngine:
         if not who:
             self.lock(None)
             return
-        sigma = check_profile(self.mgame, profile)
-        t, h = self.game.tree, self.mgame.num_hands
+        sigma = self._checked(profile)
+        t, nh = self.game.tree, self.game.hands.num_hands  # (each player its own hands)
         cells = np.zeros(self.game.action_size, dtype=bool)
         for n in np.flatnonzero((t.kind == DECISION) & np.isin(t.player, who)):
             off, na = int(t.offset[n]), int(t.num_children[n])
-            cells[off : off + na * h] = True
+            cells[off : off + na * int(nh[t.player[n]])] = True
         self.lock_cells(cells, sigma)
         self.locked_players = who
 
@@ -121,16 +121,16 @@ class MultiEngine:
         size = self.game.action_size
         if mask.shape != (size,) or sigma.shape != (size,):
             raise ValueError(f"locks: cells and strategy must have shape ({size},)")
-        t, h = self.game.tree, self.mgame.num_hands
+        t, nh = self.game.tree, self.game.hands.num_hands  # (each player its own hands)
         node = np.zeros(self.game.num_nodes, dtype=np.int8)
         hand = np.zeros(self.game.info_size, dtype=np.int8)
         for n in np.flatnonzero(t.kind == DECISION):
-            off, na = int(t.offset[n]), int(t.num_children[n])
+            off, na, h = int(t.offset[n]), int(t.num_children[n]), int(nh[t.player[n]])
             block = mask[off : off + na * h].reshape(na, h)
             on = block.any(axis=0)
             if not on.any():
                 continue
-            where = f"node {int(n)} ({' '.join(self.mgame.history(int(n))) or 'root'})"
+            where = f"node {int(n)} ({' '.join(self.game.history(int(n))) or 'root'})"
             if not np.array_equal(block.all(axis=0), on):
                 raise ValueError(f"locks: at {where} a hand is locked on some actions only")
             mix = sigma[off : off + na * h].reshape(na, h)[:, on]
