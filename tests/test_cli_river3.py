@@ -87,7 +87,7 @@ def test_text_output_states_the_spots_size_first() -> None:
         (("--algorithm", "mccfr-es"), "--algorithm: mccfr-es runs on kuhn3 and leduc3"),
         (("--game", "kuhn3"), "--game: not with --players 3"),
         (("--max-memory-mb", "0.001"), "--max-memory-mb: "),
-        (("--locks", "locks.json"), "--locks: not on three-way river spots yet"),
+        (("--locks", "locks.json"), "--locks: locks.json no such file"),
     ],
 )
 def test_bad_flags_are_refused_by_name(change: tuple[str, str], words: str) -> None:

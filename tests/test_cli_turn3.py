@@ -89,7 +89,7 @@ def test_river_sizes_apart() -> None:
         (("--size", "turn.raises=3e"), "--size turn.raises: "),
         (("--bets", "2.5x"), "--bets: "),
         (("--max-memory-mb", "0.01"), "--max-memory-mb: "),
-        (("--locks", "locks.json"), "--locks: not on three-way river spots yet"),
+        (("--locks", "locks.json"), "--locks: locks.json no such file"),
     ],
 )
 def test_bad_flags_are_refused_by_name(extra: tuple[str, str], words: str) -> None:

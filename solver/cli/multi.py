@@ -12,7 +12,7 @@ sizes apart).
 Distances are in chips per game and in % of the pot, the pot being the chips in it before
 anyone acts (the antes, 3 chips, in kuhn3 and leduc3; ``--pot`` on a river spot).
 ``--target`` applies to the largest Nash distance. ``--locks FILE`` locks any player's nodes
-of kuhn3 and leduc3 (:mod:`solver.cli.multi_locks`; not on river spots yet). Flags that only
+of kuhn3, leduc3 and the river and turn spots (:mod:`solver.cli.multi_locks`). Flags that only
 mean something for heads-up games (spots, presets, threads, pruning, other storage, the
 samplers but external sampling ``mccfr-es``, which a river spot does not take either) are
 refused naming the flag: one ``error:`` line, exit code 2.
@@ -277,8 +277,6 @@ def cmd_solve_multi(args: argparse.Namespace) -> None:
     spot: dict[str, object] = {}
     engine: MultiEngine | MultiESEngine
     if river3:
-        if getattr(args, "locks", None) is not None:
-            raise UsageError("--locks: not on three-way river spots yet (kuhn3 and leduc3 take it)")
         rule = _rule(args, algorithm)
         turn = _is_turn(args)
         if args.size and not turn:

@@ -1,6 +1,7 @@
-"""``solve --game kuhn3|leduc3 --locks FILE.json``: locks for any player of a three-player
-game, in the heads-up file's format (``{"LINE": MIX, ...}``; docs/locking.md,
-:mod:`solver.games.multi_locks`).
+"""``solve --game kuhn3|leduc3 --locks FILE.json`` (and ``solve --players 3 --board …``, a
+three-way river or turn spot): locks for any player of a three-player game, in the heads-up
+file's format (``{"LINE": MIX, ...}``; docs/locking.md, :mod:`solver.games.multi_locks`,
+:mod:`solver.games.holdem3_locks`).
 
 The file is read safely (a regular file only — never a FIFO or a device — within
 :data:`~solver.cli.args.MAX_JSON_FILE_BYTES`, checked before a byte is read:
@@ -16,6 +17,7 @@ import argparse
 import json
 from typing import Any
 
+from solver.cfr.holdem3_engine import River3Engine, lock_river3
 from solver.cfr.multi_solve import MultiSolver, lock_multi_engine
 from solver.cli.args import FILE_SHAPES, MAX_JSON_FILE_BYTES, UsageError
 from solver.files.safe_read import ReadError, read_regular
@@ -56,7 +58,10 @@ def apply_locks(args: argparse.Namespace, engine: MultiSolver) -> MultiLocks | N
         return None
     spec = read_locks(str(path))
     try:
-        locks = lock_multi_engine(engine, spec)
+        if isinstance(engine, River3Engine):  # (a river or turn spot: its lines and hand text)
+            locks = lock_river3(engine, spec)
+        else:
+            locks = lock_multi_engine(engine, spec)
     except (ValueError, TypeError) as exc:  # (MultiLockError is a ValueError)
         raise UsageError(f"{FLAG}: {exc}") from None
     text = locks_text(locks)
