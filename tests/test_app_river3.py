@@ -66,7 +66,7 @@ def test_setup_offers_two_or_three_players_and_keeps_both_forms() -> None:
     at = page("setup")
     at.run()
     players = at.radio(key=state.SETUP_PLAYERS)
-    assert players.options == ["2 (heads-up)", "3 (three-way river)"] and players.value == 2
+    assert players.options == ["2 (heads-up)", "3 (three-way)"] and players.value == 2
     heads_up_board = at.text_input(key=state.BOARD).value
     players.set_value(3).run()
     assert not at.exception

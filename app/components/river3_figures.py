@@ -1,6 +1,8 @@
-"""Figures and tables of a three-way river solve (docs/multiway.md), pure: a player's
+"""Figures and tables of a three-way river or turn solve (docs/multiway.md), pure: a player's
 strategy at a node as the heads-up Explore's 13×13 grid (:func:`strategy_grid_figure`, each
-class's reach-weighted mix) and as a table per combo, and the node's reach per player."""
+class's reach-weighted mix) and as a table per combo, and the node's reach per player. Below
+a turn spot's river card the combos holding it are not in the range: the grid's hover and
+:func:`blocked_text` name them as blocked, the table leaves them out."""
 
 from __future__ import annotations
 
@@ -67,6 +69,14 @@ def grid(game: River3Game, sigma: Array, node: int, title: str = "") -> go.Figur
         if len(members) > MAX_HOVER_COMBOS:
             lines.append(f"… {len(members) - MAX_HOVER_COMBOS} more")
         hover[i][j] = "<br>".join(lines)
+    card = game.river_card(node)
+    out = np.flatnonzero(~game.valid(node, p))
+    by_blocked: dict[int, list[str]] = {}
+    for k in out:
+        by_blocked.setdefault(int(cells[k]), []).append(hands[int(k)])
+    for cell, held in by_blocked.items():
+        i, j = divmod(cell, 13)
+        hover[i][j] += f"<br>blocked by the river {card}: {', '.join(held)}"
     for i in range(13):
         for j in range(13):
             if "<br>" not in hover[i][j]:
@@ -75,15 +85,19 @@ def grid(game: River3Game, sigma: Array, node: int, title: str = "") -> go.Figur
 
 
 def combo_table(game: River3Game, sigma: Array, node: int) -> pd.DataFrame:
-    """One row per combo of the actor: its class, its reach (% of its weight that plays the
-    line) and each action's frequency (%, two decimals at most)."""
+    """One row per combo of the actor that can be there (below a river card, not one holding
+    it): its class, its reach (% of its weight that plays the line) and each action's
+    frequency (%, two decimals at most)."""
     p = int(game.player[node])
     strategy = game.block(sigma, node)
     own = game.reach(sigma, node)[p]
     names = action_names(game, node)
     cells = COMBO_CELL[game.combos(p)]
+    valid = game.valid(node, p)
     rows = []
     for h, hand in enumerate(game.hand_names(p)):
+        if not valid[h]:
+            continue
         cell = int(cells[h])
         row: dict[str, object] = {
             "hand": hand,
@@ -101,3 +115,14 @@ def reach_lines(game: River3Game, sigma: Array, node: int) -> list[tuple[str, fl
     line to ``node`` (:meth:`River3Game.reach_share`)."""
     return [(player_label(p).capitalize(), s)
             for p, s in enumerate(game.reach_share(sigma, node))]  # fmt: skip
+
+
+def blocked_text(game: River3Game, node: int) -> str:
+    """The actor's combos that hold the river card dealt above ``node``, in words ("" when
+    none: on the turn, a river spot, or a range without the card)."""
+    p = int(game.player[node])
+    held = [h for h, ok in zip(game.hand_names(p), game.valid(node, p), strict=True) if not ok]
+    if not held:
+        return ""
+    return (f"Blocked by the river {game.river_card(node)}: {', '.join(held)} — not in "
+            f"{player_label(p)}'s range here (no strategy, no reach).")  # fmt: skip

@@ -66,7 +66,7 @@ def setup_game() -> str | None:
 
 def label(name: str) -> str:
     """How the pages name the three-player game ``name``."""
-    return river3_form.LABEL if name == river3_form.NAME else S.MULTI_LABELS[name]
+    return river3_form.label() if name == river3_form.NAME else S.MULTI_LABELS[name]
 
 
 def algorithms(name: str | None) -> tuple[str, ...]:
@@ -160,17 +160,12 @@ def _river3_summary(running: bool) -> None:
     else:
         form = river3_form.read()
         if not form.valid or form.spec is None or form.estimate is None:
-            st.warning("Set up's three-way river spot has a bad field: fix it there first.",
+            st.warning("Set up's three-way spot has a bad field: fix it there first.",
                        icon=":material/error:")  # fmt: skip
             nav.link("setup", "Go to Set up", ":material/tune:")
             return
         spec, est = form.spec, form.estimate
-    st.caption(
-        f"Board {spec.board} · pot {spec.pot:g} · stack {spec.stack:g} · bets {spec.bets} · "
-        f"raises {spec.raises} · {est.nodes:,} nodes · hands {' / '.join(map(str, est.hands))}"
-        f" · {est.memory_mb:,.1f} MB. "
-        "% pot: of the pot before anyone acts."
-    )
+    st.caption(river3_form.summary(spec, est))
 
 
 def _settings(running: bool, name: str) -> None:

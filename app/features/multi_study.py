@@ -111,7 +111,7 @@ def export_files(j: MultiSolveJob) -> list[tuple[str, str, str, str]]:
     of all three, from one copy of the average profile."""
     g: ThreeGame = j.mgame
     sigma, iteration = j.average_profile()
-    stem = "river3" if isinstance(g, River3Game) else g.name
+    stem = g.kind if isinstance(g, River3Game) else g.name  # (river3 or turn3)
     out = [
         (
             f"{player_label(p).capitalize()}'s strategy as CSV",

@@ -1,14 +1,16 @@
-"""Set up's three-way hold'em river spot (issue 49; docs/multiway.md): the hold'em form's
-**Players** choice (2 or 3) and, with 3, the spot's own form — three ranges in acting order,
-a five-card board, pot, stack, bet and raise sizes — with each bad field's message under it
+"""Set up's three-way hold'em river or turn spot (issue 49; docs/multiway.md): the hold'em
+form's **Players** choice (2 or 3) and, with 3, the spot's own form — three ranges in acting
+order, a five-card board (the river) or a four-card one (the turn, with the river's sizes
+beside the turn's), pot, stack, bet and raise sizes — with each bad field's message under it
 (naming the field) and the estimate (nodes, hands per player, memory) before Solve. The
 fields are kept for the session (``persist_state``), apart from the heads-up form's, so
 switching between 2 and 3 players loses nothing typed.
 
-The form reads into a :class:`~solver.games.holdem3.River3Spec`, checked without building
-anything big (:func:`~solver.games.holdem3.checked`: the card-free tree and its memory); the
-engine's arrays (:func:`~solver.cfr.river3_view.river3_game`) are built when a solve
-starts."""
+The form reads into a :class:`~solver.games.holdem3.River3Spec` or
+:class:`~solver.games.holdem3_turn.Turn3Spec`, checked without building anything big
+(:func:`~solver.games.holdem3.checked`, :func:`~solver.games.holdem3_turn.checked_turn`: the
+card-free trees and the memory); the engine's arrays
+(:func:`~solver.cfr.river3_view.river3_game`) are built when a solve starts."""
 
 from __future__ import annotations
 
@@ -24,13 +26,19 @@ from app.components.fields import PERSIST, Number
 from app.components.number_formats import combos_text
 from app.components.river3_figures import POSITIONS
 from app.features.number_fields import number_field
-from solver.cfr.river3_view import River3Game, river3_game
+from solver.cfr.river3_view import River3Game, Spot3Spec, river3_game
 from solver.games.holdem3 import River3Estimate, River3Spec, checked
+from solver.games.holdem3_turn import Turn3Estimate, Turn3Spec, checked_turn
 from solver.games.spec import DEFAULT_MAX_MEMORY_MB, SpecError, machine_memory_mb
 from solver.poker.ranges import RangeError, combo_count, parse_range
 
-NAME = "river3"  # the three-player pages' name of the spot (beside "kuhn3", "leduc3")
+NAME = "river3"  # the three-player pages' name of the spot, river or turn (beside "kuhn3")
 LABEL = "Three-way hold'em river"
+TURN_LABEL = "Three-way hold'em turn"
+# the river's sizes of a turn spot (blank: the turn's); keys beside app/state.py's R3_ ones
+R3_RIVER_BETS = "r3_river_bets"
+R3_RIVER_RAISES = "r3_river_raises"
+TURN_ONLY = ("river_bets", "river_raises")  # Turn3Spec fields a River3Spec does not have
 PLAYERS = (2, 3)
 RANGE_KEYS = (state.R3_RANGE0, state.R3_RANGE1, state.R3_RANGE2)
 KEYS = {  # River3Spec field → widget key
@@ -45,6 +53,8 @@ KEYS = {  # River3Spec field → widget key
     "raise_cap": state.R3_RAISE_CAP,
     "big_blind": state.R3_BIG_BLIND,
     "max_memory_mb": state.R3_MAX_MEMORY,
+    "river_bets": R3_RIVER_BETS,
+    "river_raises": R3_RIVER_RAISES,
 }
 DEFAULTS = {  # a small spot that solves in seconds (docs/multiway.md's example)
     "board": "Ks 7d 2c 9h 3s",
@@ -58,6 +68,8 @@ DEFAULTS = {  # a small spot that solves in seconds (docs/multiway.md's example)
     "raise_cap": "3",
     "big_blind": "10",
     "max_memory_mb": f"{DEFAULT_MAX_MEMORY_MB:g}",
+    "river_bets": "",
+    "river_raises": "",
 }
 NUMBERS = {  # what each number field accepts (its label names it in messages)
     "pot": Number("Pot (chips)", 1, 1e9, whole=True),
@@ -73,6 +85,8 @@ LABELS = {  # how messages name a River3Spec field
     "range2": "Range of player 3 (last to act)",
     "bets": "Bets",
     "raises": "Raises",
+    "river_bets": "River bets",
+    "river_raises": "River raises",
     "tree": "Tree",
     "name": "Name",
     **{f: n.label for f, n in NUMBERS.items()},
@@ -89,9 +103,13 @@ class Form:
     """What the form describes now: ``spec`` (None while a field is bad), ``errors`` (spec
     field → message naming it) and, when good, the ``estimate``."""
 
-    spec: River3Spec | None
+    spec: Spot3Spec | None
     errors: dict[str, str]
-    estimate: River3Estimate | None
+    estimate: River3Estimate | Turn3Estimate | None
+
+    @property
+    def turn(self) -> bool:
+        return isinstance(self.spec, Turn3Spec)
 
     @property
     def valid(self) -> bool:
@@ -116,24 +134,29 @@ def holdem_source() -> bool:
 
 
 def active() -> bool:
-    """Whether Set up holds a three-way river spot: the hold'em form with 3 players."""
+    """Whether Set up holds a three-way spot (river or turn): the hold'em form with 3
+    players."""
     return state.get(state.SETUP_PLAYERS) == 3 and holdem_source()
 
 
-_CHECKS: OrderedDict[River3Spec, Form] = OrderedDict()
-_GAMES: OrderedDict[River3Spec, River3Game] = OrderedDict()
+_CHECKS: OrderedDict[Spot3Spec, Form] = OrderedDict()
+_GAMES: OrderedDict[Spot3Spec, River3Game] = OrderedDict()
 _KEPT = 16
 _LOCK = threading.Lock()
 
 
-def _checked(spec: River3Spec) -> Form:
-    """``spec`` checked (the card-free tree and its memory only), kept for the last specs."""
+def _checked(spec: Spot3Spec) -> Form:
+    """``spec`` checked (the card-free trees and the memory only), kept for the last specs."""
     with _LOCK:
         got = _CHECKS.get(spec)
         if got is not None:
             return got
+    est: River3Estimate | Turn3Estimate
     try:
-        _setup, _tree, est = checked(spec)
+        if isinstance(spec, Turn3Spec):
+            _tsetup, _plan, est = checked_turn(spec)
+        else:
+            _setup, _tree, est = checked(spec)
         form = Form(spec, {}, est)
     except SpecError as exc:
         form = Form(spec, {exc.field: f"{LABELS.get(exc.field, exc.field)}: {exc.message}"}, None)
@@ -160,11 +183,47 @@ def read() -> Form:
             values[field] = str(raw or "")
     if errors:
         return Form(None, errors, None)
-    form = _checked(River3Spec(**values))  # type: ignore[arg-type]
+    cards = len(str(values["board"]).replace(",", " ").split())
+    if cards not in (4, 5):
+        message = f"four cards (a turn) or five (a river), got {cards}"
+        return Form(None, {"board": f"{LABELS['board']}: {message}"}, None)
+    spec: Spot3Spec
+    if cards == 4:  # a turn: a blank river size is the turn's
+        for f in TURN_ONLY:
+            values[f] = str(values[f]).strip() or None
+        spec = Turn3Spec(**values)  # type: ignore[arg-type]
+    else:
+        spec = River3Spec(**{k: v for k, v in values.items() if k not in TURN_ONLY})  # type: ignore[arg-type]
+    form = _checked(spec)
     return Form(None, form.errors, None) if form.errors else form
 
 
-def game(spec: River3Spec) -> River3Game:
+def is_turn_board(text: object) -> bool:
+    """Whether the board field holds four cards (counted, not parsed): a turn spot."""
+    return len(str(text or "").replace(",", " ").split()) == 4
+
+
+def label() -> str:
+    """The spot's name on the three-player pages: a river's, or a turn's (four cards)."""
+    return TURN_LABEL if is_turn_board(state.get(state.R3_BOARD)) else LABEL
+
+
+def summary(spec: Spot3Spec, est: River3Estimate | Turn3Estimate) -> str:
+    """One line on the spot and its size (the Solve page's caption)."""
+    sizes = f"bets {spec.bets} · raises {spec.raises}"
+    if isinstance(spec, Turn3Spec):
+        sizes = (
+            f"turn bets {spec.bets} · raises {spec.raises} · river bets "
+            f"{spec.river_bets or spec.bets} · raises {spec.river_raises or spec.raises}"
+        )
+    return (
+        f"Board {spec.board} · pot {spec.pot:g} · stack {spec.stack:g} · {sizes} · "
+        f"{est.nodes:,} nodes · hands {' / '.join(map(str, est.hands))} · "
+        f"{est.memory_mb:,.1f} MB. % pot: of the pot before anyone acts."
+    )
+
+
+def game(spec: Spot3Spec) -> River3Game:
     """The spot built for the engine (kept for the last specs; a SpecError names a field)."""
     with _LOCK:
         got = _GAMES.get(spec)
@@ -191,9 +250,10 @@ def players_choice() -> int:
             key=state.SETUP_PLAYERS,
             horizontal=True,
             persist_state=PERSIST,
-            format_func=lambda n: "2 (heads-up)" if n == 2 else "3 (three-way river)",
-            help="3: a three-way river spot — three ranges in acting order, a five-card "
-            "board, equal stacks; each player's Nash distance is reported (docs/multiway.md)",
+            format_func=lambda n: "2 (heads-up)" if n == 2 else "3 (three-way)",
+            help="3: a three-way river or turn spot — three ranges in acting order, a five- "
+            "or four-card board, equal stacks; each player's Nash distance is reported "
+            "(docs/multiway.md)",
         )
     )
 
@@ -215,17 +275,23 @@ def _range_stats(text: str, board: str) -> None:
 
 
 def render() -> None:
-    """The three-way river spot's form, its messages and its estimate."""
+    """The three-way spot's form, its messages and its estimate."""
     ensure()
     form = read()
+    turn = is_turn_board(state.get(state.R3_BOARD))
     st.caption(
-        "Three players on the river, in acting order: player 1 acts first, player 3 last. "
+        "Three players on the river or the turn (a four-card board: the river is dealt by "
+        "chance, every card), in acting order: player 1 acts first, player 3 last. "
         "Equal stacks (no side pots); a fold leaves the other two to play on. A solve "
         "reports each player's Nash distance, not an exploitability (docs/multiway.md)."
     )
     st.subheader("Board and chips")
-    st.text_input("Board (5 cards: the river)", key=state.R3_BOARD, persist_state=PERSIST,
-                  help="e.g. `Ks 7d 2c 9h 3s`")  # fmt: skip
+    st.text_input(
+        "Board (5 cards: the river; 4: the turn)",
+        key=state.R3_BOARD,
+        persist_state=PERSIST,
+        help="e.g. `Ks 7d 2c 9h 3s`, or `Ks 7d 2c 9h`",
+    )
     _errors(form, "board")
     c = st.columns(4)
     for col, field in zip(c, ("pot", "stack", "big_blind", "max_memory_mb"), strict=True):
@@ -235,11 +301,28 @@ def render() -> None:
     st.caption("`50%` of the pot, `2.5x` the bet faced (raises), `a` all-in, `120c` chips; "
                "comma separated; the same for the three players.")  # fmt: skip
     b = st.columns(3)
-    b[0].text_input("Bets", key=state.R3_BETS, persist_state=PERSIST)
-    b[1].text_input("Raises", key=state.R3_RAISES, persist_state=PERSIST)
+    street = "Turn " if turn else ""
+    b[0].text_input(f"{street}bets".capitalize(), key=state.R3_BETS, persist_state=PERSIST)
+    b[1].text_input(f"{street}raises".capitalize(), key=state.R3_RAISES, persist_state=PERSIST)
     number_field(NUMBERS["raise_cap"], state.R3_RAISE_CAP, container=b[2], show_error=False,
-                 help="raises after the first bet")  # fmt: skip
-    _errors(form, "bets", "raises", "raise_cap", "tree")
+                 help="raises after the first bet, per street")  # fmt: skip
+    if turn:
+        r = st.columns(3)
+        r[0].text_input(
+            "River bets",
+            key=R3_RIVER_BETS,
+            persist_state=PERSIST,
+            placeholder="blank: the turn's",
+            help="the river's bet sizes",
+        )
+        r[1].text_input(
+            "River raises",
+            key=R3_RIVER_RAISES,
+            persist_state=PERSIST,
+            placeholder="blank: the turn's",
+            help="the river's raise sizes",
+        )
+    _errors(form, "bets", "raises", "raise_cap", "river_bets", "river_raises", "tree")
     st.subheader("Ranges, in acting order")
     cols = st.columns(3)
     board = str(state.get(state.R3_BOARD) or "")
@@ -254,6 +337,10 @@ def render() -> None:
         e = form.estimate
         m = st.columns(4)
         m[0].metric("Nodes", f"{e.nodes:,}")
+        if isinstance(e, Turn3Estimate):
+            st.caption(f"Both streets: the turn's {e.turn_nodes:,} nodes, then "
+                       f"{e.chance_nodes:,} chance node(s) dealing each of "
+                       f"{e.river_cards} river cards (no suit isomorphism).")  # fmt: skip
         m[1].metric("Decision nodes (P1 / P2 / P3)", " / ".join(f"{n:,}" for n in e.decision_nodes))
         m[2].metric("Hands (P1 / P2 / P3)", " / ".join(str(h) for h in e.hands))
         m[3].metric("Memory", f"{e.memory_mb:,.1f} MB")

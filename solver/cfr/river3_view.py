@@ -89,6 +89,24 @@ class River3Game:
         start = _street_start(self, node)  # the card's child: its label is "d:Qh"
         return self.labels[start].partition(":")[2]
 
+    def river_cards(self) -> list[str]:
+        """A turn spot's river cards (``Qh``) in board order: card ``k`` is board ``k + 1``
+        (``board_of``); [] on a river spot."""
+        if not isinstance(self.tree, Turn3Tree):
+            return []
+        chance = np.flatnonzero(self.tree.kind == CHANCE)
+        if chance.size == 0:  # (every turn line ends in a fold)
+            return []
+        return [self.labels[c].partition(":")[2] for c in self.children(int(chance[0]))]
+
+    @property
+    def boards(self) -> npt.NDArray[np.int64]:
+        """(N,) each node's board: 0 on the turn (and on a river spot), ``k + 1`` below river
+        card ``k`` (:meth:`river_cards`)."""
+        if isinstance(self.tree, Turn3Tree):
+            return self.tree.board
+        return np.zeros(self.tree.num_nodes, dtype=np.int64)
+
     def valid(self, node: int, player: int) -> npt.NDArray[np.bool_]:
         """(n_p,): which of ``player``'s hands can be held at ``node`` (False for a combo
         holding the river card dealt above it; all True on the turn or a river spot)."""
