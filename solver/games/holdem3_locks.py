@@ -227,11 +227,17 @@ def build_holdem3_locks(
     for node in sorted(done, key=lambda n: int(t.offset[n])):
         off, na, nh = game.block(node)
         player = int(t.player[node])
+        names = game.hand_names[player]
         actions = game.action_labels(node)
         block = strategy[off : off + na * nh].reshape(na, nh)
-        for k in np.flatnonzero(cells[off : off + na * nh].reshape(na, nh)[0]):
-            mix_k = {a: float(block[i, k]) for i, a in enumerate(actions)}
-            sets.append(LockedSet(player, done[node], node, game.hand_names[player][k], mix_k))
+        # one mix dict per distinct column: a whole-node lock on a wide range makes one
+        mixes: dict[tuple[float, ...], dict[str, float]] = {}
+        for k in np.flatnonzero(cells[off : off + na * nh].reshape(na, nh)[0]).tolist():
+            col = tuple(block[:, k].tolist())
+            mix_k = mixes.get(col)
+            if mix_k is None:
+                mix_k = mixes[col] = dict(zip(actions, col, strict=True))
+            sets.append(LockedSet(player, done[node], node, names[k], mix_k))
     return MultiLocks(cells, strategy, tuple(sets), saved)
 
 
