@@ -43,7 +43,7 @@ def test_a_three_way_river_solves_with_three_curves_and_a_grid(page: Page, serve
     page.goto(server)
     idle(page)
     nav(page, "Set up")
-    page.get_by_text("3 (three-way river)").click()
+    page.get_by_text("3 (three-way)").click()
     rerun_done(page)
     expect(page.get_by_text("Player 3 range (last to act)")).to_be_visible()
     expect(
