@@ -157,3 +157,15 @@ def test_river_fields_on_a_river_board_are_named() -> None:
     with pytest.raises(SpecError) as err:
         river3_game(fields)
     assert err.value.field == "river_bets"
+
+
+def test_a_range_all_holding_the_river_card_has_no_reach_there() -> None:
+    """A one-combo range below the card it holds: no combo can be there, reach share 0 (not
+    a division by zero), and its strategy table is empty."""
+    spec = dataclasses.replace(SPEC, range2="TsTh")
+    r = solve(spec, "cfr+", iterations=2, check_every=2)
+    g = r.game
+    node = r.node("k k k d:Ts k k")
+    assert not g.valid(node, 2).any()
+    assert g.reach_share(r.average_profile(), node)[2] == 0.0
+    assert r.strategies()[2]["k k k d:Ts k k"] == {}

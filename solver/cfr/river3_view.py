@@ -218,7 +218,8 @@ class River3Game:
         out = []
         for p, r in enumerate(self.reach(sigma, node)):
             w = self.setup.hand_weights[p] * self.valid(node, p)
-            out.append(float(w @ r / w.sum()))
+            total = float(w.sum())  # (0: every combo of the range holds the river card)
+            out.append(float(w @ r) / total if total > 0.0 else 0.0)
         return out
 
 
