@@ -18,12 +18,13 @@ from test_river3_job_export import profile_from_csv
 from test_turn3_job_export import valid_cells
 
 from app import state
+from app.features.multi_reload import URL_KEY
 from app.features.multi_study import export_files
 from app.features.river3_form import DEFAULTS, KEYS, R3_RIVER_BETS, R3_RIVER_RAISES
 from app.features.river3_study import RIVER_CARD, reach_text
 from solver.cfr.river3_view import River3Game, line_words
 from solver.games.holdem3_turn import Turn3Spec, estimate_turn
-from solver.run.jobs import FINISHED
+from solver.run.jobs import FINISHED, RUNNING
 from solver.run.multi_job import MultiSolveJob
 
 TURN = {**DEFAULTS, "board": "Ks 7d 2c 9h", "range0": "AA, KQs", "range1": "QQ, AQs",
@@ -185,3 +186,26 @@ def test_river_sizes_left_blank_are_the_turns() -> None:
     assert not at.exception
     assert "river bets 50% · raises a" in texts(at)
     assert at.session_state[R3_RIVER_RAISES] == ""
+
+
+def test_a_running_turn_solve_keeps_its_name_and_comes_back_after_a_reload() -> None:
+    """While a turn spot solves, Solve names it a turn even when Set up's board turns into
+    a river; a reload (the URL's token) gets the same job and Set up's river sizes back."""
+    settings = {**form_state(), state.MULTI_ALGO: "cfr+", state.MULTI_ITERATIONS: 1_000_000,
+                state.MULTI_EVERY: 50}  # fmt: skip
+    at = page("solve", **settings)  # a million iterations: running through this test
+    at.run()
+    at.button(key="multi_start").click().run()
+    job = at.session_state[state.MULTI_JOB]
+    assert isinstance(job, MultiSolveJob) and job.progress.state == RUNNING
+    at.session_state[state.R3_BOARD] = "Ks 7d 2c 9h 3s"  # Set up: now a river
+    at.run()
+    assert not at.exception
+    assert "**Game:** Three-way hold'em turn — solving" in texts(at)
+    reloaded = page("solve")
+    reloaded.query_params[URL_KEY] = at.query_params[URL_KEY]
+    reloaded.run()
+    assert not reloaded.exception and reloaded.session_state[state.MULTI_JOB] is job
+    assert reloaded.session_state[R3_RIVER_BETS] == "a"
+    job.stop()
+    assert job.join(30.0)

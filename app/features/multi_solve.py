@@ -109,7 +109,9 @@ def render() -> None:
     shown = state.get(state.MULTI_GAME) if running else setup_game()
     if shown is None:  # (a heads-up game on Set up, no three-player solve running)
         return
-    st.markdown(f"**Game:** {label(shown)}" + (" — solving" if running else ""))
+    g = j.mgame if running and j is not None else None  # (a running spot: its own name)
+    name = river3_form.game_label(g) if isinstance(g, River3Game) else label(shown)
+    st.markdown(f"**Game:** {name}" + (" — solving" if running else ""))
     if running and setup_game() != shown:
         st.info(
             "Set up now holds another game; it opens here once this solve stops.",

@@ -208,6 +208,11 @@ def label() -> str:
     return TURN_LABEL if is_turn_board(state.get(state.R3_BOARD)) else LABEL
 
 
+def game_label(g: River3Game) -> str:
+    """The name of a built spot (a running solve's): a river's, or a turn's."""
+    return TURN_LABEL if g.is_turn else LABEL
+
+
 def summary(spec: Spot3Spec, est: River3Estimate | Turn3Estimate) -> str:
     """One line on the spot and its size (the Solve page's caption)."""
     sizes = f"bets {spec.bets} · raises {spec.raises}"
