@@ -29,13 +29,14 @@ from typing import Any, Generic, TypeVar
 import numpy as np
 import numpy.typing as npt
 
-from solver.cfr.holdem3_engine import River3Engine
+from solver.cfr.holdem3_engine import River3Engine, lock_river3
 from solver.cfr.multi_engine import MultiEngine
 from solver.cfr.options import SolveOptions
 from solver.cfr.river3_view import River3Game, river3_game
 from solver.cfr.rules import RULES, Rule, make_rule
 from solver.cfr.sampling.multi_es import MultiESEngine
 from solver.games.holdem3 import River3Setup, River3Spec
+from solver.games.holdem3_locks import build_holdem3_locks
 from solver.games.holdem3_turn import Turn3Setup, Turn3Spec
 from solver.games.multi_locks import MultiLockError, MultiLocks, build_multi_locks
 from solver.games.multiway import ANTE, MULTI_GAMES, MultiGame, multi_game
@@ -60,6 +61,7 @@ __all__ = [
     "node_strategy",
     "possible_hands",
     "profile_strategies",
+    "resolve_locks",
     "resolve_multi_game",
     "solve_multi",
 ]
@@ -253,6 +255,13 @@ class MultiSolveResult(Generic[G]):
         locks = self.locks
         return locks.lines(self.players) if locks is not None else [[] for _ in range(self.players)]
 
+    def resolve_locks(self, spec: Mapping[Any, Any]) -> MultiLocks:
+        """The lock text ``spec`` (``{line: mix}``) resolved against this result's game, its
+        "solved" locks on this solve's average profile: pass it as the next solve's
+        ``locks`` (``solve(game, locks=r.resolve_locks({"k b": "solved"}))``). A bad lock:
+        :class:`MultiLockError` naming its line."""
+        return resolve_locks(self.game, spec, self.average_profile())
+
     def average_profile(self) -> Array:
         """The average profile, flat ``(profile_size,)`` in the MultiGame's ``[action, hand]``
         blocks (:mod:`solver.games.multiway`; a river spot: the engine's blocks, each player's
@@ -379,8 +388,10 @@ def lock_multi_engine(
     engine: MultiSolver, locks: object, profile: Array | None = None
 ) -> MultiLocks | None:
     """Lock ``engine`` with ``locks`` — lock text ``{line: mix}`` for any player
-    (:mod:`solver.games.multi_locks`; None or ``{}``: none) or resolved
-    :class:`MultiLocks`; "solved" locks take ``profile``. Returns the locks applied.
+    (:mod:`solver.games.multi_locks`; on a three-way river or turn spot's engine
+    :mod:`solver.games.holdem3_locks`, via :func:`lock_river3`; None or ``{}``: none) or
+    resolved :class:`MultiLocks`; "solved" locks take ``profile`` (the game's
+    ``(profile_size,)`` layout). Returns the locks applied.
     :class:`MultiLockError` (a ValueError) names the line and hand of a bad lock; TypeError
     when ``locks`` is no mapping; ValueError for external sampling, which plays no locks."""
     if locks is None or (isinstance(locks, Mapping) and not locks):
@@ -389,15 +400,26 @@ def lock_multi_engine(
         raise TypeError(f"locks must be {{line: mix}} (a mapping), got {type(locks).__name__}")
     if isinstance(engine, MultiESEngine):
         raise ValueError(f"locks: not with {ES} (external sampling plays no locks)")
-    if isinstance(engine, River3Engine):
-        raise ValueError("locks: not offered on three-way river and turn spots yet (kuhn3 "
-                         "and leduc3 take them)")  # fmt: skip
+    if isinstance(engine, River3Engine):  # (its lines and combos: the built game's)
+        return lock_river3(engine, locks, profile)
     if isinstance(locks, Mapping):
         locks = build_multi_locks(engine.mgame, locks, profile)
     if locks.cells.shape != (engine.mgame.profile_size,):
         raise ValueError("locks: resolved against another game")
     engine.lock(locks)
     return locks
+
+
+def resolve_locks(game: ThreeGame, spec: Mapping[Any, Any], profile: Array | None = None
+                  ) -> MultiLocks:  # fmt: skip
+    """``spec`` (lock text ``{line: mix}``) resolved against ``game``: a toy game's by
+    :func:`~solver.games.multi_locks.build_multi_locks`, a river or turn spot's against its
+    built game (:func:`~solver.games.holdem3_locks.build_holdem3_locks`: combos ``AhKd``,
+    ranges, hand classes); "solved" locks take ``profile`` (``(profile_size,)``). A bad
+    lock: :class:`MultiLockError` naming its line."""
+    if isinstance(game, River3Game):
+        return build_holdem3_locks(game.built.game, spec, profile)
+    return build_multi_locks(game, spec, profile)
 
 
 def make_multi_engine(
@@ -462,7 +484,11 @@ def solve_multi(
     :class:`MultiCheckpoint` and may return True to stop. ``locks`` (a keyword setting, or
     ``options.locks``): ``{line: mix}`` for any player's nodes, as heads-up locks are written
     (:mod:`solver.games.multi_locks`; :func:`~solver.games.multi_locks.uniform_locks` fixes
-    whole players to uniform); :class:`MultiLockError` names a bad one's line, before
+    whole players to uniform; on a river or turn spot :mod:`solver.games.holdem3_locks` —
+    combos ``AhKd``, ranges, hand classes, a turn's lines through ``d:Qc`` —, whole players
+    by :func:`~solver.games.holdem3_locks.holdem3_lock_lines`), or resolved
+    :class:`MultiLocks` (:meth:`MultiSolveResult.resolve_locks`: "solved" locks on an
+    earlier solve's average); :class:`MultiLockError` names a bad one's line, before
     anything is solved. Arguments are checked by :func:`solver.api.solve` first; here what a
     three-player game refuses."""
     name = algorithm.strip().lower() if isinstance(algorithm, str) else ""

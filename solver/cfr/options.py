@@ -46,6 +46,7 @@ from solver.cfr.registry import (
 from solver.cfr.rules import Rule
 from solver.cfr.sampling.rules import SamplingRule
 from solver.games.model import Game
+from solver.games.multi_locks import MultiLocks
 from solver.quoting import brief
 
 PRECISIONS = ("auto", "float64", "float32", "compressed")
@@ -321,7 +322,7 @@ class SolverOptions(TypedDict, total=False):
     rbp_check_every: int
     rbp_threshold: float
     rbp_free_opponent: bool
-    locks: Mapping[Any, Any] | LockSet | None
+    locks: Mapping[Any, Any] | LockSet | MultiLocks | None  # (MultiLocks: three players)
 
 
 @dataclass(frozen=True, eq=False)

@@ -17,7 +17,6 @@ import argparse
 import json
 from typing import Any
 
-from solver.cfr.holdem3_engine import River3Engine, lock_river3
 from solver.cfr.multi_solve import MultiSolver, lock_multi_engine
 from solver.cli.args import FILE_SHAPES, MAX_JSON_FILE_BYTES, UsageError
 from solver.files.safe_read import ReadError, read_regular
@@ -58,10 +57,7 @@ def apply_locks(args: argparse.Namespace, engine: MultiSolver) -> MultiLocks | N
         return None
     spec = read_locks(str(path))
     try:
-        if isinstance(engine, River3Engine):  # (a river or turn spot: its lines and hand text)
-            locks = lock_river3(engine, spec)
-        else:
-            locks = lock_multi_engine(engine, spec)
+        locks = lock_multi_engine(engine, spec)  # (a river or turn spot's: its lines, combos)
     except (ValueError, TypeError) as exc:  # (MultiLockError is a ValueError)
         raise UsageError(f"{FLAG}: {exc}") from None
     text = locks_text(locks)

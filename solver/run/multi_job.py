@@ -92,11 +92,12 @@ def _whole(name: str, value: object, minimum: int) -> int:
 
 class MultiSolveJob(ThreadOwner[MultiProgress], Generic[G]):
     """One solve of the three-player ``mgame`` (a toy game's MultiGame, or a river or turn
-    spot's River3Game: full-width rules only, no locks yet) with ``algorithm`` (a full-width rule's
+    spot's River3Game: full-width rules only) with ``algorithm`` (a full-width rule's
     name or ``mccfr-es``) and ``params`` (``seed`` for ``mccfr-es``) in a background thread, to
     ``max_iterations`` or the first check whose largest Nash distance is at most ``target``
-    (chips; None: no target), with ``locks`` (lock text ``{line: mix}`` for any player, or
-    resolved :class:`~solver.games.multi_locks.MultiLocks`; None: none). Bad arguments raise
+    (chips; None: no target), with ``locks`` (lock text ``{line: mix}`` for any player — a
+    river or turn spot's as :mod:`solver.games.holdem3_locks` reads it —, or resolved
+    :class:`~solver.games.multi_locks.MultiLocks`; None: none). Bad arguments raise
     ValueError / TypeError naming them, as the engine's maker does
     (:func:`solver.cfr.multi_solve.make_multi_engine`; a bad lock: MultiLockError)."""
 
