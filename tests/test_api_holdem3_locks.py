@@ -9,6 +9,7 @@ check and call on every node, the third's solve earns its best-response value ag
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 
 import numpy as np
@@ -17,8 +18,9 @@ from app_helpers import no_threads_left
 from test_holdem3_locks import PASSIVE, RIVER, TURN, deal_list, on_deal_list
 
 from solver import solve
-from solver.cfr.multi_solve import MultiLockError, MultiSolveResult
+from solver.cfr.multi_solve import MultiLockError, MultiSolveResult, resolve_locks
 from solver.cfr.river3_view import River3Game, river3_game
+from solver.files.multi_export import strategies_json
 from solver.games.holdem3 import River3Spec
 from solver.games.holdem3_locks import holdem3_lock_lines
 from solver.games.holdem3_turn import Turn3Spec
@@ -116,3 +118,28 @@ def test_the_job_plays_river_locks() -> None:
     np.testing.assert_array_equal(sigma[job.locks.cells], job.locks.strategy[job.locks.cells])
     with pytest.raises(MultiLockError, match="lock 'b:30'"):
         MultiSolveJob(g, "cfr+", locks={"b:30": {"k": 1}})
+
+
+def test_the_export_json_carries_a_turn_solve_s_locks_and_they_parse_back() -> None:
+    """strategies_json with the solve's locks: ``locks`` is their text (a river card's
+    lines kept), ``locked`` per player; resolved again against the spot they give the same
+    cells and mixes, and the JSON's strategies play them there; without locks both None."""
+    g = spot("turn")
+    text = {"k k k d:Ah": {"AA": {"b:200": 1}, "*": {"k": 1}},
+            **holdem3_lock_lines(g.built.game, [2], PASSIVE)}  # fmt: skip
+    r = solve(TURN, "cfr+", iterations=30, check_every=30, locks=text)
+    locks = r.locks
+    assert locks is not None
+    sigma = r.average_profile()
+    data = json.loads(strategies_json(g, sigma, r.iteration, r.algorithm, r.params,
+                                      r.history[-1], locks))  # fmt: skip
+    assert data["locks"] == text and data["locked"] == locks.lines(3)
+    assert data["locked"][0] == ["k k k d:Ah"] and data["locked"][1] == []
+    back = resolve_locks(g, data["locks"])
+    np.testing.assert_array_equal(back.cells, locks.cells)
+    np.testing.assert_array_equal(back.strategy, locks.strategy)
+    node = data["strategies"][0]["strategy"]["k k k d:Ah"]
+    assert node["AsAd"] == {"k": 0.0, "b:200": 1.0} and "AhAd" not in node  # (Ah: dealt)
+    assert all(mix["k"] == 1.0 for hand, mix in node.items() if hand[0] + hand[2] != "AA")
+    plain = json.loads(strategies_json(g, sigma, r.iteration, r.algorithm, r.params, None))
+    assert plain["locks"] is None and plain["locked"] is None

@@ -102,7 +102,7 @@ def test_files_parse_back_to_the_average_profile() -> None:
 
 @pytest.mark.parametrize(
     ("kwargs", "named"),
-    [({"algorithm": "mccfr-es"}, "algorithm"), ({"locks": {"": {"k": 1.0, "b:30": 0.0}}}, "locks")],
+    [({"algorithm": "mccfr-es"}, "algorithm"), ({"locks": {"b:99": {"c": 1.0}}}, "lock 'b:99'")],
 )
 def test_the_job_refuses_by_name(kwargs: dict[str, object], named: str) -> None:
     args: dict[str, object] = {"algorithm": "cfr+", **kwargs}

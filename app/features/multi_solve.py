@@ -1,7 +1,8 @@
 """The Solve page on a three-player game (``kuhn3``, ``leduc3``, or Set up's three-way river
-spot, :mod:`app.features.river3_form`; docs/multiway.md): its
-settings, Solve / Pause / Stop, and the live view — one Nash-distance curve per player and
-NashConv, never a two-player exploitability — over a background
+or turn spot, :mod:`app.features.river3_form`; docs/multiway.md): its settings, the Locks
+expander (:mod:`app.features.multi_locks`), Solve / Pause / Stop, and the live view — one
+Nash-distance curve per player and NashConv, never a two-player exploitability — over a
+background
 :class:`~solver.run.multi_job.MultiSolveJob`. Also the note a heads-up-only page shows when
 Set up holds a three-player game.
 
@@ -121,8 +122,7 @@ def render() -> None:
         _river3_summary(running)
     _settings(running, shown)
     if shown == river3_form.NAME:
-        st.caption("Locks are not offered on three-way river spots yet (kuhn3 and leduc3 take "
-                   "them).")  # fmt: skip
+        _spot_locks(running)
     else:
         multi_locks.render(shown, game(shown), running, _last_profile(shown))
     bad_spot = shown == river3_form.NAME and not running and not river3_form.read().valid
@@ -208,12 +208,33 @@ def _settings(running: bool, name: str) -> None:
     )  # fmt: skip
 
 
+def _spot_locks(running: bool) -> None:
+    """The Locks expander on a river or turn spot: the running job's spot, else Set up's
+    (built only when locks are applied); none while Set up's spot has a bad field."""
+    j = job()
+    if running and j is not None:
+        g = j.mgame
+        assert isinstance(g, River3Game)
+        multi_locks.render(multi_locks.spot_key(g.spec), g, running, spot=True)
+        return
+    form = river3_form.read()
+    if not form.valid or form.spec is None:
+        return  # (the summary above says to fix Set up)
+    spec = form.spec
+    multi_locks.render(multi_locks.spot_key(spec), lambda: river3_form.game(spec), running,
+                       _last_profile(river3_form.NAME), spot=True)  # fmt: skip
+
+
 def _last_profile(name: str) -> Any:
     """The average profile of this session's finished solve of ``name`` (what "solved"
     locks take), or None."""
     j = job()
     if j is None or state.get(state.MULTI_GAME) != name or not j.progress.finished:
         return None
+    if isinstance(j.mgame, River3Game):  # (a spot's: only while Set up holds the same spot)
+        form = river3_form.read()
+        if not form.valid or form.spec != j.mgame.spec:
+            return None
     return j.average_profile()[0]
 
 
@@ -249,7 +270,9 @@ def _start() -> None:
             target=target if target > 0 else None,
             max_iterations=int(state.get(state.MULTI_ITERATIONS) or 1000),
             check_every=int(state.get(state.MULTI_EVERY) or 10),
-            locks=None if river else multi_locks.applied(name),
+            locks=multi_locks.applied(
+                multi_locks.spot_key(spot.spec) if isinstance(spot, River3Game) else name
+            ),
         )
     except (ValueError, TypeError) as exc:
         state.put(state.MULTI_ERROR, f"Cannot solve: {exc}")

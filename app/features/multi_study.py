@@ -121,7 +121,7 @@ def export_files(j: MultiSolveJob) -> list[tuple[str, str, str, str]]:
         )
         for p in range(g.num_players)
     ]
-    text = strategies_json(g, sigma, iteration, j.algorithm, j.params, j.progress.last)
+    text = strategies_json(g, sigma, iteration, j.algorithm, j.params, j.progress.last, j.locks)
     out.append(("All three strategies as JSON", f"{stem}-strategies.json", text,
                 "application/json"))  # fmt: skip
     return out

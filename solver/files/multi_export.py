@@ -28,6 +28,7 @@ from solver.cfr.multi_solve import (
 )
 from solver.cfr.river3_view import River3Game, line_words
 from solver.games.holdem3_turn import Turn3Spec
+from solver.games.multi_locks import MultiLocks
 from solver.games.nashconv import check_profile
 from solver.poker.cards import COMBOS, parse_cards
 from solver.poker.ranges import COMBO_CELL, GRID_LABELS
@@ -113,12 +114,16 @@ def strategies_json(
     algorithm: str,
     params: Mapping[str, float],
     last: MultiCheckpoint | None,
+    locks: MultiLocks | None = None,
 ) -> str:
     """Every player's strategy (``strategies[k]``: player k + 1's, line → hand → action →
     probability) with the game, the solve's algorithm and iterations, and its last check's
     Nash distances, NashConv and EVs (chips; None before a check). A river spot's is keyed
     by combo (``AhKd``), with ``"game": "river3"``, its name and its fields under ``spot``; a
-    turn spot's has ``"game": "turn3"`` and adds the river's sizes to ``spot``."""
+    turn spot's has ``"game": "turn3"`` and adds the river's sizes to ``spot``. With
+    ``locks`` (the solve's), ``locks`` is their spec — the lock text, "solved" written out
+    per hand, which resolves again against the same game — and ``locked`` per player (player
+    1 first) the lines where it has locked hands; both None without."""
     sigma = _checked(game, sigma)
     pot = game_pot(game)  # the antes (one chip each), or a river spot's pot
     data: dict[str, Any] = {
@@ -132,6 +137,8 @@ def strategies_json(
         "nash_conv": None if last is None else last.nash_conv,
         "ev": None if last is None else list(last.ev),
         "exploitability": None,  # a three-player game has none (docs/multiway.md)
+        "locks": None if locks is None else locks.spec,
+        "locked": None if locks is None else locks.lines(game.num_players),
         "strategies": [
             {"player": k + 1, "strategy": s} for k, s in enumerate(profile_strategies(game, sigma))
         ],
