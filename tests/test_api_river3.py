@@ -144,7 +144,7 @@ def test_a_missing_field_is_named() -> None:
         ({"precision": "float32"}, "precision"),
         ({"pruning": "partial"}, "pruning"),
         ({"algorithm": "mccfr-es"}, "algorithm"),
-        ({"locks": {"": {"k": 1.0, "b:30": 0.0}}}, "locks"),
+        ({"locks": {"b:99": {"c": 1.0}}}, "lock 'b:99'"),  # (locks taken; a bad one named)
         ({"seed": 4}, "seed"),
         ({"target_exploitability": 0.01}, "target_exploitability"),
         ({"rbp_threshold": 1.0}, "rbp_threshold"),
