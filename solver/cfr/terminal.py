@@ -39,7 +39,7 @@ class FoldTables(NamedTuple):
 
     cards: npt.NDArray[np.int32]  # (2, H, 2) each hand's cards (-1: a one-card hand)
     same: npt.NDArray[np.int32]  # (2, H) the opponent's hand with the same cards, or -1
-    pack: npt.NDArray[np.uint64]  # (2, H) the cards packed for the two-bank sums
+    pack: npt.NDArray[np.uint64]  # (2, H) cards, same and the summing order (pack_hands)
     valid: Array  # (B, 2, H) 1.0 where a hand does not collide with board b
 
 
@@ -94,29 +94,30 @@ def fold_rows(
     borrowed (:mod:`solver.cfr.borrow`), more than a hand's arithmetic here. ``cs`` is (2·C,).
     Two-card hands (hold'em) sum the opponent reach per card in two banks (even and odd
     hands) merged after — hands sharing a card sit next to each other, and with one bank each
-    add waits for the previous store; hands of one card (-1 in the second slot) take the
-    checked loops."""
+    add waits for the previous store — visiting the hands in ``pack``'s order
+    (:func:`~solver.games.build.fold_order`: each sum still gets its hands in index order, so
+    the same bits, with its adds further apart); hands of one card (-1 in the second slot)
+    take the checked loops."""
     cards, same, pack, valid = ft
     opp = 1 - trav
     for c in range(2 * nc):
         cs[c] = 0.0
     total = 0.0
     if cards[0, 0, 1] >= 0 and cards[1, 0, 1] >= 0:
-        m = np.uint64(0xFFFF)
-        s16 = np.uint64(16)
-        for j in range(no):
-            r = reach2[rrow, j]
-            total += r
-            bank = np.uint64((j & 1) * nc)
-            w = pack[opp, j]
-            cs[bank + (w & m)] += r
-            cs[bank + ((w >> s16) & m)] += r
+        m8 = np.uint64(0xFF)
+        m16 = np.uint64(0xFFFF)
+        for k in range(no):
+            total += reach2[rrow, k]
+            w = pack[opp, k]  # the k-th hand summed and its two sums (build.pack_hands)
+            r = reach2[rrow, (w >> np.uint64(32)) & m16]
+            cs[(w >> np.uint64(48)) & m8] += r
+            cs[w >> np.uint64(56)] += r
         for c in range(nc):
             cs[c] += cs[nc + c]
         for h in range(nt):
             w = pack[trav, h]
-            x = total - cs[w & m] - cs[(w >> s16) & m]
-            sm = w >> np.uint64(32)  # same + 1
+            x = total - cs[w & m8] - cs[(w >> np.uint64(8)) & m8]
+            sm = (w >> np.uint64(16)) & m16  # same + 1
             if sm != 0:
                 x += reach2[rrow, sm - np.uint64(1)]
             out2[orow, h] = u * x * valid[b, trav, h]
@@ -256,33 +257,38 @@ def prefix_sums(
 
     Four blocks summed side by side (four independent chains of dependent adds instead of
     one, which would set the pace at one add's latency per entry), then offset. Indices are
-    read as unsigned (a signed index pays Numba's negative-index wrap)."""
-    q = n // 4
+    unsigned, read and written (a signed index pays Numba's negative-index wrap)."""
+    one = np.uint64(1)
+    nu = np.uint64(n)
+    q = nu // np.uint64(4)
+    q2 = np.uint64(2) * q
+    q3 = np.uint64(3) * q
     out2[orow, 0] = 0.0
     a0 = 0.0
     a1 = 0.0
     a2 = 0.0
     a3 = 0.0
-    for k in range(q):
+    for i in range(q):
+        k = np.uint64(i)
         a0 += reach2[rrow, np.uint32(src[s0, s1, k])]
-        out2[orow, k + 1] = a0
+        out2[orow, k + one] = a0
         a1 += reach2[rrow, np.uint32(src[s0, s1, q + k])]
-        out2[orow, q + k + 1] = a1
-        a2 += reach2[rrow, np.uint32(src[s0, s1, 2 * q + k])]
-        out2[orow, 2 * q + k + 1] = a2
-        a3 += reach2[rrow, np.uint32(src[s0, s1, 3 * q + k])]
-        out2[orow, 3 * q + k + 1] = a3
-    for k in range(4 * q, n):
-        a3 += reach2[rrow, np.uint32(src[s0, s1, k])]
-        out2[orow, k + 1] = a3
-    for k in range(q + 1, 2 * q + 1):
-        out2[orow, k] += a0
+        out2[orow, q + k + one] = a1
+        a2 += reach2[rrow, np.uint32(src[s0, s1, q2 + k])]
+        out2[orow, q2 + k + one] = a2
+        a3 += reach2[rrow, np.uint32(src[s0, s1, q3 + k])]
+        out2[orow, q3 + k + one] = a3
+    for j in range(np.uint64(4) * q, nu):
+        a3 += reach2[rrow, np.uint32(src[s0, s1, j])]
+        out2[orow, j + one] = a3
+    for j in range(q + one, q2 + one):
+        out2[orow, j] += a0
     x = a0 + a1
-    for k in range(2 * q + 1, 3 * q + 1):
-        out2[orow, k] += x
+    for j in range(q2 + one, q3 + one):
+        out2[orow, j] += x
     x += a2
-    for k in range(3 * q + 1, n + 1):
-        out2[orow, k] += x
+    for j in range(q3 + one, nu + one):
+        out2[orow, j] += x
 
 
 @kernel
@@ -321,8 +327,11 @@ def showdown_2card(
     row = sd_row[b]
     prefix_sums(reach2, rrow, order, b, opp, no, sbuf, np.int64(0))
     prefix_sums(reach2, rrow, sd_src, row, trav, 2 * no, sbuf, np.int64(1))
-    for c in range(nc):
-        cs[c] = sbuf[1, sd_cstart[row, trav, c]] + sbuf[1, sd_cstart[row, trav, c + 1]]
+    qa = sbuf[1, np.uint32(sd_cstart[row, trav, 0])]
+    for c in range(nc):  # each card's group ends where the next one's starts: one read each
+        qb = sbuf[1, np.uint32(sd_cstart[row, trav, c + 1])]
+        cs[c] = qa + qb
+        qa = qb
     top = sbuf[0, no]
     m = np.uint64(0xFFFF)
     for h in range(nt):
