@@ -1,8 +1,7 @@
-"""The fold and showdown kernels' additions, in their exact order: the packed fold visits the
-opponent's hands in :func:`~solver.games.build.fold_order` (each per-card sum still gets its
-hands in index order) and the showdown sums its prefixes in four blocks, so both equal, bit
-for bit, a plain Python sweep that adds in those orders — the numbers every solve had
-before the kernels were reordered for speed."""
+"""The fold and showdown kernels' additions, in their exact order: the packed fold sums the
+opponent's hands in index order in two banks, the showdown its prefixes in four blocks, and
+both equal, bit for bit, a plain Python sweep that adds in those orders — the numbers every
+solve has had, whatever a kernel's loads and indices are rearranged into for speed."""
 
 from __future__ import annotations
 
@@ -11,7 +10,6 @@ import pytest
 
 from solver.cfr.layout import make_scratch
 from solver.cfr.terminal import fold_values, showdown_values
-from solver.games.build import fold_order, pack_hands
 from solver.games.holdem import HoldemSpec, build_holdem
 from solver.games.model import Game
 from solver.poker.cards import card_str
@@ -29,15 +27,6 @@ def _reach(rng: np.random.Generator, g: Game, player: int) -> np.ndarray:
     out = np.zeros((1, g.hands.cards.shape[1]))
     n = g.hands.num_hands[player]
     out[0, :n] = rng.random(n) * 10.0 ** rng.integers(-9, 0, n) * (rng.random(n) < 0.8)
-    return out
-
-
-def _chains(cards: np.ndarray, nc: int) -> dict[int, list[int]]:
-    """Each per-card sum's hands (bank j mod 2, then the card), in index order."""
-    out: dict[int, list[int]] = {}
-    for j in range(cards.shape[0]):
-        for c in cards[j]:
-            out.setdefault((j & 1) * nc + int(c), []).append(j)
     return out
 
 
@@ -121,38 +110,3 @@ def test_fold_and_showdown_add_in_the_reference_order(seed: int) -> None:
             g.hands, g.boards, 0, trav, 150.0, reach, 0, out, 0, sc.card_sum, sc.card_sum2
         )
         assert out[0, :nt].tobytes() == _showdown_reference(g, trav, 150.0, reach).tobytes()
-
-
-def test_fold_order_keeps_each_sum_in_index_order_and_spreads_its_adds() -> None:
-    g = _river(np.random.default_rng(7))
-    nc = g.hands.num_cards
-    for p in range(2):
-        n = int(g.hands.num_hands[p])
-        cards = g.hands.cards[p, :n]
-        order = fold_order(cards, nc, gap=6)
-        assert sorted(order.tolist()) == list(range(n))
-        at = np.empty(n, dtype=np.int64)
-        at[order] = np.arange(n)
-        near_index = near_order = 0
-        for hands in _chains(cards, nc).values():
-            steps = np.diff(at[hands])
-            assert (steps > 0).all()  # the sum still gets its hands in index order
-            near_order += int((steps < 6).sum())
-            near_index += int((np.diff(hands) < 6).sum())
-        # index order puts most adds to a sum within a few hands of the last; the order spreads them
-        assert near_order < near_index / 3
-        # and the table the fold reads holds it: the k-th hand summed, its two sums
-        pack = g.hands.pack[p, :n]
-        assert ((pack >> np.uint64(32)) & np.uint64(0xFFFF)).tolist() == order.tolist()
-        bank = (order & 1) * nc
-        assert ((pack >> np.uint64(48)) & np.uint64(0xFF)).tolist() == (
-            bank + cards[order, 0]
-        ).tolist()
-        assert (pack >> np.uint64(56)).tolist() == (bank + cards[order, 1]).tolist()
-
-
-def test_pack_hands_refuses_a_deck_too_large_for_its_fields() -> None:
-    cards = np.array([[[0, 1]], [[2, 3]]], dtype=np.int32)
-    same = np.full((2, 1), -1, dtype=np.int32)
-    with pytest.raises(ValueError, match="num_cards"):
-        pack_hands(cards, same, 129)

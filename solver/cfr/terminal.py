@@ -39,7 +39,7 @@ class FoldTables(NamedTuple):
 
     cards: npt.NDArray[np.int32]  # (2, H, 2) each hand's cards (-1: a one-card hand)
     same: npt.NDArray[np.int32]  # (2, H) the opponent's hand with the same cards, or -1
-    pack: npt.NDArray[np.uint64]  # (2, H) cards, same and the summing order (pack_hands)
+    pack: npt.NDArray[np.uint64]  # (2, H) the cards packed for the two-bank sums
     valid: Array  # (B, 2, H) 1.0 where a hand does not collide with board b
 
 
@@ -94,30 +94,29 @@ def fold_rows(
     borrowed (:mod:`solver.cfr.borrow`), more than a hand's arithmetic here. ``cs`` is (2·C,).
     Two-card hands (hold'em) sum the opponent reach per card in two banks (even and odd
     hands) merged after — hands sharing a card sit next to each other, and with one bank each
-    add waits for the previous store — visiting the hands in ``pack``'s order
-    (:func:`~solver.games.build.fold_order`: each sum still gets its hands in index order, so
-    the same bits, with its adds further apart); hands of one card (-1 in the second slot)
-    take the checked loops."""
+    add waits for the previous store; hands of one card (-1 in the second slot) take the
+    checked loops."""
     cards, same, pack, valid = ft
     opp = 1 - trav
     for c in range(2 * nc):
         cs[c] = 0.0
     total = 0.0
     if cards[0, 0, 1] >= 0 and cards[1, 0, 1] >= 0:
-        m8 = np.uint64(0xFF)
-        m16 = np.uint64(0xFFFF)
-        for k in range(no):
-            total += reach2[rrow, k]
-            w = pack[opp, k]  # the k-th hand summed and its two sums (build.pack_hands)
-            r = reach2[rrow, (w >> np.uint64(32)) & m16]
-            cs[(w >> np.uint64(48)) & m8] += r
-            cs[w >> np.uint64(56)] += r
+        m = np.uint64(0xFFFF)
+        s16 = np.uint64(16)
+        for j in range(no):
+            r = reach2[rrow, j]
+            total += r
+            bank = np.uint64((j & 1) * nc)
+            w = pack[opp, j]
+            cs[bank + (w & m)] += r
+            cs[bank + ((w >> s16) & m)] += r
         for c in range(nc):
             cs[c] += cs[nc + c]
         for h in range(nt):
             w = pack[trav, h]
-            x = total - cs[w & m8] - cs[(w >> np.uint64(8)) & m8]
-            sm = (w >> np.uint64(16)) & m16  # same + 1
+            x = total - cs[w & m] - cs[(w >> s16) & m]
+            sm = w >> np.uint64(32)  # same + 1
             if sm != 0:
                 x += reach2[rrow, sm - np.uint64(1)]
             out2[orow, h] = u * x * valid[b, trav, h]

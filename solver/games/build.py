@@ -316,88 +316,15 @@ def make_hands(
                 if image not in keys[p]:
                     raise ValueError("a suit permutation maps a hand out of the range")
                 perm[k, p, h] = keys[p][image]
-    return Hands(nh, arr, w, same, int(num_cards), 1.0 / total, perm,
-                 pack_hands(arr, same, int(num_cards)))  # fmt: skip
+    return Hands(nh, arr, w, same, int(num_cards), 1.0 / total, perm, pack_hands(arr, same))
 
 
-def pack_hands(
-    cards: npt.NDArray[np.int32], same: npt.NDArray[np.int32], num_cards: int = 52
-) -> npt.NDArray[np.uint64]:
-    """(2, H): :class:`Hands`'s ``pack``, the packed fold's table (:func:`fold_rows`), one
-    word per position ``k`` of each player's hands (``cards`` (2, H, 2), -1 unused; padding
-    rows have no card). Fields, low bits first:
-
-    * bits 0–7, 8–15: hand ``k``'s two cards; 16–31: ``same`` + 1 (0: none) — read when the
-      player is the traverser (a missing card, -1, is stored as 0: the packed fold only runs
-      on two-card hands);
-    * bits 32–47: the hand ``j`` summed ``k``-th when the player is the opponent
-      (:func:`fold_order`); 48–55, 56–63: its two per-card sums, ``bank·C + card`` with the
-      bank ``j`` mod 2 and ``C`` = ``num_cards`` (2·C ≤ 256).
-    """
-    if 2 * num_cards > 256:
-        raise ValueError(f"num_cards: {num_cards} cards do not fit the packed fold (≤ 128)")
+def pack_hands(cards: npt.NDArray[np.int32], same: npt.NDArray[np.int32]) -> npt.NDArray[np.uint64]:
+    """(2, H): each hand's two cards and ``same`` + 1 in one word (:class:`Hands`'s ``pack``;
+    a missing card, -1, is stored as 0 — the packed fold only runs on two-card hands)."""
     c = np.maximum(cards, 0).astype(np.uint64)
     s = (same.astype(np.int64) + 1).astype(np.uint64)
-    out = c[:, :, 0] | (c[:, :, 1] << np.uint64(8)) | (s << np.uint64(16))
-    for p in range(2):
-        n = int((cards[p, :, 0] >= 0).sum())
-        j = fold_order(cards[p, :n], num_cards)
-        bank = (j & 1) * num_cards
-        cj = np.maximum(cards[p, j], 0).astype(np.int64)
-        word = (j << 32) | ((bank + cj[:, 0]) << 48) | ((bank + cj[:, 1]) << 56)
-        out[p, :n] |= word.astype(np.uint64)
-    return out
-
-
-def fold_order(cards: npt.NDArray[np.int32], num_cards: int, gap: int = 6) -> npt.NDArray[np.int64]:
-    """The order the packed fold sums the opponent's ``n`` hands (``cards`` (n, 2)) into its
-    per-card sums: a permutation of 0..n-1 (n,).
-
-    Each sum ``(bank, card)`` (bank = hand mod 2) must still receive its hands in index order,
-    so its additions — and every value — stay those of the index-order sweep bit for bit. In
-    index order, hands sharing a first card sit next to each other, so each add waits on the
-    previous one's store to the same sum; this order puts ``gap`` other hands between two
-    adds to one sum where it can (a greedy list schedule: the lowest-index hand whose sums
-    were last touched at least ``gap`` steps ago, else the one touched longest ago)."""
-    import heapq
-
-    n = cards.shape[0]
-    c = np.maximum(cards, 0).astype(np.int64)
-    keys = [((j & 1) * num_cards + c[j, 0], (j & 1) * num_cards + c[j, 1]) for j in range(n)]
-    chains: dict[int, list[int]] = {}
-    for j in range(n):
-        for k in set(keys[j]):
-            chains.setdefault(k, []).append(j)
-    head = dict.fromkeys(chains, 0)
-    last = dict.fromkeys(chains, -gap)
-
-    def ready(j: int) -> bool:
-        return all(chains[k][head[k]] == j for k in keys[j])
-
-    heap = [j for j in range(n) if ready(j)]
-    heapq.heapify(heap)
-    order: list[int] = []
-    for t in range(n):
-        held: list[int] = []
-        pick = -1
-        while heap and len(held) < 8:  # the lowest ready index whose sums have cooled
-            j = heapq.heappop(heap)
-            if max(last[k] for k in keys[j]) <= t - gap:
-                pick = j
-                break
-            held.append(j)
-        if pick < 0:
-            pick = min(held, key=lambda j: (max(last[k] for k in keys[j]), j))
-            held.remove(pick)
-        for j in held:
-            heapq.heappush(heap, j)
-        order.append(pick)
-        for k in set(keys[pick]):
-            last[k] = t
-            head[k] += 1
-            if head[k] < len(chains[k]) and ready(chains[k][head[k]]):
-                heapq.heappush(heap, chains[k][head[k]])
-    return np.array(order, dtype=np.int64)
+    return c[:, :, 0] | (c[:, :, 1] << np.uint64(16)) | (s << np.uint64(32))
 
 
 def make_boards(
