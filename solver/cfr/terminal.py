@@ -256,33 +256,38 @@ def prefix_sums(
 
     Four blocks summed side by side (four independent chains of dependent adds instead of
     one, which would set the pace at one add's latency per entry), then offset. Indices are
-    read as unsigned (a signed index pays Numba's negative-index wrap)."""
-    q = n // 4
+    unsigned, read and written (a signed index pays Numba's negative-index wrap)."""
+    one = np.uint64(1)
+    nu = np.uint64(n)
+    q = nu // np.uint64(4)
+    q2 = np.uint64(2) * q
+    q3 = np.uint64(3) * q
     out2[orow, 0] = 0.0
     a0 = 0.0
     a1 = 0.0
     a2 = 0.0
     a3 = 0.0
-    for k in range(q):
+    for i in range(q):
+        k = np.uint64(i)
         a0 += reach2[rrow, np.uint32(src[s0, s1, k])]
-        out2[orow, k + 1] = a0
+        out2[orow, k + one] = a0
         a1 += reach2[rrow, np.uint32(src[s0, s1, q + k])]
-        out2[orow, q + k + 1] = a1
-        a2 += reach2[rrow, np.uint32(src[s0, s1, 2 * q + k])]
-        out2[orow, 2 * q + k + 1] = a2
-        a3 += reach2[rrow, np.uint32(src[s0, s1, 3 * q + k])]
-        out2[orow, 3 * q + k + 1] = a3
-    for k in range(4 * q, n):
-        a3 += reach2[rrow, np.uint32(src[s0, s1, k])]
-        out2[orow, k + 1] = a3
-    for k in range(q + 1, 2 * q + 1):
-        out2[orow, k] += a0
+        out2[orow, q + k + one] = a1
+        a2 += reach2[rrow, np.uint32(src[s0, s1, q2 + k])]
+        out2[orow, q2 + k + one] = a2
+        a3 += reach2[rrow, np.uint32(src[s0, s1, q3 + k])]
+        out2[orow, q3 + k + one] = a3
+    for j in range(np.uint64(4) * q, nu):
+        a3 += reach2[rrow, np.uint32(src[s0, s1, j])]
+        out2[orow, j + one] = a3
+    for j in range(q + one, q2 + one):
+        out2[orow, j] += a0
     x = a0 + a1
-    for k in range(2 * q + 1, 3 * q + 1):
-        out2[orow, k] += x
+    for j in range(q2 + one, q3 + one):
+        out2[orow, j] += x
     x += a2
-    for k in range(3 * q + 1, n + 1):
-        out2[orow, k] += x
+    for j in range(q3 + one, nu + one):
+        out2[orow, j] += x
 
 
 @kernel
@@ -321,8 +326,11 @@ def showdown_2card(
     row = sd_row[b]
     prefix_sums(reach2, rrow, order, b, opp, no, sbuf, np.int64(0))
     prefix_sums(reach2, rrow, sd_src, row, trav, 2 * no, sbuf, np.int64(1))
-    for c in range(nc):
-        cs[c] = sbuf[1, sd_cstart[row, trav, c]] + sbuf[1, sd_cstart[row, trav, c + 1]]
+    qa = sbuf[1, np.uint32(sd_cstart[row, trav, 0])]
+    for c in range(nc):  # each card's group ends where the next one's starts: one read each
+        qb = sbuf[1, np.uint32(sd_cstart[row, trav, c + 1])]
+        cs[c] = qa + qb
+        qa = qb
     top = sbuf[0, no]
     m = np.uint64(0xFFFF)
     for h in range(nt):
