@@ -192,7 +192,7 @@ def toy3_tables(mg: MultiGame) -> Showdown3Tables:
     term = np.flatnonzero(mg.terminal_row >= 0)
     return Showdown3Tables(
         cards=span,
-        weight=np.zeros((1, 9)),
+        weight=np.zeros((1, 1)),
         inv_z=1.0 / mg.deals.shape[0],
         num=num,
         order=order,

@@ -43,8 +43,7 @@ heads-up kernel types; their fields are read here as:
 * ``num`` (B,): K_b; ``num_classes``: the largest K_b;
 * ``inv_z``: 1 / D; ``contrib``, ``active``, ``term_row``: as for a three-way river;
 * ``vec`` (9, K) work: per class sums of ``f``, ``g``, ``f·g``, then the sums over the
-  classes below each class, then over those above; ``weight`` (1, 9) work: one hand's
-  window sums (``F``, ``G``, ``Dfg`` over L, LE, A); ``mat``, ``acc`` unused.
+  classes below each class, then over those above; ``weight``, ``mat``, ``acc`` unused.
 """
 
 from __future__ import annotations
@@ -53,19 +52,12 @@ import numpy as np
 import numpy.typing as npt
 
 from solver.cfr.showdown3_terminal import Showdown3Tables
-from solver.jit import kernel, node_kernel
+from solver.jit import kernel
 
 __all__ = ["toy3_terminal", "toy3_values"]
 
 Array = npt.NDArray[np.float64]
 Int = int | np.int64
-
-
-@node_kernel
-def _mass(w: Array, wq: Int, wr: Int) -> float:
-    """T(Wq, Wr) from the window sums ``w`` (3 sums × 3 windows, row-major; windows 0 L,
-    1 LE, 2 A)."""
-    return w[wq] * w[3 + wr] - w[6 + min(wq, wr)]
 
 
 @kernel
@@ -78,9 +70,11 @@ def toy3_terminal(
     q, r = (t + 1) % 3, (t + 2) % 3
     nk = tb.num[b]
     V = tb.vec
-    for i in range(9):
+    for i in range(3):
         for k in range(nk):
             V[i, k] = 0.0
+        V[3 + i, 0] = 0.0
+        V[6 + i, nk - 1] = 0.0
     for h in range(nh):
         k = tb.cls[b, h]
         if k >= 0:
@@ -100,13 +94,16 @@ def toy3_terminal(
         if tb.active[row, p]:
             live += 1
     own = tb.contrib[row, t]
-    w = tb.weight[0]
+    if not tb.active[row, t] or live == 1:
+        kind, fixed = 0, (pot if tb.active[row, t] else 0.0) - own
+    else:
+        kind, fixed = (3 if live == 3 else (1 if tb.active[row, q] else 2)), -own
     for h in range(nh):
         k = tb.cls[b, h]
         if k < 0:
             VA[d, h] = 0.0
             continue
-        fe, ge, de = 0.0, 0.0, 0.0
+        fe, ge, de = 0.0, 0.0, 0.0  # h's class mates
         for j in range(tb.cards[b, h, 0], tb.cards[b, h, 1]):
             c = tb.order[b, j]
             if c != h:
@@ -114,23 +111,19 @@ def toy3_terminal(
                 fe += fc
                 ge += gc
                 de += fc * gc
-        for i in range(3):  # w[3 i + window]: L, LE, A of f, g, f·g
-            below = V[3 + i, k]
-            mine = fe if i == 0 else (ge if i == 1 else de)
-            w[3 * i] = below
-            w[3 * i + 1] = below + mine
-            w[3 * i + 2] = w[3 * i + 1] + V[6 + i, k]
-        every = _mass(w, 2, 2)
-        if not tb.active[row, t] or live == 1:
-            v = ((pot if tb.active[row, t] else 0.0) - own) * every
-        elif live == 3:
-            v = pot * (_mass(w, 0, 0) / 3.0
-                       + (_mass(w, 1, 0) + _mass(w, 0, 1)) / 6.0
-                       + _mass(w, 1, 1) / 3.0) - own * every  # fmt: skip
-        elif tb.active[row, q]:
-            v = pot * 0.5 * (_mass(w, 0, 2) + _mass(w, 1, 2)) - own * every
-        else:
-            v = pot * 0.5 * (_mass(w, 2, 0) + _mass(w, 2, 1)) - own * every
+        # windows L (weaker than h), E (weaker or tied), A (all), h left out
+        fl, gl, dl = V[3, k], V[4, k], V[5, k]
+        fq, gq, dq = fl + fe, gl + ge, dl + de
+        fa, ga, da = fq + V[6, k], gq + V[7, k], dq + V[8, k]
+        v = fixed * (fa * ga - da)
+        if kind == 3:  # shares 1, 1/2, 1/3: T(L,L)/3 + (T(E,L) + T(L,E))/6 + T(E,E)/3
+            v += pot * ((fl * gl - dl) / 3.0
+                        + ((fq * gl - dl) + (fl * gq - dl)) / 6.0
+                        + (fq * gq - dq) / 3.0)  # fmt: skip
+        elif kind == 1:  # q in: (T(L, A) + T(E, A)) / 2
+            v += pot * 0.5 * ((fl * ga - dl) + (fq * ga - dq))
+        elif kind == 2:  # r in
+            v += pot * 0.5 * ((fa * gl - dl) + (fa * gq - dq))
         VA[d, h] = v * tb.inv_z
 
 
