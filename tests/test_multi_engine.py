@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 from reference3 import RULES, Reference3
 
+from solver.cfr.multi import TERMINAL_TOY3
 from solver.cfr.multi_engine import MultiEngine
 from solver.cfr.rules import make_rule
 from solver.games.multiway import MultiGame, kuhn_multi, multi_game
@@ -32,6 +33,7 @@ def match(name: str, rule: str, iterations: int) -> None:
     iteration (float64 sums in another order: 1e-10)."""
     g = game(name)
     ref, eng = Reference3(g, rule), MultiEngine(g, make_rule(rule))
+    assert eng.arrays.multi.mode == TERMINAL_TOY3  # terminals by strength class, no deal list
     for t in range(1, iterations + 1):
         ref.iterate()
         eng.iterate(1)
@@ -134,6 +136,7 @@ def test_the_engines_best_response_equals_the_evaluators(name: str) -> None:
     random profile, and a solve's average strategy normalised in the walk."""
     g = game(name)
     eng = MultiEngine(g, make_rule("cfr+"))
+    assert eng.arrays.multi.mode == TERMINAL_TOY3
     eng.iterate(5)
     for sigma in (uniform_profile(g), random_profile(g, 3), None):
         ours = eng.engine_report(sigma)

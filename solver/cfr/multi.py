@@ -14,10 +14,13 @@ the reach of player ``p`` at the node of depth ``d`` is row ``rrow[d] · P + p``
   terminal, by the deals;
 * a terminal gives ``v_t(h) = Σ_{deals e: deals[e, t] = h} wpay[row, t, e] · Π_{p ≠ t}
   π_p(deals[e, p])``, ``wpay`` the deal's chance times the payoff (0 for a deal the board
-  blocks). Cost per terminal: O(D · P) for the ``D`` deals listed (24 in kuhn3, 336 in
-  leduc3). A three-way hold'em river (``mode`` :data:`TERMINAL_SHOWDOWN3`) lists no deals:
-  its terminals sweep the strength order instead (:mod:`solver.cfr.showdown3_terminal`,
-  O((n_q + n_r) · 52 + n_t) for ``n_p`` hands of player ``p``), the same numbers.
+  blocks). Cost per terminal: O(D · P) for the ``D`` deals listed. kuhn3 and leduc3 (mode
+  :data:`TERMINAL_TOY3`) list no deals: their terminals add the others' reaches up by
+  strength class (:mod:`solver.cfr.toy3_terminal`, O(C + K) for ``C`` cards and ``K``
+  classes, plus a hand's class mates), the same numbers. A three-way hold'em river
+  (``mode`` :data:`TERMINAL_SHOWDOWN3`) lists no deals: its terminals sweep the strength
+  order instead (:mod:`solver.cfr.showdown3_terminal`, O((n_q + n_r) · 52 + n_t) for
+  ``n_p`` hands of player ``p``), the same numbers.
 
 Players may hold different numbers of hands (``hands.num_hands[p]``): player ``p``'s reach
 row and strategy blocks have its own length; a row is copied whole (the scratch's width).
@@ -35,6 +38,7 @@ import numpy as np
 import numpy.typing as npt
 
 from solver.cfr.showdown3_terminal import NO_SHOWDOWN3, Showdown3Tables, showdown3_terminal
+from solver.cfr.toy3_terminal import toy3_terminal
 from solver.jit import node_kernel
 
 Array = npt.NDArray[np.float64]
@@ -48,6 +52,9 @@ TERMINAL_SHOWDOWN3 = 1  # a three-way hold'em river: by the strength order (``sd
 # per-player arrays), board 0 the turn's, then one per river card; a terminal reads the block
 # of its node's board
 TERMINAL_TURN3 = 2
+# a three-player toy game of one-card hands (kuhn3, leduc3): ``sd3`` holds the strength
+# classes per board (:mod:`solver.cfr.toy3_terminal`), no deal list
+TERMINAL_TOY3 = 3
 
 
 class MultiArrays(NamedTuple):
@@ -60,9 +67,10 @@ class MultiArrays(NamedTuple):
     # (T, P, D): deal e's chance times player p's payoff (chips) at the terminal, 0 where
     # the terminal's public cards collide with the deal
     wpay: npt.NDArray[np.float64]
-    mode: int = TERMINAL_DEALS  # how terminals are valued: TERMINAL_DEALS, _SHOWDOWN3, _TURN3
+    # how terminals are valued: TERMINAL_DEALS, _SHOWDOWN3, _TURN3, _TOY3
+    mode: int = TERMINAL_DEALS
     # a three-way river's tables (mode TERMINAL_SHOWDOWN3), or a turn's, one block per board
-    # (mode TERMINAL_TURN3)
+    # (mode TERMINAL_TURN3), or a toy game's strength classes (mode TERMINAL_TOY3)
     sd3: Showdown3Tables = NO_SHOWDOWN3
 
 
@@ -142,6 +150,9 @@ def multi_terminal(
     tables of the node's board ``b``."""
     pl = mw.players
     row = mw.term_row[node]
+    if mw.mode == TERMINAL_TOY3:
+        toy3_terminal(mw.sd3, row, b, trav, RE, r0 * pl, VA, d)
+        return
     if mw.mode == TERMINAL_SHOWDOWN3:
         showdown3_terminal(mw.sd3, row, trav, RE, r0 * pl, VA, d)
         return

@@ -17,11 +17,12 @@ from typing import NamedTuple
 import numpy as np
 
 from solver.cfr.layout import GameArrays, Scratch, make_scratch
-from solver.cfr.multi import MultiArrays
+from solver.cfr.multi import TERMINAL_DEALS, TERMINAL_TOY3, MultiArrays
+from solver.cfr.showdown3_terminal import Showdown3Tables
 from solver.games.model import Boards, Game, Hands, Tree
 from solver.games.multiway import MultiGame
 
-__all__ = ["MultiBuilt", "build_multi", "multi_scratch"]
+__all__ = ["MultiBuilt", "build_multi", "multi_scratch", "toy3_applies", "toy3_tables"]
 
 
 class MultiBuilt(NamedTuple):
@@ -57,9 +58,14 @@ def _preorder(mg: MultiGame) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.nda
     return ioffset, pre.astype(np.int64), start, end
 
 
-def build_multi(mg: MultiGame) -> MultiBuilt:
+def build_multi(mg: MultiGame, terminals: str = "auto") -> MultiBuilt:
     """``mg`` as the engine's arrays (module docstring). Hands are one card each in the toy
-    games; every player draws from the same ``H`` hands."""
+    games; every player draws from the same ``H`` hands. ``terminals``: ``"auto"`` values
+    a three-player game of one-card hands (kuhn3, leduc3) by strength class
+    (:func:`toy3_tables`, mode ``TERMINAL_TOY3``) and any other by its deal list;
+    ``"deals"`` always by the deal list (the reference the other is checked against)."""
+    if terminals not in ("auto", "deals"):
+        raise ValueError(f"terminals: expected 'auto' or 'deals', got {terminals!r}")
     n, h, pl = mg.num_nodes, mg.num_hands, mg.num_players
     i32 = np.int32
     ioffset, pre, pre_start, pre_end = _preorder(mg)
@@ -110,15 +116,27 @@ def build_multi(mg: MultiGame) -> MultiBuilt:
         sd_cstart=np.zeros((0, 2, num_cards + 1), dtype=i32),
         sd_pack=np.zeros((0, 2, h, 2), dtype=np.uint64),
     )
-    term = np.flatnonzero(mg.terminal_row >= 0)
-    valid = mg.deal_valid[mg.board[term]]  # (T, D)
-    wpay = mg.payoff * (mg.deal_weight[None, :] * valid)[:, None, :]
-    multi = MultiArrays(
-        players=int(pl),
-        term_row=np.ascontiguousarray(mg.terminal_row, dtype=np.int64),
-        deals=np.ascontiguousarray(mg.deals, dtype=np.int64),
-        wpay=np.ascontiguousarray(wpay, dtype=np.float64),
-    )
+    term_row = np.ascontiguousarray(mg.terminal_row, dtype=np.int64)
+    if terminals == "auto" and toy3_applies(mg):  # no deal list: (T, P, D) floats saved
+        multi = MultiArrays(
+            players=int(pl),
+            term_row=term_row,
+            deals=np.zeros((1, pl), dtype=np.int64),
+            wpay=np.zeros((1, 1, 1)),
+            mode=TERMINAL_TOY3,
+            sd3=toy3_tables(mg),
+        )
+    else:
+        term = np.flatnonzero(mg.terminal_row >= 0)
+        valid = mg.deal_valid[mg.board[term]]  # (T, D)
+        wpay = mg.payoff * (mg.deal_weight[None, :] * valid)[:, None, :]
+        multi = MultiArrays(
+            players=int(pl),
+            term_row=term_row,
+            deals=np.ascontiguousarray(mg.deals, dtype=np.int64),
+            wpay=np.ascontiguousarray(wpay, dtype=np.float64),
+            mode=TERMINAL_DEALS,
+        )
     game = Game(
         name=mg.name,
         tree=tree,
@@ -131,6 +149,62 @@ def build_multi(mg: MultiGame) -> MultiBuilt:
         card_names=list(mg.card_names),
     )
     return MultiBuilt(game, GameArrays(tree, hands, boards, multi))
+
+
+def toy3_applies(mg: MultiGame) -> bool:
+    """Whether ``mg`` can be valued by :func:`~solver.cfr.toy3_terminal.toy3_terminal`:
+    three players, one card per hand, one card per board, a showdown strength per board,
+    and every ordered triple of distinct hands dealt, each as likely."""
+    h = mg.num_hands
+    return (
+        mg.num_players == 3
+        and mg.strength is not None
+        and mg.hand_cards.shape[1] == 1
+        and mg.board_cards.shape[1] == 1
+        and mg.deals.shape[0] == h * (h - 1) * (h - 2)
+        and bool(np.all(mg.deal_weight == mg.deal_weight[0]))
+    )
+
+
+def toy3_tables(mg: MultiGame) -> Showdown3Tables:
+    """The tables :func:`~solver.cfr.toy3_terminal.toy3_terminal` reads for ``mg`` (that
+    module's docstring); ValueError when ``mg`` is not such a game (:func:`toy3_applies`)."""
+    if not toy3_applies(mg):
+        raise ValueError(f"game: {mg.name} is not a three-player game of one-card hands")
+    assert mg.strength is not None
+    nb, h = mg.board_cards.shape[0], mg.num_hands
+    card = mg.hand_cards[:, 0]
+    cls = np.full((nb, h), -1, dtype=np.int64)
+    order = np.zeros((nb, h), dtype=np.int64)
+    span = np.zeros((nb, h, 2), dtype=np.int64)
+    num = np.zeros(nb, dtype=np.int64)
+    for b in range(nb):
+        live = np.flatnonzero(card != mg.board_cards[b, 0])
+        classes, inverse = np.unique(mg.strength[b, live], return_inverse=True)
+        cls[b, live] = inverse
+        num[b] = classes.size
+        by = live[np.argsort(inverse, kind="stable")]
+        order[b, : by.size] = by
+        order[b, by.size :] = np.setdiff1d(np.arange(h), live)
+        starts = np.searchsorted(cls[b, by], np.arange(classes.size + 1))
+        span[b, live, 0] = starts[inverse]
+        span[b, live, 1] = starts[inverse + 1]
+    term = np.flatnonzero(mg.terminal_row >= 0)
+    return Showdown3Tables(
+        cards=span,
+        weight=np.zeros((1, 1)),
+        inv_z=1.0 / mg.deals.shape[0],
+        num=num,
+        order=order,
+        cls=cls,
+        num_classes=int(num.max()),
+        contrib=np.ascontiguousarray(mg.contrib[term]),
+        active=np.ascontiguousarray(mg.active[term]),
+        term_row=np.ascontiguousarray(mg.terminal_row, dtype=np.int64),
+        mat=np.zeros((1, 1, 1)),
+        vec=np.zeros((9, int(num.max()))),
+        acc=np.zeros(8),
+    )
 
 
 def multi_scratch(game: Game, players: int) -> Scratch:

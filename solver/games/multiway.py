@@ -76,6 +76,9 @@ class MultiGame:
     labels: list[str]
     card_names: list[str]
     meta: dict[str, object] = field(default_factory=dict)
+    # (B, H) each hand's showdown strength per board (higher wins, equal splits; -1 on a
+    # board whose card it holds or that never shows down), or None when the payoffs alone say
+    strength: npt.NDArray[np.int64] | None = None
 
     @property
     def num_nodes(self) -> int:
@@ -230,6 +233,7 @@ def _flatten(
         labels=[s.label for s in order],
         card_names=card_names,
         meta=meta,
+        strength=np.asarray(strength, dtype=np.int64),
     )
 
 
