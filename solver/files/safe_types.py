@@ -31,8 +31,8 @@ MAX_OPS = 20_000
 """Most opcodes in a blob (a plan's take up to about 1,300)."""
 MAX_NODES = 50_000
 """Most parts the objects may have written out in full (a plan's: about 6,300)."""
-MAX_DEPTH = 40
-"""Deepest nesting (a plan's: 13)."""
+MAX_DEPTH = 64
+"""Deepest nesting (a plan's: 21, the three-player tables nested in the game's arrays)."""
 MAX_TUPLE = 256
 """Longest Numba tuple type (a kernel's arguments hold a few dozen)."""
 

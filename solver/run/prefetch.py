@@ -124,6 +124,7 @@ KERNEL_MODULES = frozenset(
         "solver.cfr.sampling.multi_es",
         "solver.cfr.sampling.walk",
         "solver.cfr.showdown3_terminal",
+        "solver.cfr.toy3_terminal",
         "solver.cfr.sync",
         "solver.cfr.tasks",
         "solver.cfr.terminal",
