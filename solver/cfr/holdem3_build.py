@@ -15,14 +15,17 @@ import numpy as np
 from solver.cfr.layout import GameArrays
 from solver.cfr.multi import TERMINAL_SHOWDOWN3, MultiArrays
 from solver.cfr.multi_build import MultiBuilt
-from solver.cfr.showdown3_terminal import showdown3_tables
+from solver.cfr.showdown3_terminal import Showdown3Tables, showdown3_tables
 from solver.games.holdem3 import River3Setup, River3Spec, checked
 from solver.games.model import DECISION, Boards, Game, Hands, Tree
 from solver.poker.showdown3_hands import combo_names
+from solver.tree.betting3 import Betting3Tree
+from solver.tree.betting3_turn import Turn3Tree
 
 __all__ = ["build_holdem3"]
 
 PLAYERS = 3
+NUM_CARDS = 52
 
 
 def _blocks(
@@ -54,16 +57,15 @@ def _blocks(
     return offset, ioffset, start, end
 
 
-def build_holdem3(spec: River3Spec | River3Setup) -> MultiBuilt:
-    """``spec`` as the engine's arrays (module docstring). Checked first
-    (:func:`~solver.games.holdem3.checked`: every field, the tree's size and the memory cap,
-    a :class:`~solver.games.spec.SpecError` naming the field)."""
-    setup, bt, _est = checked(spec)
-    terminal = bt.terminal_nodes()
-    tables = showdown3_tables(np.array(setup.board, dtype=np.int64), setup.combos,
-                              setup.hand_weights, bt.contrib, bt.active, terminal)  # fmt: skip
+def per_hand_arrays(
+    bt: Betting3Tree | Turn3Tree, hands: np.ndarray, tables: Showdown3Tables, *,
+    board: np.ndarray, chance_weight: np.ndarray, valid: np.ndarray, mode: int,
+) -> tuple[Tree, Hands, Boards, MultiArrays]:  # fmt: skip
+    """The engine's arrays of a three-way per-hand build (river or turn): the tree ``bt`` with
+    ``[action, hand]`` blocks of each actor's ``hands[p]`` hands, ``board``/``chance_weight``
+    per node, ``valid`` ``(boards, 3, width)`` card removal at chance nodes, and placeholder
+    hand, board and deal arrays (the terminal ``tables`` hold the weights and payoffs)."""
     n = bt.num_nodes
-    hands = np.array(setup.hands, dtype=np.int64)
     width = int(hands.max())
     i32 = np.int32
     pre = bt.preorder().astype(np.int64)
@@ -78,8 +80,8 @@ def build_holdem3(spec: River3Spec | River3Setup) -> MultiBuilt:
         ioffset=ioffset,
         payoff=np.zeros(n),  # (the terminals' payoffs are the tables')
         rake=np.zeros(n),
-        board=np.zeros(n, dtype=i32),
-        chance_weight=np.ones(n),
+        board=board,
+        chance_weight=chance_weight,
         iso_start=np.zeros(n, dtype=i32),
         iso_count=np.zeros(n, dtype=i32),
         iso_board=np.zeros(1, dtype=i32),
@@ -89,19 +91,18 @@ def build_holdem3(spec: River3Spec | River3Setup) -> MultiBuilt:
         pre_start=pre_start,
         pre_end=pre_end,
     )
-    num_cards = 52
     hand_arrays = Hands(
         num_hands=hands,
         cards=tables.cards.astype(i32),
         weights=np.ones((PLAYERS, width)),  # (the range weights are the tables')
         same=np.full((PLAYERS, width), -1, dtype=i32),
-        num_cards=num_cards,
+        num_cards=NUM_CARDS,
         norm=np.float64(1.0),
         perm=np.zeros((1, PLAYERS, width), dtype=i32),
         pack=np.zeros((PLAYERS, width), dtype=np.uint64),
     )
-    boards = Boards(  # card removal is the tables'
-        valid=np.ones((1, PLAYERS, width)),
+    boards = Boards(  # card removal: ``valid`` at chance nodes and the tables
+        valid=valid,
         order=np.zeros((1, PLAYERS, width), dtype=i32),
         rank=np.zeros((1, PLAYERS, width), dtype=np.int64),
         sorted_rank=np.zeros((1, PLAYERS, width), dtype=np.int64),
@@ -109,7 +110,7 @@ def build_holdem3(spec: River3Spec | River3Setup) -> MultiBuilt:
         runout_eq=np.zeros((0, 2, width, width)),
         sd_row=np.full(1, -1, dtype=i32),
         sd_src=np.zeros((0, 2, 2 * width), dtype=np.uint16),
-        sd_cstart=np.zeros((0, 2, num_cards + 1), dtype=i32),
+        sd_cstart=np.zeros((0, 2, NUM_CARDS + 1), dtype=i32),
         sd_pack=np.zeros((0, 2, width, 2), dtype=np.uint64),
     )
     multi = MultiArrays(
@@ -117,9 +118,27 @@ def build_holdem3(spec: River3Spec | River3Setup) -> MultiBuilt:
         term_row=tables.term_row,
         deals=np.zeros((1, PLAYERS), dtype=np.int64),  # (no deal list: the tables value it)
         wpay=np.zeros((1, 1, 1)),
-        mode=TERMINAL_SHOWDOWN3,
+        mode=mode,
         sd3=tables,
     )
+    return tree, hand_arrays, boards, multi
+
+
+def build_holdem3(spec: River3Spec | River3Setup) -> MultiBuilt:
+    """``spec`` as the engine's arrays (module docstring). Checked first
+    (:func:`~solver.games.holdem3.checked`: every field, the tree's size and the memory cap,
+    a :class:`~solver.games.spec.SpecError` naming the field)."""
+    setup, bt, _est = checked(spec)
+    terminal = bt.terminal_nodes()
+    tables = showdown3_tables(np.array(setup.board, dtype=np.int64), setup.combos,
+                              setup.hand_weights, bt.contrib, bt.active, terminal)  # fmt: skip
+    n = bt.num_nodes
+    hands = np.array(setup.hands, dtype=np.int64)
+    width = int(hands.max())
+    tree, hand_arrays, boards, multi = per_hand_arrays(
+        bt, hands, tables, board=np.zeros(n, dtype=np.int32), chance_weight=np.ones(n),
+        valid=np.ones((1, PLAYERS, width)), mode=TERMINAL_SHOWDOWN3,
+    )  # fmt: skip
     game = Game(
         name=setup.spec.name,
         tree=tree,

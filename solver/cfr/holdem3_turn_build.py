@@ -26,9 +26,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from solver.cfr.holdem3_build import PLAYERS, _blocks
+from solver.cfr.holdem3_build import NUM_CARDS, PLAYERS, per_hand_arrays
 from solver.cfr.layout import GameArrays
-from solver.cfr.multi import TERMINAL_TURN3, MultiArrays
+from solver.cfr.multi import TERMINAL_TURN3
 from solver.cfr.multi_build import MultiBuilt
 from solver.cfr.showdown3_terminal import Showdown3Tables
 from solver.games.holdem3_turn import (
@@ -39,13 +39,11 @@ from solver.games.holdem3_turn import (
     turn3_hands,
     turn_tree,
 )
-from solver.games.model import Boards, Game, Hands, Tree
+from solver.games.model import Game
 from solver.poker.showdown3_hands import combo_names
 from solver.tree.betting3_turn import Turn3Tree
 
 __all__ = ["build_turn3", "turn3_tables"]
-
-NUM_CARDS = 52
 
 
 def turn3_tables(hands: Turn3Hands, tree: Turn3Tree) -> Showdown3Tables:
@@ -82,63 +80,11 @@ def build_turn3(spec: Turn3Spec | Turn3Setup) -> MultiBuilt:
     bt = turn_tree(setup, plan)
     th = turn3_hands(setup)
     tables = turn3_tables(th, bt)
-    n = bt.num_nodes
     hands = np.array(setup.hands, dtype=np.int64)
-    width = int(hands.max())
-    i32 = np.int32
-    pre = bt.preorder().astype(np.int64)
-    offset, ioffset, pre_start, pre_end = _blocks(bt.kind, bt.player, bt.first_child,
-                                                  bt.num_children, pre, hands)  # fmt: skip
-    tree = Tree(
-        kind=bt.kind.astype(np.int8),
-        player=bt.player.astype(np.int8),
-        first_child=bt.first_child.astype(i32),
-        num_children=bt.num_children.astype(i32),
-        offset=offset,
-        ioffset=ioffset,
-        payoff=np.zeros(n),  # (the terminals' payoffs are the tables')
-        rake=np.zeros(n),
-        board=bt.board.astype(i32),
-        chance_weight=bt.chance_weight.copy(),
-        iso_start=np.zeros(n, dtype=i32),
-        iso_count=np.zeros(n, dtype=i32),
-        iso_board=np.zeros(1, dtype=i32),
-        iso_perm=np.zeros(1, dtype=i32),
-        runout=np.full(n, -1, dtype=i32),
-        pre_order=pre,
-        pre_start=pre_start,
-        pre_end=pre_end,
-    )
-    hand_arrays = Hands(
-        num_hands=hands,
-        cards=tables.cards.astype(i32),
-        weights=np.ones((PLAYERS, width)),  # (the range weights are the tables')
-        same=np.full((PLAYERS, width), -1, dtype=i32),
-        num_cards=NUM_CARDS,
-        norm=np.float64(1.0),
-        perm=np.zeros((1, PLAYERS, width), dtype=i32),
-        pack=np.zeros((PLAYERS, width), dtype=np.uint64),
-    )
-    boards = Boards(  # card removal: the rows at chance nodes and the tables
-        valid=th.valid,
-        order=np.zeros((1, PLAYERS, width), dtype=i32),
-        rank=np.zeros((1, PLAYERS, width), dtype=np.int64),
-        sorted_rank=np.zeros((1, PLAYERS, width), dtype=np.int64),
-        sorted_cards=np.zeros((1, PLAYERS, width, 2), dtype=i32),
-        runout_eq=np.zeros((0, 2, width, width)),
-        sd_row=np.full(1, -1, dtype=i32),
-        sd_src=np.zeros((0, 2, 2 * width), dtype=np.uint16),
-        sd_cstart=np.zeros((0, 2, NUM_CARDS + 1), dtype=i32),
-        sd_pack=np.zeros((0, 2, width, 2), dtype=np.uint64),
-    )
-    multi = MultiArrays(
-        players=PLAYERS,
-        term_row=tables.term_row,
-        deals=np.zeros((1, PLAYERS), dtype=np.int64),  # (no deal list: the tables value it)
-        wpay=np.zeros((1, 1, 1)),
-        mode=TERMINAL_TURN3,
-        sd3=tables,
-    )
+    tree, hand_arrays, boards, multi = per_hand_arrays(
+        bt, hands, tables, board=bt.board.astype(np.int32),
+        chance_weight=bt.chance_weight.copy(), valid=th.valid, mode=TERMINAL_TURN3,
+    )  # fmt: skip
     cfg = setup.base.config
     game = Game(
         name=setup.spec.name,
