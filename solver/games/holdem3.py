@@ -40,6 +40,7 @@ from solver.poker.handeval import rank_hands
 from solver.quoting import brief
 from solver.tree.betting import PlayerSizes, TreeTooLarge
 from solver.tree.betting3 import MAX_BETTING3_NODES, Betting3Config, Betting3Tree, build_betting3
+from solver.tree.betting3_turn import Turn3Tree
 from solver.tree.kinds import FIXED, SHOWDOWN
 from solver.tree.sizes import SizeError, parse_sizes
 
@@ -321,6 +322,64 @@ def checked(spec: River3Spec | River3Setup) -> tuple[River3Setup, Betting3Tree, 
 
 # ----- the spot as an explicit-deal MultiGame (the brute-force reference) ---------------------
 
+
+def deal_list(
+    combos: tuple[npt.NDArray[np.int64], ...], hand_weights: Sequence[npt.NDArray[np.float64]]
+) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64], npt.NDArray[np.float64]]:
+    """(union, deals, deal_weight): the ascending union of the players' ``combos``, every
+    triple of card-disjoint hands as ``(D, 3)`` positions in ``union``, and each deal's
+    probability ``(D,)`` (the product of its hands' weights, normalised to sum 1)."""
+    union = np.union1d(np.union1d(combos[0], combos[1]), combos[2])
+    where = np.searchsorted(union, np.arange(NUM_COMBOS))  # position of a combo in union
+    local = list_deals(combos)
+    deals = np.stack([where[combos[p][local[:, p]]] for p in range(PLAYERS)], axis=1)
+    weight = np.prod([hand_weights[p][local[:, p]] for p in range(PLAYERS)], axis=0)
+    return union, deals.astype(np.int64), weight / weight.sum()
+
+
+def deal_list_game(
+    name: str, tree: Betting3Tree | Turn3Tree, *, board: npt.NDArray[np.int64],
+    chance_weight: npt.NDArray[np.float64], board_cards: npt.NDArray[np.int64],
+    hand_cards: npt.NDArray[np.int64], deals: npt.NDArray[np.int64],
+    deal_weight: npt.NDArray[np.float64], deal_valid: npt.NDArray[np.bool_],
+    terminal_row: npt.NDArray[np.int64], payoff: npt.NDArray[np.float64],
+    meta: dict[str, Any],
+) -> MultiGame:  # fmt: skip
+    """The three-way deal-list :class:`MultiGame` of ``tree`` (river or turn): its nodes
+    copied, ``[action, hand]`` blocks of all ``hand_cards.shape[0]`` hands in preorder, and
+    the given per-node ``board``/``chance_weight``, boards, deals and terminal payoffs."""
+    n = tree.num_nodes
+    offset = np.full(n, -1, dtype=np.int64)
+    pre = tree.preorder()
+    sizes = tree.num_children[pre] * hand_cards.shape[0]
+    offset[pre] = np.concatenate([[0], np.cumsum(sizes)[:-1]])
+    return MultiGame(
+        name=name,
+        num_players=PLAYERS,
+        kind=tree.kind.copy(),
+        player=tree.player.copy(),
+        parent=tree.parent.copy(),
+        first_child=tree.first_child.copy(),
+        num_children=tree.num_children.copy(),
+        depth=tree.depth.copy(),
+        offset=offset,
+        board=board,
+        chance_weight=chance_weight,
+        contrib=tree.contrib.copy(),
+        active=tree.active.copy(),
+        board_cards=board_cards,
+        hand_cards=hand_cards,
+        deals=deals,
+        deal_weight=deal_weight,
+        deal_valid=deal_valid,
+        terminal_row=terminal_row,
+        payoff=payoff,
+        labels=list(tree.labels),
+        card_names=[card_str(c) for c in range(NUM_CARDS)],
+        meta=meta,
+    )
+
+
 MAX_DEALS = 20_000
 """Default cap on the deals :func:`river3_multigame` lists (its payoffs are terminals × 3 ×
 deals numbers)."""
@@ -378,12 +437,7 @@ def river3_multigame(spec: River3Spec | River3Setup, max_deals: int = MAX_DEALS)
     if refusal:
         raise SpecError("max_memory_mb", refusal)
 
-    union = np.union1d(np.union1d(setup.combos[0], setup.combos[1]), setup.combos[2])
-    where = np.searchsorted(union, np.arange(NUM_COMBOS))  # position of a combo in union
-    local = list_deals(setup.combos)
-    deals = np.stack([where[setup.combos[p][local[:, p]]] for p in range(PLAYERS)], axis=1)
-    weight = np.prod([setup.hand_weights[p][local[:, p]] for p in range(PLAYERS)], axis=0)
-    deal_weight = weight / weight.sum()
+    union, deals, deal_weight = deal_list(setup.combos, setup.hand_weights)
     hand_cards = COMBOS[union].astype(np.int64)
     strength = rank_hands(np.array(setup.board, dtype=np.int64), hand_cards)  # (H,)
 
@@ -402,34 +456,18 @@ def river3_multigame(spec: River3Spec | River3Setup, max_deals: int = MAX_DEALS)
         pot = tree.contrib[t].sum()
         payoff[row] = pot * win / win.sum(axis=0) - tree.contrib[t][:, None]
 
-    h = union.size
-    offset = np.full(n, -1, dtype=np.int64)
-    pre = tree.preorder()
-    sizes = tree.num_children[pre] * h
-    offset[pre] = np.concatenate([[0], np.cumsum(sizes)[:-1]])
-    return MultiGame(
-        name=setup.spec.name,
-        num_players=PLAYERS,
-        kind=tree.kind.copy(),
-        player=tree.player.copy(),
-        parent=tree.parent.copy(),
-        first_child=tree.first_child.copy(),
-        num_children=tree.num_children.copy(),
-        depth=tree.depth.copy(),
-        offset=offset,
+    return deal_list_game(
+        setup.spec.name,
+        tree,
         board=np.zeros(n, dtype=np.int64),
         chance_weight=np.ones(n),
-        contrib=tree.contrib.copy(),
-        active=tree.active.copy(),
         board_cards=np.array([setup.board], dtype=np.int64),
         hand_cards=hand_cards,
-        deals=deals.astype(np.int64),
+        deals=deals,
         deal_weight=deal_weight,
         deal_valid=np.ones((1, deals.shape[0]), dtype=bool),
         terminal_row=terminal_row,
         payoff=payoff,
-        labels=list(tree.labels),
-        card_names=[card_str(c) for c in range(NUM_CARDS)],
         meta={
             "kind": "river3",
             "board": setup.board,

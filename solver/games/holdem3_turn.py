@@ -28,7 +28,8 @@ from solver.games.holdem3 import (
     _held,
     _pair_sums,
     _sizes,
-    list_deals,
+    deal_list,
+    deal_list_game,
     over_memory,
     triple_weight,
     validate_fields,
@@ -360,12 +361,7 @@ def turn3_multigame(spec: Turn3Spec | Turn3Setup, max_deals: int = MAX_DEALS) ->
         raise SpecError("max_memory_mb", refusal)
     tree = turn_tree(setup, pl)
 
-    union = np.union1d(np.union1d(base.combos[0], base.combos[1]), base.combos[2])
-    where = np.searchsorted(union, np.arange(NUM_COMBOS))
-    local = list_deals(base.combos)
-    deals = np.stack([where[base.combos[p][local[:, p]]] for p in range(PLAYERS)], axis=1)
-    weight = np.prod([base.hand_weights[p][local[:, p]] for p in range(PLAYERS)], axis=0)
-    deal_weight = weight / weight.sum()
+    union, deals, deal_weight = deal_list(base.combos, base.hand_weights)
     hand_cards = COMBOS[union].astype(np.int64)
     river = setup.river_cards
     num_boards = 1 + river.size
@@ -399,34 +395,18 @@ def turn3_multigame(spec: Turn3Spec | Turn3Setup, max_deals: int = MAX_DEALS) ->
         pay = pot * win / win.sum(axis=0) - tree.contrib[t][:, None]
         payoff[row] = np.where(deal_valid[b][None, :], pay, 0.0)
 
-    h = union.size
-    offset = np.full(n, -1, dtype=np.int64)
-    pre = tree.preorder()
-    sizes = tree.num_children[pre] * h
-    offset[pre] = np.concatenate([[0], np.cumsum(sizes)[:-1]])
-    return MultiGame(
-        name=setup.spec.name,
-        num_players=PLAYERS,
-        kind=tree.kind.copy(),
-        player=tree.player.copy(),
-        parent=tree.parent.copy(),
-        first_child=tree.first_child.copy(),
-        num_children=tree.num_children.copy(),
-        depth=tree.depth.copy(),
-        offset=offset,
+    return deal_list_game(
+        setup.spec.name,
+        tree,
         board=tree.board.copy(),
         chance_weight=tree.chance_weight.copy(),
-        contrib=tree.contrib.copy(),
-        active=tree.active.copy(),
         board_cards=board_cards,
         hand_cards=hand_cards,
-        deals=deals.astype(np.int64),
+        deals=deals,
         deal_weight=deal_weight,
         deal_valid=deal_valid,
         terminal_row=terminal_row,
         payoff=payoff,
-        labels=list(tree.labels),
-        card_names=[card_str(c) for c in range(NUM_CARDS)],
         meta={
             "kind": "turn3",
             "board": base.board,
