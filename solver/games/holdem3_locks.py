@@ -27,6 +27,7 @@ the line, and the hand when one is at fault.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -34,14 +35,12 @@ import numpy.typing as npt
 
 from solver.games.model import CHANCE, DECISION, Game
 from solver.games.multi_locks import (
-    EVERY_OTHER_HAND,
-    SOLVED,
     LockedSet,
     MultiLockError,
     MultiLocks,
-    _mix,
     line_labels,
     lock_line,
+    lock_node,
 )
 from solver.poker.cards import COMBOS, parse_card
 from solver.poker.handclass import DRAWS, MADE, classify_hands
@@ -140,6 +139,16 @@ class _Hands:
         return np.asarray(weights[self.combos[player]] > 0, dtype=bool)
 
 
+def _picked(
+    hands: _Hands, node: int, player: int, line: str, valid: npt.NDArray[np.bool_], key: str
+) -> npt.NDArray[np.bool_]:
+    """The hands ``key`` names at ``node`` that can be there; MultiLockError when none."""
+    picked = hands.named(node, player, key, line) & valid
+    if not picked.any():
+        raise MultiLockError(line, "names no hand that can be at this node", key)
+    return picked
+
+
 def build_holdem3_locks(
     game: Game, spec: Mapping[Any, Any], profile: npt.ArrayLike | None = None
 ) -> MultiLocks:
@@ -175,54 +184,19 @@ def build_holdem3_locks(
         actions = game.action_labels(node)
         valid = game.valid_hands(node, player)
         names = game.hand_names[player]
-        table = np.zeros((na, nh))
-        locked = np.zeros(nh, dtype=bool)
-        if isinstance(mix, str):
-            if mix != SOLVED:
-                raise MultiLockError(
-                    line, f"a mix is {{action: probability}}, per hand, or {SOLVED!r}"
-                )
-            if profile is None:
-                raise MultiLockError(line, "'solved' needs a solve to take the strategy from")
-            sigma = np.asarray(profile, dtype=np.float64)
-            if sigma.shape != (size,):
-                raise ValueError(f"profile: expected shape ({size},)")
-            table[:] = sigma[off : off + na * nh].reshape(na, nh)
-            locked = valid.copy()
-            saved[line] = {
-                names[k]: {a: float(table[i, k]) for i, a in enumerate(actions)}
-                for k in np.flatnonzero(locked)
-            }
-        elif isinstance(mix, Mapping) and mix and all(isinstance(v, Mapping) for v in mix.values()):
-            rest: object = None
-            for key, hand_mix in mix.items():
-                if not isinstance(key, str):
-                    raise MultiLockError(
-                        line, f"a hand is text like 'AhKd', 'AKs' or 'QQ+', got {brief(key)}"
-                    )
-                if key == EVERY_OTHER_HAND:
-                    rest = hand_mix
-                    continue
-                picked = hands.named(node, player, key, line) & valid
-                if not picked.any():
-                    raise MultiLockError(line, "names no hand that can be at this node", key)
-                table[:, picked] = _mix(line, key, actions, hand_mix)[:, None]
-                locked |= picked
-            if rest is not None:
-                others = valid & ~locked
-                table[:, others] = _mix(line, EVERY_OTHER_HAND, actions, rest)[:, None]
-                locked |= others
-            saved[line] = {str(k): dict(v) for k, v in mix.items()}
-        else:
-            if isinstance(mix, Mapping) and any(isinstance(v, Mapping) for v in mix.values()):
-                raise MultiLockError(line, "mixes {action: probability} with {hand: mix} entries")
-            table[:] = _mix(line, None, actions, mix)[:, None]
-            locked = valid.copy()
-            saved[line] = dict(mix)
-        block = np.zeros((na, nh), dtype=bool)
-        block[:, locked] = True
-        cells[off : off + na * nh] = block.reshape(-1)
-        strategy[off : off + na * nh] = np.where(block, table, 0.0).reshape(-1)
+        saved[line] = lock_node(
+            line,
+            mix,
+            actions=actions,
+            valid=valid,
+            names=names,
+            off=off,
+            profile=profile,
+            pick=partial(_picked, hands, node, player, line, valid),
+            hand_text="'AhKd', 'AKs' or 'QQ+'",
+            cells=cells,
+            strategy=strategy,
+        )
     sets: list[LockedSet] = []
     for node in sorted(done, key=lambda n: int(t.offset[n])):
         off, na, nh = game.block(node)

@@ -22,8 +22,9 @@ from __future__ import annotations
 
 import contextlib
 import math
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -205,6 +206,73 @@ def _hands(game: MultiGame, node: int, key: str, line: str, valid: npt.NDArray[n
     return picked
 
 
+def lock_node(
+    line: str,
+    mix: Any,
+    *,
+    actions: list[str],
+    valid: npt.NDArray[np.bool_],
+    names: list[str],
+    off: int,
+    profile: npt.ArrayLike | None,
+    pick: Callable[[str], npt.NDArray[np.bool_]],
+    hand_text: str,
+    cells: npt.NDArray[np.bool_],
+    strategy: Array,
+) -> Any:
+    """Resolve one decision node's ``mix`` (module docstring) and write it into ``cells`` and
+    ``strategy`` (profile size,) at its ``[action, hand]`` block from ``off`` (``actions`` ×
+    ``valid.size`` hands; ``valid`` the hands that can be there, ``names`` theirs). ``pick``
+    gives the valid hands a hand text names (MultiLockError when none); ``hand_text`` is
+    what a hand looks like, for the message about a key that is not text. Returns the mix as
+    saved (JSON-able; "solved" as per-hand mixes)."""
+    na, nh = len(actions), valid.size
+    table = np.zeros((na, nh))
+    locked = np.zeros(nh, dtype=bool)
+    entry: Any
+    if isinstance(mix, str):
+        if mix != SOLVED:
+            raise MultiLockError(line, f"a mix is {{action: probability}}, per hand, or {SOLVED!r}")
+        if profile is None:
+            raise MultiLockError(line, "'solved' needs a solve to take the strategy from")
+        sigma = np.asarray(profile, dtype=np.float64)
+        if sigma.shape != (cells.size,):
+            raise ValueError(f"profile: expected shape ({cells.size},)")
+        table[:] = sigma[off : off + na * nh].reshape(na, nh)
+        locked = valid.copy()
+        entry = {
+            names[k]: {a: float(table[i, k]) for i, a in enumerate(actions)}
+            for k in np.flatnonzero(locked)
+        }
+    elif isinstance(mix, Mapping) and mix and all(isinstance(v, Mapping) for v in mix.values()):
+        rest: object = None
+        for key, hand_mix in mix.items():
+            if not isinstance(key, str):
+                raise MultiLockError(line, f"a hand is text like {hand_text}, got {brief(key)}")
+            if key == EVERY_OTHER_HAND:
+                rest = hand_mix
+                continue
+            picked = pick(key)
+            table[:, picked] = _mix(line, key, actions, hand_mix)[:, None]
+            locked |= picked
+        if rest is not None:
+            others = valid & ~locked
+            table[:, others] = _mix(line, EVERY_OTHER_HAND, actions, rest)[:, None]
+            locked |= others
+        entry = {str(k): dict(v) for k, v in mix.items()}
+    else:
+        if isinstance(mix, Mapping) and any(isinstance(v, Mapping) for v in mix.values()):
+            raise MultiLockError(line, "mixes {action: probability} with {hand: mix} entries")
+        table[:] = _mix(line, None, actions, mix)[:, None]
+        locked = valid.copy()
+        entry = dict(mix)
+    block = np.zeros((na, nh), dtype=bool)
+    block[:, locked] = True
+    cells[off : off + na * nh] = block.reshape(-1)
+    strategy[off : off + na * nh] = np.where(block, table, 0.0).reshape(-1)
+    return entry
+
+
 def build_multi_locks(
     game: MultiGame, spec: Mapping[Any, Any], profile: npt.ArrayLike | None = None
 ) -> MultiLocks:
@@ -235,50 +303,19 @@ def build_multi_locks(
         off, na = int(game.offset[node]), int(game.num_children[node])
         actions = [game.labels[c] for c in game.children(node)]
         valid = possible(game, node)
-        table = np.zeros((na, h))
-        locked = np.zeros(h, dtype=bool)
-        if isinstance(mix, str):
-            if mix != SOLVED:
-                raise MultiLockError(
-                    line, f"a mix is {{action: probability}}, per hand, or {SOLVED!r}"
-                )
-            if profile is None:
-                raise MultiLockError(line, "'solved' needs a solve to take the strategy from")
-            sigma = np.asarray(profile, dtype=np.float64)
-            if sigma.shape != (game.profile_size,):
-                raise ValueError(f"profile: expected shape ({game.profile_size},)")
-            table[:] = sigma[off : off + na * h].reshape(na, h)
-            locked = valid.copy()
-            saved[line] = {
-                names[k]: {a: float(table[i, k]) for i, a in enumerate(actions)}
-                for k in np.flatnonzero(locked)
-            }
-        elif isinstance(mix, Mapping) and mix and all(isinstance(v, Mapping) for v in mix.values()):
-            rest: object = None
-            for key, hand_mix in mix.items():
-                if not isinstance(key, str):
-                    raise MultiLockError(line, f"a hand is text like 'K' or 'Qs', got {brief(key)}")
-                if key == EVERY_OTHER_HAND:
-                    rest = hand_mix
-                    continue
-                picked = _hands(game, node, key, line, valid)
-                table[:, picked] = _mix(line, key, actions, hand_mix)[:, None]
-                locked |= picked
-            if rest is not None:
-                others = valid & ~locked
-                table[:, others] = _mix(line, EVERY_OTHER_HAND, actions, rest)[:, None]
-                locked |= others
-            saved[line] = {str(k): dict(v) for k, v in mix.items()}
-        else:
-            if isinstance(mix, Mapping) and any(isinstance(v, Mapping) for v in mix.values()):
-                raise MultiLockError(line, "mixes {action: probability} with {hand: mix} entries")
-            table[:] = _mix(line, None, actions, mix)[:, None]
-            locked = valid.copy()
-            saved[line] = dict(mix)
-        block = np.zeros((na, h), dtype=bool)
-        block[:, locked] = True
-        cells[off : off + na * h] = block.reshape(-1)
-        strategy[off : off + na * h] = np.where(block, table, 0.0).reshape(-1)
+        saved[line] = lock_node(
+            line,
+            mix,
+            actions=actions,
+            valid=valid,
+            names=names,
+            off=off,
+            profile=profile,
+            pick=partial(_hands, game, node, line=line, valid=valid),
+            hand_text="'K' or 'Qs'",
+            cells=cells,
+            strategy=strategy,
+        )
     sets: list[LockedSet] = []
     for node in sorted(done, key=lambda n: int(game.offset[n])):
         off, na = int(game.offset[node]), int(game.num_children[node])
