@@ -6,13 +6,12 @@ nothing solved."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 import pytest
 from cli_helpers import run
+from multiway_helpers import lines, write
 
 from solver.cfr.holdem3_build import build_holdem3
 from solver.cfr.holdem3_engine import River3Engine, lock_river3
@@ -42,16 +41,6 @@ def spot(board: str, ranges: tuple[str, ...], bets: str) -> tuple[str, ...]:
 
 RIVER_SPOT = spot(RIVER_BOARD, RIVER_RANGES, "50%")
 TURN_SPOT = spot(TURN_BOARD, TURN_RANGES, "a")
-
-
-def lines(out: str) -> list[dict[str, Any]]:
-    return [json.loads(line) for line in out.splitlines()]
-
-
-def write(tmp_path: Path, content: object, name: str = "locks.json") -> str:
-    path = tmp_path / name
-    path.write_text(content if isinstance(content, str) else json.dumps(content), "utf-8")
-    return str(path)
 
 
 def test_two_players_locked_on_a_river_from_a_file(tmp_path: Path) -> None:

@@ -5,30 +5,19 @@ or lock is one ``error: --locks: …`` line, exit code 2, nothing solved."""
 
 from __future__ import annotations
 
-import json
 import os
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 import pytest
 from cli_helpers import run
+from multiway_helpers import lines, write
 
 from solver.api import solve
 from solver.cli.args import MAX_JSON_FILE_BYTES
 from solver.games.multi_locks import uniform_locks
 from solver.games.multiway import multi_game
 from solver.games.nashconv import best_response_values, uniform_profile
-
-
-def lines(out: str) -> list[dict[str, Any]]:
-    return [json.loads(line) for line in out.splitlines()]
-
-
-def write(tmp_path: Path, content: object, name: str = "locks.json") -> str:
-    path = tmp_path / name
-    path.write_text(content if isinstance(content, str) else json.dumps(content), "utf-8")
-    return str(path)
 
 
 def test_two_players_locked_to_uniform_from_a_file(tmp_path: Path) -> None:

@@ -5,18 +5,15 @@ refused by name with exit code 2."""
 
 from __future__ import annotations
 
-import json
-from typing import Any
-
 import numpy as np
 import pytest
 from cli_helpers import run
+from multiway_helpers import deal_list_profile, lines
 
 from solver.cfr.holdem3_engine import River3Engine
 from solver.cfr.holdem3_turn_build import build_turn3
 from solver.cfr.rules import make_rule
 from solver.games.holdem3_turn import Turn3Spec, estimate_turn, turn3_multigame, validate_turn
-from solver.games.model import DECISION
 from solver.games.nashconv import nash_report
 
 BOARD = "Ks 7d 2c 9h"
@@ -25,10 +22,6 @@ SPOT = ("--players", "3", "--board", BOARD, "--pot", "60", "--stack", "200",
         "--range-0", RANGES[0], "--range-1", RANGES[1], "--range-2", RANGES[2],
         "--bets", "a", "--raises", "a", "--raise-cap", "1")  # fmt: skip
 SPEC = Turn3Spec(BOARD, *RANGES, pot=60, stack=200, bets="a", raises="a", raise_cap=1)
-
-
-def lines(out: str) -> list[dict[str, Any]]:
-    return [json.loads(line) for line in out.splitlines()]
 
 
 def test_json_lines_carry_each_players_nash_distance() -> None:
@@ -50,17 +43,8 @@ def test_json_lines_carry_each_players_nash_distance() -> None:
     np.testing.assert_allclose(final["ev"], rep.value, rtol=0, atol=1e-12)
     # the independent evaluator on the deal list, the profile mapped by combo
     mg = turn3_multigame(SPEC)
-    union = np.asarray(mg.meta["union"])
     combos = validate_turn(SPEC).base.combos
-    sigma = np.empty(mg.profile_size)
-    tf = eng.game.tree
-    for n in np.flatnonzero(mg.kind == DECISION):
-        na, p = int(mg.num_children[n]), int(mg.player[n])
-        block = np.full((na, mg.num_hands), 1.0 / na)
-        nh = combos[p].size
-        mine = eng.average_profile()[tf.offset[n] : tf.offset[n] + na * nh].reshape(na, nh)
-        block[:, np.searchsorted(union, combos[p])] = mine
-        sigma[mg.offset[n] : mg.offset[n] + na * mg.num_hands] = block.ravel()
+    sigma = deal_list_profile(mg, eng.game.tree.offset, combos, eng.average_profile())
     ref = nash_report(mg, sigma)
     np.testing.assert_allclose(dist, ref.nash_distance, rtol=0, atol=1e-9)
     np.testing.assert_allclose(final["ev"], ref.value, rtol=0, atol=1e-9)
