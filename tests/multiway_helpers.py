@@ -1,4 +1,4 @@
-"""Shared pieces of the three-player CLI tests: the JSON lines a ``--json`` solve prints, a
+"""Shared pieces of the three-player CLI and API tests: the JSON lines a ``--json`` solve prints, a
 locks file written for ``--locks``, and a per-hand engine's profile carried over to the
 deal-list build of the same spot (for the independent evaluator)."""
 
@@ -11,6 +11,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from solver.cfr.river3_view import River3Game
 from solver.games.model import DECISION
 from solver.games.multiway import MultiGame
 
@@ -48,3 +49,8 @@ def deal_list_profile(
         ].reshape(na, nh)
         sigma[mg.offset[n] : mg.offset[n] + na * mg.num_hands] = block.ravel()
     return sigma
+
+
+def combos(game: River3Game) -> tuple[npt.NDArray[np.int64], ...]:
+    """The three players' combos of a three-way spot's solved game, player 0 first."""
+    return tuple(game.combos(p) for p in range(3))

@@ -7,11 +7,11 @@ from __future__ import annotations
 
 import dataclasses
 import json
-from typing import Any
 
 import numpy as np
 import pytest
 from cli_helpers import run
+from multiway_helpers import combos, deal_list_profile
 
 from solver.api import solve
 from solver.cfr.multi_solve import MultiSolveResult
@@ -25,28 +25,13 @@ RANGES = ("AA, KK, AK", "QQ, JJ, AQs", "TT, 99, KQs")
 SPEC = River3Spec(BOARD, *RANGES, pot=60, stack=200, bets="50%", raises="a", raise_cap=1)
 
 
-def deal_list_profile(game: River3Game, sigma: np.ndarray, mg: Any) -> np.ndarray:
-    """``sigma`` (the engine's per-hand blocks) as a profile of the deal-list MultiGame ``mg``
-    of the same spot: each player's combo put at its place in the union of hands; hands a
-    player cannot hold play uniform (no deal reaches them)."""
-    union = np.asarray(mg.meta["union"])
-    out = np.empty(mg.profile_size)
-    for n in game.decision_nodes():
-        n = int(n)
-        p, na = int(game.player[n]), int(game.num_children[n])
-        block = np.full((na, mg.num_hands), 1.0 / na)
-        block[:, np.searchsorted(union, game.combos(p))] = game.block(sigma, n)
-        out[mg.offset[n] : mg.offset[n] + na * mg.num_hands] = block.ravel()
-    return out
-
-
 def test_distances_are_the_evaluators_on_the_deal_list() -> None:
     r = solve(SPEC, "cfr+", iterations=40, check_every=20)
     assert isinstance(r, MultiSolveResult) and isinstance(r.game, River3Game)
     assert [c.iteration for c in r.history] == [0, 20, 40]
     assert r.exploitability is None and r.pot == 60.0
     mg = river3_multigame(SPEC)
-    ref = nash_report(mg, deal_list_profile(r.game, r.average_profile(), mg))
+    ref = nash_report(mg, deal_list_profile(mg, r.game.offset, combos(r.game), r.average_profile()))
     np.testing.assert_allclose(r.nash_distance, ref.nash_distance, rtol=0, atol=1e-9)
     np.testing.assert_allclose(r.ev, ref.value, rtol=0, atol=1e-9)
     assert r.nash_conv == pytest.approx(float(ref.nash_conv), abs=1e-9)

@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 import pytest
 from cli_helpers import run
+from multiway_helpers import combos, deal_list_profile
 
 from solver.api import solve
 from solver.cfr.multi_solve import MultiSolveResult
@@ -26,21 +27,6 @@ BOARD = "Ks 7d 2c 9h"
 RANGES = ("AA, KQs", "QQ, AQs", "TT, 99")
 SPEC = Turn3Spec(BOARD, *RANGES, pot=60, stack=100, bets="50%", raises="a", raise_cap=1,
                  river_bets="a")  # fmt: skip
-
-
-def deal_list_profile(game: River3Game, sigma: np.ndarray, mg: Any) -> np.ndarray:
-    """``sigma`` (the engine's per-hand blocks) as a profile of the deal-list MultiGame ``mg``
-    (the same tree, node for node): each player's combo at its place in the union of hands;
-    hands a player cannot hold play uniform (no deal reaches them)."""
-    union = np.asarray(mg.meta["union"])
-    out = np.empty(mg.profile_size)
-    for n in game.decision_nodes():
-        n = int(n)
-        p, na = int(game.player[n]), int(game.num_children[n])
-        block = np.full((na, mg.num_hands), 1.0 / na)
-        block[:, np.searchsorted(union, game.combos(p))] = game.block(sigma, n)
-        out[mg.offset[n] : mg.offset[n] + na * mg.num_hands] = block.ravel()
-    return out
 
 
 @pytest.fixture(scope="module")
@@ -57,7 +43,7 @@ def test_distances_are_the_evaluators_on_the_deal_list(solved: MultiSolveResult[
     assert r.exploitability is None and r.pot == 60.0
     mg = turn3_multigame(SPEC)
     assert mg.num_nodes == r.game.tree.num_nodes
-    ref = nash_report(mg, deal_list_profile(r.game, r.average_profile(), mg))
+    ref = nash_report(mg, deal_list_profile(mg, r.game.offset, combos(r.game), r.average_profile()))
     np.testing.assert_allclose(r.nash_distance, ref.nash_distance, rtol=0, atol=1e-9)
     np.testing.assert_allclose(r.ev, ref.value, rtol=0, atol=1e-9)
     assert r.nash_conv == pytest.approx(float(ref.nash_conv), abs=1e-9)
