@@ -11,6 +11,7 @@ from typing import Any
 
 import numpy as np
 import pytest
+from multiway_helpers import deal_list_profile
 
 from solver.cfr.holdem3_build import build_holdem3
 from solver.cfr.holdem3_engine import River3Engine
@@ -60,6 +61,7 @@ class Pair:
         self.slow = MultiEngine(self.mgame, make_rule(rule))
         union = np.asarray(self.mgame.meta["union"])
         combos = validate(spec).combos
+        self.combos = combos
         # per player, its hand j of the fast build is hand where[p][j] of the deal list's
         self.where = [np.searchsorted(union, c) for c in combos]
         tf, ts = self.fast.game.tree, self.slow.game.tree
@@ -78,13 +80,7 @@ class Pair:
     def profile_for_slow(self, sigma: np.ndarray) -> np.ndarray:
         """The fast build's profile in the deal list's layout (hands a player never holds:
         uniform)."""
-        out = np.empty(self.mgame.profile_size)
-        t = self.slow.game.tree
-        for n in np.flatnonzero(t.kind == DECISION):
-            na, h = int(t.num_children[n]), self.mgame.num_hands
-            out[t.offset[n] : t.offset[n] + na * h] = 1.0 / na
-        out[self.slow_cells] = sigma[self.fast_cells]
-        return out
+        return deal_list_profile(self.mgame, self.fast.game.tree.offset, self.combos, sigma)
 
 
 def close(fast: np.ndarray, slow: np.ndarray) -> bool:

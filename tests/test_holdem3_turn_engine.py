@@ -11,6 +11,7 @@ from typing import Any
 
 import numpy as np
 import pytest
+from multiway_helpers import deal_list_profile
 from test_holdem3_turn import random_spot
 
 from solver.cfr.holdem3_engine import River3Engine
@@ -35,6 +36,7 @@ class Pair:
         self.slow = MultiEngine(self.mgame, make_rule(rule))
         union = np.asarray(self.mgame.meta["union"])
         combos = validate_turn(spec).base.combos
+        self.combos = combos
         self.where = [np.searchsorted(union, c) for c in combos]
         tf, ts = self.fast.game.tree, self.slow.game.tree
         valid = self.fast.arrays.boards.valid
@@ -54,13 +56,9 @@ class Pair:
         assert not self.reach.all()  # (some hands hold a river card)
 
     def profile_for_slow(self, sigma: np.ndarray) -> np.ndarray:
-        out = np.empty(self.mgame.profile_size)
-        t = self.slow.game.tree
-        for n in np.flatnonzero(t.kind == DECISION):
-            na, h = int(t.num_children[n]), self.mgame.num_hands
-            out[t.offset[n] : t.offset[n] + na * h] = 1.0 / na
-        out[self.slow_cells] = sigma[self.fast_cells]
-        return out
+        """The fast build's profile in the deal list's layout (hands a player never holds:
+        uniform)."""
+        return deal_list_profile(self.mgame, self.fast.game.tree.offset, self.combos, sigma)
 
 
 def close(fast: np.ndarray, slow: np.ndarray) -> bool:
