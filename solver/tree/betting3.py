@@ -41,7 +41,7 @@ import numpy as np
 import numpy.typing as npt
 
 from solver.tree.betting import PlayerSizes, TreeTooLarge
-from solver.tree.kinds import DECISION, FIXED, SHOWDOWN
+from solver.tree.kinds import CHANCE, DECISION, FIXED, SHOWDOWN
 from solver.tree.sizes import bet_amount, raise_to
 
 __all__ = [
@@ -49,6 +49,7 @@ __all__ = [
     "PLAYERS3",
     "Betting3Config",
     "Betting3Tree",
+    "Nodes3",
     "build_betting3",
 ]
 
@@ -70,20 +71,15 @@ class Betting3Config:
     raise_cap: int = 3
 
 
-@dataclass(frozen=True, eq=False)
-class Betting3Tree:
-    """The street's nodes in breadth-first order (a parent before its children, siblings
-    contiguous, each depth a contiguous run); node 0 is the root, player 0 to act."""
+class Nodes3:
+    """The walks a three-player tree's node arrays allow (:class:`Betting3Tree`, and the
+    turn's :class:`~solver.tree.betting3_turn.Turn3Tree` with its chance nodes)."""
 
-    kind: npt.NDArray[np.int8]  # (N,) DECISION, FIXED (one player left), SHOWDOWN
-    player: npt.NDArray[np.int8]  # (N,) actor of a decision node, else -1
-    parent: npt.NDArray[np.int64]  # (N,) -1 at the root
-    first_child: npt.NDArray[np.int64]  # (N,) -1 at a terminal
-    num_children: npt.NDArray[np.int64]  # (N,)
-    depth: npt.NDArray[np.int64]  # (N,) non-decreasing
-    contrib: npt.NDArray[np.float64]  # (N, 3) chips each player has in (pot / 3 + its bets)
-    active: npt.NDArray[np.bool_]  # (N, 3) not folded
-    labels: list[str]  # action leading to each node ("" at the root)
+    kind: npt.NDArray[np.int8]
+    parent: npt.NDArray[np.int64]
+    first_child: npt.NDArray[np.int64]
+    num_children: npt.NDArray[np.int64]
+    labels: list[str]
 
     @property
     def num_nodes(self) -> int:
@@ -93,7 +89,7 @@ class Betting3Tree:
         return np.flatnonzero(self.kind == DECISION)
 
     def terminal_nodes(self) -> npt.NDArray[np.int64]:
-        return np.flatnonzero(self.kind != DECISION)
+        return np.flatnonzero((self.kind == FIXED) | (self.kind == SHOWDOWN))
 
     def children(self, node: int) -> range:
         first = int(self.first_child[node])
@@ -108,16 +104,33 @@ class Betting3Tree:
         return tuple(reversed(out))
 
     def preorder(self) -> npt.NDArray[np.int64]:
-        """The decision nodes in depth-first preorder (children in order): the order a
-        MultiGame lays out its profile blocks in."""
+        """The decision nodes in depth-first preorder (children in order, through chance
+        nodes): the order a MultiGame lays out its profile blocks in."""
         out: list[int] = []
         stack = [0]
         while stack:
             n = stack.pop()
             if self.kind[n] == DECISION:
                 out.append(n)
+            if self.kind[n] in (DECISION, CHANCE):
                 stack.extend(reversed(self.children(n)))
         return np.array(out, dtype=np.int64)
+
+
+@dataclass(frozen=True, eq=False)
+class Betting3Tree(Nodes3):
+    """The street's nodes in breadth-first order (a parent before its children, siblings
+    contiguous, each depth a contiguous run); node 0 is the root, player 0 to act."""
+
+    kind: npt.NDArray[np.int8]  # (N,) DECISION, FIXED (one player left), SHOWDOWN
+    player: npt.NDArray[np.int8]  # (N,) actor of a decision node, else -1
+    parent: npt.NDArray[np.int64]  # (N,) -1 at the root
+    first_child: npt.NDArray[np.int64]  # (N,) -1 at a terminal
+    num_children: npt.NDArray[np.int64]  # (N,)
+    depth: npt.NDArray[np.int64]  # (N,) non-decreasing
+    contrib: npt.NDArray[np.float64]  # (N, 3) chips each player has in (pot / 3 + its bets)
+    active: npt.NDArray[np.bool_]  # (N, 3) not folded
+    labels: list[str]  # action leading to each node ("" at the root)
 
 
 @dataclass(frozen=True)

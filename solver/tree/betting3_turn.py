@@ -29,8 +29,8 @@ import numpy as np
 import numpy.typing as npt
 
 from solver.tree.betting import PlayerSizes, TreeTooLarge
-from solver.tree.betting3 import PLAYERS3, Betting3Config, Betting3Tree, build_betting3
-from solver.tree.kinds import CHANCE, DECISION, FIXED, SHOWDOWN
+from solver.tree.betting3 import PLAYERS3, Betting3Config, Betting3Tree, Nodes3, build_betting3
+from solver.tree.kinds import CHANCE, DECISION, SHOWDOWN
 
 __all__ = [
     "CARDS_LEFT",
@@ -48,7 +48,7 @@ MAX_TURN3_NODES = 2_000_000
 
 
 @dataclass(frozen=True, eq=False)
-class Turn3Tree:
+class Turn3Tree(Nodes3):
     """Both streets' nodes in breadth-first order (a parent before its children, siblings
     contiguous, each depth a contiguous run); node 0 the turn's root, player 0 to act."""
 
@@ -64,39 +64,6 @@ class Turn3Tree:
     chance_weight: npt.NDArray[np.float64]  # (N,) a chance child: 1 / CARDS_LEFT, else 1
     river_cards: npt.NDArray[np.int64]  # (R,) the cards a river may be, ascending
     labels: list[str]  # action or card leading to each node ("" at the root)
-
-    @property
-    def num_nodes(self) -> int:
-        return int(self.kind.shape[0])
-
-    def decision_nodes(self) -> npt.NDArray[np.int64]:
-        return np.flatnonzero(self.kind == DECISION)
-
-    def terminal_nodes(self) -> npt.NDArray[np.int64]:
-        return np.flatnonzero((self.kind == FIXED) | (self.kind == SHOWDOWN))
-
-    def children(self, node: int) -> range:
-        first = int(self.first_child[node])
-        return range(first, first + int(self.num_children[node])) if first >= 0 else range(0)
-
-    def history(self, node: int) -> tuple[str, ...]:
-        out: list[str] = []
-        while node > 0:
-            out.append(self.labels[node])
-            node = int(self.parent[node])
-        return tuple(reversed(out))
-
-    def preorder(self) -> npt.NDArray[np.int64]:
-        """The decision nodes in depth-first preorder (children in order)."""
-        out: list[int] = []
-        stack = [0]
-        while stack:
-            n = stack.pop()
-            if self.kind[n] == DECISION:
-                out.append(n)
-            if self.kind[n] in (DECISION, CHANCE):
-                stack.extend(reversed(self.children(n)))
-        return np.array(out, dtype=np.int64)
 
 
 @dataclass(frozen=True, eq=False)
