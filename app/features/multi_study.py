@@ -77,16 +77,7 @@ def render_explore() -> None:
         )
     )
     nodes = [int(n) for n in g.decision_nodes() if int(g.player[n]) == player]
-    if state.get(state.MULTI_NODE) not in nodes:
-        state.put(state.MULTI_NODE, nodes[0])
-    node = int(
-        st.selectbox(
-            "Node (the line to it)",
-            nodes,
-            format_func=lambda n: line_words(g, n),
-            key=state.MULTI_NODE,
-        )
-    )
+    node = river3_study.select_node(nodes, lambda n: line_words(g, n))
     table = node_strategy(g, sigma, node)
     st.markdown(
         f"**{player_label(player).capitalize()}** to act after: {line_words(g, node)} — "

@@ -9,6 +9,8 @@ between two chunks while it runs."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 import numpy.typing as npt
 import streamlit as st
@@ -22,6 +24,16 @@ from solver.run.multi_job import MultiSolveJob
 
 Array = npt.NDArray[np.float64]
 RIVER_CARD = "r3_river_card"  # selectbox (Explore, a turn spot): 0 the turn, k + 1 river card k
+
+
+def select_node(nodes: list[int], words: Callable[[int], str]) -> int:
+    """The node picker (its choice kept under ``state.MULTI_NODE``): ``nodes`` in order, each
+    shown as ``words(n)``; the first when the one kept is not among them."""
+    if state.get(state.MULTI_NODE) not in nodes:
+        state.put(state.MULTI_NODE, nodes[0])
+    return int(
+        st.selectbox("Node (the line to it)", nodes, format_func=words, key=state.MULTI_NODE)
+    )
 
 
 def reach_text(share: float) -> str:
@@ -71,16 +83,7 @@ def render(j: MultiSolveJob, sigma: Array, iteration: int) -> None:
     if not nodes:  # (this player never acts on that street: all in, or folded before)
         st.info(f"{player_label(player).capitalize()} has no decision on this street.")
         return
-    if state.get(state.MULTI_NODE) not in nodes:
-        state.put(state.MULTI_NODE, nodes[0])
-    node = int(
-        st.selectbox(
-            "Node (the line to it)",
-            nodes,
-            format_func=lambda n: line_words(g, n),
-            key=state.MULTI_NODE,
-        )
-    )
+    node = select_node(nodes, lambda n: line_words(g, n))
     st.markdown(
         f"**{player_label(player).capitalize()}** to act after: {line_words(g, node)} — "
         "average strategy per hand class (cell width: each action's share; height: the "
