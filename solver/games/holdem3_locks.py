@@ -33,11 +33,12 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from solver.games.model import CHANCE, DECISION, Game
+from solver.games.model import CHANCE, Game
 from solver.games.multi_locks import (
     LockedSet,
     MultiLockError,
     MultiLocks,
+    claim_node,
     line_labels,
     lock_line,
     lock_node,
@@ -172,15 +173,9 @@ def build_holdem3_locks(
         labels = line_labels(raw_line)
         line = lock_line(labels)
         node = _locate(game, labels)
-        if t.kind[node] == CHANCE:
-            raise MultiLockError(line, "is a chance node (the river is dealt there, nobody acts)")
-        if t.kind[node] != DECISION:
-            raise MultiLockError(line, "is a terminal node (nobody acts)")
-        if node in done:
-            raise MultiLockError(line, f"is locked twice (also as {done[node]!r})")
-        done[node] = line
+        claim_node(line, int(t.kind[node]), node, done, "the river is")
         player = int(t.player[node])
-        off, na, nh = game.block(node)
+        off = game.block(node)[0]
         actions = game.action_labels(node)
         valid = game.valid_hands(node, player)
         names = game.hand_names[player]

@@ -206,6 +206,19 @@ def _hands(game: MultiGame, node: int, key: str, line: str, valid: npt.NDArray[n
     return picked
 
 
+def claim_node(line: str, kind: int, node: int, done: dict[int, str], dealt: str) -> None:
+    """Record ``node`` (of kind ``kind``) as locked by ``line`` in ``done``; MultiLockError
+    when nobody acts there (``dealt``: what is dealt at a chance node, "cards are") or it is
+    locked already."""
+    if kind == CHANCE:
+        raise MultiLockError(line, f"is a chance node ({dealt} dealt there, nobody acts)")
+    if kind != DECISION:
+        raise MultiLockError(line, "is a terminal node (nobody acts)")
+    if node in done:
+        raise MultiLockError(line, f"is locked twice (also as {done[node]!r})")
+    done[node] = line
+
+
 def lock_node(
     line: str,
     mix: Any,
@@ -293,14 +306,8 @@ def build_multi_locks(
         labels = line_labels(raw_line)
         line = lock_line(labels)
         node = _locate(game, nodes, labels)
-        if game.kind[node] == CHANCE:
-            raise MultiLockError(line, "is a chance node (cards are dealt there, nobody acts)")
-        if game.kind[node] != DECISION:
-            raise MultiLockError(line, "is a terminal node (nobody acts)")
-        if node in done:
-            raise MultiLockError(line, f"is locked twice (also as {done[node]!r})")
-        done[node] = line
-        off, na = int(game.offset[node]), int(game.num_children[node])
+        claim_node(line, int(game.kind[node]), node, done, "cards are")
+        off = int(game.offset[node])
         actions = [game.labels[c] for c in game.children(node)]
         valid = possible(game, node)
         saved[line] = lock_node(
