@@ -1,6 +1,6 @@
-"""Shared pieces of the three-player CLI and API tests: the JSON lines a ``--json`` solve prints, a
+"""Shared pieces of the three-player tests: the JSON lines a ``--json`` solve prints, a
 locks file written for ``--locks``, and a per-hand engine's profile carried over to the
-deal-list build of the same spot (for the independent evaluator)."""
+deal-list build of the same spot (for the independent evaluator); an AppTest page's texts."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ from typing import Any
 
 import numpy as np
 import numpy.typing as npt
+from streamlit.testing.v1 import AppTest
 
 from solver.cfr.river3_view import River3Game
 from solver.games.model import DECISION
@@ -54,3 +55,10 @@ def deal_list_profile(
 def combos(game: River3Game) -> tuple[npt.NDArray[np.int64], ...]:
     """The three players' combos of a three-way spot's solved game, player 0 first."""
     return tuple(game.combos(p) for p in range(3))
+
+
+def texts(at: AppTest) -> str:
+    """Every message, caption and markdown on an AppTest page, as one text."""
+    parts = [x.value for kind in ("info", "warning", "error", "caption", "markdown")
+             for x in getattr(at, kind)]  # fmt: skip
+    return "\n".join(str(p) for p in parts)

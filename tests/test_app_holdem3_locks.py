@@ -12,8 +12,9 @@ from collections.abc import Iterator, Mapping
 import numpy as np
 import pytest
 from app_helpers import no_threads_left, page
+from multiway_helpers import texts
 from streamlit.testing.v1 import AppTest
-from test_app_river3 import SOLVED, form_state, texts
+from test_app_river3 import SOLVED, form_state
 
 from app import state
 from app.features import multi_locks as ML

@@ -14,6 +14,7 @@ from collections.abc import Iterator
 import numpy as np
 import pytest
 from app_helpers import no_threads_left, page
+from multiway_helpers import texts
 from streamlit.testing.v1 import AppTest
 
 from app import state
@@ -31,13 +32,6 @@ KUHN3 = "multi:kuhn3"
 def _teardown() -> Iterator[None]:
     yield
     no_threads_left()
-
-
-def texts(at: AppTest) -> str:
-    """Every message, caption and markdown on the page, as one text."""
-    parts = [x.value for kind in ("info", "warning", "error", "caption", "markdown")
-             for x in getattr(at, kind)]  # fmt: skip
-    return "\n".join(str(p) for p in parts)
 
 
 def traces(at: AppTest, key: str) -> list[str]:

@@ -11,6 +11,7 @@ from collections.abc import Iterator
 import numpy as np
 import pytest
 from app_helpers import no_threads_left, page
+from multiway_helpers import texts
 from streamlit.testing.v1 import AppTest
 
 from app import state
@@ -27,12 +28,6 @@ KUHN3 = "multi:kuhn3"
 def _teardown() -> Iterator[None]:
     yield
     no_threads_left()
-
-
-def texts(at: AppTest) -> str:
-    parts = [x.value for kind in ("info", "warning", "error", "caption", "markdown")
-             for x in getattr(at, kind)]  # fmt: skip
-    return "\n".join(str(p) for p in parts)
 
 
 def test_pasted_locks_are_shown_resolved_and_played_by_the_next_solve() -> None:

@@ -13,6 +13,7 @@ from collections.abc import Iterator
 import numpy as np
 import pytest
 from app_helpers import no_threads_left, page
+from multiway_helpers import texts
 from streamlit.testing.v1 import AppTest
 from test_river3_job_export import profile_from_csv
 
@@ -38,12 +39,6 @@ SOLVED = River3Spec("Ks 7d 2c 9h 3s", "AA, KK, AK", "QQ, JJ, AQs", "TT, 99, KQs"
 def _teardown() -> Iterator[None]:
     yield
     no_threads_left()
-
-
-def texts(at: AppTest) -> str:
-    parts = [x.value for kind in ("info", "warning", "error", "caption", "markdown")
-             for x in getattr(at, kind)]  # fmt: skip
-    return "\n".join(str(p) for p in parts)
 
 
 def errors(at: AppTest) -> list[str]:

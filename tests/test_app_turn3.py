@@ -13,7 +13,8 @@ from collections.abc import Iterator
 import numpy as np
 import pytest
 from app_helpers import no_threads_left, page
-from test_app_river3 import chart, errors, texts
+from multiway_helpers import texts
+from test_app_river3 import chart, errors
 from test_river3_job_export import profile_from_csv
 from test_turn3_job_export import valid_cells
 
