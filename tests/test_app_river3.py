@@ -41,6 +41,21 @@ def _teardown() -> Iterator[None]:
     no_threads_left()
 
 
+def check_curves(at: AppTest, job: MultiSolveJob, pot: float) -> dict:
+    """The finished ``job``'s chart (its plotly spec, returned): a Nash-distance curve per
+    player and NashConv, each player's last point its distance in % of the starting
+    ``pot``."""
+    spec = chart(at, "multi_curve")
+    names = [t["name"] for t in spec["data"]]
+    assert names == [f"Nash distance (player {k})" for k in (1, 2, 3)] + ["NashConv"]
+    last = job.progress.last
+    assert last is not None
+    for k in range(3):
+        pct = 100 * last.nash_distance[k] / pot
+        assert spec["data"][k]["y"][-1] == pytest.approx(pct, rel=1e-12)
+    return spec
+
+
 def errors(at: AppTest) -> list[str]:
     return [str(e.value) for e in at.error]
 
@@ -129,15 +144,9 @@ def test_solve_explore_and_export_a_three_way_river() -> None:
     assert job.progress.state in FINISHED and job.progress.iteration == 60
     at.run()
     assert not at.exception
-    spec = chart(at, "multi_curve")
-    names = [t["name"] for t in spec["data"]]
-    assert names == [f"Nash distance (player {k})" for k in (1, 2, 3)] + ["NashConv"]
+    spec = check_curves(at, job, pot=60)
     last = job.progress.last
     assert last is not None
-    # the curves in % of the starting pot (60 chips)
-    for k in range(3):
-        pct = 100 * last.nash_distance[k] / 60
-        assert spec["data"][k]["y"][-1] == pytest.approx(pct, rel=1e-12)
     assert "starting pot" in spec["layout"]["yaxis"]["title"]["text"]
     assert [m.value for m in at.metric[:3]] == [f"{d:.3g} chips" for d in last.nash_distance]
 
