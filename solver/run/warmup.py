@@ -175,6 +175,14 @@ def _three_players() -> None:
     es = MultiESEngine(mg, 1)
     es.iterate(2)
     es.measure()
+    # the toy games' terminal called alone (its Python entry, for analysis and the tests)
+    import numpy as np
+
+    from solver.cfr.multi_build import toy3_tables
+    from solver.cfr.toy3_terminal import toy3_values
+
+    node = int(np.flatnonzero(mg.terminal_row >= 0)[0])
+    toy3_values(toy3_tables(mg), node, int(mg.board[node]), 0, np.ones((3, mg.num_hands)))
     # a three-way river spot: the terminal by the strength-order sweep (solve --players 3)
     from solver.cfr.holdem3_engine import River3Engine
     from solver.games.holdem3 import River3Spec, checked
