@@ -1,8 +1,10 @@
 """Slow, obvious reference CFR for games of three (or more) players, in float64.
 
 Independent of the engine: it reads only a :class:`~solver.games.multiway.MultiGame`'s
-public tree, deals and payoffs, recurses over every deal and history, and applies the update
-rules literally, one information set (decision node, hand of its actor) at a time.
+public tree, deals and payoffs, recurses over every history (all deals at once, each
+deal's values a row of an array; :meth:`Reference3.action_values_by_deal` one deal at a time
+checks it), and applies the update rules literally, one information set (decision node,
+hand of its actor) at a time.
 
 An iteration is one pass per player in turn (alternating updates). The pass of traverser
 ``t``:
@@ -84,7 +86,56 @@ class Reference3:
         return out
 
     def action_values(self, trav: int) -> dict[tuple[int, int], FloatArray]:
-        """``trav``'s counterfactual action values at each of its information sets."""
+        """``trav``'s counterfactual action values at each of its information sets.
+
+        One walk of the tree for all deals at once: every quantity of the per-deal walk
+        (:meth:`action_values_by_deal`) becomes a (D,) row over deals, a deal that holds a
+        public card carrying chance 0 below it; each set's values add its deals in deal order,
+        as the per-deal walk does."""
+        g = self.g
+        num_deals = g.deals.shape[0]
+        # (A, H) per node: the values of action k for hand h
+        table = {
+            n: np.zeros((int(g.num_children[n]), g.num_hands))
+            for n in g.decision_nodes().tolist()
+            if g.player[n] == trav
+        }
+
+        def walk(node: int, reach: FloatArray, chance: FloatArray) -> FloatArray:
+            """(D,) ``trav``'s payoff expected below ``node`` per deal (chance below included);
+            ``reach`` (P, D) each player's own reach, ``chance`` (D,) the path's."""
+            row = g.terminal_row[node]
+            if row >= 0:
+                return np.asarray(g.payoff[row, trav], dtype=np.float64)
+            kids = list(g.children(node))
+            if g.kind[node] == CHANCE:
+                total = np.zeros(num_deals)
+                for c in kids:
+                    valid = g.deal_valid[g.board[c]]
+                    w = float(g.chance_weight[c])
+                    below = walk(c, reach, np.where(valid, chance * w, 0.0))
+                    total += np.where(valid, w * below, 0.0)
+                return total
+            p = int(g.player[node])
+            hands = g.deals[:, p]
+            strat = np.array([self.current[node, h] for h in range(g.num_hands)]).T[:, hands]
+            vals = np.empty((len(kids), num_deals))
+            for k, c in enumerate(kids):
+                r = reach.copy()
+                r[p] *= strat[k]
+                vals[k] = walk(c, r, chance)
+            if p == trav:
+                others = chance * np.prod(np.delete(reach, trav, axis=0), axis=0)
+                for k in range(len(kids)):
+                    np.add.at(table[node][k], hands, others * vals[k])
+            return np.einsum("ad,ad->d", strat, vals)
+
+        walk(0, np.ones((g.num_players, num_deals)), np.asarray(g.deal_weight, np.float64))
+        return {(n, h): t[:, h].copy() for n, t in table.items() for h in range(g.num_hands)}
+
+    def action_values_by_deal(self, trav: int) -> dict[tuple[int, int], FloatArray]:
+        """:meth:`action_values` one deal at a time (a walk of the whole tree per deal, far
+        slower); the check of the deal-parallel walk (tests/test_reference3.py)."""
         g = self.g
         cfv = {
             (n, h): np.zeros(int(g.num_children[n]))
@@ -178,8 +229,9 @@ class Reference3:
         g = self.g
         out = np.empty(g.profile_size)
         h = g.num_hands
-        for (n, hand), v in table.items():
-            out[g.offset[n] + np.arange(v.size) * h + hand] = v
+        for n in g.decision_nodes().tolist():  # node n's block: [action, hand]
+            block = np.stack([table[n, hand] for hand in range(h)], axis=1)
+            out[g.offset[n] : g.offset[n] + block.size] = block.ravel()
         return out
 
     def average(self) -> FloatArray:

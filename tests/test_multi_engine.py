@@ -54,7 +54,7 @@ def test_kuhn3_matches_the_reference_iteration_by_iteration(rule: str) -> None:
     match("kuhn3", rule, 12)
 
 
-# the reference walks every deal and history in Python: ~35 s a leduc3 iteration
+# the reference walks every history in Python (all deals at once: tests/reference3.py)
 @pytest.mark.slow
 @pytest.mark.parametrize("rule", ["cfr", "cfr+"])
 def test_leduc3_matches_the_reference_for_two_iterations(rule: str) -> None:
