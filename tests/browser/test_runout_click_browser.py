@@ -23,9 +23,13 @@ def test_a_click_on_a_runout_card_deals_it(page: Page, server: str) -> None:
     page.locator(".st-key-btn_solve button").click()
     expect(page.get_by_text(re.compile(r"^Done"))).to_be_visible(timeout=3 * WAIT)
     nav(page, "Explore")
-    for _ in range(2):  # check, check: the board card is dealt next
-        page.locator(".st-key-act_0 button").click()
-        idle(page)
+    # check, check: the board card is dealt next. Each click waits for its node: a click
+    # landing while the rerun of the one before still draws the old buttons is lost
+    page.locator(".st-key-act_0 button").click()
+    rerun_done(page)
+    expect(page.get_by_text("player 0 check — player 1 to act").first).to_be_visible()
+    page.locator(".st-key-act_0 button").click()
+    rerun_done(page)
     expect(page.get_by_text("Deal a card")).to_be_visible(timeout=WAIT)
     page.locator("[data-testid='stRadio'] label", has_text="Runouts").click()
     idle(page)
