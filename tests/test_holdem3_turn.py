@@ -4,6 +4,7 @@ reference (turn3_multigame) equals a plain recursion over every deal, river card
 
 from __future__ import annotations
 
+import functools
 import itertools
 from dataclasses import replace
 
@@ -155,6 +156,10 @@ def brute_values(mg: MultiGame, spec: Turn3Spec) -> np.ndarray:
             triples.append((w, [combos[p][i] for p, i in enumerate((i0, i1, i2))], set(cards)))
     total = sum(w for w, _, _ in triples)
 
+    @functools.cache  # (the same at every showdown of a river)
+    def strengths(river: int, hands: tuple[int, ...]) -> np.ndarray:
+        return rank_hands(np.array([*board, river]), COMBOS[np.array(hands)])
+
     def value(n: int, river: int, hands: list[int], held: set[int]) -> np.ndarray:
         kind = mg.kind[n]
         kids = list(range(mg.first_child[n], mg.first_child[n] + mg.num_children[n]))
@@ -170,8 +175,7 @@ def brute_values(mg: MultiGame, spec: Turn3Spec) -> np.ndarray:
         if kind == FIXED:
             won = live.astype(float)
         else:
-            s = rank_hands(np.array([*board, river]), COMBOS[np.array(hands)])
-            s = np.where(live, s, -1)
+            s = np.where(live, strengths(river, tuple(hands)), -1)
             won = (s == s.max()).astype(float)
         return pot * won / won.sum() - mg.contrib[n]
 

@@ -109,7 +109,7 @@ def test_solving_brings_every_distance_down() -> None:
     spot = random_spot(3, True, bets="50%, a")
     engine = River3Engine(build_turn3(spot), make_rule("dcfr"))
     first = engine.report().nash_distance.copy()
-    engine.iterate(200)
+    engine.iterate(60)  # (at 50 every distance is below 1.3 % of its start)
     last = engine.report().nash_distance
     assert np.all(last < 0.05 * first)
     ev = nash_report(turn3_multigame(spot), Pair(spot, "dcfr").profile_for_slow(
