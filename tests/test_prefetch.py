@@ -223,9 +223,11 @@ def _helper(plan_file: Path, toy: Path, cache: Path, prelude: str = "") -> str:
     return _python(code, toy, cache)
 
 
-@pytest.fixture
-def toy_plan(tmp_path: Path) -> tuple[Path, Path]:
-    """The toy module's folder and its plan, recorded in a cache of its own (cold)."""
+@pytest.fixture(scope="module")
+def toy_plan(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    """The toy module's folder and its plan, recorded in a cache of its own (cold); recorded
+    once for the module's tests (each reads them, and compiles into a cache of its own)."""
+    tmp_path = tmp_path_factory.mktemp("toy_plan")
     toy = tmp_path / "toy"
     toy.mkdir()
     (toy / "toyk.py").write_text(TOY)
