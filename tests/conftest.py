@@ -93,36 +93,47 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
 # scripts/test.sh hands whole modules to its workers (``--dist loadscope``) in the order they
 # are collected (``--no-loadscope-reorder``; xdist would otherwise start the modules with the
 # most tests first, which left these long ones of few tests to the end: one worker ran a
-# long module on its own while the other had nothing left). Longest first, then the rest
-# in file order; roughly from ``--durations`` of a whole run (browser, cluster and batch-job
-# tests, and the slow references). The batch modules' databases share their flops' solves
-# (tests/batch_helpers.py): the first module to need a flop solves it, so those later in this
-# order (the line reports, the Reports comparison in a browser) mostly read them.
+# long module on its own while the other had nothing left). The listed modules first,
+# longest first, then the rest in file order: from ``--durations=0`` of a whole run
+# (2026-11-29), the modules of about 10 s or more on a quiet machine; the short ones after
+# them let the two workers end together. The batch modules'
+# databases share their flops' solves (tests/batch_helpers.py, under a lock): the first
+# module to need a flop solves it, those after it mostly read it.
 LONGEST_FIRST = (
-    "browser/test_app_sessions.py",
-    "browser/test_memory_release.py",
-    "browser/test_app_browser.py",
-    "test_app_reports.py",
-    "test_isomorphic_cards.py",
-    "test_batch_report_defs.py",
-    "test_batch_cluster.py",
-    "browser/test_reports_browser.py",
-    "test_reference_match.py",
-    "test_app_reports_lines.py",
-    "browser/test_locking_browser.py",
-    "browser/test_reports_compare_browser.py",
-    "test_batch_lines.py",
-    "test_pruning.py",
     "fuzz/test_fuzz_files_and_calls.py",
+    "test_app_reports.py",
+    "browser/test_app_sessions.py",
+    "test_reference_match.py",
+    "test_isomorphic_cards.py",
+    "test_batch_cluster.py",
+    "browser/test_app_browser.py",
+    "test_prefetch.py",
+    "test_kernel_cache.py",
+    "test_batch_report_defs.py",
+    "test_pruning.py",
     "test_holdem.py",
     "test_reference_selfcheck.py",
+    "browser/test_memory_release.py",
+    "browser/test_reports_browser.py",
     "test_presets.py",
+    "test_holdem3_turn_engine.py",
     "test_hostile_input.py",
-    "browser/test_practice_browser.py",
-    "test_batch_cli.py",
     "test_batch_hostile.py",
-    "browser/test_preflop_browser.py",
-    "test_kernel_cache.py",
+    "test_profiles.py",
+    "test_layers.py",
+    "test_node_table.py",
+    "fuzz/test_fuzz_study.py",
+    "test_batch_cli.py",
+    "browser/test_paint_lock_browser.py",
+    "browser/test_turn3_browser.py",
+    "test_app_locking.py",
+    "browser/test_paint_grids_browser.py",
+    "test_multi_engine.py",
+    "test_batch_lines.py",
+    "test_holdem3_turn.py",
+    "test_holdem3_locks.py",
+    "browser/test_locking_browser.py",
+    "browser/test_runout_click_browser.py",
 )
 TESTS = Path(__file__).resolve().parent
 
