@@ -69,22 +69,21 @@ sys.path.insert(0, str(HERE))
 
 import floor  # noqa: E402
 
-from solver.games.model import RUNOUT, Game  # noqa: E402
+from solver.games.model import Game  # noqa: E402
 
 
 def task_costs(game: Game, threads: int) -> npt.NDArray[np.float64]:
     """(K,) each task's work in hand-cells when ``game``'s passes split over ``threads``
-    threads, in the order the threads claim them (biggest first)."""
-    from solver.cfr.parallel import make_parallel, subtree_costs
+    threads, biggest first: the order the projection's threads claim them in (one shared
+    list; the engine's threads claim from a queue each, then from the others', which ends
+    as close)."""
+    from solver.cfr.parallel import make_parallel
+    from solver.cfr.parallel import task_costs as costs_of
 
     par = make_parallel(game, max(threads, 2))
-    nodes = par.task_node
-    if nodes.size == 0:
+    if par.task_node.size == 0:
         return np.zeros(0)
-    cost = subtree_costs(game.tree, game.hands, game.parents)[nodes].astype(np.float64)
-    runout = game.tree.kind[nodes] == RUNOUT
-    cost[runout] = float(game.hands.num_hands[0]) * float(game.hands.num_hands[1])
-    return np.asarray(cost[par.leaves.order], dtype=np.float64)
+    return np.sort(costs_of(game, par.task_node))[::-1].copy()
 
 
 def makespan(costs: npt.NDArray[np.float64], p: int) -> float:
@@ -102,16 +101,19 @@ def makespan(costs: npt.NDArray[np.float64], p: int) -> float:
 def schedule(
     times: npt.NDArray[np.float64], order: npt.NDArray[np.int32],
     task_slot: npt.NDArray[np.int32], slot_sum: npt.NDArray[np.float64], p: int,
+    queues: list[tuple[int, int]] | None = None,
 ) -> tuple[float, float]:  # fmt: skip
-    """The split pass's tasks step replayed: ``p`` threads each claim the next task of
-    ``order`` when free; task k takes ``times[k]``, and the thread that finishes the last
-    task of slot s (``task_slot``: each task's slot) then spends ``slot_sum[s]`` summing it.
-    Returns (when the last thread is done, when the first one runs out of tasks), in the
-    units of ``times``."""
+    """The split pass's tasks step replayed: ``p`` threads each claim the next task when
+    free — thread t from queue t mod Q first, then from the next queues in turn, queue q
+    being ``order[a:b]`` for ``queues[q]`` = (a, b) (default: one queue, all of ``order``);
+    task k takes ``times[k]``, and the thread that finishes the last task of slot s
+    (``task_slot``: each task's slot) then spends ``slot_sum[s]`` summing it. Returns (when
+    the last thread is done, when the first one runs out of tasks), in ``times``' units."""
+    qs = queues if queues else [(0, int(order.shape[0]))]
+    head = [a for a, _ in qs]
     left = np.bincount(task_slot, minlength=slot_sum.shape[0]).astype(np.int64)
     heap = [(0.0, t, -1) for t in range(p)]  # (free at, thread, the task it finishes then)
     ends = [0.0] * p
-    i = 0
     while heap:
         at, t, k = heapq.heappop(heap)
         if k >= 0:
@@ -119,10 +121,13 @@ def schedule(
             left[s] -= 1
             if left[s] == 0:
                 at += float(slot_sum[s])
-        if i < order.shape[0]:
-            nxt = int(order[i])
-            i += 1
-            heapq.heappush(heap, (at + float(times[nxt]), t, nxt))
+        for j in range(len(qs)):
+            q = (t + j) % len(qs)
+            if head[q] < qs[q][1]:
+                nxt = int(order[head[q]])
+                head[q] += 1
+                heapq.heappush(heap, (at + float(times[nxt]), t, nxt))
+                break
         else:
             ends[t] = at
     return max(ends), min(ends)
@@ -165,8 +170,8 @@ def task_times(game: Game, warmup: int, reps: int = 5) -> dict[str, npt.NDArray[
     ``task_slot`` (K,), ``cost`` (K,) the hand-cells the order is sorted by."""
     from solver.cfr.drive import run_pass
     from solver.cfr.layout import LEAF_COLLECT, LEAF_TASKS
-    from solver.cfr.parallel import subtree_costs
-    from solver.cfr.tasks import task_done
+    from solver.cfr.parallel import task_costs as costs_of
+    from solver.cfr.tasks import Q_END, Q_START, QUEUE, task_done
 
     eng, g, state = _engine_parts(game, warmup)
     lv = eng.parallel.leaves
@@ -174,8 +179,11 @@ def task_times(game: Game, warmup: int, reps: int = 5) -> dict[str, npt.NDArray[
     task_ms, sum_ms = np.zeros((2, n_tasks)), np.zeros((2, n_slots))
     sigma, sc = eng.storage.strategy, eng.scratch
 
+    one_queue = np.zeros(QUEUE, dtype=np.int64)  # a queue of the one task in ``order``
+    one_queue[Q_END] = 1
+
     def one(fl: Any, co: Any, u: Any, lvk: Any) -> None:
-        lv.claimed[0] = 0
+        lvk.claimed[:] = one_queue if lvk.order.size else 0
         run_pass(g, state, 0, sigma, co, u, fl, sc, lvk)
 
     def done(trav: int, k: int, s: int, before: int) -> None:
@@ -188,21 +196,21 @@ def task_times(game: Game, warmup: int, reps: int = 5) -> dict[str, npt.NDArray[
         fl = eng.flags(trav)
         run_pass(g, state, 0, sigma, co, u, fl._replace(leaf=LEAF_COLLECT), sc, lv)
         ft = fl._replace(leaf=LEAF_TASKS)
-        empty = lv._replace(order=np.zeros(0, np.int32))
+        empty = lv._replace(order=np.zeros(0, np.int32), claimed=np.zeros(QUEUE, np.int64))
         base = _best(functools.partial(one, ft, co, u, empty), 10 * reps)
         for k in range(n_tasks):
-            lvk = lv._replace(order=np.array([k], np.int32))
+            lvk = lv._replace(order=np.array([k], np.int32), claimed=one_queue.copy())
             task_ms[trav, k] = max(_best(functools.partial(one, ft, co, u, lvk), reps) - base, 0.0)
         base = _best(functools.partial(done, trav, 0, 0, 0), 10 * reps)  # a count, no sum
         for s in range(n_slots):
             k0, k1 = int(lv.slot_start[s]), int(lv.slot_start[s + 1])
             f = functools.partial(done, trav, k1 - 1, s, k1 - k0 - 1)  # the slot's last task
             sum_ms[trav, s] = max(_best(f, reps) - base, 0.0)
-    cost = subtree_costs(game.tree, game.hands, game.parents)[lv.task_node].astype(np.float64)
-    runout = game.tree.kind[lv.task_node] == RUNOUT
-    cost[runout] = float(game.hands.num_hands[0]) * float(game.hands.num_hands[1])
+    c = lv.claimed
+    queues = np.array([(c[b + Q_START], c[b + Q_END]) for b in range(0, c.size, QUEUE)])
     return {"task_ms": task_ms, "sum_ms": sum_ms, "order": np.array(lv.order),
-            "task_slot": np.array(lv.task_slot), "cost": cost}  # fmt: skip
+            "task_slot": np.array(lv.task_slot), "cost": costs_of(game, lv.task_node),
+            "queues": queues}  # fmt: skip
 
 
 def task_cpu(game: Game, threads: int, warmup: int, passes: int) -> list[float]:
@@ -264,9 +272,10 @@ def breakdown(game: Game, args: argparse.Namespace, measured: dict[str, Any]) ->
     serial = (rows[0]["collect"] + rows[0]["finish"]) / 2.0
     tt = task_times(game, args.warmup)
     tails, work = [], []
+    queues = [(int(a), int(b)) for a, b in tt["queues"]]
     for trav in (0, 1):
         end, _ = schedule(tt["task_ms"][trav], tt["order"], tt["task_slot"], tt["sum_ms"][trav],
-                          top)  # fmt: skip
+                          top, queues)  # fmt: skip
         total = float(tt["task_ms"][trav].sum() + tt["sum_ms"][trav].sum())
         tails.append(end - total / top)
         work.append(total)
