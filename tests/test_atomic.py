@@ -22,6 +22,7 @@ from solver.cfr.layout import (
     game_arrays,
 )
 from solver.cfr.options import SolveOptions
+from solver.cfr.tasks import Q_END, Q_HEAD, Q_START, QUEUE
 from solver.cfr.walk import SolveState
 from solver.games.holdem import HoldemSpec, build_holdem
 from solver.games.model import RUNOUT
@@ -103,10 +104,15 @@ def test_one_thread_claiming_every_task_gives_the_serial_numbers() -> None:
         for trav in range(2):
             fl = split.flags(trav)
             _step(split, LEAF_COLLECT, 0, split.scratch, fl, co)
-            assert lv.claimed[0] == 0
+            heads = lv.claimed[Q_HEAD::QUEUE]
+            assert (heads == 0).all()
+            # thread 1 claims its own queue's tasks, then thread 0's
             assert _step(split, LEAF_TASKS, 1, par.scratches[1], fl, co) > 0
             assert _step(split, LEAF_TASKS, 0, par.scratches[0], fl, co) == 0  # none left
-            assert lv.claimed[0] == lv.order.size + 2
+            # each queue claimed to its end, none past it (an empty queue is not counted on)
+            np.testing.assert_array_equal(
+                heads, lv.claimed[Q_END::QUEUE] - lv.claimed[Q_START::QUEUE]
+            )
             # every slot's tasks counted done, so its values were summed by the tasks' step
             np.testing.assert_array_equal(lv.slot_done, np.diff(lv.slot_start))
             _step(split, LEAF_USE, 0, split.scratch, fl, co)

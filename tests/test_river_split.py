@@ -26,6 +26,7 @@ from solver.cfr.parallel import (
     split_iterations,
     subtree_costs,
 )
+from solver.cfr.tasks import Q_END, Q_START, QUEUE
 from solver.games import make_game
 from solver.games.holdem import HoldemSpec, build_holdem
 from solver.games.model import CHANCE, DECISION, Game
@@ -86,8 +87,10 @@ def test_a_river_is_cut_at_its_decision_nodes(river: Game) -> None:
     limit = cost[0] / (RIVER_GRAIN * 2)
     for n in cut:  # only terminals may stay bigger than the grain
         assert cost[n] <= limit or river.tree.kind[n] != DECISION
-    order_cost = cost[par.task_node[lv.order]]
-    assert np.all(np.diff(order_cost) <= 0)  # biggest first
+    c = lv.claimed
+    for b in range(0, c.size, QUEUE):  # each thread's queue biggest first
+        order_cost = cost[par.task_node[lv.order[c[b + Q_START] : c[b + Q_END]]]]
+        assert np.all(np.diff(order_cost) <= 0)
     # a turn keeps its chance cut and splits its checks too
     turn = build_holdem(HoldemSpec(board="Td9d6hQc", pot=100, stack=200, oop_range="AA,KQs",
                                    ip_range="QQ,J9s", bets="a", raises=""))  # fmt: skip

@@ -56,6 +56,7 @@ from solver.cfr.sync import (
     thread_joins,
     wait_for,
 )
+from solver.cfr.tasks import Q_HEAD, QUEUE
 from solver.cfr.walk import SolveState, root_reach, walk
 from solver.jit import kernel
 
@@ -191,7 +192,8 @@ def drive(
         mode = fl.mode
         if leaf == LEAF_COLLECT:
             lv.reach[:, :] = 0.0
-            lv.claimed[0] = 0  # the tasks' step that follows claims from the first
+            for b in range(0, lv.claimed.shape[0], QUEUE):
+                lv.claimed[b + Q_HEAD] = 0  # the tasks' step claims each queue from its first
             lv.slot_done[:] = 0
             if mode == MODE_UPDATE:
                 mode = MODE_REACH  # (the collecting walk updates nothing)

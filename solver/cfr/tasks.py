@@ -1,7 +1,8 @@
 """A split pass's tasks (:mod:`solver.cfr.parallel`): each thread claims the next task of
-one shared list, walks it (the walk runs the tasks it claims one after another), and
-counts it done; the thread that counts a slot's last task puts the slot's values together
-for the finishing walk. Kernels called, not inlined: once per task, off the common path.
+its own queue — then, that one empty, of the others' — walks it (the walk runs the tasks it
+claims one after another), and counts it done; the thread that counts a slot's last task
+puts the slot's values together for the finishing walk. Kernels called, not inlined: once
+per task, off the common path.
 """
 
 from __future__ import annotations
@@ -9,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 import numpy.typing as npt
 
-from solver.cfr.atomic import fetch_add
+from solver.cfr.atomic import fetch_add, load_acquire
 from solver.cfr.chance import add_chance_child
 from solver.cfr.layout import (
     MODE_BR,
@@ -28,6 +29,12 @@ from solver.jit import kernel
 
 Array = npt.NDArray[np.float64]
 Int = int | np.int64
+
+# a split pass's task queues, one per thread (:func:`~solver.cfr.parallel.make_parallel`),
+# each on a cache line of its own in ``Leaves.claimed``: queue q's claims so far at
+# ``claimed[QUEUE * q + Q_HEAD]``, its tasks ``order[claimed[QUEUE * q + Q_START] :
+# claimed[QUEUE * q + Q_END]]``, biggest first
+QUEUE, Q_HEAD, Q_START, Q_END = 8, 0, 1, 2
 
 
 @kernel
@@ -57,10 +64,11 @@ def task_done(tree: Tree, hands: Hands, boards: Boards, lv: Leaves, k: Int, trav
 @kernel
 def next_task(
     tree: Tree, hands: Hands, boards: Boards, lv: Leaves, fl: PassFlags, co: Array,
-    st: Storage, lk: Locks, sc: Scratch,
+    st: Storage, lk: Locks, sc: Scratch, tid: Int,
 ) -> tuple[int, int]:  # fmt: skip
-    """The next task this thread claims (an atomic add on ``lv.claimed``: every thread of
-    the pass claims from the one list ``lv.order``) that the opponent reaches, its reach
+    """The next task thread ``tid`` claims (an atomic add on its queue's count in
+    ``lv.claimed``, :data:`QUEUE`: its own queue first, then the next threads' in turn, so
+    the threads work apart until one runs out) that the opponent reaches, its reach
     put in ``sc.reach[0]`` (a chance child's: chance weight and card removal applied; a
     runout's or a river's cut node's as it arrived); returns (the task or -1 when none is
     left, the nodes touched on the way). A task the opponent does not reach is skipped as
@@ -74,11 +82,21 @@ def next_task(
     skip_zero = mode in (MODE_BR, MODE_EVAL) or fl.prune != PRUNE_NONE
     touched = 0
     RE = sc.reach
+    nq = lv.claimed.shape[0] // QUEUE
     while True:
-        i = fetch_add(lv.claimed, 0)
-        if i >= lv.order.shape[0]:
+        k = np.int64(-1)  # (task_done's one signature: drive's task is an int64)
+        for j in range(nq):
+            b = ((tid + j) % nq) * QUEUE
+            first = lv.claimed[b + Q_START]
+            n = lv.claimed[b + Q_END] - first
+            if load_acquire(lv.claimed, b + Q_HEAD) >= n:
+                continue  # empty: no atomic add on its line
+            i = fetch_add(lv.claimed, b + Q_HEAD)
+            if i < n:
+                k = np.int64(lv.order[first + i])
+                break
+        if k < 0:
             return -1, touched
-        k = np.int64(lv.order[i])  # (task_done's one signature: drive's task is an int64)
         node = lv.task_node[k]
         slot = lv.task_slot[k]
         if tree.kind[node] == RUNOUT:  # a runout is walked whatever its reach

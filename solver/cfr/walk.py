@@ -216,7 +216,7 @@ def walk(
     multi = multi_start(mw, RE, nt)  # more than two players: a reach row each (cfr/multi.py)
     tasks = leaf == LEAF_TASKS  # start is a thread: walk the tasks it claims one by one
     if tasks:  # (a loop here, not a walk per task: the set-up above would run per task)
-        ti, touched = next_task(tree, hands, boards, lv, fl, co, st, lk, sc)
+        ti, touched = next_task(tree, hands, boards, lv, fl, co, st, lk, sc, start)
         if ti < 0:
             return touched
         leaf = LEAF_OFF  # nothing below a task is slotted
@@ -412,7 +412,7 @@ def walk(
             for h in range(nt):
                 lv.task_value[ti, h] = VA[0, h]
             task_done(tree, hands, boards, lv, ti, trav, nt)
-            ti, z = next_task(tree, hands, boards, lv, fl, co, st, lk, sc)
+            ti, z = next_task(tree, hands, boards, lv, fl, co, st, lk, sc, start)
             touched += z
             if ti < 0:
                 return touched
