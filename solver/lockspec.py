@@ -26,6 +26,7 @@ import contextlib
 import json
 import math
 from collections.abc import Mapping, Sequence
+from itertools import chain
 from typing import Any
 
 import numpy as np
@@ -210,6 +211,87 @@ def _hands_of(
     return picked
 
 
+def _named_hands(
+    tables: _HandTables,
+    player: int,
+    cmap: list[int],
+    mix: Mapping[Any, Any],
+    actions: list[str],
+    valid: npt.NDArray[np.bool_],
+) -> tuple[npt.NDArray[np.int64], Array] | None:
+    """A per-hand mix that names single hands only (besides ``"*"``), resolved in one numpy
+    pass: the hands (stored frame, (n,)) and their mixes ((n, len(actions)), each row
+    :func:`_mix`'s vector, the same sums and divisions). None when any entry is not a plain
+    hand name with a non-empty ``{action: float or int}`` over ``actions`` that is a valid
+    mix of a hand the node can hold — :func:`_per_entry` then resolves the line one entry at
+    a time and names the first bad one."""
+    by_name = tables.by_name[player]
+    keys = [k for k in mix if k != EVERY_OTHER_HAND]
+    if not keys or not set(map(type, keys)) <= {str}:
+        return None
+    picks = list(map(by_name.get, keys))
+    mixes = list(map(mix.__getitem__, keys))
+    if None in picks or not set(map(type, mixes)) <= {dict} or not all(mixes):
+        return None
+    names = list(chain.from_iterable(mixes))
+    values = list(chain.from_iterable(map(dict.values, mixes)))
+    if not set(map(type, names)) <= {str} or not set(map(type, values)) <= {float, int}:
+        return None
+    column = {a: i for i, a in enumerate(actions)}
+    cols = list(map(column.get, names))
+    if None in cols:
+        return None
+    try:
+        probs = np.array(values, dtype=np.float64)  # float(int) for ints, as _number
+    except OverflowError:
+        return None
+    if not (np.isfinite(probs).all() and (probs >= 0).all()):
+        return None
+    counts = np.fromiter(map(len, mixes), dtype=np.int64, count=len(mixes))
+    out = np.zeros((len(keys), len(actions)))
+    out[np.repeat(np.arange(len(keys)), counts), np.array(cols, dtype=np.int64)] = probs
+    total = out.sum(axis=1)  # each row summed as _mix sums its vector (contiguous rows)
+    if (np.abs(total - 1.0) > TOLERANCE).any():
+        return None
+    hands = tables.images(player, cmap)[np.array(picks, dtype=np.int64)]
+    if (hands < 0).any() or not valid[hands].all() or np.unique(hands).size != hands.size:
+        return None
+    return hands, out / total[:, None]
+
+
+def _per_entry(
+    tables: _HandTables,
+    node: int,
+    player: int,
+    line: str,
+    cmap: list[int],
+    mix: Mapping[Any, Any],
+    actions: list[str],
+    valid: npt.NDArray[np.bool_],
+    table: Array,
+    locked: npt.NDArray[np.bool_],
+) -> None:
+    """Fill ``table`` (A, H) and ``locked`` (H,) from a per-hand mix one entry at a time, in
+    the mix's order (a later entry overrides an earlier one's hands); LockError names the
+    first entry that cannot be applied."""
+    board = board_at(tables.game, node)
+    rest: object = None
+    for key, hand_mix in mix.items():
+        if not isinstance(key, str):
+            raise LockError(line, f"a hand is text like 'AsKs', got {brief(key)}")
+        if key == EVERY_OTHER_HAND:
+            rest = hand_mix
+            continue
+        picked = _hands_of(tables, node, player, key, line, cmap, board)
+        vec = _mix(line, str(key), actions, hand_mix)
+        table[:, picked] = vec[:, None]
+        locked |= picked
+    if rest is not None:
+        others = valid & ~locked
+        table[:, others] = _mix(line, EVERY_OTHER_HAND, actions, rest)[:, None]
+        locked |= others
+
+
 def build_locks(game: Game, spec: Mapping[Any, Any], average: Array | None = None) -> LockSet:
     """Resolve ``spec`` (line → mix, module docstring) against ``game``. ``average`` (A,) is
     the strategy "solved" locks take (required when one is used). LockError names the line
@@ -222,6 +304,7 @@ def build_locks(game: Game, spec: Mapping[Any, Any], average: Array | None = Non
     hand_flag = np.zeros(max(game.info_size, 1), dtype=np.int8)
     strategy = np.zeros(max(game.action_size, 1))
     saved: dict[str, Any] = {}
+    check_json: dict[str, None] = {}  # lines whose entries are not known to be JSON-able
     for raw_line, mix in spec.items():
         labels = parse_line(raw_line)
         line = line_text(labels)
@@ -254,23 +337,25 @@ def build_locks(game: Game, spec: Mapping[Any, Any], average: Array | None = Non
                 names[h]: {a: float(table[i, h]) for i, a in enumerate(actions)}
                 for h in np.flatnonzero(locked)
             }
-        elif isinstance(mix, Mapping) and mix and all(isinstance(v, Mapping) for v in mix.values()):
-            board = board_at(game, node)
-            rest: object = None
-            for key, hand_mix in mix.items():
-                if not isinstance(key, str):
-                    raise LockError(line, f"a hand is text like 'AsKs', got {brief(key)}")
-                if key == EVERY_OTHER_HAND:
-                    rest = hand_mix
-                    continue
-                picked = _hands_of(tables, node, player, key, line, cmap, board)
-                vec = _mix(line, str(key), actions, hand_mix)
-                table[:, picked] = vec[:, None]
-                locked |= picked
-            if rest is not None:
-                others = valid & ~locked
-                table[:, others] = _mix(line, EVERY_OTHER_HAND, actions, rest)[:, None]
-                locked |= others
+        elif (
+            isinstance(mix, Mapping)
+            and mix
+            and all(type(v) is dict or isinstance(v, Mapping) for v in mix.values())
+        ):
+            named = _named_hands(tables, player, cmap, mix, actions, valid)
+            if named is None:  # ranges, classes or a doubtful entry: one entry at a time
+                _per_entry(tables, node, player, line, cmap, mix, actions, valid, table, locked)
+                check_json[line] = None
+            else:
+                hands, rows = named
+                table[:, hands] = rows.T
+                locked[hands] = True
+                if EVERY_OTHER_HAND in mix:
+                    rest = mix[EVERY_OTHER_HAND]
+                    others = valid & ~locked
+                    table[:, others] = _mix(line, EVERY_OTHER_HAND, actions, rest)[:, None]
+                    locked |= others
+                    check_json[line] = None
             saved[line] = {str(k): dict(v) for k, v in mix.items()}
         else:
             if isinstance(mix, Mapping) and any(isinstance(v, Mapping) for v in mix.values()):
@@ -279,10 +364,11 @@ def build_locks(game: Game, spec: Mapping[Any, Any], average: Array | None = Non
             table[:] = vec[:, None]
             locked = valid.copy()
             saved[line] = dict(mix)
+            check_json[line] = None
         node_flag[node] = 1
         hand_flag[ioff : ioff + nh] = locked
         strategy[off : off + na * nh] = np.where(locked[None, :], table, 0.0).reshape(-1)
-    json.dumps(saved)  # JSON-able, as saved solves keep it
+    json.dumps({k: saved[k] for k in check_json})  # JSON-able, as saved solves keep it
     return LockSet(Locks(node_flag, hand_flag, strategy), saved)
 
 
