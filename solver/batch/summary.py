@@ -35,28 +35,13 @@ from __future__ import annotations
 import numpy as np
 import numpy.typing as npt
 
+from solver.batch.evalwalk import EvalWalk
 from solver.batch.treedata import MIX_DEALT, TreeSummary
-from solver.cfr.bestresponse import _EVAL_STATE, _NO_LEAVES, _NO_RULE
-from solver.cfr.drive import run_pass
-from solver.cfr.layout import (
-    MODE_EVAL,
-    NO_DRAWS,
-    check_strategy,
-    game_arrays,
-    make_scratch,
-    pass_flags,
-)
+from solver.cfr.layout import check_strategy
 from solver.games.holdem import runout_equity
 from solver.games.model import CHANCE, DECISION, Game
 from solver.poker.handclass import DRAWS, MADE, classify_hands
-from solver.study.analysis import (
-    PlayerView,
-    action_frequencies,
-    compatible,
-    final_boards,
-    investments,
-)
-from solver.study.views import range_summary
+from solver.study.analysis import action_frequencies, compatible, final_boards, investments
 
 Array = npt.NDArray[np.float64]
 
@@ -64,6 +49,7 @@ MIN_LINE_REACH = 0.01
 """Default cut: lines both players take on under 1 % of the deals are not stored."""
 
 CLASS_KEYS: tuple[str, ...] = (*MADE, *DRAWS)
+CHUNK_CELLS = 1 << 19  # nodes × hands of one chunk's per-hand arrays (8 bytes each)
 
 
 def summarize_tree(game: Game, sigma: Array, min_line_reach: float = MIN_LINE_REACH) -> TreeSummary:
@@ -85,7 +71,7 @@ class _Summarizer:
         self.mf = self.m.astype(np.float64)
         self.cards = [game.hands.cards[p, : self.nh[p]].astype(np.int64) for p in range(2)]
         self.w = [game.hands.weights[p, : self.nh[p]].astype(np.float64) for p in range(2)]
-        self.scratch = make_scratch(game)
+        self.walker = EvalWalk(game, sigma)
         self.labels: dict[str, int] = {}
         self._base: dict[int, float] = {}
         self._classes: dict[
@@ -176,17 +162,6 @@ class _Summarizer:
             stack.extend(reversed(kids))  # preorder: parents first, children in tree order
 
     # ----- pass 2: per-node numbers ------------------------------------------------------------
-    def values(self, node: int, player: int, opp_reach: Array, cf: float) -> Array:
-        """``player``'s counterfactual values (H[player],) at ``node``: what
-        :func:`~solver.cfr.bestresponse.node_values` returns, with a shared scratch."""
-        g, sc = self.g, self.scratch
-        sc.reach[0, :] = 0.0
-        sc.reach[0, : opp_reach.shape[0]] = opp_reach * cf
-        fl = pass_flags(player, MODE_EVAL)
-        lv = _NO_LEAVES[sc.value.dtype]
-        run_pass(game_arrays(g), _EVAL_STATE, int(node), self.sigma, _NO_RULE, NO_DRAWS, fl, sc, lv)
-        return sc.value[0, : self.nh[player]].copy()
-
     def equities(self) -> list[tuple[npt.NDArray, npt.NDArray]]:
         """Per kept node, each player's per-hand equity (:func:`solver.study.analysis.equities`),
         nodes with the same boards in one matrix product."""
@@ -262,7 +237,7 @@ class _Summarizer:
         return c
 
     def run(self) -> TreeSummary:
-        g, t = self.g, self.g.tree
+        t = self.g.tree
         self.walk()
         n = len(self.nodes)
         eq = self.equities()
@@ -274,60 +249,12 @@ class _Summarizer:
             "mix": np.full((n, widest), np.nan),
             "kind": np.zeros(n, dtype=np.int64), "player": np.full(n, -1, dtype=np.int64),
         }  # fmt: skip
-        cls_node: list[int] = []
-        cls_id: list[int] = []
-        cls_combos: list[float] = []
-        cls_mix: list[Array] = []
-        for i, node in enumerate(self.nodes):
-            reach = (self.reach[i][0].astype(np.float64), self.reach[i][1].astype(np.float64))
-            cf = self.cf[i]
-            b = int(t.board[node])
-            pot, inv0, inv1 = investments(g, node)
-            inv = (inv0, inv1)
-            arr["pot"][i] = pot
-            arr["reach"][i] = cf * float(reach[0] @ (self.mf @ reach[1]))
-            masses = []
-            for p in range(2):
-                valid = self.valid(b, p)
-                r = np.where(valid, reach[p], 0.0)
-                opp = reach[1 - p]
-                mass = np.where(valid, (self.mf @ opp) if p == 0 else (opp @ self.mf), 0.0)
-                masses.append(mass)
-                cfv = self.values(node, p, opp, cf)
-                with np.errstate(invalid="ignore", divide="ignore"):
-                    ev = np.where(mass > 0, cfv / np.where(mass > 0, mass * cf, 1.0), np.nan)
-                    ev = ev + g.ev_offset
-                    equity = np.where(valid, eq[i][p], np.nan)
-                    denom = equity * pot
-                    eqr = np.where(
-                        denom > 0, (ev + inv[p]) / np.where(denom > 0, denom, 1.0), np.nan
-                    )
-                view = PlayerView(p, g.hand_names[p], valid, r, mass, ev, equity, eqr, pot,
-                                  inv[p])  # fmt: skip
-                rs = range_summary(view)
-                arr["ev"][i, p], arr["equity"][i, p], arr["eqr"][i, p] = rs.ev, rs.equity, rs.eqr
-            if t.kind[node] != DECISION:
-                arr["kind"][i] = 1
-                continue
-            p = int(t.player[node])
-            arr["player"][i] = p
-            off, na, nh = g.block(node)
-            s = self.sigma[off : off + na * nh].reshape(na, nh)
-            r = np.where(self.valid(b, p), reach[p], 0.0)
-            dealt = r * masses[p]  # as dealt: the opponent's range removes the hands it blocks
-            arr["mix"][i, :na] = action_frequencies(s, dealt)
-            arr["actions"][i, :na] = [self.label(lab) for lab in g.action_labels(node)]
-            c = self.class_matrix(b, p, self.cards_on[i], r)
-            combos = c @ r
-            cdealt = c @ dealt
-            mixnum = c @ (s * dealt).T  # (classes, actions)
-            for k in np.flatnonzero((combos > 0) & (cdealt > 0)):  # (never dealt: no mix)
-                cls_node.append(i)
-                cls_id.append(int(k))
-                cls_combos.append(float(combos[k]))
-                row = np.full(widest, np.nan)
-                row[:na] = mixnum[k] / cdealt[k]
-                cls_mix.append(row)
+        self.cls: tuple[list[int], list[int], list[float], list[Array]] = ([], [], [], [])
+        # nodes in chunks: the per-hand arrays of a chunk stay tens of MB on a srp-flop tree
+        step = max(1, CHUNK_CELLS // (self.nh[0] + self.nh[1]))
+        for lo in range(0, n, step):
+            self._chunk(range(lo, min(n, lo + step)), eq, arr, widest)
+        cls_node, cls_id, cls_combos, cls_mix = self.cls
         where = {node: i for i, node in enumerate(self.nodes)}
         labels = [""] * len(self.labels)
         for text, j in self.labels.items():
@@ -345,3 +272,96 @@ class _Summarizer:
         for name in ("iso_node", "iso_card", "iso_smap"):
             arr[name] = arr[name][keep]
         return TreeSummary(labels, list(CLASS_KEYS), arr, MIX_DEALT, self.cut)
+
+    def _chunk(
+        self, idx: range, eq: list[tuple[npt.NDArray, npt.NDArray]], arr: dict[str, npt.NDArray],
+        widest: int,
+    ) -> None:  # fmt: skip
+        """The numbers of kept nodes ``idx`` into ``arr``: per-hand arithmetic on (nodes, H)
+        arrays, one evaluation walk per node and player, the mixes per decision node."""
+        g, t = self.g, self.g.tree
+        nodes = np.array([self.nodes[i] for i in idx], dtype=np.int64)
+        boards = t.board[nodes].astype(np.int64)
+        cf = np.array([self.cf[i] for i in idx])
+        reach = [np.stack([self.reach[i][p] for i in idx]).astype(np.float64) for p in range(2)]
+        valid = [g.boards.valid[boards, p, : self.nh[p]] > 0 for p in range(2)]
+        # row i: mf @ reach1[i] and reach0[i] @ mf (one gemm each instead of a gemv per node)
+        opp_mass = (reach[1] @ self.mf.T, reach[0] @ self.mf)
+        # one dot per node, as the reference takes it (an einsum rounds differently)
+        pair = np.array([reach[0][j] @ opp_mass[0][j] for j in range(nodes.shape[0])])
+        arr["reach"][idx.start : idx.stop] = cf * pair
+        pots = [investments(g, int(node)) for node in nodes]
+        pot = np.array([x[0] for x in pots])
+        arr["pot"][idx.start : idx.stop] = pot
+        masses, own = [], []
+        for p in range(2):
+            mass = np.where(valid[p], opp_mass[p], 0.0)
+            masses.append(mass)
+            r = np.where(valid[p], reach[p], 0.0)
+            own.append(r)
+            cfv = np.empty_like(mass)
+            for j, node in enumerate(nodes):
+                cfv[j] = self.walker.values(int(node), p, reach[1 - p][j], float(cf[j]))
+            mcf = mass * cf[:, None]
+            with np.errstate(invalid="ignore", divide="ignore"):
+                ev = np.where(mass > 0, cfv / np.where(mass > 0, mcf, 1.0), np.nan)
+                ev = ev + g.ev_offset
+                # float32 as analysis.equities gives it (the mean's products promote)
+                equity = np.where(valid[p], np.stack([eq[i][p] for i in idx]), np.nan)
+            inv = np.array([x[1 + p] for x in pots])
+            ev_m, eq_m = _range_means(r * mass, ev, equity)
+            denom = eq_m * pot
+            with np.errstate(invalid="ignore"):
+                ok = np.isfinite(ev_m) & np.isfinite(denom) & (denom > 0)
+                eqr = np.where(ok, (ev_m + inv) / np.where(ok, denom, 1.0), np.nan)
+            rows = slice(idx.start, idx.stop)
+            arr["ev"][rows, p], arr["equity"][rows, p], arr["eqr"][rows, p] = ev_m, eq_m, eqr
+        for j, i in enumerate(idx):
+            node = int(nodes[j])
+            if t.kind[node] != DECISION:
+                arr["kind"][i] = 1
+                continue
+            p = int(t.player[node])
+            arr["player"][i] = p
+            off, na, nh = g.block(node)
+            s = self.sigma[off : off + na * nh].reshape(na, nh)
+            r = own[p][j]
+            dealt = r * masses[p][j]  # as dealt: the opponent's range removes hands it blocks
+            arr["mix"][i, :na] = action_frequencies(s, dealt)
+            arr["actions"][i, :na] = [self.label(lab) for lab in g.action_labels(node)]
+            c = self.class_matrix(int(boards[j]), p, self.cards_on[i], r)
+            combos = c @ r
+            cdealt = c @ dealt
+            mixnum = c @ (s * dealt).T  # (classes, actions)
+            for kk in np.flatnonzero((combos > 0) & (cdealt > 0)):  # (never dealt: no mix)
+                self.cls[0].append(i)
+                self.cls[1].append(int(kk))
+                self.cls[2].append(float(combos[kk]))
+                row = np.full(widest, np.nan)
+                row[:na] = mixnum[kk] / cdealt[kk]
+                self.cls[3].append(row)
+
+
+def _range_means(w: Array, ev: Array, equity: npt.NDArray) -> tuple[Array, Array]:
+    """Per row (node), :func:`solver.study.views.range_summary`'s EV and equity: the means
+    of ``ev`` and ``equity`` (nodes, H) weighted by ``w`` over the hands where the number is
+    finite and ``w`` > 0; NaN where no hand has weight. Each row's kept hands are summed as
+    range_summary sums them (a slice of the kept products: the same numbers, bit for bit,
+    where a masked sum with zeros would round differently)."""
+    total = w.sum(axis=1)
+    out = []
+    for x in (ev, equity):
+        ok = np.isfinite(x) & (w > 0)
+        count = ok.sum(axis=1)
+        ends = np.cumsum(count)
+        kept_w = w[ok]
+        kept_wx = kept_w * x[ok]
+        s = np.zeros(w.shape[0])
+        num = np.zeros(w.shape[0])
+        for j in np.flatnonzero((count > 0) & (total > 0)):
+            lo, hi = int(ends[j] - count[j]), int(ends[j])
+            s[j] = kept_w[lo:hi].sum()
+            num[j] = kept_wx[lo:hi].sum()
+        with np.errstate(invalid="ignore", divide="ignore"):
+            out.append(np.where((s > 0) & (total > 0), num / np.where(s > 0, s, 1.0), np.nan))
+    return out[0], out[1]
