@@ -100,3 +100,29 @@ def test_the_comparison_sees_a_changed_number() -> None:
         j = int(np.flatnonzero(~np.isnan(a.ravel().astype(np.float64)))[-1])
         a.ravel()[j] = a.ravel()[j] * (1 + 1e-9) if a.dtype.kind == "f" else a.ravel()[j] - 1
         assert [d.split(":")[0] for d in differences(replace(ts, arrays=moved), ts)] == [name]
+
+
+def test_the_eval_walk_gives_node_values_numbers() -> None:
+    """:class:`EvalWalk`, the compiled overload called directly after the first call, gives
+    :func:`node_values`'s values bit for bit at decision and chance nodes, both players,
+    in any order of nodes (one scratch for all)."""
+    from solver.batch.evalwalk import EvalWalk
+    from solver.cfr.bestresponse import node_values
+    from solver.cfr.drive import drive
+    from solver.cfr.reach import chance_factor, path_reach
+    from solver.games.model import CHANCE, DECISION
+
+    game = build_holdem(SPECS["turn"])
+    sigma = random_sigma(game, 5)
+    walk = EvalWalk(game, sigma)
+    t = game.tree
+    rng = np.random.default_rng(2)
+    chance, decision = np.flatnonzero(t.kind == CHANCE), np.flatnonzero(t.kind == DECISION)
+    picks = np.concatenate([rng.choice(chance, 8), rng.choice(decision, 30)])
+    for node in [0, *picks.tolist(), 0]:
+        for p in (0, 1):
+            opp = path_reach(game, sigma, node)[1 - p]
+            got = walk.values(node, p, opp, chance_factor(game, node))
+            assert np.array_equal(got, node_values(game, sigma, node, p)), (node, p)
+    if hasattr(drive, "overloads"):  # Numba's JIT on: the dispatcher is bypassed
+        assert all(e is not None and e is not drive for e in walk.entry)

@@ -2,13 +2,18 @@
 solver's evaluation walk (``MODE_EVAL``, what :func:`solver.cfr.bestresponse.node_values`
 runs) with its arguments checked and built once, for a tree summary's thousands of calls.
 
-:func:`solver.cfr.drive.run_pass` rebuilds its buffers, rows and flags on every call (a tenth
-of a millisecond, more than the walk below a river node); :class:`EvalWalk` makes them once
-and calls the same kernel entry (``drive`` with ``OP_PASS``) with the same arguments, so the
-values are the same numbers.
+:func:`solver.cfr.drive.run_pass` rebuilds its buffers, rows and flags on every call, and
+Numba's dispatcher types every argument (namedtuples of dozens of arrays) on every call: both
+cost more than the walk below a river node. :class:`EvalWalk` makes the arguments once and,
+after a first call through the dispatcher, calls the compiled overload that call chose
+(its ``entry_point``, looked up by the arguments' types) — the same machine code with the
+same arguments, so the values are the same numbers. Without a compiled overload (Numba's JIT
+disabled) it calls ``drive`` as it is.
 """
 
 from __future__ import annotations
+
+from collections.abc import Callable
 
 import numpy as np
 import numpy.typing as npt
@@ -52,6 +57,7 @@ class EvalWalk:
         self.u = _rows(NO_DRAWS)
         self.fl = tuple(_fl(pass_flags(p, MODE_EVAL), sigma) for p in range(2))
         self.buf = Buffers(sc, sc, _leaves(_NO_LEAVES[sc.value.dtype], sc), _NO_OUT, _NO_SYNC)
+        self.entry: list[Callable[..., int] | None] = [None, None]  # per player, once known
 
     def values(self, node: int, player: int, opp_reach: Array, cf: float) -> Array:
         """``player``'s counterfactual values (H[player],) at ``node`` given the opponent's
@@ -60,6 +66,23 @@ class EvalWalk:
         sc = self.sc
         sc.reach[0, :] = 0.0
         sc.reach[0, : opp_reach.shape[0]] = opp_reach * cf
-        drive(OP_PASS, self.game, _EVAL_STATE, int(node), self.sigma, self.co, self.u,
-              self.fl[player], self.buf, _ONE)  # fmt: skip
+        args = (OP_PASS, self.game, _EVAL_STATE, int(node), self.sigma, self.co, self.u,
+                self.fl[player], self.buf, _ONE)  # fmt: skip
+        entry = self.entry[player]
+        if entry is None:
+            drive(*args)  # through the dispatcher: compiled or loaded from the cache here
+            self.entry[player] = _compiled(args)
+        else:
+            entry(*args)
         return sc.value[0, : self.nh[player]].copy()
+
+
+def _compiled(args: tuple[object, ...]) -> Callable[..., int]:
+    """The compiled overload of ``drive`` the dispatcher runs for ``args`` (module doc);
+    ``drive`` itself when there is none."""
+    overloads = getattr(drive, "overloads", None)
+    typeof = getattr(drive, "typeof_pyval", None)
+    if overloads is None or typeof is None:
+        return drive
+    found = overloads.get(tuple(typeof(a) for a in args))
+    return drive if found is None else found.entry_point

@@ -74,8 +74,9 @@ class _Summarizer:
         self.walker = EvalWalk(game, sigma)
         self.labels: dict[str, int] = {}
         self._base: dict[int, float] = {}
+        # per board, per player: (class rows (classes, H[p]) 0/1, which hands are classified)
         self._classes: dict[
-            tuple[int, int], tuple[npt.NDArray[np.float32], npt.NDArray[np.bool_]]
+            int, tuple[tuple[npt.NDArray[np.float32], npt.NDArray[np.bool_]], ...]
         ] = {}
         self.flop = [int(c) for c in np.asarray(game.meta["board"])]
 
@@ -214,27 +215,31 @@ class _Summarizer:
         return mm * (1.0 + sign) / 2.0, mm
 
     def class_matrix(
-        self, board: int, player: int, dealt: list[int], need: Array
+        self, board: int, player: int, dealt: list[int], need: tuple[Array, Array]
     ) -> npt.NDArray[np.float32]:
         """(len(CLASS_KEYS), H[player]) 0/1: which class rows each hand is in on ``board``
         (a hand in its made class and each of its draw flags; none if the board blocks it).
-        Hands are classified once per board, when a node first needs them (``need`` > 0)."""
-        key = (board, player)
-        if key not in self._classes:
-            nh = self.nh[player]
-            self._classes[key] = (
-                np.zeros((len(CLASS_KEYS), nh), dtype=np.float32),  # 0/1: exact
-                np.zeros(nh, dtype=bool),
-            )
-        c, done = self._classes[key]
-        todo = np.flatnonzero((need > 0) & ~done)
-        if todo.size:
-            made, draws = classify_hands([*self.flop, *dealt], self.cards[player][todo])
+        Hands are classified once per board, when a node first needs them (``need[p]`` > 0:
+        both players' hands in one call, whose fixed cost is most of it; a hand's class does
+        not depend on the other hands')."""
+        if board not in self._classes:
+            self._classes[board] = tuple(
+                (np.zeros((len(CLASS_KEYS), h), dtype=np.float32), np.zeros(h, dtype=bool))
+                for h in self.nh
+            )  # 0/1 in float32: exact
+        mats = self._classes[board]
+        todo = [np.flatnonzero((need[p] > 0) & ~mats[p][1]) for p in range(2)]
+        if todo[player].size:
+            hands = np.concatenate([self.cards[p][todo[p]] for p in range(2)])
+            made, draws = classify_hands([*self.flop, *dealt], hands)
             ok = made >= 0
-            c[made[ok], todo[ok]] = 1.0
-            c[len(MADE) :, todo] = (draws & ok[:, None]).T
-            done[todo] = True
-        return c
+            for p, rows in ((0, slice(0, todo[0].size)), (1, slice(todo[0].size, None))):
+                c, done = mats[p]
+                m, d, k, t = made[rows], draws[rows], ok[rows], todo[p]
+                c[m[k], t[k]] = 1.0
+                c[len(MADE) :, t] = (d & k[:, None]).T
+                done[t] = True
+        return mats[player][0]
 
     def run(self) -> TreeSummary:
         t = self.g.tree
@@ -329,7 +334,7 @@ class _Summarizer:
             dealt = r * masses[p][j]  # as dealt: the opponent's range removes hands it blocks
             arr["mix"][i, :na] = action_frequencies(s, dealt)
             arr["actions"][i, :na] = [self.label(lab) for lab in g.action_labels(node)]
-            c = self.class_matrix(int(boards[j]), p, self.cards_on[i], r)
+            c = self.class_matrix(int(boards[j]), p, self.cards_on[i], (own[0][j], own[1][j]))
             combos = c @ r
             cdealt = c @ dealt
             mixnum = c @ (s * dealt).T  # (classes, actions)
