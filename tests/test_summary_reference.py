@@ -126,3 +126,21 @@ def test_the_eval_walk_gives_node_values_numbers() -> None:
             assert np.array_equal(got, node_values(game, sigma, node, p)), (node, p)
     if hasattr(drive, "overloads"):  # Numba's JIT on: the dispatcher is bypassed
         assert all(e is not None and e is not drive for e in walk.entry)
+
+
+@pytest.mark.parametrize("case", ["flop iso", "turn"])
+def test_memoised_final_boards_are_analysis_final_boards(case: str) -> None:
+    """The summarizer's memoised final boards equal :func:`final_boards`'s at every inner
+    node, in any order of asking (weights bit for bit)."""
+    from solver.batch.summary import _Summarizer
+    from solver.games.model import CHANCE, DECISION
+    from solver.study.analysis import final_boards
+
+    game = build_holdem(SPECS[case])
+    s = _Summarizer(game, random_sigma(game, 1), 0.0)
+    t = game.tree
+    inner = np.flatnonzero((t.kind == DECISION) | (t.kind == CHANCE))
+    order = np.random.default_rng(4).permutation(inner)[:600]
+    assert any(len(final_boards(game, int(n)) or []) > 1 for n in order)  # cards below
+    for n in order:
+        assert s.final_boards(int(n)) == final_boards(game, int(n)), n

@@ -41,7 +41,7 @@ from solver.cfr.layout import check_strategy
 from solver.games.holdem import runout_equity
 from solver.games.model import CHANCE, DECISION, Game
 from solver.poker.handclass import DRAWS, MADE, classify_hands
-from solver.study.analysis import action_frequencies, compatible, final_boards, investments
+from solver.study.analysis import action_frequencies, compatible, investments
 
 Array = npt.NDArray[np.float64]
 
@@ -74,6 +74,8 @@ class _Summarizer:
         self.walker = EvalWalk(game, sigma)
         self.labels: dict[str, int] = {}
         self._base: dict[int, float] = {}
+        self._chance: dict[int, int] = {}  # final_boards' memos
+        self._below: dict[int, list[tuple[int, float]] | None] = {}
         # per board, per player: (class rows (classes, H[p]) 0/1, which hands are classified)
         self._classes: dict[
             int, tuple[tuple[npt.NDArray[np.float32], npt.NDArray[np.bool_]], ...]
@@ -172,7 +174,7 @@ class _Summarizer:
             if not self.cards_on[i]:
                 key: tuple = ("flop",)
             else:
-                fb = final_boards(g, node)
+                fb = self.final_boards(node)
                 key = tuple(fb) if fb is not None else ("none", i)
             groups.setdefault(key, []).append(i)
         out: list[tuple[npt.NDArray, npt.NDArray]] = [(np.empty(0), np.empty(0))] * len(self.nodes)
@@ -204,6 +206,48 @@ class _Summarizer:
             for j, i in enumerate(idx):
                 out[i] = (e0[:, j].astype(np.float32), e1[:, j].astype(np.float32))
         return out
+
+    def final_boards(self, node: int) -> list[tuple[int, float]] | None:
+        """:func:`solver.study.analysis.final_boards` of ``node``, the same list: its search
+        for a chance node below and the boards below a chance node are memoised (the search
+        walks a river node's whole subtree, once per kept node there)."""
+        g, t = self.g, self.g.tree
+        chance = self._first_chance(node)
+        if chance < 0:
+            return [(int(t.board[node]), 1.0)]
+        if chance in self._below:
+            return self._below[chance]
+        out: list[tuple[int, float]] | None = []
+        for c in g.children(chance):
+            w = float(t.chance_weight[c])
+            below = self.final_boards(c)
+            if below is None or out is None:
+                out = None
+                break
+            out.extend((b, w * wb) for b, wb in below)
+            iso = range(int(t.iso_start[c]), int(t.iso_start[c] + t.iso_count[c]))
+            if len(iso) and (len(below) != 1 or below[0][0] != int(t.board[c])):
+                out = None
+                break
+            out.extend((int(t.iso_board[e]), w) for e in iso)
+        self._below[chance] = out
+        return out
+
+    def _first_chance(self, node: int) -> int:
+        """The chance node analysis.final_boards's search finds below ``node`` (itself if a
+        chance node; the search pops the last child first), −1 if none."""
+        if node not in self._chance:
+            t = self.g.tree
+            found = -1
+            if t.kind[node] == CHANCE:
+                found = node
+            else:
+                for c in reversed(self.g.children(node)):
+                    found = self._first_chance(int(c))
+                    if found >= 0:
+                        break
+            self._chance[node] = found
+        return self._chance[node]
 
     def _flop_matrices(self, board: int) -> tuple[Array, Array]:
         """(Σ share·pair, Σ pair) over the turn and river runouts of the flop: the runout
@@ -254,21 +298,22 @@ class _Summarizer:
             "mix": np.full((n, widest), np.nan),
             "kind": np.zeros(n, dtype=np.int64), "player": np.full(n, -1, dtype=np.int64),
         }  # fmt: skip
-        self.cls: tuple[list[int], list[int], list[float], list[Array]] = ([], [], [], [])
+        # per decision node: its class rows' (node, class id, combos, mix (rows, widest))
+        self.cls: tuple[list[npt.NDArray], ...] = ([], [], [], [])
         # nodes in chunks: the per-hand arrays of a chunk stay tens of MB on a srp-flop tree
         step = max(1, CHUNK_CELLS // (self.nh[0] + self.nh[1]))
         for lo in range(0, n, step):
             self._chunk(range(lo, min(n, lo + step)), eq, arr, widest)
-        cls_node, cls_id, cls_combos, cls_mix = self.cls
+        cls_node, cls_id, cls_combos = (_joined(x, (0,)) for x in self.cls[:3])
+        cls_mix = _joined(self.cls[3], (0, widest))
         where = {node: i for i, node in enumerate(self.nodes)}
         labels = [""] * len(self.labels)
         for text, j in self.labels.items():
             labels[j] = text
         arr.update(
             parent=np.array(self.parent), step=np.array(self.step), mult=np.array(self.mult),
-            cls_node=np.array(cls_node, dtype=np.int64), cls_id=np.array(cls_id, dtype=np.int64),
-            cls_combos=np.array(cls_combos),
-            cls_mix=np.array(cls_mix).reshape(len(cls_mix), widest),
+            cls_node=cls_node.astype(np.int64), cls_id=cls_id.astype(np.int64),
+            cls_combos=cls_combos.astype(np.float64), cls_mix=cls_mix,
             iso_node=np.array([where.get(c, -1) for c, _, _ in self.iso], dtype=np.int64),
             iso_card=np.array([card for _, card, _ in self.iso], dtype=np.int64),
             iso_smap=np.array([sm for _, _, sm in self.iso], dtype=np.int64).reshape(-1, 4),
@@ -338,13 +383,18 @@ class _Summarizer:
             combos = c @ r
             cdealt = c @ dealt
             mixnum = c @ (s * dealt).T  # (classes, actions)
-            for kk in np.flatnonzero((combos > 0) & (cdealt > 0)):  # (never dealt: no mix)
-                self.cls[0].append(i)
-                self.cls[1].append(int(kk))
-                self.cls[2].append(float(combos[kk]))
-                row = np.full(widest, np.nan)
-                row[:na] = mixnum[kk] / cdealt[kk]
-                self.cls[3].append(row)
+            kk = np.flatnonzero((combos > 0) & (cdealt > 0))  # (never dealt: no mix)
+            mix = np.full((kk.size, widest), np.nan)
+            mix[:, :na] = mixnum[kk] / cdealt[kk, None]
+            self.cls[0].append(np.full(kk.size, i, dtype=np.int64))
+            self.cls[1].append(kk.astype(np.int64))
+            self.cls[2].append(combos[kk])
+            self.cls[3].append(mix)
+
+
+def _joined(parts: list[npt.NDArray], empty: tuple[int, ...]) -> npt.NDArray:
+    """``parts`` end to end (an empty float array of shape ``empty`` when there are none)."""
+    return np.concatenate(parts) if parts else np.zeros(empty)
 
 
 def _range_means(w: Array, ev: Array, equity: npt.NDArray) -> tuple[Array, Array]:
