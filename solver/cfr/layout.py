@@ -14,7 +14,7 @@ from typing import NamedTuple
 import numpy as np
 import numpy.typing as npt
 
-from solver.cfr.multi import NO_MULTI, MultiArrays
+from solver.cfr.multi import NO_MULTI, MultiArrays, NoMulti
 from solver.cfr.rules import Rule
 from solver.games.model import DECISION, Boards, Game, Hands, Tree, auto_precision
 
@@ -49,7 +49,7 @@ class GameArrays(NamedTuple):
     tree: Tree
     hands: Hands
     boards: Boards
-    multi: MultiArrays = NO_MULTI
+    multi: MultiArrays | NoMulti = NO_MULTI
 
 
 def game_arrays(game: Game) -> GameArrays:
