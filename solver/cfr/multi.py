@@ -194,11 +194,10 @@ def multi_terminal(
 # ----- the walk's calls: the steps above for MultiArrays, nothing for NoMulti ------------------
 # (chosen by type when Numba types the walk: a heads-up signature never types, lowers or
 # optimises the three-player steps; forceinline as the node kernels they stand for)
-_STEP = {"forceinline": True}
 
 
 def _heads_up(mw: types.Type) -> bool:
-    return isinstance(mw, types.BaseNamedTuple) and mw.instance_class is NoMulti
+    return isinstance(mw, types.BaseNamedTuple) and getattr(mw, "instance_class", None) is NoMulti
 
 
 def start_rows(mw: MultiArrays | NoMulti, RE: Array, nh: Int) -> bool:
@@ -230,14 +229,14 @@ def terminal_rows(
     raise NotImplementedError("a kernel's step: called inside the walk only")
 
 
-@overload(start_rows, jit_options=_STEP)
+@overload(start_rows, jit_options={"forceinline": True})
 def _start_rows(mw, RE, nh):  # type: ignore[no-untyped-def]
     if _heads_up(mw):
         return lambda mw, RE, nh: False
     return lambda mw, RE, nh: multi_start(mw, RE, nh)
 
 
-@overload(chance_rows, jit_options=_STEP)
+@overload(chance_rows, jit_options={"forceinline": True})
 def _chance_rows(mw, w, d, nh, trav, RE, rrow, valid, b):  # type: ignore[no-untyped-def]
     if _heads_up(mw):
         return lambda mw, w, d, nh, trav, RE, rrow, valid, b: False
@@ -246,7 +245,7 @@ def _chance_rows(mw, w, d, nh, trav, RE, rrow, valid, b):  # type: ignore[no-unt
     )
 
 
-@overload(opponent_rows, jit_options=_STEP)
+@overload(opponent_rows, jit_options={"forceinline": True})
 def _opponent_rows(mw, k, d, nh, actor, derive, off, sigma, SG, RE, rrow):  # type: ignore[no-untyped-def]
     if _heads_up(mw):
         return lambda mw, k, d, nh, actor, derive, off, sigma, SG, RE, rrow: False
@@ -255,7 +254,7 @@ def _opponent_rows(mw, k, d, nh, actor, derive, off, sigma, SG, RE, rrow):  # ty
     )
 
 
-@overload(terminal_rows, jit_options=_STEP)
+@overload(terminal_rows, jit_options={"forceinline": True})
 def _terminal_rows(mw, node, trav, nt, RE, r0, VA, d, b):  # type: ignore[no-untyped-def]
     if _heads_up(mw):
         return lambda mw, node, trav, nt, RE, r0, VA, d, b: None
