@@ -136,9 +136,10 @@ def test_hand_lists_have_each_players_length() -> None:
         River3Engine(built, make_rule("cfr")).lock_players([0], np.zeros(1))
 
 
-def test_one_kernel_type_for_every_games_arrays() -> None:
-    """Heads-up games, the deal-list games and the river spot hand the walk arrays of one
-    Numba type: no new signature of the walk for three-way spots."""
+def test_one_kernel_type_for_heads_up_and_one_for_three_players() -> None:
+    """Heads-up games hand the walk arrays of one Numba type, and the toy and deal-list games
+    and the river spot arrays of one other: one signature of the walk more for three
+    players, and none of their code in the heads-up ones (issue 50)."""
     from numba import typeof
 
     from solver.cfr.layout import game_arrays
@@ -147,5 +148,8 @@ def test_one_kernel_type_for_every_games_arrays() -> None:
     from solver.games.multiway import multi_game
 
     heads_up = typeof(game_arrays(make_game("kuhn")))
-    assert typeof(build_multi(multi_game("kuhn3")).arrays) == heads_up
-    assert typeof(build_holdem3(random_spot(6, True)).arrays) == heads_up
+    three = typeof(build_multi(multi_game("kuhn3")).arrays)
+    assert three != heads_up
+    assert typeof(game_arrays(make_game("leduc"))) == heads_up
+    assert typeof(build_multi(multi_game("leduc3"), terminals="deals").arrays) == three
+    assert typeof(build_holdem3(random_spot(6, True)).arrays) == three

@@ -9,12 +9,12 @@ decision node as ``[action, hand]`` blocks (see :mod:`solver.games.model`).
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import numpy as np
 import numpy.typing as npt
 
-from solver.cfr.multi import NO_MULTI, MultiArrays
+from solver.cfr.multi import NO_MULTI
 from solver.cfr.rules import Rule
 from solver.games.model import DECISION, Boards, Game, Hands, Tree, auto_precision
 
@@ -49,7 +49,10 @@ class GameArrays(NamedTuple):
     tree: Tree
     hands: Hands
     boards: Boards
-    multi: MultiArrays = NO_MULTI
+    # a MultiArrays for a game of more than two players; heads-up, NO_MULTI, a NoMulti (a
+    # Numba type of its own, so the heads-up walk leaves the three-player steps out:
+    # cfr/multi.py). Any: three-player code reads MultiArrays' fields without narrowing.
+    multi: Any = NO_MULTI
 
 
 def game_arrays(game: Game) -> GameArrays:

@@ -25,8 +25,13 @@ the reach of player ``p`` at the node of depth ``d`` is row ``rrow[d] · P + p``
 Players may hold different numbers of hands (``hands.num_hands[p]``): player ``p``'s reach
 row and strategy blocks have its own length; a row is copied whole (the scratch's width).
 
-The heads-up game's arrays carry :data:`NO_MULTI` (``players`` 2): the walk reads the mode
-once per pass and runs none of this. Built from a
+The heads-up game's arrays carry :data:`NO_MULTI`, a :class:`NoMulti` (``players`` 2): a type
+of its own, so the walk's calls of these steps (:func:`start_rows`, :func:`chance_rows`,
+:func:`opponent_rows`, :func:`terminal_rows`) resolve, when Numba types a heads-up signature, to
+steps that do nothing, and none of the three-player code (the terminals of
+:mod:`solver.cfr.toy3_terminal` and :mod:`solver.cfr.showdown3_terminal` are the largest) is
+compiled into it: a three-player game's arrays (:class:`MultiArrays`) are another signature of
+the same walk, compiled when such a game is first solved (issue 50). Built from a
 :class:`~solver.games.multiway.MultiGame` by :mod:`solver.cfr.multi_build`.
 """
 
@@ -36,6 +41,8 @@ from typing import NamedTuple
 
 import numpy as np
 import numpy.typing as npt
+from numba import types
+from numba.extending import overload
 
 from solver.cfr.showdown3_terminal import NO_SHOWDOWN3, Showdown3Tables, showdown3_terminal
 from solver.cfr.toy3_terminal import toy3_terminal
@@ -74,10 +81,16 @@ class MultiArrays(NamedTuple):
     sd3: Showdown3Tables = NO_SHOWDOWN3
 
 
-NO_MULTI = MultiArrays(
-    2, np.full(1, -1, dtype=np.int64), np.zeros((1, 1), dtype=np.int64), np.zeros((1, 1, 1))
-)
-"""The heads-up game's placeholder (length-1 arrays the walk never reads)."""
+class NoMulti(NamedTuple):
+    """A heads-up game's :attr:`~solver.cfr.layout.GameArrays.multi`: two players, and a
+    Numba type other than :class:`MultiArrays`', so its walk compiles without the
+    three-player steps (module docstring)."""
+
+    players: int  # 2
+
+
+NO_MULTI = NoMulti(2)
+"""The heads-up game's placeholder."""
 
 
 @node_kernel
@@ -176,3 +189,75 @@ def multi_terminal(
             if q != trav:
                 x *= RE[base + q, mw.deals[e, q]]
         VA[d, mw.deals[e, trav]] += x
+
+
+# ----- the walk's calls: the steps above for MultiArrays, nothing for NoMulti ------------------
+# (chosen by type when Numba types the walk: a heads-up signature never types, lowers or
+# optimises the three-player steps; forceinline as the node kernels they stand for)
+
+
+def _heads_up(mw: types.Type) -> bool:
+    return isinstance(mw, types.BaseNamedTuple) and getattr(mw, "instance_class", None) is NoMulti
+
+
+def start_rows(mw: MultiArrays | NoMulti, RE: Array, nh: Int) -> bool:
+    """:func:`multi_start` for a game of more than two players; False for :class:`NoMulti`."""
+    raise NotImplementedError("a kernel's step: called inside the walk only")
+
+
+def chance_rows(
+    mw: MultiArrays | NoMulti, w: float, d: Int, nh: Int, trav: Int, RE: Array, rrow: I64,
+    valid: Array, b: Int,
+) -> bool:  # fmt: skip
+    """:func:`multi_chance_child` (``pl`` = ``mw.players``); never reached heads-up."""
+    raise NotImplementedError("a kernel's step: called inside the walk only")
+
+
+def opponent_rows(
+    mw: MultiArrays | NoMulti, k: Int, d: Int, nh: Int, actor: Int, derive: bool, off: Int,
+    sigma: Array, SG: Array, RE: Array, rrow: I64,
+) -> bool:  # fmt: skip
+    """:func:`multi_opponent_child` (``pl`` = ``mw.players``); never reached heads-up."""
+    raise NotImplementedError("a kernel's step: called inside the walk only")
+
+
+def terminal_rows(
+    mw: MultiArrays | NoMulti, node: Int, trav: Int, nt: Int, RE: Array, r0: Int, VA: Array,
+    d: Int, b: Int,
+) -> None:  # fmt: skip
+    """:func:`multi_terminal`; never reached heads-up."""
+    raise NotImplementedError("a kernel's step: called inside the walk only")
+
+
+@overload(start_rows, jit_options={"forceinline": True})
+def _start_rows(mw, RE, nh):  # type: ignore[no-untyped-def]
+    if _heads_up(mw):
+        return lambda mw, RE, nh: False
+    return lambda mw, RE, nh: multi_start(mw, RE, nh)
+
+
+@overload(chance_rows, jit_options={"forceinline": True})
+def _chance_rows(mw, w, d, nh, trav, RE, rrow, valid, b):  # type: ignore[no-untyped-def]
+    if _heads_up(mw):
+        return lambda mw, w, d, nh, trav, RE, rrow, valid, b: False
+    return lambda mw, w, d, nh, trav, RE, rrow, valid, b: multi_chance_child(
+        w, d, nh, mw.players, trav, RE, rrow, valid, b
+    )
+
+
+@overload(opponent_rows, jit_options={"forceinline": True})
+def _opponent_rows(mw, k, d, nh, actor, derive, off, sigma, SG, RE, rrow):  # type: ignore[no-untyped-def]
+    if _heads_up(mw):
+        return lambda mw, k, d, nh, actor, derive, off, sigma, SG, RE, rrow: False
+    return lambda mw, k, d, nh, actor, derive, off, sigma, SG, RE, rrow: multi_opponent_child(
+        k, d, nh, mw.players, actor, derive, off, sigma, SG, RE, rrow
+    )
+
+
+@overload(terminal_rows, jit_options={"forceinline": True})
+def _terminal_rows(mw, node, trav, nt, RE, r0, VA, d, b):  # type: ignore[no-untyped-def]
+    if _heads_up(mw):
+        return lambda mw, node, trav, nt, RE, r0, VA, d, b: None
+    return lambda mw, node, trav, nt, RE, r0, VA, d, b: multi_terminal(
+        mw, node, trav, nt, RE, r0, VA, d, b
+    )

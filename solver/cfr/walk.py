@@ -69,7 +69,7 @@ from solver.cfr.layout import (
     Storage,
 )
 from solver.cfr.locks import Locks, keep_cells, locked_values, play_locked, restore_locked
-from solver.cfr.multi import multi_chance_child, multi_opponent_child, multi_start, multi_terminal
+from solver.cfr.multi import chance_rows, opponent_rows, start_rows, terminal_rows
 from solver.cfr.pruning.state import RBPState, has_pruned, rbp_node, record_node
 from solver.cfr.rules import DERIVE
 from solver.cfr.tasks import next_task, task_done
@@ -213,7 +213,7 @@ def walk(
     sdt = ShowdownTables(boards.valid, boards.order, boards.sd_row, boards.sd_src,
                          boards.sd_cstart, boards.sd_pack)  # fmt: skip
     leaf, touched, ti = fl.leaf, 0, 0
-    multi = multi_start(mw, RE, nt)  # more than two players: a reach row each (cfr/multi.py)
+    multi = start_rows(mw, RE, nt)  # more than two players: a reach row each (cfr/multi.py)
     tasks = leaf == LEAF_TASKS  # start is a thread: walk the tasks it claims one by one
     if tasks:  # (a loop here, not a walk per task: the set-up above would run per task)
         ti, touched = next_task(tree, hands, boards, lv, fl, co, st, lk, sc, start)
@@ -258,7 +258,7 @@ def walk(
                     VA[d, h] = 0.0
                 at_leaf = True
             elif multi and kind != CHANCE and kind != DECISION:
-                multi_terminal(mw, node, trav, nt, RE, rrow[d], VA, d, b)
+                terminal_rows(mw, node, trav, nt, RE, rrow[d], VA, d, b)
                 at_leaf = True
             elif kind == FIXED:
                 u0 = fixed_payoff(tree.payoff[node], tree.rake[node], trav)
@@ -329,9 +329,8 @@ def walk(
                 CL[d + 1] = CL[d] + (1 if kind == CHANCE else 0)
                 mine = kind == DECISION and tree.player[node] == trav
                 if kind == CHANCE and multi:
-                    reached = multi_chance_child(tree.chance_weight[child], d, nt, mw.players,
-                                                 trav, RE, rrow, boards.valid,
-                                                 tree.board[child])  # fmt: skip
+                    reached = chance_rows(mw, tree.chance_weight[child], d, nt, trav, RE, rrow,
+                                          boards.valid, tree.board[child])  # fmt: skip
                 elif kind == CHANCE:
                     reached = chance_child(tree, boards, child, d, no, opp, sc)
                     if sw.rnr:
@@ -346,9 +345,8 @@ def walk(
                         nxt[d] = k + 1
                         continue
                 elif multi:
-                    reached = multi_opponent_child(k, d, no, mw.players, tree.player[node],
-                                                   sw.derive, tree.offset[node], sigma, SG, RE,
-                                                   rrow)  # fmt: skip
+                    reached = opponent_rows(mw, k, d, no, tree.player[node], sw.derive,
+                                            tree.offset[node], sigma, SG, RE, rrow)  # fmt: skip
                 elif sw.rnr:
                     reached = restricted_child(k, d, no, sw.derive, tree.offset[node], sigma, sc,
                                                lk)  # fmt: skip
