@@ -2,10 +2,11 @@
 :func:`load_acquire` / :func:`store_release` for the threads that run a chunk of iterations
 in one kernel call each and wait on a counter for each other (:mod:`solver.cfr.parallel`).
 
-The threads of a pass (:mod:`solver.cfr.parallel`) take their tasks from one shared list,
-biggest first, each claiming the next with an atomic add on a counter: a thread that runs
-ahead (a smaller task, a core the other thread shares with the browser) takes more, and
-none waits at the end for a list fixed beforehand. Which thread runs a task does not change
+The threads of a pass (:mod:`solver.cfr.parallel`) take their tasks from queues, one per
+thread, biggest first, each claiming the next with an atomic add on its queue's counter and,
+its own queue empty, on the others': a thread that runs ahead (a smaller task, a core the
+other thread shares with the browser) takes more, and none waits at the end for a list fixed
+beforehand. Which thread runs a task does not change
 any number: every task writes only its own values and its own subtree's storage.
 """
 

@@ -126,8 +126,8 @@ class Leaves(NamedTuple):
     runouts above them (a runout is one task, itself). With ``PassFlags.leaf`` =
     ``LEAF_COLLECT`` a pass stores the opponent reach arriving at a slotted node in
     ``reach[slot]``, goes no deeper, and sets the counters ``claimed`` and ``slot_done`` to 0;
-    ``LEAF_TASKS`` claims tasks in the order ``order`` one after another, each by an atomic
-    add on ``claimed[0]`` (every thread of the pass does, until none is left), walks each
+    ``LEAF_TASKS`` claims tasks one after another from the thread's own queue of ``order``,
+    then from the others' (atomic adds on ``claimed``: :mod:`solver.cfr.tasks`), walks each
     from the reach stored at its slot and leaves its values in ``task_value``; the thread
     that finishes a slot's last task sums the slot's values into ``value[slot]`` (in task
     order: the numbers do not depend on the threads); ``LEAF_USE`` takes a slotted node's
@@ -139,10 +139,10 @@ class Leaves(NamedTuple):
     task_slot: npt.NDArray[np.int32] = _I32  # (K,): the chance node's slot
     task_node: npt.NDArray[np.int32] = _I32  # (K,): the child
     task_value: Array = _F2  # (K, H)
-    # (K,): the order the threads claim tasks in, biggest subtree first (the results do not
-    # depend on which thread runs a task: the finish sums children in task order)
+    # (K,): the tasks in the threads' queues, each queue biggest subtree first (the results
+    # do not depend on which thread runs a task: the finish sums children in task order)
     order: npt.NDArray[np.int32] = _I32
-    # (1,): how many tasks of ``order`` are claimed (atomic adds: :mod:`solver.cfr.atomic`)
+    # each queue's head, start and end, a cache line per queue (:data:`~solver.cfr.tasks.QUEUE`)
     claimed: npt.NDArray[np.int64] = _I64
     # (L + 1,): slot s's tasks are s_start[s] ≤ k < s_start[s + 1] (contiguous, in order)
     slot_start: npt.NDArray[np.int32] = _I32
