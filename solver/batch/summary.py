@@ -11,9 +11,15 @@ aggregate weights it by its own reach alone), computed for all kept nodes at onc
 - own reach vectors are carried down the tree (the products :func:`solver.cfr.reach.own_reach`
   takes, in the same order), so a node's reach costs O(H) instead of a walk up;
 - counterfactual values come from the solver's evaluation walk (``run_pass`` in ``MODE_EVAL``,
-  what :func:`solver.cfr.bestresponse.node_values` runs) with one scratch for all nodes:
-  ``node_values`` builds a scratch per call, and sizing it (``Game.max_depth``, a Python loop
-  over the nodes) costs 60 ms on a srp-flop tree — 100× the walk below a river node;
+  what :func:`solver.cfr.bestresponse.node_values` runs) with one scratch for all nodes and
+  its arguments built once (:class:`~solver.batch.evalwalk.EvalWalk`): ``node_values`` builds
+  a scratch per call, and sizing it (``Game.max_depth``, a Python loop over the nodes) costs
+  60 ms on a srp-flop tree — 100× the walk below a river node;
+- the per-hand arithmetic (masses, EV, equity, EQR, range means) runs on (nodes, H) arrays
+  of a chunk of nodes; each number is the same operation on the same operands as at one
+  node (the range means sum each node's kept hands as a slice, as ``range_summary`` does),
+  but the opponent's masses: one gemm per chunk where a node took a gemv (equal bit for bit
+  in the tests; a BLAS may round them differently, 1e-16 relative);
 - equities are the boards of :func:`solver.study.analysis.final_boards` per group of nodes with the
   same boards, one matrix product per group; on the flop (where ``analyze`` gives NaN past
   its budget or under suit isomorphism) the exact runout equity of
