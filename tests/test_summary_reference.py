@@ -144,3 +144,18 @@ def test_memoised_final_boards_are_analysis_final_boards(case: str) -> None:
     assert any(len(final_boards(game, int(n)) or []) > 1 for n in order)  # cards below
     for n in order:
         assert s.final_boards(int(n)) == final_boards(game, int(n)), n
+
+
+@pytest.mark.parametrize("cells", [1, 5_000])
+def test_chunks_of_any_size_give_the_same_summary(
+    cells: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Nodes summarised one per chunk, or in chunks splitting the tree anywhere: the
+    reference's numbers."""
+    from solver.batch import summary
+
+    game = build_holdem(SPECS["turn"])
+    sigma = random_sigma(game, 6)
+    monkeypatch.setattr(summary, "CHUNK_CELLS", cells)
+    got = summary.summarize_tree(game, sigma, min_line_reach=0.0)
+    assert differences(got, summarize_tree_reference(game, sigma, min_line_reach=0.0)) == []
