@@ -278,8 +278,8 @@ class _Summarizer:
                 for h in self.nh
             )  # 0/1 in float32: exact
         mats = self._classes[board]
-        todo = [np.flatnonzero((need[p] > 0) & ~mats[p][1]) for p in range(2)]
-        if todo[player].size:
+        if np.any((need[player] > 0) & ~mats[player][1]):
+            todo = [np.flatnonzero((need[p] > 0) & ~mats[p][1]) for p in range(2)]
             hands = np.concatenate([self.cards[p][todo[p]] for p in range(2)])
             made, draws = classify_hands([*self.flop, *dealt], hands)
             ok = made >= 0
