@@ -7,6 +7,8 @@ name when it loads the kernel.
 
 from __future__ import annotations
 
+import os
+from pathlib import Path
 from typing import Any
 
 import numba
@@ -31,6 +33,29 @@ I64 = npt.NDArray[np.int64]
 Array = npt.NDArray[np.float64]
 
 _JIT: dict[str, Any] = {"nogil": True, "cache": True}
+STAMP = "phase_kernels.solver-hash"
+
+
+def drop_stale_cache(cache: Path, solver_hash: str) -> bool:
+    """Remove this module's cached kernels from ``cache`` (its ``__pycache__``) unless they
+    were compiled from the solver sources hashing to ``solver_hash``: Numba keys them on
+    this file alone, and they inline the solver's helpers, so a solver edit would otherwise
+    replay the old code. True if anything was removed."""
+    stamp = cache / STAMP
+    if stamp.is_file() and stamp.read_text() == solver_hash:
+        return False
+    stale = [f for f in cache.glob("phase_kernels.*") if f.suffix in (".nbi", ".nbc")]
+    for f in stale:
+        f.unlink(missing_ok=True)
+    cache.mkdir(parents=True, exist_ok=True)
+    stamp.write_text(solver_hash)
+    return bool(stale)
+
+
+if not os.environ.get("NUMBA_CACHE_DIR"):  # a user's cache directory is theirs to keep fresh
+    from solver.jit import source_hash
+
+    drop_stale_cache(Path(__file__).resolve().with_name("__pycache__"), source_hash())
 
 
 # ----- the replays ---------------------------------------------------------------------------

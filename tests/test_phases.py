@@ -115,3 +115,23 @@ def test_the_node_kinds_bytes_add_up_to_the_floor(precision: str) -> None:
     assert sum(groups.values()) == pytest.approx(model.floor_bytes, rel=1e-12)
     assert groups["average sums"] == pytest.approx(model.total("sums") + (
         model.kinds["decision (opponent)"]["scales"]))  # fmt: skip
+
+
+def test_phase_kernels_cache_is_dropped_when_the_solver_changes(tmp_path: Path) -> None:
+    """The replay kernels inline the solver's helpers but Numba keys their cache on their
+    own file: a solver edit (another source hash) must remove them, the same hash keep them."""
+    phases()  # puts benchmarks/ on the path and imports phase_kernels
+    drop = sys.modules["phase_kernels"].drop_stale_cache
+    cached = [tmp_path / "phase_kernels.fold_phase-42.py311.nbi",
+              tmp_path / "phase_kernels.fold_phase-42.py311.1.nbc"]  # fmt: skip
+    other = tmp_path / "other.f-1.py311.nbi"
+    for f in [*cached, other]:
+        f.write_bytes(b"x")
+    assert drop(tmp_path, "aaaa")  # no stamp yet: dropped
+    assert not any(f.exists() for f in cached) and other.exists()
+    for f in cached:
+        f.write_bytes(b"x")
+    assert not drop(tmp_path, "aaaa")  # compiled from these sources: kept
+    assert all(f.exists() for f in cached)
+    assert drop(tmp_path, "bbbb")  # the solver changed: dropped
+    assert not any(f.exists() for f in cached) and other.exists()
