@@ -5,9 +5,10 @@ cores. The app does not wait for that: at the first page load of a server whose 
 warm (:func:`solver.run.warmup.is_warm`) a background thread runs the warm-up groups, each in its
 own process — first ``opening`` (what the opening preset's first solve needs, with a second
 process compiling its kernels from the other end: :mod:`solver.run.prefetch`), then the others
-two at a time — and the sidebar shows where it is. A solve started before its group is ready
-waits for it (its status says so) instead of compiling the same kernels a second time in the
-server, so the first solve starts as soon as its own kernels are ready.
+two at a time and niced (a first solve runs beside them) — and the sidebar shows where it
+is. A solve started before its group is ready waits for it (its status says so) instead of
+compiling the same kernels a second time in the server, so the first solve starts as soon as
+its own kernels are ready.
 
 Then, once, it measures this machine's cost per hand-cell for the time estimates
 (:func:`solver.run.calibration.measure`) if none is kept yet.
@@ -28,7 +29,14 @@ import streamlit as st
 
 from solver.games.model import AUTO_FLOAT64_CELLS, auto_precision
 from solver.run import calibration, prefetch
-from solver.run.warmup import COMPILING, GROUPS, group_command, is_warm, mark_warm
+from solver.run.warmup import (
+    COMPILING,
+    GROUPS,
+    NICE_ENV,
+    group_command,
+    is_warm,
+    mark_warm,
+)
 
 WAITING, LOADING, COMPILING_NOW, READY, FAILED = (
     "waiting",
@@ -37,6 +45,7 @@ WAITING, LOADING, COMPILING_NOW, READY, FAILED = (
     "ready",
     "failed",
 )
+BACKGROUND_NICE = 10  # the groups behind ``opening``: a first solve in the server goes first
 GROUP_NAMES = {
     "opening": "the opening spot",
     "float32": "big hold'em spots",
@@ -83,20 +92,22 @@ class Warmup:
         return f"{verb} the solver's kernels{what}: {done} of {len(GROUPS)} groups ready"
 
     def run(self, jobs: int = 2) -> None:
-        """Run every group (``opening`` first, beside the helper that compiles its kernels
-        from the other end: :mod:`solver.run.prefetch`), then leave the warm stamp."""
+        """Run every group, then leave the warm stamp: ``opening`` first and alone, beside
+        the helper that compiles its kernels from the other end (:mod:`solver.run.prefetch`),
+        then the others ``jobs`` at a time at :data:`BACKGROUND_NICE`, since the first solve
+        loads and runs in the server as they start."""
         helper = prefetch.start() if jobs > 1 else None
         try:
             self._run_batch([GROUPS[0]], 1)
         finally:
             prefetch.stop(helper)
-        self._run_batch(list(GROUPS[1:]), jobs)
+        self._run_batch(list(GROUPS[1:]), jobs, BACKGROUND_NICE)
         with self._lock:
             ok = all(v == READY for v in self.states.values())
         if ok:
             mark_warm()
 
-    def _run_batch(self, groups: list[str], jobs: int) -> None:
+    def _run_batch(self, groups: list[str], jobs: int, nice: int = 0) -> None:
         threads = []
         pending = list(groups)
         lock = threading.Lock()
@@ -107,7 +118,7 @@ class Warmup:
                     if not pending:
                         return
                     g = pending.pop(0)
-                self._run_group(g)
+                self._run_group(g, nice)
 
         for _ in range(max(1, min(jobs, len(groups)))):
             t = threading.Thread(target=worker, name="kernel-warmup", daemon=True)
@@ -116,15 +127,16 @@ class Warmup:
         for t in threads:
             t.join()
 
-    def _run_group(self, group: str) -> None:
+    def _run_group(self, group: str, nice: int = 0) -> None:
         self.set(group, LOADING)
+        env = {**os.environ, "NUMBA_THREADING_LAYER": "threadsafe", NICE_ENV: str(nice)}
         try:
             proc = subprocess.Popen(
                 group_command(group),
                 stdout=subprocess.PIPE,
                 stderr=subprocess.DEVNULL,
                 text=True,
-                env={**os.environ, "NUMBA_THREADING_LAYER": "threadsafe"},
+                env=env,
             )
             assert proc.stdout is not None
             for line in proc.stdout:

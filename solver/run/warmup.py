@@ -30,6 +30,7 @@ starts compiling — loading from the cache is silent.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import hashlib
 import os
 import platform
@@ -47,6 +48,7 @@ if TYPE_CHECKING:
 GROUPS = ("opening", "float32", "float64", "compressed", "parts")
 SOLVER = Path(__file__).resolve().parents[1]
 COMPILING = "compiling"  # the line a group prints (stdout) when Numba starts compiling
+NICE_ENV = "REGRET_LAB_WARMUP_NICE"  # a group's process adds this to its niceness (os.nice)
 
 
 def sources_hash() -> str:
@@ -427,6 +429,8 @@ def main(argv: list[str] | None = None) -> int:
         return 0 if is_warm() else 1
     if args.group is not None:
         exit_with_parent()
+        with contextlib.suppress(ValueError, OSError):  # yield to a solve in the app's server
+            os.nice(max(0, int(os.environ.get(NICE_ENV, "0"))))
 
         def announce() -> None:
             print(COMPILING, flush=True)
