@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from app.files import BATCHES_ENV
 from app.serve import CHROMIUM_ARGS, running_app
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # the helpers module ``pw``
@@ -33,11 +34,19 @@ def browser_context_args() -> dict:
 
 
 @pytest.fixture(scope="session")
-def server() -> Iterator[str]:
+def batches(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The shared server's batch folder (``REGRET_LAB_BATCHES``): the Reports modules put
+    their databases here, each under its own names (the page opens only a typed name)."""
+    return tmp_path_factory.mktemp("batches")
+
+
+@pytest.fixture(scope="session")
+def server(batches: Path) -> Iterator[str]:
     """The app's URL: one server per test process, shared by the modules that use it (each
-    start loads the app's modules and kernels again: seconds of a busy machine's time).
-    Modules that need a server of their own define their own fixture."""
-    with running_app() as url:
+    start loads the app's modules and kernels again: seconds of a busy machine's time), with
+    the batch folder :func:`batches`. Modules that need a server of their own define their
+    own fixture."""
+    with running_app(120.0, **{BATCHES_ENV: str(batches)}) as url:
         yield url
 
 

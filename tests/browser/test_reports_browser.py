@@ -4,15 +4,10 @@ progress bar and the per-flop table fill, see the charts."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 
-import pytest
 from playwright.sync_api import Page, expect
 from pw import WAIT, chart, chart_js, idle, nav, rerun_done
-
-from app.files import BATCHES_ENV
-from app.serve import running_app
 
 TINY = b"""name = "tiny flop"
 game = "holdem"
@@ -32,18 +27,6 @@ def _fill(page: Page, key: str, value: str) -> None:
     box.fill(value)
     box.press("Enter")
     rerun_done(page)
-
-
-@pytest.fixture(scope="module")
-def batches(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return tmp_path_factory.mktemp("batches")
-
-
-@pytest.fixture(scope="module")
-def server(batches: Path) -> Iterator[str]:
-    """The app with a batch folder of this module's own."""
-    with running_app(120.0, **{BATCHES_ENV: str(batches)}) as url:
-        yield url
 
 
 def test_batch_fills_the_report(page: Page, server: str, batches: Path) -> None:

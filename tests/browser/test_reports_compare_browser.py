@@ -5,16 +5,12 @@ the report's definitions (the mix as dealt, the 1 % reach cut)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
 
 import pytest
 from playwright.sync_api import Page, expect
 from pw import WAIT, idle, nav, rerun_done
-
-from app.files import BATCHES_ENV
-from app.serve import running_app
 
 
 def _fill(page: Page, key: str, value: str) -> None:
@@ -25,27 +21,21 @@ def _fill(page: Page, key: str, value: str) -> None:
 
 
 @pytest.fixture(scope="module")
-def batches(tmp_path_factory: pytest.TempPathFactory) -> Path:
+def compared(batches: Path) -> Path:
+    """The two databases (``a.db``, ``b.db``) in the shared server's batch folder."""
     from batch_helpers import TEMPLATE, solved_db, tiny_spec
 
-    folder = tmp_path_factory.mktemp("compare")
-    solved_db(folder / "a.db", tiny_spec(flops="Ks9s5s, 8s8h5d"))
-    solved_db(folder / "b.db", tiny_spec(template=replace(TEMPLATE, bets="50%, a"),
-                                         flops="Ks9s5s, KsJh8d"))  # fmt: skip
-    return folder
+    solved_db(batches / "a.db", tiny_spec(flops="Ks9s5s, 8s8h5d"))
+    solved_db(batches / "b.db", tiny_spec(template=replace(TEMPLATE, bets="50%, a"),
+                                          flops="Ks9s5s, KsJh8d"))  # fmt: skip
+    return batches
 
 
-@pytest.fixture(scope="module")
-def server(batches: Path) -> Iterator[str]:
-    with running_app(120.0, **{BATCHES_ENV: str(batches)}) as url:
-        yield url
-
-
-def test_compare_on_the_common_flop(page: Page, server: str, batches: Path) -> None:
+def test_compare_on_the_common_flop(page: Page, server: str, compared: Path) -> None:
     from solver.batch.linereport import line_final, line_records, report_at
 
-    main = report_at(str(batches / "a.db"), ["k"], None, ["suits", "pairing"])
-    other = report_at(str(batches / "b.db"), ["k"], None, ["suits", "pairing"])
+    main = report_at(str(compared / "a.db"), ["k"], None, ["suits", "pairing"])
+    other = report_at(str(compared / "b.db"), ["k"], None, ["suits", "pairing"])
     records = {r["flop"]: r for r in line_records(main, other, None)}
     final = line_final(main, other, "k", "a.db", "b.db")
     shared = records["Ks9s5s"]["difference"]["ev"][0]
