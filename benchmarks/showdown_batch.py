@@ -4,7 +4,7 @@ showdowns below one river card share their index walks? A prototype kernel again
 
 One command::
 
-    .venv/bin/python benchmarks/showdown_batch.py [--spots T1,F1s] [--rounds 11] [--reps 3]
+    .venv/bin/python benchmarks/showdown_batch.py [--spots T1,F1s] [--rounds 25] [--reps 2]
         [--walk float32] [--groups 400] [--widths T,4,8,16,auto] [--json]
 
 Below one river card (one board ``b``) the walk meets several showdown terminals (T1: 3, 11
@@ -34,8 +34,9 @@ scalar (LLVM packs no contiguous store there), so 4 is no faster than one at a t
 Timed: per spot, ``--groups`` river subtrees (all if fewer; T1 has 432, F1s 12,861) with
 their real showdown counts (and each count alone when they differ), and synthetic groups of
 T = 1, 2, 4, 8, 16 (the showdowns of a subtree, cycled), each replayed by the kernel once per
-terminal (a) and batched (b), both traversers, in alternation, ``--rounds`` rounds of
-``--reps`` replays, medians; ns per (hand, terminal) counts the traverser's hands. The reach
+terminal (a) and batched (b), both traversers, in alternation (a new order each round),
+``--rounds`` rounds of ``--reps`` replays, medians (``--json`` adds the minima); ns per
+(hand, terminal) counts the traverser's hands. The reach
 rows are the root's opponent reach times a random factor per hand (a fifth of them 0), the
 same pool of rows for every group so that both read rows in cache, as the walk's freshly
 written rows are. ``transpose`` is the first step of width 8 alone (the reach rows into the
@@ -439,8 +440,10 @@ class Bench:
         for k in keys:
             run(k)  # compiled and in cache
         cells = gr.count * (self.nh[0] + self.nh[1]) * reps
+        order = np.random.default_rng(11)
         for _ in range(rounds):
-            for k in keys:
+            for i in order.permutation(len(keys)):  # (a new order each round: no variant
+                k = keys[i]  # always follows the same one, or a periodic disturbance)
                 t0 = time.perf_counter_ns()
                 for _ in range(reps):
                     run(k)
@@ -511,8 +514,8 @@ def spot_report(game: Game, dtype: type[np.floating], args: argparse.Namespace,
 def parse(argv: list[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--spots", default="T1,F1s", help="R1, T1, F1s, F3")
-    parser.add_argument("--rounds", type=int, default=11)
-    parser.add_argument("--reps", type=int, default=3)
+    parser.add_argument("--rounds", type=int, default=25)
+    parser.add_argument("--reps", type=int, default=2)
     parser.add_argument("--groups", type=int, default=400,
                         help="river subtrees timed per spot (a random sample if more)")  # fmt: skip
     parser.add_argument("--widths", default="T,4,8,16,auto",
