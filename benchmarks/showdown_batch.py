@@ -286,7 +286,7 @@ def replay_batch(sdt: ShowdownTables, trav: Int, nt: Int, no: Int, gstart: I64,
         tn = gstart[g + 1] - a
         r0 = rstart[g]
         done = 0  # (a group auto leaves whole to showdown_2card skips the call: its array
-        if width != -1 or tn > ALONE:  # arguments' reference counts cost ~8 % of 3 terminals)
+        if width != -1 or tn > ALONE:  # arguments' reference counts show on small groups)
             done = showdown_batch(sdt, np.int64(boards[a]), trav, nt, no, amounts, a, reach,
                                   r0, tn, out, r0, width, rt, p, qs, cs)  # fmt: skip
         for i in range(done, tn):
