@@ -96,7 +96,8 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
 # long module on its own while the other had nothing left). The listed modules first,
 # longest first, then the rest in file order: from ``--durations=0`` of a whole run
 # (2026-11-29), the modules of about 10 s or more on a quiet machine; the short ones after
-# them let the two workers end together. The batch modules'
+# them let the two workers end together (browser modules placed by their own ``-n 0`` times
+# and the CI log's, 2026-11-29, after their waits were cut). The batch modules'
 # databases share their flops' solves (tests/batch_helpers.py, under a lock): the first
 # module to need a flop solves it, those after it mostly read it.
 LONGEST_FIRST = (
@@ -111,20 +112,24 @@ LONGEST_FIRST = (
     "test_kernel_cache.py",
     "test_batch_report_defs.py",
     "test_pruning.py",
+    "browser/test_memory_release.py",
     "test_holdem.py",
     "test_reference_selfcheck.py",
-    "browser/test_memory_release.py",
     "browser/test_reports_browser.py",
     "test_presets.py",
     "test_holdem3_turn_engine.py",
     "test_hostile_input.py",
+    "browser/test_locking_browser.py",
     "test_batch_hostile.py",
     "test_profiles.py",
     "test_layers.py",
     "test_node_table.py",
     "fuzz/test_fuzz_study.py",
     "test_batch_cli.py",
+    "browser/test_reports_compare_browser.py",
     "browser/test_paint_lock_browser.py",
+    "browser/test_multiway_browser.py",
+    "browser/test_exploit_risk_browser.py",
     "browser/test_turn3_browser.py",
     "test_app_locking.py",
     "browser/test_paint_grids_browser.py",
@@ -132,7 +137,6 @@ LONGEST_FIRST = (
     "test_batch_lines.py",
     "test_holdem3_turn.py",
     "test_holdem3_locks.py",
-    "browser/test_locking_browser.py",
     "browser/test_runout_click_browser.py",
 )
 TESTS = Path(__file__).resolve().parent
