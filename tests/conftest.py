@@ -96,18 +96,19 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
 # long module on its own while the other had nothing left). The listed modules first,
 # longest first, then the rest in file order: from ``--durations=0`` of a whole run
 # (2026-11-29), the modules of about 10 s or more on a quiet machine; the short ones after
-# them let the two workers end together (browser modules placed by their own ``-n 0`` times
-# and the CI log's, 2026-11-29, after their waits were cut). The batch modules'
+# them let the two workers end together (the browser modules and the files-and-calls fuzz
+# module placed by their ``-n 0`` times and the CI log's, 2026-11-29: the fuzz module took
+# 28 s, its longest test 5 s). The batch modules'
 # databases share their flops' solves (tests/batch_helpers.py, under a lock): the first
 # module to need a flop solves it, those after it mostly read it.
 LONGEST_FIRST = (
-    "fuzz/test_fuzz_files_and_calls.py",
     "test_app_reports.py",
     "browser/test_app_sessions.py",
     "test_reference_match.py",
     "test_isomorphic_cards.py",
     "test_batch_cluster.py",
     "browser/test_app_browser.py",
+    "fuzz/test_fuzz_files_and_calls.py",
     "test_prefetch.py",
     "test_kernel_cache.py",
     "test_batch_report_defs.py",
