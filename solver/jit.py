@@ -327,10 +327,14 @@ os.environ.setdefault("NUMBA_THREADING_LAYER", "threadsafe")
 
 from numba import njit, types  # noqa: E402
 
+from solver import jitlink  # noqa: E402
+
+jitlink.install()
+
 F = TypeVar("F", bound=Callable[..., Any])
 
 
-def _typed_by_kind(options: dict[str, Any]) -> Callable[[F], F]:
+def _typed_by_kind(options: dict[str, Any], by_address: bool = False) -> Callable[[F], F]:
     """``njit(**options)`` whose kernels compile for the kinds of their arguments, never for
     a constant's value: a call from another kernel with a literal (``f(x, 0)``) would
     otherwise compile a second signature (``Literal[int](0)`` beside ``int64``) of the
@@ -346,6 +350,8 @@ def _typed_by_kind(options: dict[str, Any]) -> Callable[[F], F]:
             return resolve(args, {k: types.unliteral(v) for k, v in kws.items()})
 
         disp.get_call_template = get_call_template
+        if by_address:
+            jitlink.register(disp)
         return cast(F, disp)
 
     return wrap
@@ -358,6 +364,10 @@ kernel = _typed_by_kind(_OPTIONS)
 # instead ran the walk's type inference over every copy (~3x the walk's compile time), and
 # leaving the inlining to LLVM's judgement measured 8-15 % slower per T1 iteration.
 node_kernel = _typed_by_kind({**_OPTIONS, "forceinline": True})
+# Big helpers called at a few places per node: compiled once on their own and called by
+# address from every kernel, never compiled again inside a caller's module (solver.jitlink):
+# the walk's driver compiles alone while a cold first solve waits.
+called_kernel = _typed_by_kind(_OPTIONS, by_address=True)
 # Inlined at Numba's IR level: the walk into its one caller (solver.cfr.drive), which would
 # otherwise compile it twice, once on its own and once again linked into the caller.
 ir_inline = _typed_by_kind({**_OPTIONS, "inline": "always"})

@@ -3,7 +3,9 @@
 Numba compiles a callee once per signature and then again inside every kernel that calls
 it (it links the callee's IR into the caller and optimises the whole again), so the walk —
 the biggest kernel by far — cost a compilation per signature *and per caller*. Here a single
-kernel calls it, with the work named by ``op`` (a value, not a type):
+kernel calls it, with the work named by ``op`` (a value, not a type). (The walk's big callees
+are ``called_kernel``: compiled once on their own and called by address, never again inside
+this module, :mod:`solver.jitlink`.)
 
 * :data:`OP_PASS`: one pass for ``fl.trav`` from node ``start`` (:func:`run_pass`);
 * :data:`OP_ITERATIONS`: a chunk of alternating CFR iterations (:func:`run_iterations`);
