@@ -1,6 +1,6 @@
-"""Kernels called by address (:mod:`solver.jitlink`): a caller's module declares them
-instead of compiling them again, and its machine code calls theirs, also when the caller
-comes from Numba's cache in a new process."""
+"""Kernels called by address (``called_kernel``, :mod:`solver.jit`): a caller's module
+declares them instead of compiling them again, and its machine code calls theirs, also when
+the caller comes from Numba's cache in a new process."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from pathlib import Path
 import llvmlite.binding as ll
 import numpy as np
 
-from solver import jitlink
+from solver import jit
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -60,7 +60,7 @@ def test_a_caller_declares_the_called_kernel_and_calls_its_machine_code(
     assert _definitions(callee.library, name)  # compiled once, in its own library
     assert not _definitions(cres.library, name)  # the caller only declares it
     assert name in {f.name for f in cres.library._final_module.functions}
-    assert any(getattr(f, "func", None) is jitlink.bind for f in cres.reload_init)
+    assert any(getattr(f, "func", None) is jit.bind for f in cres.reload_init)
 
 
 def test_bind_maps_a_symbol_to_the_kernels_address(tmp_path: Path, monkeypatch: object) -> None:
@@ -71,7 +71,7 @@ def test_bind_maps_a_symbol_to_the_kernels_address(tmp_path: Path, monkeypatch: 
     jl_bind.caller(np.zeros(2))
     ((args, cres),) = jl_bind.big.overloads.items()
     symbol = "regret_lab_test_jitlink_alias"
-    jitlink.bind((("jl_bind", "big", tuple(args), symbol),))
+    jit.bind((("jl_bind", "big", tuple(args), symbol),))
     want = cres.library.get_pointer_to_function(cres.fndesc.llvm_func_name)
     assert want and ll.address_of_symbol(symbol) == want
 
