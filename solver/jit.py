@@ -25,9 +25,12 @@ from __future__ import annotations
 
 import ast
 import contextlib
+import functools
 import hashlib
+import importlib
 import itertools
 import os
+import re
 import shutil
 import tempfile
 import time
@@ -318,6 +321,135 @@ def _configure_cache() -> str:
     return str(root)
 
 
+# ----- kernels called by address ---------------------------------------------------------------
+# Big callees compiled once, on their own, never again inside a caller. Numba links a callee's
+# optimised LLVM IR into every kernel that calls it and LLVM optimises and compiles the whole
+# module again, so a big callee's machine code is made once on its own and once more per
+# caller; in the walk's driver (compiled alone on one core while a cold first solve waits)
+# the callees LLVM does not inline were about a quarter of its LLVM work. A ``called_kernel``
+# is instead left a declaration in its callers' modules (:func:`_externalize`, before LLVM
+# optimises them), and the caller's machine code calls the callee's own by its symbol. The
+# symbol must resolve wherever the caller's code is loaded, also from Numba's cache in a new
+# process where nothing loaded the callee yet: the caller's library keeps a reload hook
+# (Numba runs a library's ``_reload_init`` callables before it loads the cached object code,
+# ``CompileResult._rebuild``) that compiles or loads each callee signature and maps the
+# symbol the caller was built against to its address (:func:`bind`: a callee loaded from an
+# entry another process wrote may carry another name for the same code). If Numba's
+# internals are not as expected, nothing is installed and callees are linked as Numba does.
+
+_BY_ADDRESS: list[Any] = []  # every called_kernel's dispatcher
+_DEFINE = re.compile(r'^define (?:[a-z_]+ )*?[^@]*@"?([^"(]+)"?\(')
+
+
+def _register(disp: Any) -> None:
+    """Call ``disp`` (a Numba dispatcher of a module-level function) by address from every
+    kernel that calls it."""
+    _BY_ADDRESS.append(disp)
+
+
+def _signatures() -> dict[str, tuple[str, str, tuple]]:
+    """The llvm name of each compiled signature of the registered kernels → its kernel's
+    module, name and argument types."""
+    out: dict[str, tuple[str, str, tuple]] = {}
+    for disp in _BY_ADDRESS:
+        py = disp.py_func
+        for args, cres in list(disp.overloads.items()):
+            out[cres.fndesc.llvm_func_name] = (py.__module__, py.__qualname__, tuple(args))
+    return out
+
+
+def bind(entries: tuple[tuple[str, str, tuple, str], ...]) -> None:
+    """For each ``(module, qualname, argument types, symbol)``: compile (or load from the
+    cache) that signature of the kernel and make ``symbol`` resolve to its address."""
+    import llvmlite.binding as ll
+
+    for module, qualname, args, symbol in entries:
+        disp = getattr(importlib.import_module(module), qualname)
+        disp.compile(args)
+        cres = disp.overloads[args]
+        address = cres.library.get_pointer_to_function(cres.fndesc.llvm_func_name)
+        if not address:
+            raise RuntimeError(f"kernel {module}.{qualname}{args}: no machine code to call")
+        ll.add_symbol(symbol, address)
+
+
+def _declare(line: str) -> str:
+    """A ``define … {`` line as a declaration (no linkage, no attribute groups)."""
+    head = line[: line.rfind("{")]
+    head = re.sub(r"^define (?:linkonce_odr |weak_odr |internal |private )?", "declare ", head)
+    return re.sub(r" #\d+", "", head)
+
+
+def _externalize(library: Any, own: set[str]) -> None:
+    """Turn the definitions in ``library``'s linked module of registered kernels other than
+    its own into declarations, and give the library the reload hook that binds them."""
+    import llvmlite.binding as ll
+
+    module = library._final_module
+    called = _signatures()
+    names = [
+        f.name
+        for f in module.functions
+        if not f.is_declaration and f.name in called and f.name not in own
+    ]
+    if not names:
+        return
+    drop = set(names)
+    out: list[str] = []
+    skip = False
+    for line in str(module).splitlines():
+        if skip:
+            skip = line != "}"
+            continue
+        if line.startswith("define "):
+            m = _DEFINE.match(line)
+            if m and m.group(1) in drop:
+                out.append(_declare(line))
+                skip = True
+                continue
+        out.append(line)
+    new = ll.parse_assembly("\n".join(out))
+    new.name = module.name
+    new.verify()
+    library._final_module = new
+    entries = tuple(sorted(((*called[n], n) for n in names), key=lambda e: e[3]))
+    bind(entries)  # (already loaded in this process: makes sure, as a cached load will)
+    library._reload_init.add(functools.partial(bind, entries))
+
+
+def _install_by_address() -> bool:
+    """Hook Numba's CPU code library so that every library leaves the registered kernels it
+    links in as declarations (:func:`_externalize`). Returns whether it is installed."""
+    try:
+        from numba.core import codegen
+
+        cls = codegen.CPUCodeLibrary
+        finalize: Callable[..., Any] = cls.finalize
+        optimize: Callable[..., Any] = cls._optimize_final_module
+        assert hasattr(cls, "_get_module_for_linking")
+    except (ImportError, AttributeError, AssertionError):
+        return False
+    if getattr(finalize, "by_address", False):
+        return True
+
+    def finalize_by_address(self: Any) -> None:
+        module = getattr(self, "_final_module", None)
+        if module is not None and isinstance(getattr(self, "_reload_init", None), set):
+            self._own_functions = {f.name for f in module.functions if not f.is_declaration}
+        finalize(self)
+
+    def optimize_by_address(self: Any) -> None:
+        own = getattr(self, "_own_functions", None)
+        if own is not None and _BY_ADDRESS:
+            _externalize(self, own)
+        optimize(self)
+
+    finalize_by_address.by_address = True  # type: ignore[attr-defined]
+    cls.finalize = finalize_by_address  # type: ignore[method-assign]
+    cls._optimize_final_module = optimize_by_address  # type: ignore[method-assign]
+    return True
+
+
 CACHE_DIR = _configure_cache()
 
 # Parallel kernels from several threads at once (two app sessions solving) abort the process
@@ -327,10 +459,12 @@ os.environ.setdefault("NUMBA_THREADING_LAYER", "threadsafe")
 
 from numba import njit, types  # noqa: E402
 
+_install_by_address()
+
 F = TypeVar("F", bound=Callable[..., Any])
 
 
-def _typed_by_kind(options: dict[str, Any]) -> Callable[[F], F]:
+def _typed_by_kind(options: dict[str, Any], by_address: bool = False) -> Callable[[F], F]:
     """``njit(**options)`` whose kernels compile for the kinds of their arguments, never for
     a constant's value: a call from another kernel with a literal (``f(x, 0)``) would
     otherwise compile a second signature (``Literal[int](0)`` beside ``int64``) of the
@@ -346,6 +480,8 @@ def _typed_by_kind(options: dict[str, Any]) -> Callable[[F], F]:
             return resolve(args, {k: types.unliteral(v) for k, v in kws.items()})
 
         disp.get_call_template = get_call_template
+        if by_address:
+            _register(disp)
         return cast(F, disp)
 
     return wrap
@@ -358,6 +494,13 @@ kernel = _typed_by_kind(_OPTIONS)
 # instead ran the walk's type inference over every copy (~3x the walk's compile time), and
 # leaving the inlining to LLVM's judgement measured 8-15 % slower per T1 iteration.
 node_kernel = _typed_by_kind({**_OPTIONS, "forceinline": True})
+# Big helpers called at a few places per node: compiled once on their own and called by
+# address from every kernel, never compiled again inside a caller's module (:func:`_externalize`):
+# the walk's driver compiles alone while a cold first solve waits.
+called_kernel = _typed_by_kind(_OPTIONS, by_address=True)
+# A kernel Python calls and no kernel does (the walk's driver): no C-callable wrapper is
+# made for it (the driver's was ~1,150 LLVM instructions to optimise and compile again).
+entry_kernel = _typed_by_kind({**_OPTIONS, "no_cfunc_wrapper": True})
 # Inlined at Numba's IR level: the walk into its one caller (solver.cfr.drive), which would
 # otherwise compile it twice, once on its own and once again linked into the caller.
 ir_inline = _typed_by_kind({**_OPTIONS, "inline": "always"})

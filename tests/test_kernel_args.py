@@ -10,7 +10,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 SOLVER = ROOT / "solver"
-DECORATORS = {"kernel", "node_kernel", "ir_inline", "njit"}
+DECORATORS = {"kernel", "node_kernel", "called_kernel", "entry_kernel", "ir_inline", "njit"}
 MAX_PARAMETERS = 12
 MAX_PRELUDE_LINES = 30
 

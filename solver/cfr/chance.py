@@ -11,7 +11,7 @@ import numpy.typing as npt
 
 from solver.cfr.layout import Scratch
 from solver.games.model import Boards, Hands, Tree
-from solver.jit import kernel, node_kernel
+from solver.jit import called_kernel, node_kernel
 
 Array = npt.NDArray[np.float64]
 Int = int | np.int64
@@ -19,7 +19,7 @@ I64 = npt.NDArray[np.int64]
 I32 = npt.NDArray[np.int32]
 
 
-@kernel
+@called_kernel
 def draw_child(
     first_child: I32, num_children: I32, iso_count: I32, weight: Array, node: Int, u: float
 ) -> tuple[int, float]:
@@ -108,7 +108,7 @@ def add_chance_rows(
             out2[orow, h] += valid[ib, trav, h] * value2[vrow, perm[pe, trav, h]]
 
 
-@kernel
+@called_kernel
 def add_chance_child(
     tree: Tree, hands: Hands, boards: Boards, child: Int, trav: Int, nt: Int, value: Array,
     out: Array,

@@ -22,7 +22,7 @@ import numpy as np
 import numpy.typing as npt
 
 from solver.games.model import Game
-from solver.jit import kernel
+from solver.jit import called_kernel
 
 Array = npt.NDArray[np.float64]
 I8 = npt.NDArray[np.int8]
@@ -70,7 +70,7 @@ def no_locks() -> Locks:
 
 
 # ----- the walk's steps at a locked node (inlined) --------------------------------------------
-@kernel  # (a call, not inlined: off the common path)
+@called_kernel  # (a call, not inlined: off the common path)
 def play_locked(
     LH: I8, LS: Array, off: Int, ioff: Int, na: Int, nh: Int, out2: Array, orow: Int
 ) -> None:
@@ -82,7 +82,7 @@ def play_locked(
                 out2[orow, a * nh + h] = LS[off + a * nh + h]
 
 
-@kernel  # (a call, not inlined: off the common path)
+@called_kernel  # (a call, not inlined: off the common path)
 def locked_values(
     LH: I8, LS: Array, off: Int, ioff: Int, na: Int, nt: Int, AV: Array, VA: Array, d: Int
 ) -> None:
@@ -96,14 +96,14 @@ def locked_values(
             VA[d, h] = v
 
 
-@kernel  # (a call, not inlined: off the common path)
+@called_kernel  # (a call, not inlined: off the common path)
 def keep_cells(src: Array, off: Int, n: Int, keep2: Array, row: Int) -> None:
     """keep2[row, :n] ← src[off : off + n] (a block, before an update may change it)."""
     for i in range(n):
         keep2[row, i] = src[off + i]
 
 
-@kernel  # (a call, not inlined: off the common path)
+@called_kernel  # (a call, not inlined: off the common path)
 def restore_locked(
     dst: Array, LH: I8, off: Int, ioff: Int, na: Int, nh: Int, keep2: Array, row: Int
 ) -> None:

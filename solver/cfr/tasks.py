@@ -25,7 +25,7 @@ from solver.cfr.layout import (
 from solver.cfr.locks import Locks
 from solver.cfr.update import zero_update, zero_update_is_noop
 from solver.games.model import RUNOUT, Boards, Hands, Tree
-from solver.jit import kernel
+from solver.jit import called_kernel
 
 Array = npt.NDArray[np.float64]
 Int = int | np.int64
@@ -37,7 +37,7 @@ Int = int | np.int64
 QUEUE, Q_HEAD, Q_START, Q_END = 8, 0, 1, 2
 
 
-@kernel
+@called_kernel
 def task_done(tree: Tree, hands: Hands, boards: Boards, lv: Leaves, k: Int, trav: Int,
               nt: Int) -> None:  # fmt: skip
     """Task ``k``'s values are in ``lv.task_value[k]``: count it done for its slot (an
@@ -61,7 +61,7 @@ def task_done(tree: Tree, hands: Hands, boards: Boards, lv: Leaves, k: Int, trav
                          lv.value[s])  # fmt: skip
 
 
-@kernel
+@called_kernel
 def next_task(
     tree: Tree, hands: Hands, boards: Boards, lv: Leaves, fl: PassFlags, co: Array,
     st: Storage, lk: Locks, sc: Scratch, tid: Int,

@@ -25,7 +25,7 @@ import numpy.typing as npt
 
 from solver.cfr.floats import Floats
 from solver.games.model import Boards, Hands
-from solver.jit import kernel, node_kernel
+from solver.jit import called_kernel, kernel, node_kernel
 
 Array = npt.NDArray[np.float64]
 # Integer arguments that recursive kernel calls pass as ``np.int64(...)``: a plain literal
@@ -54,7 +54,7 @@ class ShowdownTables(NamedTuple):
     sd_pack: npt.NDArray[np.uint64]  # (R, 2, H) the counts below/above, packed
 
 
-@kernel
+@called_kernel
 def fold_values(
     hands: Hands,
     boards: Boards,
@@ -241,7 +241,7 @@ def showdown_generic(
         out2[orow, h] = amount * (out2[orow, h] - x) * valid[b, trav, h]
 
 
-@kernel
+@called_kernel
 def prefix_sums(
     reach2: Array,
     rrow: Int,
@@ -290,7 +290,7 @@ def prefix_sums(
         out2[orow, j] += x
 
 
-@kernel
+@called_kernel
 def showdown_2card(
     sdt: ShowdownTables,
     b: Int,

@@ -46,7 +46,7 @@ from solver.cfr.rules import (
     SCALE,
 )
 from solver.games.model import DECISION, Hands, Tree
-from solver.jit import kernel, node_kernel
+from solver.jit import called_kernel, kernel, node_kernel
 
 Array = npt.NDArray[np.float64]
 Int = int | np.int64
@@ -448,7 +448,7 @@ def add_sums(
         quantize(blk, na * no, S, off, sscale, node, SUM_LEVELS)
 
 
-@kernel
+@called_kernel
 def decay_sums(S: Array, sscale: Array, quant: bool, off: Int, n: Int, decay: float,
                node: Int, blk: Array, ref: Array) -> None:  # fmt: skip
     """A decision node's strategy sums when its owner's reach is zero: S·decay (nothing to
@@ -500,7 +500,7 @@ def zero_update_is_noop(co: Array) -> bool:
     )
 
 
-@kernel
+@called_kernel
 def zero_update(
     tree: Tree, hands: Hands, root: Int, trav: Int, co: Array, st: Storage, lk: Locks,
     sc: Scratch, row: Int,
@@ -550,7 +550,7 @@ def zero_update(
     return hi - lo
 
 
-@kernel  # (a call, not inlined: off the common path)
+@called_kernel  # (a call, not inlined: off the common path)
 def keep_update(st: Storage, off: Int, ioff: Int, na: Int, nt: Int, keep: Array) -> None:
     """Before the update of a node with locked hands: its regrets (row 0), stored strategy
     (row 1), last regrets (row 2) and per-infoset step statistics (row 3) into ``keep``."""
@@ -565,7 +565,7 @@ def keep_update(st: Storage, off: Int, ioff: Int, na: Int, nt: Int, keep: Array)
             keep[3, nt + h] = st.step_den[ioff + h]
 
 
-@kernel  # (a call, not inlined: off the common path)
+@called_kernel  # (a call, not inlined: off the common path)
 def restore_update(
     st: Storage, LH: npt.NDArray[np.int8], off: Int, ioff: Int, na: Int, nt: Int, keep: Array
 ) -> None:

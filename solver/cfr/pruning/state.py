@@ -18,7 +18,7 @@ from solver.cfr.layout import PRUNE_TOTAL, PassFlags, Scratch
 from solver.cfr.rules import AVG_WEIGHT, REGRET_WEIGHT
 from solver.cfr.terminal import fold_values
 from solver.games.model import Boards, Hands, Tree
-from solver.jit import kernel
+from solver.jit import called_kernel, kernel
 
 Array = npt.NDArray[np.float64]
 Int = int | np.int64
@@ -74,7 +74,7 @@ def request_catchup(ctl: npt.NDArray[np.int64], child: Int, hand: Int) -> None:
         ctl[0] = n + 1
 
 
-@kernel
+@called_kernel
 def rbp_node(
     hands: Hands,
     boards: Boards,
@@ -183,7 +183,7 @@ def rbp_node(
                     P[base + h] = 1
 
 
-@kernel
+@called_kernel
 def record_node(
     hands: Hands,
     boards: Boards,

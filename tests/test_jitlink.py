@@ -1,0 +1,108 @@
+"""Kernels called by address (``called_kernel``, :mod:`solver.jit`): a caller's module
+declares them instead of compiling them again, and its machine code calls theirs, also when
+the caller comes from Numba's cache in a new process."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import llvmlite.binding as ll
+import numpy as np
+
+from solver import jit
+
+ROOT = Path(__file__).resolve().parents[1]
+
+MODULE = textwrap.dedent(
+    """
+    import numpy as np
+    from solver.jit import called_kernel, kernel
+
+    @called_kernel
+    def big(x, k):
+        s = 0.0
+        for i in range(x.shape[0]):
+            s += x[i] * k + i
+        return s
+
+    @kernel
+    def caller(x):
+        return big(x, 2.0) + big(x, 3.0)
+    """
+)
+
+
+def _definitions(lib: object, name: str) -> bool:
+    return any(
+        f.name == name and not f.is_declaration
+        for f in lib._final_module.functions  # type: ignore[attr-defined]
+    )
+
+
+def test_a_caller_declares_the_called_kernel_and_calls_its_machine_code(
+    tmp_path: Path, monkeypatch: object
+) -> None:
+    (tmp_path / "jl_mod.py").write_text(MODULE)
+    monkeypatch.syspath_prepend(str(tmp_path))  # type: ignore[attr-defined]
+    import jl_mod
+
+    x = np.arange(5.0)
+    assert jl_mod.caller(x) == sum(v * 2.0 + i for i, v in enumerate(x)) + sum(
+        v * 3.0 + i for i, v in enumerate(x)
+    )
+    (cres,) = jl_mod.caller.overloads.values()
+    (callee,) = jl_mod.big.overloads.values()
+    name = callee.fndesc.llvm_func_name
+    assert _definitions(callee.library, name)  # compiled once, in its own library
+    assert not _definitions(cres.library, name)  # the caller only declares it
+    assert name in {f.name for f in cres.library._final_module.functions}
+    assert any(getattr(f, "func", None) is jit.bind for f in cres.reload_init)
+
+
+def test_bind_maps_a_symbol_to_the_kernels_address(tmp_path: Path, monkeypatch: object) -> None:
+    (tmp_path / "jl_bind.py").write_text(MODULE)
+    monkeypatch.syspath_prepend(str(tmp_path))  # type: ignore[attr-defined]
+    import jl_bind
+
+    jl_bind.caller(np.zeros(2))
+    ((args, cres),) = jl_bind.big.overloads.items()
+    symbol = "regret_lab_test_jitlink_alias"
+    jit.bind((("jl_bind", "big", tuple(args), symbol),))
+    want = cres.library.get_pointer_to_function(cres.fndesc.llvm_func_name)
+    assert want and ll.address_of_symbol(symbol) == want
+
+
+def test_a_cached_caller_loads_and_calls_in_a_new_process(tmp_path: Path) -> None:
+    (tmp_path / "jl_cached.py").write_text(MODULE)
+    script = textwrap.dedent(
+        """
+        import numpy as np
+        import jl_cached
+        x = np.arange(7.0)
+        print(repr(jl_cached.caller(x)), jl_cached.caller.stats.cache_hits.most_common(1))
+        """
+    )
+    env = dict(
+        os.environ,
+        NUMBA_CACHE_DIR=str(tmp_path / "cache"),
+        PYTHONPATH=os.pathsep.join([str(tmp_path), str(ROOT)]),
+    )
+    runs = [
+        subprocess.run(
+            [sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=300
+        )
+        for _ in range(2)
+    ]
+    for r in runs:
+        assert r.returncode == 0, r.stderr
+    x = [float(v) for v in range(7)]
+    want = repr(
+        sum(v * 2.0 + i for i, v in enumerate(x)) + sum(v * 3.0 + i for i, v in enumerate(x))
+    )
+    assert runs[0].stdout.split()[0] == runs[1].stdout.split()[0] == want
+    assert "[]" in runs[0].stdout  # compiled in the first process
+    assert "1)]" in runs[1].stdout  # the caller came from the cache in the second
