@@ -354,6 +354,16 @@ def spot_spec(name: str) -> dict[str, str]:
     return spots[name]
 
 
+def unknown_spot(spots: list[str]) -> str | None:
+    """The ``--spots`` error for the first name :func:`spot_spec` does not know, else None."""
+    for s in spots:
+        try:
+            spot_spec(s)
+        except KeyError:
+            return f"--spots: unknown spot {s!r} (R1, T1, F1s, F3)"
+    return None
+
+
 def build_spot(name: str) -> Game:
     """Spot ``name`` built: pot 200, stack 900, the peer README's ranges."""
     from solver.games.holdem import HoldemSpec, build_holdem

@@ -383,11 +383,9 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
     args.spots = [s.strip() for s in args.spots.split(",") if s.strip()]
     if not args.spots:
         parser.error("--spots: at least one spot expected")
-    for s in args.spots:
-        try:
-            floor.spot_spec(s)
-        except KeyError:
-            parser.error(f"--spots: unknown spot {s!r} (R1, T1, F1s, F3)")
+    bad = floor.unknown_spot(args.spots)
+    if bad:
+        parser.error(bad)
     args.threads = _ints(args.threads, "--threads", parser, os.cpu_count() or 1)
     if 1 not in args.threads:
         parser.error("--threads: 1 is needed (the projection's baseline)")

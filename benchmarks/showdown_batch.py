@@ -543,12 +543,10 @@ def main(argv: list[str] | None = None) -> int:
     args = parse(argv)
     import floor  # (benchmarks/: the spots as phases.py builds them)
 
-    for s in args.spots:
-        try:
-            floor.spot_spec(s)
-        except KeyError:
-            print(f"error: --spots: unknown spot {s!r} (R1, T1, F1s, F3)", file=sys.stderr)
-            return 2
+    bad = floor.unknown_spot(args.spots)
+    if bad:
+        print(f"error: {bad}", file=sys.stderr)
+        return 2
     dtype = np.float32 if args.walk == "float32" else np.float64
     reports = {s: spot_report(floor.build_spot(s), dtype, args, s) for s in args.spots}
     if args.json:

@@ -311,12 +311,10 @@ def main(argv: list[str] | None = None) -> int:
     import floor  # (benchmarks/: the spots as phases.py builds them)
     import llvmlite.binding as ll
 
-    for s in args.spots:
-        try:
-            floor.spot_spec(s)
-        except KeyError:
-            print(f"error: --spots: unknown spot {s!r} (R1, T1, F1s, F3)", file=sys.stderr)
-            return 2
+    bad = floor.unknown_spot(args.spots)
+    if bad:
+        print(f"error: {bad}", file=sys.stderr)
+        return 2
     dtype = np.float32 if args.walk == "float32" else np.float64
     # LLVM's options are the process's: set before anything here compiles
     if args.width:
