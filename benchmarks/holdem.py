@@ -41,19 +41,8 @@ def run_one(
     from solver import Engine, SolveOptions, make_rule
     from solver.api import measure
     from solver.games.holdem import HoldemSpec, build_holdem
+    from solver.games.model import auto_precision
 
-    # load every kernel from the Numba cache before timing: tiny spots of the same types, a
-    # turn (parallel passes with threads > 1) and a river (always serial: nothing to split)
-    for board in ("Td9d6hQc", "Td9d6hQc2s"):
-        warm = build_holdem(HoldemSpec(board=board, pot=200, stack=100, oop_range="AA,KK",
-                                       ip_range="QQ,JJ", bets="a", raises=""))  # fmt: skip
-        warm_engine = Engine(
-            warm,
-            make_rule(algorithm.partition(":")[0]),
-            options=SolveOptions(threads=threads, precision=precision),
-        )
-        warm_engine.iterate(1)
-        measure(warm_engine, time.perf_counter())
     sizes = SPOTS[spot]
     spec = HoldemSpec(
         board=sizes["board"], pot=200, stack=900, oop_range=OOP, ip_range=IP,
@@ -62,6 +51,23 @@ def run_one(
     t0 = time.perf_counter()
     game = build_holdem(spec)
     build_s = time.perf_counter() - t0
+    # load every kernel from the Numba cache before timing: tiny spots of the same types — a
+    # turn (parallel passes with threads > 1) and a river (always serial: nothing to split) —
+    # stored at the precision the spot's "auto" picks (the tiny ones alone would pick float64
+    # and leave the float32 kernels to load inside the first timed iterations and check)
+    warm_precision = (
+        auto_precision(game.is_holdem, game.action_size) if precision == "auto" else precision
+    )
+    for board in ("Td9d6hQc", "Td9d6hQc2s"):
+        warm = build_holdem(HoldemSpec(board=board, pot=200, stack=100, oop_range="AA,KK",
+                                       ip_range="QQ,JJ", bets="a", raises=""))  # fmt: skip
+        warm_engine = Engine(
+            warm,
+            make_rule(algorithm.partition(":")[0]),
+            options=SolveOptions(threads=threads, precision=warm_precision),
+        )
+        warm_engine.iterate(1)
+        measure(warm_engine, time.perf_counter())
     name, _, params = algorithm.partition(":")
     kw = {k: float(v) for k, v in (p.split("=") for p in params.split(";") if p)}
     engine = Engine(
