@@ -50,6 +50,9 @@ GRACE_S = float(os.environ.get("REGRET_LAB_GRACE_S", "10"))
 """Seconds a job keeps running once the last tab watching it is closed (a reload within it
 takes its solve back); ``REGRET_LAB_GRACE_S`` overrides it."""
 URL_KEY = "solve"  # query parameter holding the session's solve token
+SWEEP_LOG_ENV = "REGRET_LAB_SWEEP_LOG"
+"""A file the :class:`SessionSweeper` appends ``closed <session>`` to for each session it
+closes (unset: none): lets the browser tests wait for the sweep instead of a fixed time."""
 
 # Session keys a reloaded page gets back with its solve (the Set up source and the settings
 # the solve was started with, so the page shows that game and those values).
@@ -167,6 +170,7 @@ class SessionSweeper:
     ) -> list[str]:
         """One sweep, then a collection and a trim on the beats after a close."""
         closed = self.sweep(is_active, close, grace_s)
+        log_closed(closed)
         watching = self.empty_again()
         with self._lock:
             if watching:  # what a late page run wrote back goes too
@@ -195,6 +199,16 @@ class SessionSweeper:
         t = threading.Thread(target=loop, name="session-sweeper", daemon=True)
         t.start()
         return t
+
+
+def log_closed(closed: list[str]) -> None:
+    """Append one ``closed <session>`` line per closed session to :data:`SWEEP_LOG_ENV`'s
+    file, if set (a file that cannot be written is skipped: the sweep goes on)."""
+    path = os.environ.get(SWEEP_LOG_ENV)
+    if not path or not closed:
+        return
+    with contextlib.suppress(OSError), open(path, "a", encoding="utf-8") as f:
+        f.writelines(f"closed {s}\n" for s in closed)
 
 
 def _inner_state(safe: object) -> object:

@@ -9,10 +9,12 @@ from __future__ import annotations
 
 import gc
 import weakref
+from pathlib import Path
 
 import numpy as np
+import pytest
 
-from app.runtime import SessionSweeper, empty_session_state
+from app.runtime import SWEEP_LOG_ENV, SessionSweeper, empty_session_state
 from solver import make_rule
 from solver.games.holdem import HoldemSpec, build_holdem
 from solver.run.jobs import JobRegistry, SolveJob
@@ -58,6 +60,32 @@ def test_beats_after_a_close_collect_and_trim_and_a_failing_close_is_skipped() -
     for _ in range(5):
         sw.beat(gone, close, 0.0, trim=lambda: trims.append(1))
     assert len(trims) == SessionSweeper.TRIM_BEATS
+
+
+def test_each_close_is_a_line_of_the_sweep_log(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With ``REGRET_LAB_SWEEP_LOG`` set, each session a beat closes is one line of that file
+    (the browser tests wait on it); a beat closing none writes nothing, and a log that cannot
+    be written leaves the sweep going."""
+    log = tmp_path / "sweep.log"
+    monkeypatch.setenv(SWEEP_LOG_ENV, str(log))
+    sw = SessionSweeper()
+    active = {"a": True, "b": False, "c": False}
+    for s in active:
+        sw.seen(s)
+    assert sw.beat(active.__getitem__, lambda s: None, 0.0, trim=lambda: None) == []
+    assert not log.exists()  # seen gone, not closed yet
+    assert sorted(sw.beat(active.__getitem__, lambda s: None, 0.0, trim=lambda: None)) == [
+        "b",
+        "c",
+    ]
+    assert sorted(log.read_text().splitlines()) == ["closed b", "closed c"]
+    active["a"] = False
+    monkeypatch.setenv(SWEEP_LOG_ENV, str(tmp_path / "no such folder" / "sweep.log"))
+    sw.beat(active.__getitem__, lambda s: None, 0.0, trim=lambda: None)
+    assert sw.beat(active.__getitem__, lambda s: None, 0.0, trim=lambda: None) == ["a"]
+    assert sorted(log.read_text().splitlines()) == ["closed b", "closed c"]
 
 
 class _Drill:

@@ -5,6 +5,8 @@ filling fields, reading metrics and the live view's pictures. Waits are generous
 from __future__ import annotations
 
 import contextlib
+import time
+from pathlib import Path
 
 from playwright.sync_api import Locator, Page, expect
 from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
@@ -157,3 +159,18 @@ def brush(page: Page, key: str, first: str, last: str) -> None:
     page.mouse.move(*points[1], steps=8)
     page.mouse.up()
     rerun_done(page)
+
+
+def closed_sessions(log: Path) -> int:
+    """How many sessions the server's sweeper has closed, from its sweep log (the file a
+    server started with ``REGRET_LAB_SWEEP_LOG`` writes a line to per close)."""
+    return len(log.read_text().splitlines()) if log.exists() else 0
+
+
+def swept(log: Path, count: int, timeout: float = 60.0) -> None:
+    """Wait until the sweep log names ``count`` closed sessions: a closed tab's session is
+    closed once gone for the grace period (a beat of the sweeper after it)."""
+    deadline = time.monotonic() + timeout
+    while closed_sessions(log) < count:
+        assert time.monotonic() < deadline, f"the sweeper closed {closed_sessions(log)} sessions"
+        time.sleep(0.2)

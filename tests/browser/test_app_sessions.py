@@ -9,6 +9,7 @@ import re
 import threading
 import time
 from collections.abc import Callable, Iterator
+from pathlib import Path
 
 import pytest
 
@@ -21,6 +22,7 @@ from pw import (
     WAIT,
     chart,
     chart_js,
+    closed_sessions,
     fill,
     idle,
     iteration,
@@ -28,8 +30,10 @@ from pw import (
     nav,
     pick_game,
     picture_changes,
+    swept,
 )
 
+from app.runtime import SWEEP_LOG_ENV
 from app.serve import Server, running_server
 
 GRACE_S = 3.0  # the memory test's server: a closed tab's jobs end 3 s after it is gone
@@ -79,8 +83,15 @@ def test_reload_takes_its_solve_back_and_a_hidden_page_polls_nothing(
 
 
 @pytest.fixture(scope="module")
-def short_grace() -> Iterator[Server]:
-    with running_server(REGRET_LAB_GRACE_S=str(GRACE_S)) as s:
+def sweep_log(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The short-grace server's sweep log: a line per session its sweeper closed."""
+    return tmp_path_factory.mktemp("sweep") / "sweep.log"
+
+
+@pytest.fixture(scope="module")
+def short_grace(sweep_log: Path) -> Iterator[Server]:
+    env = {"REGRET_LAB_GRACE_S": str(GRACE_S), SWEEP_LOG_ENV: str(sweep_log)}
+    with running_server(**env) as s:
         yield s
 
 
@@ -104,7 +115,7 @@ def _running_caption(page: Page) -> str:
 
 
 def test_a_solve_two_tabs_watch_ends_only_when_the_last_is_gone(
-    browser: Browser, short_grace: Server
+    browser: Browser, short_grace: Server, sweep_log: Path
 ) -> None:
     """Issue 33: the same URL open in two tabs shows one solve; closing one tab leaves it
     running for the other (past the grace period), closing the last ends it."""
@@ -124,8 +135,12 @@ def test_a_solve_two_tabs_watch_ends_only_when_the_last_is_gone(
     watcher.goto(url)
     idle(watcher)
     assert _running_caption(watcher) == "1 solve running on this server"  # one, seen twice
+    closed = closed_sessions(sweep_log)
     second.context.close()
-    time.sleep(GRACE_S + 5.0)  # past the grace period and the reaper's 1 s beat
+    # past the grace period: the sweeper closed the second tab's session, and the solve
+    # reaper (the same grace, its own 1 s beat) has had a beat more
+    swept(sweep_log, closed + 1)
+    time.sleep(2.0)
     iteration_above(first, iteration(first))  # the first tab's solve still runs
     expect(first.get_by_text("Stopped (page closed)")).to_have_count(0)
     expect(first.locator(".st-key-btn_stop button")).to_be_enabled()

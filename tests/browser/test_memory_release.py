@@ -10,14 +10,16 @@ import re
 import threading
 import time
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
 pytest.importorskip("playwright")
 
 from playwright.sync_api import Browser, Page, ViewportSize, expect
-from pw import WAIT, fill, idle, nav, pick_game
+from pw import WAIT, fill, idle, nav, pick_game, swept
 
+from app.runtime import SWEEP_LOG_ENV
 from app.serve import Server, running_server
 
 GRACE_S = 3.0
@@ -26,8 +28,15 @@ TURN = "Libratus endgame 1 (turn, pot 500)"  # ~30M strategy cells: its arrays s
 
 
 @pytest.fixture(scope="module")
-def server_3s() -> Iterator[Server]:
-    with running_server(REGRET_LAB_GRACE_S=str(GRACE_S)) as s:
+def sweep_log(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The server's sweep log: a line per session its sweeper closed."""
+    return tmp_path_factory.mktemp("sweep") / "sweep.log"
+
+
+@pytest.fixture(scope="module")
+def server_3s(sweep_log: Path) -> Iterator[Server]:
+    env = {"REGRET_LAB_GRACE_S": str(GRACE_S), SWEEP_LOG_ENV: str(sweep_log)}
+    with running_server(**env) as s:
         yield s
 
 
@@ -95,7 +104,7 @@ def _settle(server: Server, seconds: float = 6.0) -> float:
 
 
 def test_a_closed_tabs_solve_explore_and_drill_give_their_memory_back(
-    browser: Browser, server_3s: Server
+    browser: Browser, server_3s: Server, sweep_log: Path
 ) -> None:
     url = server_3s.url
     # the server loads its modules and kernels once (not what a session holds): a first tab
@@ -105,7 +114,7 @@ def test_a_closed_tabs_solve_explore_and_drill_give_their_memory_back(
     nav(warm, "Explore")
     nav(warm, "Practice")
     warm.context.close()
-    time.sleep(GRACE_S + 8.0)
+    swept(sweep_log, 1)  # its session closed and emptied (the grace period and a beat)
     before = _settle(server_3s)
     with _Peak(server_3s) as peak:
         page = _tab(browser, url)
