@@ -4,12 +4,11 @@ zip bombs), batch spec files, the Python API's arguments (every solver option in
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from forked_cli import ForkedCli
 from fuzz_harness import HANG_S
 from fuzz_saves import UNPICKLED
 from fuzz_targets import entries, run_examples
@@ -96,17 +95,18 @@ COMMANDS = [
 ]
 
 
+@pytest.fixture(scope="module")
+def forked() -> Iterator[ForkedCli]:
+    """One interpreter that forks a real ``python -m solver`` process per command line
+    (tests/forked_cli.py): the start-up's imports once, not once per command."""
+    with ForkedCli() as cli:
+        yield cli
+
+
 @pytest.mark.parametrize("argv", COMMANDS, ids=[" ".join(c)[:60] for c in COMMANDS])
-def test_reported_command_lines_are_one_line_refusals(argv: list[str]) -> None:
-    env = {**os.environ, "NUMBA_THREADING_LAYER": "threadsafe"}
-    out = subprocess.run(
-        [sys.executable, "-m", "solver", *argv],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=HANG_S + 30,  # start-up included
-        env=env,
-    )
+def test_reported_command_lines_are_one_line_refusals(forked: ForkedCli, argv: list[str]) -> None:
+    assert forked.preamble == ""  # a fresh interpreter's start-up writes nothing either
+    out = forked.run(argv, timeout=HANG_S + 30)  # a fresh start-up included, as before
     lines = out.stderr.strip().splitlines()
     assert out.returncode == 2, out.stderr
     assert len(lines) == 1 and lines[0].startswith("error: "), out.stderr
