@@ -94,50 +94,55 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
 # are collected (``--no-loadscope-reorder``; xdist would otherwise start the modules with the
 # most tests first, which left these long ones of few tests to the end: one worker ran a
 # long module on its own while the other had nothing left). The listed modules first,
-# longest first, then the rest in file order: from ``--durations=0`` of a whole run
-# (2026-11-29), the modules of about 10 s or more on a quiet machine; the short ones after
-# them let the two workers end together (the browser modules and the files-and-calls fuzz
-# module placed by their ``-n 0`` times and the CI log's, 2026-11-29: the fuzz module took
-# 28 s, its longest test 5 s). The batch modules'
+# longest first, then the rest in file order: by each module's time (setup, tests and
+# teardown) in two whole runs of scripts/test.sh's command on a loaded 2-core machine
+# (2026-11-29, after the sweep log and the forked command lines), the modules of 12 s or
+# more there (about 8 s on a quiet machine); the short ones after them let the two workers
+# end together (test_summary_reference.py, unlisted, had started last). The batch modules'
 # databases share their flops' solves (tests/batch_helpers.py, under a lock): the first
 # module to need a flop solves it, those after it mostly read it.
 LONGEST_FIRST = (
-    "test_app_reports.py",
     "browser/test_app_sessions.py",
-    "test_reference_match.py",
-    "test_isomorphic_cards.py",
     "test_batch_cluster.py",
     "browser/test_app_browser.py",
-    "fuzz/test_fuzz_files_and_calls.py",
-    "test_prefetch.py",
-    "test_kernel_cache.py",
-    "test_batch_report_defs.py",
-    "test_pruning.py",
+    "test_reference_match.py",
+    "test_summary_reference.py",
+    "test_app_reports.py",
+    "test_isomorphic_cards.py",
     "browser/test_memory_release.py",
     "test_holdem.py",
-    "test_reference_selfcheck.py",
+    "fuzz/test_fuzz_files_and_calls.py",
+    "test_prefetch.py",
+    "test_pruning.py",
     "browser/test_reports_browser.py",
-    "test_presets.py",
     "test_holdem3_turn_engine.py",
+    "test_reference_selfcheck.py",
+    "test_presets.py",
     "test_hostile_input.py",
-    "browser/test_locking_browser.py",
+    "test_batch_report_defs.py",
     "test_batch_hostile.py",
-    "test_profiles.py",
-    "test_layers.py",
-    "test_node_table.py",
-    "fuzz/test_fuzz_study.py",
     "test_batch_cli.py",
-    "browser/test_reports_compare_browser.py",
-    "browser/test_paint_lock_browser.py",
-    "browser/test_multiway_browser.py",
-    "browser/test_exploit_risk_browser.py",
-    "browser/test_turn3_browser.py",
-    "test_app_locking.py",
+    "test_node_table.py",
+    "browser/test_locking_browser.py",
+    "test_layers.py",
     "browser/test_paint_grids_browser.py",
-    "test_multi_engine.py",
-    "test_batch_lines.py",
-    "test_holdem3_turn.py",
+    "browser/test_exploit_risk_browser.py",
+    "browser/test_multiway_browser.py",
     "test_holdem3_locks.py",
+    "browser/test_turn3_browser.py",
+    "test_batch_lines.py",
+    "test_warmup.py",
+    "browser/test_paint_lock_browser.py",
+    "test_holdem3_turn.py",
+    "test_kernel_cache.py",
+    "fuzz/test_fuzz_study.py",
+    "test_app_preflop.py",
+    "test_app_sizes_open.py",
+    "browser/test_reports_compare_browser.py",
+    "test_app_solve.py",
+    "test_profiles.py",
+    "test_app_locking.py",
+    "test_multi_engine.py",
     "browser/test_runout_click_browser.py",
 )
 TESTS = Path(__file__).resolve().parent
