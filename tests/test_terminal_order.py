@@ -164,7 +164,8 @@ def test_a_fold_from_the_showdowns_prefix_sums(seed: int) -> None:
         nt, no = int(g.hands.num_hands[trav]), int(g.hands.num_hands[1 - trav])
         sbuf, expect = _fold_from_prefix_reference(g, trav, -37.5, reach)
         out = np.zeros((1, reach.shape[1]))
-        fold_prefix(sdt, 0, trav, nt, no, -37.5, reach, 0, out, 0, sc.card_sum, sbuf)
+        # (board index int32, as the walk passes it: the signature the warm-up compiled)
+        fold_prefix(sdt, np.int32(0), trav, nt, no, -37.5, reach, 0, out, 0, sc.card_sum, sbuf)
         assert out[0, :nt].tobytes() == expect.tobytes()
         # the same values as the fold's own pass and as every pair summed, to the rounding
         # of sums whose terms reach the opponent's total reach
