@@ -22,12 +22,15 @@ from solver.cfr.terminal import (
     FoldTables,
     ShowdownTables,
     fixed_payoff,
+    fold_prefix,
     fold_rows,
     runout_rows,
-    showdown_2card,
+    showdown_prefix,
+    showdown_rows,
 )
 from solver.cfr.update import UpdateWork, add_sums, strategy_rows, update_node
-from solver.games.model import FIXED, RUNOUT
+from solver.cfr.walk import next_sibling, prefix_fold
+from solver.games.model import FIXED, RUNOUT, SHOWDOWN
 
 I64 = npt.NDArray[np.int64]
 Array = npt.NDArray[np.float64]
@@ -218,14 +221,20 @@ def chance_values(game: GameArrays, trav: int, nodes: I64, depth: I64, sc: Scrat
 
 
 @numba.njit(**_JIT)
-def _rake(game: GameArrays, ft: FoldTables, trav: int, node: int, d: int, sc: Scratch) -> None:
-    """A raked showdown or runout's −r/2 term, added as the walk adds it."""
+def _rake(game: GameArrays, ft: FoldTables, sdt: ShowdownTables, trav: int, node: int, d: int,
+          sc: Scratch) -> None:  # fmt: skip
+    """A raked showdown or runout's −r/2 term, added as the walk adds it (a showdown's from
+    its prefix sums, still in ``sc.sd64``)."""
     tree, hands = game.tree, game.hands
     no = hands.num_hands[1 - trav]
     nt = hands.num_hands[trav]
     rk = -0.5 * tree.rake[node]
-    fold_rows(ft, tree.board[node], trav, no, nt, hands.num_cards, rk, sc.reach, d, sc.value,
-              d + 1, sc.card_sum)  # fmt: skip
+    b = tree.board[node]
+    if tree.kind[node] == SHOWDOWN:
+        fold_prefix(sdt, b, trav, nt, no, rk, sc.reach, d, sc.value, d + 1, sc.card_sum, sc.sd64)
+    else:
+        fold_rows(ft, b, trav, no, nt, hands.num_cards, rk, sc.reach, d, sc.value, d + 1,
+                  sc.card_sum)  # fmt: skip
     for h in range(nt):
         sc.value[d, h] += sc.value[d + 1, h]
 
@@ -233,14 +242,17 @@ def _rake(game: GameArrays, ft: FoldTables, trav: int, node: int, d: int, sc: Sc
 @numba.njit(**_JIT)
 def terminals(game: GameArrays, trav: int, nodes: I64, depth: I64, sc: Scratch, REn: Array,
               VAn: Array, exact: bool) -> int:  # fmt: skip
-    """Terminal nodes of one kind (folds, showdowns or runouts): their values."""
+    """Terminal nodes of one kind (folds, showdowns or runouts): their values. A fold beside
+    the traverser's showdown takes its values from the showdown's prefix sums (computed here:
+    in the walk, by whichever of the two comes first); timed (not ``exact``), a showdown
+    after such a fold skips them, as in the walk."""
     tree, hands, boards = game.tree, game.hands, game.boards
     opp = 1 - trav
     no = hands.num_hands[opp]
     nt = hands.num_hands[trav]
     ft = FoldTables(hands.cards, hands.same, hands.pack, boards.valid)  # (as the walk's)
     sdt = ShowdownTables(boards.valid, boards.order, boards.sd_row, boards.sd_src,
-                         boards.sd_cstart, boards.sd_pack)  # fmt: skip
+                         boards.sd_cstart, boards.sd_pack, hands.pack)  # fmt: skip
     for i in range(nodes.shape[0]):
         node = nodes[i]
         d = depth[node]
@@ -249,20 +261,32 @@ def terminals(game: GameArrays, trav: int, nodes: I64, depth: I64, sc: Scratch, 
         _load(REn, node, sc.reach, d, no, exact)
         if kind == FIXED:
             u0 = fixed_payoff(tree.payoff[node], tree.rake[node], trav)
-            fold_rows(ft, b, trav, no, nt, hands.num_cards, u0, sc.reach, d, sc.value, d,
-                      sc.card_sum)  # fmt: skip
+            if prefix_fold(tree, node, trav):
+                showdown_prefix(sdt, b, trav, no, sc.reach, d, sc.sd64)
+                fold_prefix(sdt, b, trav, nt, no, u0, sc.reach, d, sc.value, d, sc.card_sum,
+                            sc.sd64)  # fmt: skip
+            else:
+                fold_rows(ft, b, trav, no, nt, hands.num_cards, u0, sc.reach, d, sc.value, d,
+                          sc.card_sum)  # fmt: skip
         elif kind == RUNOUT:
             eq = boards.runout_eq[tree.runout[node], opp]
             amount = tree.payoff[node] - 0.5 * tree.rake[node]
             runout_rows(eq, amount, nt, no, sc.reach, d, sc.value, d, sc.sd64)
             if tree.rake[node] != 0.0:
-                _rake(game, ft, trav, node, d, sc)
+                _rake(game, ft, sdt, trav, node, d, sc)
         else:
             amount = tree.payoff[node] - 0.5 * tree.rake[node]
-            showdown_2card(sdt, b, trav, nt, no, amount, sc.reach, d, sc.value, d, sc.card_sum,
-                           sc.sd64)  # fmt: skip
+            after_fold = (
+                node > 0
+                and tree.kind[node - 1] == FIXED
+                and next_sibling(tree, node - 1, trav) == node
+                and prefix_fold(tree, node - 1, trav)
+            )
+            if exact or not after_fold:
+                showdown_prefix(sdt, b, trav, no, sc.reach, d, sc.sd64)
+            showdown_rows(sdt, b, trav, nt, no, amount, sc.value, d, sc.card_sum, sc.sd64)
             if tree.rake[node] != 0.0:
-                _rake(game, ft, trav, node, d, sc)
+                _rake(game, ft, sdt, trav, node, d, sc)
         _keep(sc.value, d, VAn, node, nt, exact)
     return nodes.shape[0]
 

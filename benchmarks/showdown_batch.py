@@ -162,7 +162,7 @@ def _chunk(sdt: ShowdownTables, b: int, trav: int, nt: int, no: int, amounts: Ar
     (cnt ≤ tn ≤ :data:`LMAX`; the lanes past ``cnt`` are padding: whatever finite reach
     ``rt`` holds there, amount 0, not stored). Scratch, float64, flat and terminal-minor:
     ``rt`` (≥ no·tn), ``p`` (≥ (no+1)·tn), ``qs`` (≥ (2no+1)·tn), ``cs`` (≥ C·tn)."""
-    valid, order, sd_row, sd_src, sd_cstart, sd_pack = sdt
+    valid, order, sd_row, sd_src, sd_cstart, sd_pack, _ = sdt
     nc = np.uint64(sd_cstart.shape[2] - 1)
     opp = 1 - trav
     row = sd_row[b]
@@ -267,11 +267,13 @@ def showdown_batch(sdt: ShowdownTables, b: int, trav: int, nt: int, no: int, amo
 def replay_single(sdt: ShowdownTables, trav: Int, nt: Int, no: Int, gstart: I64,
                   boards: npt.NDArray[np.int32], amounts: Array, rstart: I64, reach: Array,
                   out: Array, cs: Array, sbuf: Array) -> None:  # fmt: skip
-    """(a): ``showdown_2card`` once per terminal, with the walk's argument types."""
+    """(a): ``showdown_2card`` once per terminal (the walk's ``showdown_prefix`` and
+    ``showdown_rows``), with the argument types of ``showdown_values``."""
     for g in range(gstart.shape[0] - 1):
         for i in range(gstart[g], gstart[g + 1]):
             r = rstart[g] + i - gstart[g]
-            showdown_2card(sdt, boards[i], trav, nt, no, amounts[i], reach, r, out, r, cs, sbuf)
+            showdown_2card(sdt, np.int64(boards[i]), trav, nt, no, amounts[i], reach, r, out, r,
+                           cs, sbuf)  # fmt: skip
 
 
 @numba.njit(nogil=True)
@@ -290,8 +292,8 @@ def replay_batch(sdt: ShowdownTables, trav: Int, nt: Int, no: Int, gstart: I64,
             done = showdown_batch(sdt, np.int64(boards[a]), trav, nt, no, amounts, a, reach,
                                   r0, tn, out, r0, width, rt, p, qs, cs)  # fmt: skip
         for i in range(done, tn):
-            showdown_2card(sdt, boards[a + i], trav, nt, no, amounts[a + i], reach, r0 + i, out,
-                           r0 + i, cs1, sbuf)  # fmt: skip
+            showdown_2card(sdt, np.int64(boards[a + i]), trav, nt, no, amounts[a + i], reach,
+                           r0 + i, out, r0 + i, cs1, sbuf)  # fmt: skip
 
 
 @numba.njit(nogil=True, cache=True)
@@ -322,7 +324,9 @@ def scratch(h: int, nc: int) -> tuple[Array, Array, Array, Array]:
 
 def tables(game: Game) -> ShowdownTables:
     b = game.boards
-    return ShowdownTables(b.valid, b.order, b.sd_row, b.sd_src, b.sd_cstart, b.sd_pack)
+    return ShowdownTables(
+        b.valid, b.order, b.sd_row, b.sd_src, b.sd_cstart, b.sd_pack, game.hands.pack
+    )
 
 
 def river_groups(game: Game) -> list[I64]:

@@ -97,7 +97,7 @@ def showdown_lanes(sdt: ShowdownTables, b: int, trav: int, nt: int, no: int, amo
     """:func:`~solver.cfr.terminal.showdown_2card` with its last loop in blocks of
     :data:`LANES` hands: each hand's terms as the kernel adds them, into a stack buffer,
     then ``amount · v · valid`` stored to ``out2[orow]``."""
-    valid, order, sd_row, sd_src, sd_cstart, sd_pack = sdt
+    valid, order, sd_row, sd_src, sd_cstart, sd_pack, _ = sdt
     nc = sd_cstart.shape[2] - 1
     opp = 1 - trav
     row = sd_row[b]
@@ -212,7 +212,7 @@ class Terminals:
         self.tree = t
         self.ft = FoldTables(hands.cards, hands.same, hands.pack, boards.valid)
         self.sdt = ShowdownTables(boards.valid, boards.order, boards.sd_row, boards.sd_src,
-                                  boards.sd_cstart, boards.sd_pack)  # fmt: skip
+                                  boards.sd_cstart, boards.sd_pack, hands.pack)  # fmt: skip
         ids = np.arange(game.num_nodes, dtype=np.int64)
         self.nodes = {"fold": ids[t.kind == FIXED], "showdown": ids[shows]}
         self.nh = [int(x) for x in hands.num_hands]

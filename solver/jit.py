@@ -419,18 +419,32 @@ def _externalize(library: Any, own: set[str]) -> None:
 
 def _install_by_address() -> bool:
     """Hook Numba's CPU code library so that every library leaves the registered kernels it
-    links in as declarations (:func:`_externalize`). Returns whether it is installed."""
+    links in as declarations (:func:`_externalize`), and a library loaded from the cache
+    keeps its reload hooks. Returns whether it is installed."""
     try:
-        from numba.core import codegen
+        from numba.core import codegen, compiler
 
         cls = codegen.CPUCodeLibrary
         finalize: Callable[..., Any] = cls.finalize
         optimize: Callable[..., Any] = cls._optimize_final_module
         assert hasattr(cls, "_get_module_for_linking")
-    except (ImportError, AttributeError, AssertionError):
+        rebuild: Callable[..., Any] = compiler.CompileResult.__dict__["_rebuild"].__func__
+    except (ImportError, AttributeError, AssertionError, KeyError):
         return False
     if getattr(finalize, "by_address", False):
         return True
+
+    # A caller inherits the reload hooks of the libraries it links (Numba's finalize), but a
+    # library rebuilt from the cache starts with none (Numba keeps them on the compile
+    # result). A node_kernel that calls a called_kernel declares the callee; loaded from the
+    # cache and inlined into a caller compiled now, it would leave that caller's cached code
+    # with a symbol no hook binds in the next process. So the rebuilt library gets them back.
+    def rebuild_keeping_hooks(klass: Any, target_context: Any, *payload: Any) -> Any:
+        cres = rebuild(klass, target_context, *payload)
+        hooks = getattr(cres, "reload_init", None)
+        if hooks and isinstance(getattr(cres.library, "_reload_init", None), set):
+            cres.library._reload_init.update(hooks)
+        return cres
 
     def finalize_by_address(self: Any) -> None:
         module = getattr(self, "_final_module", None)
@@ -447,6 +461,7 @@ def _install_by_address() -> bool:
     finalize_by_address.by_address = True  # type: ignore[attr-defined]
     cls.finalize = finalize_by_address  # type: ignore[method-assign]
     cls._optimize_final_module = optimize_by_address  # type: ignore[method-assign]
+    compiler.CompileResult._rebuild = classmethod(rebuild_keeping_hooks)  # type: ignore[assignment,method-assign]
     return True
 
 

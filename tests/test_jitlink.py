@@ -106,3 +106,58 @@ def test_a_cached_caller_loads_and_calls_in_a_new_process(tmp_path: Path) -> Non
     assert runs[0].stdout.split()[0] == runs[1].stdout.split()[0] == want
     assert "[]" in runs[0].stdout  # compiled in the first process
     assert "1)]" in runs[1].stdout  # the caller came from the cache in the second
+
+
+INLINED = textwrap.dedent(
+    """
+    import numpy as np
+    from solver.jit import called_kernel, kernel, node_kernel
+
+    @called_kernel
+    def big(x, k):
+        s = 0.0
+        for i in range(x.shape[0]):
+            s += x[i] * k + i
+        return s
+
+    @node_kernel
+    def mid(x):
+        return big(x, 2.0) + 1.0
+
+    @kernel
+    def outer(x):
+        return mid(x) * 3.0
+    """
+)
+
+
+def test_a_caller_of_an_inlined_kernel_from_the_cache_binds_its_callee(tmp_path: Path) -> None:
+    """A node_kernel that calls a called_kernel, loaded from the cache and inlined into a
+    caller compiled in that process: the caller, cached, loads in a third process with the
+    callee's symbol bound (a library rebuilt from the cache keeps its reload hooks, which the
+    caller inherits; without them the third process called an unbound symbol and died)."""
+    (tmp_path / "jl_inl.py").write_text(INLINED)
+    env = dict(
+        os.environ,
+        NUMBA_CACHE_DIR=str(tmp_path / "cache"),
+        PYTHONPATH=os.pathsep.join([str(tmp_path), str(ROOT)]),
+    )
+    head = "import numpy as np, jl_inl; x = np.arange(6.0); "
+    steps = [
+        head + "print(repr(jl_inl.mid(x)))",  # the node_kernel alone, cached
+        head + "print(repr(jl_inl.outer(x)), jl_inl.outer.stats.cache_hits.most_common(1))",
+        head + "print(repr(jl_inl.outer(x)), jl_inl.outer.stats.cache_hits.most_common(1))",
+    ]
+    runs = [
+        subprocess.run(
+            [sys.executable, "-c", s], env=env, capture_output=True, text=True, timeout=300
+        )
+        for s in steps
+    ]
+    for r in runs:
+        assert r.returncode == 0, (r.returncode, r.stderr[-2000:])
+    mid = sum(v * 2.0 + i for i, v in enumerate(float(v) for v in range(6))) + 1.0
+    assert runs[0].stdout.split()[0] == repr(mid)
+    assert runs[1].stdout.split()[0] == runs[2].stdout.split()[0] == repr(mid * 3.0)
+    assert "[]" in runs[1].stdout  # outer compiled in the second process, mid loaded
+    assert "1)]" in runs[2].stdout  # and came from the cache in the third

@@ -54,6 +54,14 @@ def test_the_replays_composed_are_the_walks_pass_bit_for_bit(precision: str) -> 
     game = task_turn()
     t = game.tree
     assert (t.kind == RUNOUT).any() and (t.kind == SHOWDOWN).any() and (t.kind == FIXED).any()
+    for trav in (0, 1):  # folds beside the traverser's showdowns: they share its prefix sums
+        assert any(
+            t.kind[v] == FIXED
+            and t.kind[v + 1] == SHOWDOWN
+            and t.player[game.parents[v]] == trav
+            and game.parents[v + 1] == game.parents[v]
+            for v in range(game.num_nodes - 1)
+        )
     e = Engine(game, make_rule("dcfr-tuned"),
                options=SolveOptions(threads=1, pruning="none", precision=precision))  # fmt: skip
     e.iterate(3)  # regrets and sums that are not uniform

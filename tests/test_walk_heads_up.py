@@ -60,7 +60,7 @@ def reached_kernels(root: CPUDispatcher) -> dict[str, CPUDispatcher]:
 def test_the_driver_calls_no_three_player_kernel_by_name() -> None:
     reached = reached_kernels(cast(CPUDispatcher, drive.drive))
     assert "solver.cfr.walk.walk" in reached  # (the walk is reached: the scan follows calls)
-    assert "solver.cfr.terminal.showdown_2card" in reached
+    assert "solver.cfr.terminal.showdown_rows" in reached
     assert not [n for n in reached if n.rsplit(".", 1)[0] in THREE_PLAYER]
 
 

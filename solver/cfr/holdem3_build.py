@@ -17,7 +17,7 @@ from solver.cfr.multi import TERMINAL_SHOWDOWN3, MultiArrays
 from solver.cfr.multi_build import MultiBuilt
 from solver.cfr.showdown3_terminal import Showdown3Tables, showdown3_tables
 from solver.games.holdem3 import River3Setup, River3Spec, checked
-from solver.games.model import DECISION, Boards, Game, Hands, Tree
+from solver.games.model import DECISION, Boards, Game, Hands, Tree, parent_nodes
 from solver.poker.showdown3_hands import combo_names
 from solver.tree.betting3 import Betting3Tree
 from solver.tree.betting3_turn import Turn3Tree
@@ -90,6 +90,7 @@ def per_hand_arrays(
         pre_order=pre,
         pre_start=pre_start,
         pre_end=pre_end,
+        parent=parent_nodes(bt.first_child, bt.num_children),
     )
     hand_arrays = Hands(
         num_hands=hands,

@@ -19,7 +19,7 @@ import numpy as np
 from solver.cfr.layout import GameArrays, Scratch, make_scratch
 from solver.cfr.multi import TERMINAL_DEALS, TERMINAL_TOY3, MultiArrays
 from solver.cfr.showdown3_terminal import Showdown3Tables
-from solver.games.model import Boards, Game, Hands, Tree
+from solver.games.model import Boards, Game, Hands, Tree, parent_nodes
 from solver.games.multiway import MultiGame
 
 __all__ = ["MultiBuilt", "build_multi", "multi_scratch", "toy3_applies", "toy3_tables"]
@@ -88,6 +88,7 @@ def build_multi(mg: MultiGame, terminals: str = "auto") -> MultiBuilt:
         pre_order=pre,
         pre_start=pre_start,
         pre_end=pre_end,
+        parent=parent_nodes(mg.first_child, mg.num_children),
     )
     k = mg.hand_cards.shape[1]
     cards = np.full((pl, h, 2), -1, dtype=i32)

@@ -44,7 +44,8 @@ class FoldTables(NamedTuple):
 
 
 class ShowdownTables(NamedTuple):
-    """The arrays a two-card showdown reads (of ``Boards``: :func:`showdown_2card`)."""
+    """The arrays a two-card showdown reads (of ``Boards``: :func:`showdown_2card`), and a
+    fold beside it (:func:`fold_prefix`)."""
 
     valid: Array  # (B, 2, H)
     order: npt.NDArray[np.int32]  # (B, 2, H) hands in strength order on board b
@@ -52,6 +53,7 @@ class ShowdownTables(NamedTuple):
     sd_src: npt.NDArray[np.uint16]  # (R, 2, 2H) hands grouped by card
     sd_cstart: npt.NDArray[np.int32]  # (R, 2, C + 1) each card's group
     sd_pack: npt.NDArray[np.uint64]  # (R, 2, H) the counts below/above, packed
+    pack: npt.NDArray[np.uint64]  # (2, H) Hands.pack: each hand's cards (fold_prefix)
 
 
 @called_kernel
@@ -167,7 +169,7 @@ def showdown_values(
         nt = hands.num_hands[trav]
         no = hands.num_hands[1 - trav]
         sdt = ShowdownTables(boards.valid, boards.order, boards.sd_row, boards.sd_src,
-                             boards.sd_cstart, boards.sd_pack)  # fmt: skip
+                             boards.sd_cstart, boards.sd_pack, hands.pack)  # fmt: skip
         showdown_2card(sdt, b, trav, nt, no, amount, reach2, rrow, out2, orow, cs, sbuf)
         return
     showdown_generic(hands, boards, b, trav, amount, reach2, rrow, out2, orow, cs, cs2)
@@ -319,13 +321,42 @@ def showdown_2card(
     (``s_c``, ``e_c``: the card's group). The hand with the same two cards is never strictly
     weaker or stronger, so nothing is added back. Two prefix sums and one pass over the
     traverser's hands, against two merge sweeps whose every step waited on the last.
-    ``sbuf`` is (2, 2H + 1) scratch: P in row 0, Q in row 1; ``cs`` (≥ C,)."""
-    valid, order, sd_row, sd_src, sd_cstart, sd_pack = sdt
+    ``sbuf`` is (2, 2H + 1) scratch: P in row 0, Q in row 1; ``cs`` (≥ C,). The two steps,
+    :func:`showdown_prefix` then :func:`showdown_rows`, are the walk's own: a fold beside
+    the showdown reads the same prefix sums (:func:`fold_prefix`)."""
+    showdown_prefix(sdt, b, trav, no, reach2, rrow, sbuf)
+    showdown_rows(sdt, b, trav, nt, no, amount, out2, orow, cs, sbuf)
+
+
+@node_kernel
+def showdown_prefix(
+    sdt: ShowdownTables, b: Int, trav: Int, no: Int, reach2: Array, rrow: Int, sbuf: Array
+) -> None:
+    """:func:`showdown_2card`'s prefix sums of the opponent's reach row ``reach2[rrow]`` on
+    board ``b``: P (strength order) in ``sbuf[0, :no + 1]``, Q (grouped by card) in
+    ``sbuf[1, :2·no + 1]``."""
+    prefix_sums(reach2, rrow, sdt.order, b, 1 - trav, no, sbuf, np.int64(0))
+    prefix_sums(reach2, rrow, sdt.sd_src, sdt.sd_row[b], trav, 2 * no, sbuf, np.int64(1))
+
+
+@called_kernel
+def showdown_rows(
+    sdt: ShowdownTables,
+    b: Int,
+    trav: Int,
+    nt: Int,
+    no: Int,
+    amount: float,
+    out2: Array,
+    orow: Int,
+    cs: Array,
+    sbuf: Array,
+) -> None:
+    """:func:`showdown_2card`'s values from its prefix sums, already in ``sbuf``
+    (:func:`showdown_prefix`): out2[orow, h] for the traverser's ``nt`` hands."""
+    valid, sd_row, sd_cstart, sd_pack = sdt.valid, sdt.sd_row, sdt.sd_cstart, sdt.sd_pack
     nc = sd_cstart.shape[2] - 1  # the cards in the deck
-    opp = 1 - trav
     row = sd_row[b]
-    prefix_sums(reach2, rrow, order, b, opp, no, sbuf, np.int64(0))
-    prefix_sums(reach2, rrow, sd_src, row, trav, 2 * no, sbuf, np.int64(1))
     qa = sbuf[1, np.uint32(sd_cstart[row, trav, 0])]
     for c in range(nc):  # each card's group ends where the next one's starts: one read each
         qb = sbuf[1, np.uint32(sd_cstart[row, trav, c + 1])]
@@ -344,6 +375,46 @@ def showdown_2card(
         )
         v -= sbuf[1, w1 & m] + sbuf[1, (w1 >> np.uint64(16)) & m] - cs[w1 >> np.uint64(48)]
         out2[orow, h] = amount * v * valid[b, trav, h]
+
+
+@called_kernel
+def fold_prefix(
+    sdt: ShowdownTables,
+    b: Int,
+    trav: Int,
+    nt: Int,
+    no: Int,
+    u: float,
+    reach2: Array,
+    rrow: Int,
+    out2: Array,
+    orow: Int,
+    cs: Array,
+    sbuf: Array,
+) -> None:
+    """:func:`fold_rows`' values for two-card hands, out2[orow, h] = u · (opponent reach
+    compatible with h), from the prefix sums of the same reach row a showdown beside the
+    fold computes (:func:`showdown_prefix`, in ``sbuf``) instead of a pass over the
+    opponent's hands: the total is P's last entry, each card's reach Q's rise across the
+    card's group, then fold_rows' inclusion–exclusion per hand. ``cs`` (≥ C,) scratch. The
+    sums run in another order than fold_rows', so the last bits can differ."""
+    valid, sd_row, sd_cstart, pack = sdt.valid, sdt.sd_row, sdt.sd_cstart, sdt.pack
+    nc = sd_cstart.shape[2] - 1
+    row = sd_row[b]
+    total = sbuf[0, no]
+    qa = sbuf[1, np.uint32(sd_cstart[row, trav, 0])]
+    for c in range(nc):
+        qb = sbuf[1, np.uint32(sd_cstart[row, trav, c + 1])]
+        cs[c] = qb - qa
+        qa = qb
+    m = np.uint64(0xFFFF)
+    for h in range(nt):
+        w = pack[trav, h]
+        x = total - cs[w & m] - cs[(w >> np.uint64(16)) & m]
+        sm = w >> np.uint64(32)  # same + 1
+        if sm != 0:
+            x += reach2[rrow, sm - np.uint64(1)]
+        out2[orow, h] = u * x * valid[b, trav, h]
 
 
 @node_kernel

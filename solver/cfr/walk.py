@@ -77,10 +77,12 @@ from solver.cfr.terminal import (
     FoldTables,
     ShowdownTables,
     fixed_payoff,
+    fold_prefix,
     fold_rows,
     runout_rows,
-    showdown_2card,
     showdown_generic,
+    showdown_prefix,
+    showdown_rows,
 )
 from solver.cfr.update import (
     add_sums,
@@ -91,7 +93,7 @@ from solver.cfr.update import (
     zero_update,
     zero_update_is_noop,
 )
-from solver.games.model import CHANCE, DECISION, FIXED, RUNOUT, Hands, Tree
+from solver.games.model import CHANCE, DECISION, FIXED, RUNOUT, SHOWDOWN, Hands, Tree
 from solver.jit import ir_inline, kernel, node_kernel
 
 Array = npt.NDArray[np.float64]
@@ -173,6 +175,33 @@ def switches(fl: PassFlags, co: Array, tree: Tree, hands: Hands, lk: Locks) -> S
 
 
 # (inlined into its one caller, solver.cfr.drive: compiled once per signature, not twice)
+@node_kernel
+def prefix_fold(tree: Tree, node: Int, trav: Int) -> bool:
+    """Whether the fold ``node`` is the traverser's beside its showdown (a sibling next to
+    it on the same board): the two read the parent's reach row, so the fold takes its values
+    from the showdown's prefix sums (:func:`~solver.cfr.terminal.fold_prefix`). A property
+    of the tree, whichever walk or task reaches the fold."""
+    p = tree.parent[node]
+    if p < 0 or tree.kind[p] != DECISION or tree.player[p] != trav:
+        return False
+    lo = tree.first_child[p]
+    hi = lo + tree.num_children[p]
+    b = tree.board[node]
+    if node + 1 < hi and tree.kind[node + 1] == SHOWDOWN and tree.board[node + 1] == b:
+        return True
+    return node > lo and tree.kind[node - 1] == SHOWDOWN and tree.board[node - 1] == b
+
+
+@node_kernel
+def next_sibling(tree: Tree, node: Int, trav: Int) -> int:
+    """The node after ``node`` when both are children of the traverser's node (they read the
+    same reach row), else -1."""
+    p = tree.parent[node]
+    if p < 0 or tree.kind[p] != DECISION or tree.player[p] != trav:
+        return -1
+    return node + 1 if node + 1 < tree.first_child[p] + tree.num_children[p] else -1
+
+
 @ir_inline
 def walk(
     game: GameArrays,
@@ -211,7 +240,7 @@ def walk(
     RE, VA, AV, SG, CQ = sc.reach, sc.value, sc.action_value, sc.strat, sc.cq
     ft = FoldTables(hands.cards, hands.same, hands.pack, boards.valid)
     sdt = ShowdownTables(boards.valid, boards.order, boards.sd_row, boards.sd_src,
-                         boards.sd_cstart, boards.sd_pack)  # fmt: skip
+                         boards.sd_cstart, boards.sd_pack, hands.pack)  # fmt: skip
     leaf, touched, ti = fl.leaf, 0, 0
     multi = start_rows(mw, RE, nt)  # more than two players: a reach row each (cfr/multi.py)
     tasks = leaf == LEAF_TASKS  # start is a thread: walk the tasks it claims one by one
@@ -225,7 +254,7 @@ def walk(
             sc.live[0, h] = 1.0
     if sw.rnr:  # a restricted Nash response: the learner's free reach beside the mixture
         start_free_reach(sc, no)
-    raked = False  # a raked showdown or runout was just valued: add its rake term
+    raked, pq_next = False, -1  # a raked terminal's rake term to add; see have_pq below
     d = 0
     stack[0] = lv.task_node[ti] if tasks else start
     nxt[0] = -1
@@ -238,6 +267,10 @@ def walk(
         if multi and kind == DECISION:  # the actor's hands (players may hold different numbers)
             no = hands.num_hands[tree.player[node]]
         if nxt[d] < 0:  # entering the node
+            # the showdown prefix sums in sc.sd64 are of this node's reach row (a terminal of
+            # the traverser's node after another: both read the parent's row)
+            have_pq = pq_next == node
+            pq_next = -1
             if not (tasks and d == 0 and lv.slot[node] >= 0):
                 touched += 1  # (a runout's task: the upper walk counts the node)
             b = tree.board[node]
@@ -262,7 +295,15 @@ def walk(
                 at_leaf = True
             elif kind == FIXED:
                 u0 = fixed_payoff(tree.payoff[node], tree.rake[node], trav)
-                fold_rows(ft, b, trav, no, nt, hands.num_cards, u0, RE, rrow[d], VA, d, sc.card_sum)
+                if sw.two_card and prefix_fold(tree, node, trav):  # beside a showdown
+                    if not have_pq:
+                        showdown_prefix(sdt, b, trav, no, RE, rrow[d], sc.sd64)
+                    fold_prefix(sdt, b, trav, nt, no, u0, RE, rrow[d], VA, d, sc.card_sum,
+                                sc.sd64)  # fmt: skip
+                    pq_next = next_sibling(tree, node, trav)
+                else:
+                    fold_rows(ft, b, trav, no, nt, hands.num_cards, u0, RE, rrow[d], VA, d,
+                              sc.card_sum)  # fmt: skip
                 at_leaf = True
             elif kind == RUNOUT:  # raked: worth A − r/2, the −r/2 term added below
                 eq = boards.runout_eq[tree.runout[node], opp]
@@ -308,8 +349,10 @@ def walk(
                 amount = tree.payoff[node] - 0.5 * tree.rake[node]
                 raked = tree.rake[node] != 0.0
                 if sw.two_card:
-                    showdown_2card(sdt, b, trav, nt, no, amount, RE, rrow[d], VA, d, sc.card_sum,
-                                   sc.sd64)  # fmt: skip
+                    if not have_pq:
+                        showdown_prefix(sdt, b, trav, no, RE, rrow[d], sc.sd64)
+                    showdown_rows(sdt, b, trav, nt, no, amount, VA, d, sc.card_sum, sc.sd64)
+                    pq_next = next_sibling(tree, node, trav)
                 else:
                     showdown_generic(hands, boards, b, trav, amount, RE, rrow[d], VA, d,
                                      sc.card_sum, sc.card_sum2)  # fmt: skip
@@ -317,8 +360,12 @@ def walk(
             if raked:  # −r/2 per compatible opponent hand, in the free row below (one copy)
                 raked = False
                 rk = -0.5 * tree.rake[node]
-                fold_rows(ft, b, trav, no, nt, hands.num_cards, rk, RE, rrow[d], VA, d + 1,
-                          sc.card_sum)  # fmt: skip
+                if kind != RUNOUT and sw.two_card:  # from the showdown's prefix sums
+                    fold_prefix(sdt, b, trav, nt, no, rk, RE, rrow[d], VA, d + 1, sc.card_sum,
+                                sc.sd64)  # fmt: skip
+                else:
+                    fold_rows(ft, b, trav, no, nt, hands.num_cards, rk, RE, rrow[d], VA, d + 1,
+                              sc.card_sum)  # fmt: skip
                 for h in range(nt):
                     VA[d, h] += VA[d + 1, h]
         if not at_leaf:

@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 import numpy.typing as npt
 
-from solver.games.model import DECISION, FIXED, Boards, Hands, Tree
+from solver.games.model import DECISION, FIXED, Boards, Hands, Tree, parent_nodes
 
 
 def finish_boards(
@@ -239,6 +239,7 @@ def flatten(
         np.array(pre, dtype=np.int64),
         pre_start,
         pre_end,
+        parent_nodes(first_child, num_children),
     )
     return tree, labels
 

@@ -52,6 +52,18 @@ def auto_precision(is_holdem: bool, cells: int = AUTO_FLOAT64_CELLS + 1) -> str:
     return "float32" if is_holdem and cells > AUTO_FLOAT64_CELLS else "float64"
 
 
+def parent_nodes(
+    first_child: npt.NDArray[np.integer], num_children: npt.NDArray[np.integer]
+) -> npt.NDArray[np.int32]:
+    """(N,) int32: each node's parent (-1 at the root), from the children's ranges."""
+    n = first_child.shape[0]
+    parent = np.full(n, -1, dtype=np.int32)
+    for v in np.flatnonzero(np.asarray(first_child) >= 0):
+        fc = int(first_child[v])
+        parent[fc : fc + int(num_children[v])] = v
+    return parent
+
+
 class Tree(NamedTuple):
     """Flat public tree. Arrays have length ``N`` (number of nodes) except the ``K`` suit
     isomorphism entries: a chance node deals only one card of each class of interchangeable
@@ -79,6 +91,7 @@ class Tree(NamedTuple):
     pre_order: npt.NDArray[np.int64]  # (M,) M decision nodes
     pre_start: npt.NDArray[np.int64]  # (N,)
     pre_end: npt.NDArray[np.int64]  # (N,)
+    parent: npt.NDArray[np.int32]  # (N,) each node's parent, -1 at the root (parent_nodes)
 
 
 class Hands(NamedTuple):
@@ -262,13 +275,7 @@ class Game:
     @property
     def parents(self) -> npt.NDArray[np.int64]:
         if self._parents is None:
-            parents = np.full(self.num_nodes, -1, dtype=np.int64)
-            t = self.tree
-            for n in range(self.num_nodes):
-                fc = t.first_child[n]
-                if fc >= 0:
-                    parents[fc : fc + t.num_children[n]] = n
-            self._parents = parents
+            self._parents = self.tree.parent.astype(np.int64)
         return self._parents
 
     def children(self, node: int) -> range:
