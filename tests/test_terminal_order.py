@@ -7,6 +7,8 @@ own order, bit for bit, and equal to every compatible pair summed one by one."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import pytest
 
@@ -164,8 +166,8 @@ def test_a_fold_from_the_showdowns_prefix_sums(seed: int) -> None:
         nt, no = int(g.hands.num_hands[trav]), int(g.hands.num_hands[1 - trav])
         sbuf, expect = _fold_from_prefix_reference(g, trav, -37.5, reach)
         out = np.zeros((1, reach.shape[1]))
-        # (board index int32, as the walk passes it: the signature the warm-up compiled)
-        fold_prefix(sdt, np.int32(0), trav, nt, no, -37.5, reach, 0, out, 0, sc.card_sum, sbuf)
+        board: Any = np.int32(0)  # an int32 index, as the walk passes it (a warm-up signature)
+        fold_prefix(sdt, board, trav, nt, no, -37.5, reach, 0, out, 0, sc.card_sum, sbuf)
         assert out[0, :nt].tobytes() == expect.tobytes()
         # the same values as the fold's own pass and as every pair summed, to the rounding
         # of sums whose terms reach the opponent's total reach

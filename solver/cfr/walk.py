@@ -199,7 +199,7 @@ def next_sibling(tree: Tree, node: Int, trav: Int) -> int:
     p = tree.parent[node]
     if p < 0 or tree.kind[p] != DECISION or tree.player[p] != trav:
         return -1
-    return node + 1 if node + 1 < tree.first_child[p] + tree.num_children[p] else -1
+    return int(node) + 1 if node + 1 < tree.first_child[p] + tree.num_children[p] else -1
 
 
 @ir_inline

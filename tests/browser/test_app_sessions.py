@@ -91,7 +91,7 @@ def sweep_log(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture(scope="module")
 def short_grace(sweep_log: Path) -> Iterator[Server]:
     env = {"REGRET_LAB_GRACE_S": str(GRACE_S), SWEEP_LOG_ENV: str(sweep_log)}
-    with running_server(**env) as s:
+    with running_server(120.0, **env) as s:
         yield s
 
 
