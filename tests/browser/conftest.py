@@ -11,13 +11,14 @@ from pathlib import Path
 import pytest
 
 from app.files import BATCHES_ENV
-from app.serve import CHROMIUM_ARGS, running_app
+from app.runtime import SWEEP_LOG_ENV
+from app.serve import CHROMIUM_ARGS, Server, running_app, running_server
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # the helpers module ``pw``
 pytest.importorskip("playwright")
 
 from playwright.sync_api import Page
-from pw import WAIT
+from pw import GRACE_S, WAIT
 
 if shutil.which("chromium") is None:
     collect_ignore_glob = ["test_*.py"]  # nothing to drive: scripts/test.sh installs it
@@ -55,3 +56,18 @@ def page(page: Page) -> Page:
     """pytest-playwright's page, waiting as long as a busy 2-core machine needs."""
     page.set_default_timeout(WAIT)
     return page
+
+
+@pytest.fixture(scope="module")
+def sweep_log(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The :func:`short_grace` server's sweep log: a line per session its sweeper closed."""
+    return tmp_path_factory.mktemp("sweep") / "sweep.log"
+
+
+@pytest.fixture(scope="module")
+def short_grace(sweep_log: Path) -> Iterator[Server]:
+    """A server of the module's own whose closed tabs' sessions end :data:`pw.GRACE_S` after
+    they are gone (not the default's minutes), writing each close to ``sweep_log``."""
+    env = {"REGRET_LAB_GRACE_S": str(GRACE_S), SWEEP_LOG_ENV: str(sweep_log)}
+    with running_server(120.0, **env) as s:
+        yield s

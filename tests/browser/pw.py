@@ -12,6 +12,7 @@ from playwright.sync_api import Locator, Page, expect
 from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 
 WAIT = 120_000  # ms
+GRACE_S = 3.0  # s: the short_grace servers' (conftest.py) closed tabs end this long after they go
 IDLE = "[data-testid='stApp'][data-test-script-state='notRunning']"
 BUSY = "[data-testid='stApp']:not([data-test-script-state='notRunning'])"  # a rerun asked or on
 LIVE_CURVE = "[class*='st-key-live_curve_'] img"  # the curve's picture while solving

@@ -17,6 +17,7 @@ pytest.importorskip("playwright")
 
 from playwright.sync_api import Browser, Page, ViewportSize, expect
 from pw import (
+    GRACE_S,
     LIVE_CURVE,
     LIVE_GRID,
     WAIT,
@@ -33,10 +34,8 @@ from pw import (
     swept,
 )
 
-from app.runtime import SWEEP_LOG_ENV
-from app.serve import Server, running_server
+from app.serve import Server
 
-GRACE_S = 3.0  # the memory test's server: a closed tab's jobs end 3 s after it is gone
 WARMED: set[str] = set()  # servers on which a solve has run and ended (warm-up done)
 VIEW: ViewportSize = {"width": 1440, "height": 900}
 
@@ -80,19 +79,6 @@ def test_reload_takes_its_solve_back_and_a_hidden_page_polls_nothing(
     page.locator(".st-key-btn_stop button").click()
     idle(page)
     expect(page.get_by_text(re.compile(r"^Stopped at iteration"))).to_be_visible()
-
-
-@pytest.fixture(scope="module")
-def sweep_log(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The short-grace server's sweep log: a line per session its sweeper closed."""
-    return tmp_path_factory.mktemp("sweep") / "sweep.log"
-
-
-@pytest.fixture(scope="module")
-def short_grace(sweep_log: Path) -> Iterator[Server]:
-    env = {"REGRET_LAB_GRACE_S": str(GRACE_S), SWEEP_LOG_ENV: str(sweep_log)}
-    with running_server(120.0, **env) as s:
-        yield s
 
 
 def _solving(browser: Browser, url: str, label: str) -> Page:

@@ -9,7 +9,6 @@ from __future__ import annotations
 import re
 import threading
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -17,27 +16,12 @@ import pytest
 pytest.importorskip("playwright")
 
 from playwright.sync_api import Browser, Page, ViewportSize, expect
-from pw import WAIT, fill, idle, nav, pick_game, swept
+from pw import GRACE_S, WAIT, fill, idle, nav, pick_game, swept
 
-from app.runtime import SWEEP_LOG_ENV
-from app.serve import Server, running_server
+from app.serve import Server
 
-GRACE_S = 3.0
 VIEW: ViewportSize = {"width": 1400, "height": 1000}
 TURN = "Libratus endgame 1 (turn, pot 500)"  # ~30M strategy cells: its arrays stand out
-
-
-@pytest.fixture(scope="module")
-def sweep_log(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The server's sweep log: a line per session its sweeper closed."""
-    return tmp_path_factory.mktemp("sweep") / "sweep.log"
-
-
-@pytest.fixture(scope="module")
-def server_3s(sweep_log: Path) -> Iterator[Server]:
-    env = {"REGRET_LAB_GRACE_S": str(GRACE_S), SWEEP_LOG_ENV: str(sweep_log)}
-    with running_server(120.0, **env) as s:
-        yield s
 
 
 def _tab(browser: Browser, url: str) -> Page:
@@ -104,9 +88,9 @@ def _settle(server: Server, seconds: float = 6.0) -> float:
 
 
 def test_a_closed_tabs_solve_explore_and_drill_give_their_memory_back(
-    browser: Browser, server_3s: Server, sweep_log: Path
+    browser: Browser, short_grace: Server, sweep_log: Path
 ) -> None:
-    url = server_3s.url
+    url = short_grace.url
     # the server loads its modules and kernels once (not what a session holds): a first tab
     # solves, explores and drills a river, and is closed
     warm = _tab(browser, url)
@@ -115,8 +99,8 @@ def test_a_closed_tabs_solve_explore_and_drill_give_their_memory_back(
     nav(warm, "Practice")
     warm.context.close()
     swept(sweep_log, 1)  # its session closed and emptied (the grace period and a beat)
-    before = _settle(server_3s)
-    with _Peak(server_3s) as peak:
+    before = _settle(short_grace)
+    with _Peak(short_grace) as peak:
         page = _tab(browser, url)
         _solve(page, TURN, "2")
         nav(page, "Explore")
@@ -128,12 +112,12 @@ def test_a_closed_tabs_solve_explore_and_drill_give_their_memory_back(
     held = peak.peak
     # the solve's storage, its average strategy and the game: well clear of noise (the
     # status lines say where the memory was if it never showed)
-    assert held - before > 200, (before, held, _status(server_3s.pid))
+    assert held - before > 200, (before, held, _status(short_grace.pid))
     page.context.close()
     deadline = time.monotonic() + GRACE_S + 30.0
-    after = server_3s.rss_mb()
+    after = short_grace.rss_mb()
     while time.monotonic() < deadline and after - before > 100.0:
         time.sleep(1.0)
-        after = server_3s.rss_mb()
+        after = short_grace.rss_mb()
     print(f"server RSS (MiB): before {before:.0f}, held {held:.0f}, after {after:.0f}")
     assert after - before <= 100.0, (before, held, after)
