@@ -17,10 +17,10 @@ from solver import jit
 
 ROOT = Path(__file__).resolve().parents[1]
 
-MODULE = textwrap.dedent(
+BIG = textwrap.dedent(
     """
     import numpy as np
-    from solver.jit import called_kernel, kernel
+    from solver.jit import called_kernel, kernel, node_kernel
 
     @called_kernel
     def big(x, k):
@@ -28,7 +28,10 @@ MODULE = textwrap.dedent(
         for i in range(x.shape[0]):
             s += x[i] * k + i
         return s
-
+    """
+)
+MODULE = BIG + textwrap.dedent(
+    """
     @kernel
     def caller(x):
         return big(x, 2.0) + big(x, 3.0)
@@ -108,18 +111,8 @@ def test_a_cached_caller_loads_and_calls_in_a_new_process(tmp_path: Path) -> Non
     assert "1)]" in runs[1].stdout  # the caller came from the cache in the second
 
 
-INLINED = textwrap.dedent(
+INLINED = BIG + textwrap.dedent(
     """
-    import numpy as np
-    from solver.jit import called_kernel, kernel, node_kernel
-
-    @called_kernel
-    def big(x, k):
-        s = 0.0
-        for i in range(x.shape[0]):
-            s += x[i] * k + i
-        return s
-
     @node_kernel
     def mid(x):
         return big(x, 2.0) + 1.0
