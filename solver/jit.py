@@ -29,6 +29,7 @@ import functools
 import hashlib
 import importlib
 import itertools
+import json
 import os
 import re
 import shutil
@@ -54,9 +55,16 @@ def _module_of(path: Path, root: Path) -> str:
     return ".".join(parts)
 
 
-def _imports(path: Path, module: str, package: str, modules: set[str] | None = None) -> set[str]:
-    """The ``package`` modules ``path`` (module ``module``) imports, anywhere in the file."""
-    tree = ast.parse(path.read_bytes(), filename=str(path))
+def _imports(
+    path: Path,
+    module: str,
+    package: str,
+    modules: set[str] | None = None,
+    source: bytes | None = None,
+) -> set[str]:
+    """The ``package`` modules ``path`` (module ``module``; its bytes ``source``, if already
+    read) imports, anywhere in the file."""
+    tree = ast.parse(path.read_bytes() if source is None else source, filename=str(path))
     out: set[str] = set()
     is_pkg = path.name == "__init__.py"
     for node in ast.walk(tree):
@@ -81,12 +89,60 @@ def _imports(path: Path, module: str, package: str, modules: set[str] | None = N
     return out
 
 
+GRAPH_MEMO = "imports.json"  # under cache_root: the last import graph and its sources' hash
+
+
 def _graph(root: Path) -> tuple[dict[str, Path], dict[str, set[str]]]:
-    """Every module under ``root`` (name → file) and the package modules each imports."""
+    """Every module under ``root`` (name → file) and the package modules each imports.
+
+    Parsing every module is most of a bare ``import solver`` and every process that loads a
+    kernel needs the graph, so it is kept beside the cache keyed by a hash of every file's
+    name and bytes (:data:`GRAPH_MEMO`); any edit re-parses."""
     package = root.name
     files = {_module_of(p, root): p for p in root.rglob("*.py")}
-    names = set(files)
-    return files, {m: _imports(p, m, package, names) for m, p in files.items()}
+    sources = {m: p.read_bytes() for m, p in files.items()}
+    h = hashlib.sha256()
+    for m in sorted(sources):
+        h.update(m.encode() + b"\0" + sources[m] + b"\0")
+    key = h.hexdigest()
+    deps = _read_graph(root, key, set(files))
+    if deps is None:
+        names = set(files)
+        deps = {m: _imports(p, m, package, names, sources[m]) for m, p in files.items()}
+        _write_graph(root, key, deps)
+    return files, deps
+
+
+def _read_graph(root: Path, key: str, modules: set[str]) -> dict[str, set[str]] | None:
+    """The memo's graph if it was made from these sources, else None (missing, stale,
+    unreadable or not the shape written)."""
+    try:
+        data = json.loads((cache_root(root) / GRAPH_MEMO).read_text())
+        if data["key"] != key or set(data["deps"]) != modules:
+            return None
+        raw = data["deps"]
+        if not all(
+            isinstance(d, list) and all(isinstance(x, str) for x in d) for d in raw.values()
+        ):
+            return None
+        return {m: set(d) for m, d in raw.items()}
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        return None
+
+
+def _write_graph(root: Path, key: str, deps: dict[str, set[str]]) -> None:
+    """Save the memo atomically (a reader sees the old file or the new one); never raises."""
+    try:
+        base = cache_root(root)
+        base.mkdir(parents=True, exist_ok=True)
+        text = json.dumps({"key": key, "deps": {m: sorted(d) for m, d in sorted(deps.items())}})
+        fd, tmp = tempfile.mkstemp(dir=base, prefix=".imports-")
+        with os.fdopen(fd, "w") as f:
+            f.write(text)
+        os.chmod(tmp, 0o644)  # (mkstemp's 0600: the cache's other files are readable)
+        os.replace(tmp, base / GRAPH_MEMO)
+    except OSError:
+        pass
 
 
 def _closure_of(start: list[str], files: dict[str, Path], deps: dict[str, set[str]]) -> set[str]:

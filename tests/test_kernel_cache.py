@@ -4,6 +4,7 @@ caller's file), and leaves the modules that do not depend on it alone."""
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
@@ -96,6 +97,38 @@ def test_kernel_sources_follow_imports(tmp_path: Path) -> None:
     assert jit.source_hash(pkg) == before
     (pkg / "consts.py").write_text("C = 6\n")
     assert jit.source_hash(pkg) != before
+
+
+def test_import_graph_is_kept_and_follows_edits(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    pkg = _package(tmp_path, {
+        "__init__": "",
+        "low": "from pkg.jit import X\n",
+        "high": "from pkg.jit import X\n",
+    })  # fmt: skip
+    files, deps = jit._graph(pkg)
+    memo = jit.cache_root(pkg) / jit.GRAPH_MEMO
+    assert memo.is_file() and "pkg.jit" in deps["pkg.high"] and "pkg.low" not in deps["pkg.high"]
+    parsed: list[str] = []
+    real = jit._imports
+
+    def counting(path: Path, module: str, *args: object, **kw: object) -> set[str]:
+        parsed.append(module)
+        return real(path, module, *args, **kw)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(jit, "_imports", counting)
+    assert jit._graph(pkg) == (files, deps) and parsed == []  # read back, nothing parsed
+    (pkg / "high.py").write_text("from pkg.jit import X\nfrom pkg import low\n")
+    assert "pkg.low" in jit._graph(pkg)[1]["pkg.high"]  # an edit: parsed again
+    assert len(parsed) == len(files)
+    key = json.loads(memo.read_text())["key"]
+    wrong = {"pkg.__init__": [], "pkg.jit": [], "pkg.low": "pkg.jit", "pkg.high": []}
+    for bad in ("{", '{"key": 1}', '{"key": "x", "deps": []}', "\0\xff",
+                json.dumps({"key": key, "deps": wrong})):  # fmt: skip
+        memo.write_text(bad)
+        assert "pkg.low" in jit._graph(pkg)[1]["pkg.high"]
+        assert "pkg.low" in json.loads(memo.read_text())["deps"]["pkg.high"]  # written anew
 
 
 def test_module_closures_are_keyed_apart(tmp_path: Path) -> None:

@@ -45,7 +45,7 @@ import tempfile
 import warnings
 from collections.abc import Callable, Collection, Iterator
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, TypeVar
 
 from solver.files import safe_types
 
@@ -170,10 +170,8 @@ def _step(d: Any, kernels: Collection[str]) -> Step:
 _FIELDS = ("kernel", "signature", "types")
 
 
-def read_plan(path: Path = PLAN, kernels: Collection[str] = KERNEL_MODULES) -> Plan:
-    """The plan at ``path``, its steps' kernels in ``kernels`` (checked before anything is
-    imported) and their types read by :func:`solver.files.safe_types.load_types`.
-    :class:`PlanError` (or OSError) when refused."""
+def _read_raw(path: Path) -> dict[str, Any]:
+    """The plan file's JSON, its shape and size checked (nothing imported or unpickled)."""
     if not path.is_file():  # a FIFO would block the read
         raise PlanError(f"{path}: not a regular file")
     if path.stat().st_size > MAX_PLAN_BYTES:
@@ -191,26 +189,50 @@ def read_plan(path: Path = PLAN, kernels: Collection[str] = KERNEL_MODULES) -> P
         raise PlanError(f"{path}: a stage is not {{entry, callees}}")
     if len(after) + sum(1 + len(d["callees"]) for d in stages) > MAX_STEPS:
         raise PlanError(f"{path}: more than {MAX_STEPS} steps")
+    return raw
+
+
+def read_plan(path: Path = PLAN, kernels: Collection[str] = KERNEL_MODULES) -> Plan:
+    """The plan at ``path``, its steps' kernels in ``kernels`` (checked before anything is
+    imported) and their types read by :func:`solver.files.safe_types.load_types`.
+    :class:`PlanError` (or OSError) when refused."""
+    raw = _read_raw(path)
     return Plan(
         [
             Stage(_step(d.get("entry"), kernels), [_step(c, kernels) for c in d["callees"]])
-            for d in stages
+            for d in raw["stages"]
         ],
-        [_step(d, kernels) for d in after],
+        [_step(d, kernels) for d in raw["after"]],
     )
+
+
+def read_entries(path: Path = PLAN, kernels: Collection[str] = KERNEL_MODULES) -> list[Step]:
+    """Only the stages' entries of the plan at ``path``, read as :func:`read_plan` reads
+    them: enough to tell whether a helper has anything to do, without reading the callees'
+    types (most of a plan, and of a warm solve's start)."""
+    raw = _read_raw(path)
+    return [_step(d.get("entry"), kernels) for d in raw["stages"]]
 
 
 def load_plan(path: Path = PLAN, kernels: Collection[str] = KERNEL_MODULES) -> Plan | None:
     """The plan at ``path`` (:func:`read_plan`), or None when there is none or it is refused:
     then there is no helper, and nothing else changes. A plan that exists but is refused
     says why in a :class:`RuntimeWarning`; no error of a plan's escapes."""
+    return _refused_is_none(read_plan, path, kernels)
+
+
+T = TypeVar("T")
+
+
+def _refused_is_none(read: Callable[[Path, Collection[str]], T], path: Path,
+                     kernels: Collection[str]) -> T | None:  # fmt: skip
     try:
-        return read_plan(path, kernels)
+        return read(path, kernels)
     except KeyboardInterrupt:
         raise
     except BaseException as exc:  # SystemExit too: a bad plan means no helper, never an end
         if path.exists():
-            warnings.warn(f"prefetch plan not used: {exc}", RuntimeWarning, stacklevel=2)
+            warnings.warn(f"prefetch plan not used: {exc}", RuntimeWarning, stacklevel=3)
         return None
 
 
@@ -370,16 +392,16 @@ def start(path: Path = PLAN) -> subprocess.Popen[bytes] | None:
     driver signatures is not in the cache; None when there is nothing to do."""
     if not enabled():
         return None
-    plan = load_plan(path)
-    if plan is None:
+    entries = _refused_is_none(read_entries, path, KERNEL_MODULES)
+    if entries is None:
         return None
     cold = False
-    for st in plan.stages:
-        disp = st.entry.dispatcher()
+    for entry in entries:
+        disp = entry.dispatcher()
         if disp is None:
             return None
-        cold = cold or not is_cached(disp, st.entry.types)
-    if not cold:
+        cold = cold or not is_cached(disp, entry.types)
+    if not cold or load_plan(path) is None:  # the whole plan checked before a helper runs it
         return None
     try:
         cmd = ["-m", "solver.run.prefetch", "--plan", str(path), "--parent", str(os.getpid())]
