@@ -15,6 +15,10 @@ if [ "${1:-}" = "--quick" ]; then
   shift
 fi
 export NUMBA_THREADING_LAYER=threadsafe
+# every test worker, app server, CLI run and Dask worker imports the checkout: with
+# PYTHONDONTWRITEBYTECODE set, each compiled every module from source again (collecting the
+# suite took 2.4x as long); bytecode goes to __pycache__, which git ignores
+unset PYTHONDONTWRITEBYTECODE
 if [ "$QUICK" = 1 ]; then
   [ -x .venv/bin/pytest ] || bash scripts/setup.sh test
   .venv/bin/ruff check .
