@@ -223,3 +223,32 @@ def test_split_iterations_refuses_bad_shapes(game: Game) -> None:
     with pytest.raises(ValueError, match="two threads"):
         split_iterations(game, one.storage, one._no_rbp, one._locks, coefs, draws,
                          one.flags(0), one.scratch, one.parallel)  # fmt: skip
+
+
+@pytest.mark.cores(2)
+def test_a_check_on_two_threads_runs_its_passes_side_by_side(
+    game: Game, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Two threads: the check's two best-response passes run one per thread, unsplit (no
+    split pass is made); three: each pass split over them. The serial numbers either way."""
+    from solver.cfr import bestresponse
+    from solver.cfr.walk import AVERAGE
+
+    serial = Engine(game, make_rule("dcfr-tuned"), options=SolveOptions(threads=1))
+    serial.iterate(6)
+    want = serial.best_response_values()
+    split: list[int] = []
+    real = bestresponse.parallel_pass
+
+    def counting(*args: Any) -> int:
+        split.append(1)
+        return real(*args)
+
+    monkeypatch.setattr(bestresponse, "parallel_pass", counting)
+    two = Engine(game, make_rule("dcfr-tuned"), options=SolveOptions(threads=2))
+    two.iterate(6)
+    assert two.check_parallel.split_checks and two.check_parallel.threads == 2
+    assert two.best_response_values() == want and split == []
+    three = parallel.make_parallel(game, 3)
+    got = bestresponse.best_response_values(game, AVERAGE, None, three, storage=serial.storage)
+    assert got == want and len(split) == 2

@@ -29,7 +29,7 @@ from solver.cfr.layout import (
     placeholder_storage,
 )
 from solver.cfr.locks import Locks, no_locks
-from solver.cfr.parallel import Parallel, parallel_pass
+from solver.cfr.parallel import Parallel, beside, parallel_pass
 from solver.cfr.protocol import Solver
 from solver.cfr.pruning.state import no_rbp
 from solver.cfr.reach import chance_factor, path_reach
@@ -136,9 +136,21 @@ def best_response_values(
 ) -> tuple[float, float]:
     """(BR₀, BR₁): what each player's best response earns against the other's ``sigma``
     (in the game with ``locks``; :data:`AVERAGE` with ``storage``: its average strategy).
-    Unsplit, both passes run in one kernel call (:func:`best_response_passes`)."""
+    Unsplit, both passes run in one kernel call (:func:`best_response_passes`); on two
+    threads one pass each, side by side; on more, each pass split over them."""
     g = game
-    if parallel is not None and parallel.threads > 1 and parallel.split_checks:
+    if parallel is not None and parallel.threads == 2 and parallel.split_checks:
+        # two passes on two threads: one each, unsplit, side by side (a split pass's task
+        # claims and slot copies cost a small turn's check a sixth more work); the numbers
+        # are the serial walk's either way
+        sc = scratch if scratch is not None else make_scratch(g)
+        other = parallel.scratches[1]
+        if other.value.dtype != sc.value.dtype:
+            other = make_scratch(g, sc.value.dtype.type)
+        second = beside(root_player_values, g, sigma, 1, True, other, None, locks, storage)
+        values = [root_player_values(g, sigma, 0, True, sc, None, locks, storage)]
+        values.append(second.result())
+    elif parallel is not None and parallel.threads > 1 and parallel.split_checks:
         values = [
             root_player_values(g, sigma, p, True, scratch, parallel, locks, storage)
             for p in range(2)

@@ -21,16 +21,19 @@ counter for every thread to finish the pass's tasks; a thread that starts late j
 next pass thread 0 has not finished without it. Handing each step over from Python (a
 pool hand-off and three kernel calls per pass, ~0.1 ms) was a third of what two threads
 lost per T1 pass, and the solve thread needed the GIL eight times per iteration, waiting
-behind whatever a UI was drawing. Best-response passes (two per check) keep
-:func:`parallel_pass` (a river's stay serial: :attr:`Parallel.split_checks`).
+behind whatever a UI was drawing. Best-response passes (two per check) run one per thread,
+unsplit, side by side on two threads (:func:`beside`), and keep :func:`parallel_pass` on
+more (a river's stay serial: :attr:`Parallel.split_checks`).
 """
 
 from __future__ import annotations
 
 import os
 import threading
-from concurrent.futures import ThreadPoolExecutor, wait
+from collections.abc import Callable
+from concurrent.futures import Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
+from typing import TypeVar
 
 import numpy as np
 import numpy.typing as npt
@@ -67,6 +70,8 @@ from solver.cfr.tasks import Q_END, Q_START, QUEUE
 from solver.cfr.walk import SolveState
 from solver.games.model import CHANCE, DECISION, RUNOUT, Game, Hands, Tree
 from solver.jit import kernel
+
+T = TypeVar("T")
 
 Array = npt.NDArray[np.float64]
 
@@ -269,6 +274,12 @@ def _pool() -> ThreadPoolExecutor:
         if _POOL is None:
             _POOL = ThreadPoolExecutor(max_threads(), thread_name_prefix="regret-lab-solver")
         return _POOL
+
+
+def beside(fn: Callable[..., T], *args: object) -> Future[T]:
+    """``fn(*args)`` on a pool thread (a kernel call that releases the GIL), while the
+    caller does something else: the caller takes ``.result()``."""
+    return _pool().submit(fn, *args)
 
 
 def parallel_pass(
