@@ -252,3 +252,29 @@ def test_a_check_on_two_threads_runs_its_passes_side_by_side(
     three = parallel.make_parallel(game, 3)
     got = bestresponse.best_response_values(game, AVERAGE, None, three, storage=serial.storage)
     assert got == want and len(split) == 2
+
+
+@pytest.mark.cores(2)
+def test_a_check_that_raises_leaves_no_pass_running(
+    game: Game, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """If one side-by-side pass raises, the call returns only after the other pass has
+    ended: the next check takes the same scratch."""
+    import time
+
+    from solver.cfr import bestresponse
+
+    ended: list[int] = []
+
+    def pass_(g: Game, sigma: Any, player: int, *rest: Any) -> np.ndarray:
+        if player == 0:
+            raise RuntimeError("pass 0 failed")
+        time.sleep(0.3)
+        ended.append(player)
+        return np.zeros(1)
+
+    monkeypatch.setattr(bestresponse, "root_player_values", pass_)
+    two = Engine(game, make_rule("dcfr-tuned"), options=SolveOptions(threads=2))
+    with pytest.raises(RuntimeError, match="pass 0 failed"):
+        two.best_response_values()
+    assert ended == [1]

@@ -11,6 +11,8 @@ both are computed (two evaluation passes more per check): :func:`distance`.
 
 from __future__ import annotations
 
+from concurrent.futures import wait
+
 import numpy as np
 import numpy.typing as npt
 
@@ -148,8 +150,11 @@ def best_response_values(
         if other.value.dtype != sc.value.dtype:
             other = make_scratch(g, sc.value.dtype.type)
         second = beside(root_player_values, g, sigma, 1, True, other, None, locks, storage)
-        values = [root_player_values(g, sigma, 0, True, sc, None, locks, storage)]
-        values.append(second.result())
+        try:
+            first = root_player_values(g, sigma, 0, True, sc, None, locks, storage)
+        finally:
+            wait([second])  # never leave a pass running on the scratch the next check takes
+        values = [first, second.result()]
     elif parallel is not None and parallel.threads > 1 and parallel.split_checks:
         values = [
             root_player_values(g, sigma, p, True, scratch, parallel, locks, storage)
