@@ -4,30 +4,19 @@ serial pass's values, and the side-by-side check the serial check's."""
 
 from __future__ import annotations
 
-import functools
-import importlib.util
-import sys
-from pathlib import Path
 from types import ModuleType
 
 import numpy as np
 import pytest
+from bench_helpers import benchmark
 from conftest import task_turn
 
 from solver import Engine, make_rule
 from solver.cfr.options import SolveOptions
 
-CHECKS_PY = Path(__file__).resolve().parent.parent / "benchmarks" / "checks.py"
 
-
-@functools.cache
 def checks() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("_bench_checks", CHECKS_PY)
-    assert spec is not None and spec.loader is not None
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = mod
-    spec.loader.exec_module(mod)
-    return mod
+    return benchmark("checks")
 
 
 def test_the_split_pass_on_one_thread_is_the_serial_pass() -> None:

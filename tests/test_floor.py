@@ -4,30 +4,16 @@ iteration equals counts made by hand from a tiny game's own arrays (no timings).
 from __future__ import annotations
 
 import functools
-import importlib.util
-import sys
-from pathlib import Path
 from types import ModuleType
 
 import numpy as np
 import pytest
+from bench_helpers import benchmark
 
 from solver.cfr.layout import make_storage
 from solver.cfr.rules import make_rule
 from solver.games.holdem import HoldemSpec, build_holdem
 from solver.games.model import CHANCE, DECISION, FIXED, RUNOUT, SHOWDOWN, Game
-
-FLOOR_PY = Path(__file__).resolve().parent.parent / "benchmarks" / "floor.py"
-
-
-@functools.cache
-def floor() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("_bench_floor", FLOOR_PY)
-    assert spec is not None and spec.loader is not None
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = mod  # (its dataclasses look their module up by name)
-    spec.loader.exec_module(mod)
-    return mod
 
 
 @functools.cache
@@ -44,6 +30,10 @@ def flop() -> Game:
     """12 hands against 6: a swap of the players' hand counts shows."""
     return build_holdem(HoldemSpec(board="Td9d6h", pot=200, stack=100, oop_range="AA,KK",
                                    ip_range="QQ", bets="a", raises=""))  # fmt: skip
+
+
+def floor() -> ModuleType:
+    return benchmark("floor")
 
 
 def test_triad_computes_b_plus_s_c_on_its_part_only() -> None:

@@ -4,14 +4,13 @@ bit for bit — and the timed replays (no per-node inputs) run the same helpers 
 
 from __future__ import annotations
 
-import functools
-import importlib.util
 import sys
 from pathlib import Path
 from types import ModuleType
 
 import numpy as np
 import pytest
+from bench_helpers import benchmark
 from conftest import task_turn
 
 from solver import Engine, make_rule
@@ -32,17 +31,9 @@ from solver.cfr.rules import AVG_WEIGHT
 from solver.cfr.walk import SolveState
 from solver.games.model import CHANCE, DECISION, FIXED, RUNOUT, SHOWDOWN
 
-PHASES_PY = Path(__file__).resolve().parent.parent / "benchmarks" / "phases.py"
 
-
-@functools.cache
 def phases() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("_bench_phases", PHASES_PY)
-    assert spec is not None and spec.loader is not None
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = mod
-    spec.loader.exec_module(mod)
-    return mod
+    return benchmark("phases")
 
 
 def _copy(st: Storage) -> Storage:

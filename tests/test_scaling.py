@@ -3,27 +3,16 @@ values, and the tasks' sizes in the order the threads claim them (no timings).""
 
 from __future__ import annotations
 
-import functools
-import importlib.util
-import sys
-from pathlib import Path
 from types import ModuleType
 
 import numpy as np
 import pytest
+from bench_helpers import benchmark
 from conftest import task_turn
 
-SCALING_PY = Path(__file__).resolve().parent.parent / "benchmarks" / "scaling.py"
 
-
-@functools.cache
 def scaling() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("_bench_scaling", SCALING_PY)
-    assert spec is not None and spec.loader is not None
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = mod
-    spec.loader.exec_module(mod)
-    return mod
+    return benchmark("scaling")
 
 
 def test_makespan_is_the_next_free_thread_claiming_in_order() -> None:
