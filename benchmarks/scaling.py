@@ -68,7 +68,10 @@ sys.path.insert(0, str(HERE.parent))  # the solver package, when run as a script
 sys.path.insert(0, str(HERE))
 
 import floor  # noqa: E402
+import numba  # noqa: E402
 
+from solver.cfr.borrow import by_ref  # noqa: E402
+from solver.cfr.tasks import task_done  # noqa: E402
 from solver.games.model import Game  # noqa: E402
 
 
@@ -163,6 +166,12 @@ def _best(f: Callable[[], None], n: int) -> float:
     return out * 1e-6
 
 
+@numba.njit
+def _task_done(tables: Any, k: np.int64, trav: np.int64, nt: np.int64) -> None:
+    """task_done as the walk calls it: the tables by reference."""
+    task_done(by_ref(tables), k, trav, nt)
+
+
 def task_times(game: Game, warmup: int, reps: int = 5) -> dict[str, npt.NDArray[Any]]:
     """Each split task's time alone and each slot's summation, one thread, for both
     players' passes after ``warmup`` iterations: ``task_ms`` (2, K) and ``sum_ms`` (2, L),
@@ -171,7 +180,7 @@ def task_times(game: Game, warmup: int, reps: int = 5) -> dict[str, npt.NDArray[
     from solver.cfr.drive import run_pass
     from solver.cfr.layout import LEAF_COLLECT, LEAF_TASKS
     from solver.cfr.parallel import task_costs as costs_of
-    from solver.cfr.tasks import Q_END, Q_START, QUEUE, task_done
+    from solver.cfr.tasks import Q_END, Q_START, QUEUE, TaskTables
 
     eng, g, state = _engine_parts(game, warmup)
     lv = eng.parallel.leaves
@@ -188,8 +197,8 @@ def task_times(game: Game, warmup: int, reps: int = 5) -> dict[str, npt.NDArray[
 
     def done(trav: int, k: int, s: int, before: int) -> None:
         lv.slot_done[s] = before
-        task_done(game.tree, game.hands, game.boards, lv, np.int64(k), np.int64(trav),
-                  np.int64(game.hands.num_hands[trav]))  # fmt: skip
+        tables = TaskTables(game.tree, game.hands, game.boards, lv, eng.storage, eng._locks, sc)
+        _task_done(tables, np.int64(k), np.int64(trav), np.int64(game.hands.num_hands[trav]))
 
     for trav in (0, 1):
         co, u = _pass_rows(eng, 0)

@@ -16,10 +16,11 @@ arguments, which the caller holds for the whole pass.
 
 from __future__ import annotations
 
-from typing import Any, Protocol, TypeVar, cast
+from typing import Any, Generic, Protocol, TypeVar, cast
 
 from llvmlite import ir
 from numba import types
+from numba.core import cgutils
 from numba.extending import intrinsic
 
 
@@ -68,3 +69,77 @@ def _borrow(typingctx: Any, x: types.Type) -> Any:
 
 # what kernels call (an identity to type checkers)
 borrow = cast(_Borrow, _borrow)
+
+
+# ----- by reference ---------------------------------------------------------------------------
+# A kernel called by address (:func:`solver.jit.called_kernel`) takes its arguments as Numba
+# flattens them: every array of a tuple is 7–11 words, so a call given the walk's tables
+# passed hundreds of words (a task's claim 632) and cost more than its work. ``by_ref``
+# keeps one copy in the caller's frame and passes its address; ``deref`` in the callee loads
+# only the fields it reads (one load each: the unused ones are dead code).
+
+
+class Ref(Generic[T]):
+    """To type checkers: the address of a ``T`` in a kernel's frame (:func:`by_ref`)."""
+
+
+def _load(builder: Any, ptr: Any, ty: Any) -> Any:
+    """The value of LLVM type ``ty`` at ``ptr``, loaded scalar by scalar (a load of the
+    whole aggregate would be one load of every field, used or not)."""
+    if isinstance(ty, ir.BaseStructType):
+        members = list(ty.elements)
+    elif isinstance(ty, ir.ArrayType):
+        members = [ty.element] * ty.count
+    else:
+        return builder.load(ptr)
+    out = ir.Constant(ty, ir.Undefined)
+    zero = ir.Constant(ir.IntType(32), 0)
+    for i, member in enumerate(members):
+        at = builder.gep(ptr, [zero, ir.Constant(ir.IntType(32), i)], inbounds=True)
+        out = builder.insert_value(out, _load(builder, at, member), i)
+    return out
+
+
+@intrinsic
+def _by_ref(typingctx: Any, x: types.Type) -> Any:
+    """``by_ref(x)``: the address of a copy of tuple ``x`` in this kernel's frame (made once
+    per call of the kernel: its entry block), valid until the kernel returns."""
+    if not isinstance(x, types.BaseTuple):
+        return None
+
+    def codegen(context: Any, builder: Any, sig: Any, args: Any) -> Any:
+        ty = context.get_value_type(sig.args[0])
+        slot = cgutils.alloca_once(builder, ty)
+        builder.store(args[0], slot)
+        return builder.bitcast(slot, context.get_value_type(sig.return_type))
+
+    return types.CPointer(x)(x), codegen
+
+
+@intrinsic
+def _deref(typingctx: Any, p: types.Type) -> Any:
+    """``deref(by_ref(x))``: ``x`` again, in the kernel the address was passed to, its
+    arrays borrowed (:func:`borrow`)."""
+    if not isinstance(p, types.CPointer) or not isinstance(p.dtype, types.BaseTuple):
+        return None
+
+    def codegen(context: Any, builder: Any, sig: Any, args: Any) -> Any:
+        ty = context.get_value_type(sig.return_type)
+        value = _load(builder, builder.bitcast(args[0], ty.as_pointer()), ty)
+        # borrowed (the caller holds the arrays): Numba would otherwise count the loaded
+        # arrays as new references and release them when the callee returns
+        return _strip(context, builder, sig.return_type, value)
+
+    return p.dtype(p), codegen
+
+
+class _ByRef(Protocol):
+    def __call__(self, x: T) -> Ref[T]: ...
+
+
+class _Deref(Protocol):
+    def __call__(self, p: Ref[T]) -> T: ...
+
+
+by_ref = cast(_ByRef, _by_ref)
+deref = cast(_Deref, _deref)

@@ -7,10 +7,13 @@ per task, off the common path.
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 import numpy.typing as npt
 
 from solver.cfr.atomic import fetch_add, load_acquire
+from solver.cfr.borrow import Ref, deref
 from solver.cfr.chance import add_chance_child
 from solver.cfr.layout import (
     MODE_BR,
@@ -37,14 +40,30 @@ Int = int | np.int64
 QUEUE, Q_HEAD, Q_START, Q_END = 8, 0, 1, 2
 
 
+class TaskTables(NamedTuple):
+    """What the walk hands the task kernels, by reference (:func:`~solver.cfr.borrow.by_ref`:
+    one word a call; as arguments, these were 600)."""
+
+    tree: Tree
+    hands: Hands
+    boards: Boards
+    lv: Leaves
+    st: Storage
+    lk: Locks
+    sc: Scratch
+
+
+TaskRefs = Ref[TaskTables]
+
+
 @called_kernel
-def task_done(tree: Tree, hands: Hands, boards: Boards, lv: Leaves, k: Int, trav: Int,
-              nt: Int) -> None:  # fmt: skip
+def task_done(refs: TaskRefs, k: Int, trav: Int, nt: Int) -> None:
     """Task ``k``'s values are in ``lv.task_value[k]``: count it done for its slot (an
     atomic add, after the values are written); the thread that counts a slot's last task
     puts the slot's values in ``lv.value[slot]`` — a runout's own, or a chance node's
     children's summed in task order (:func:`~solver.cfr.chance.add_chance_child`), as the
-    serial walk sums them."""
+    serial walk sums them. ``refs``: the walk's tables, :data:`TaskRefs`."""
+    tree, hands, boards, lv, _, _, _ = deref(refs)
     s = lv.task_slot[k]
     k0 = lv.slot_start[s]
     k1 = lv.slot_start[s + 1]
@@ -62,10 +81,7 @@ def task_done(tree: Tree, hands: Hands, boards: Boards, lv: Leaves, k: Int, trav
 
 
 @called_kernel
-def next_task(
-    tree: Tree, hands: Hands, boards: Boards, lv: Leaves, fl: PassFlags, co: Array,
-    st: Storage, lk: Locks, sc: Scratch, tid: Int,
-) -> tuple[int, int]:  # fmt: skip
+def next_task(refs: TaskRefs, fl: PassFlags, co: Array, tid: Int) -> tuple[int, int]:
     """The next task thread ``tid`` claims (an atomic add on its queue's count in
     ``lv.claimed``, :data:`QUEUE`: its own queue first, then the next threads' in turn, so
     the threads work apart until one runs out) that the opponent reaches, its reach
@@ -73,7 +89,9 @@ def next_task(
     runout's or a river's cut node's as it arrived); returns (the task or -1 when none is
     left, the nodes touched on the way). A task the opponent does not reach is skipped as
     the serial walk skips it — values 0, and the zero update when its chance node was
-    reached (else, and for a river's cut node, the upper walk's covers it)."""
+    reached (else, and for a river's cut node, the upper walk's covers it). ``refs``: the
+    walk's tables, :data:`TaskRefs`."""
+    tree, hands, boards, lv, st, lk, sc = deref(refs)
     trav = fl.trav
     mode = fl.mode
     opp = 1 - trav
@@ -115,7 +133,7 @@ def next_task(
             # serial walk's parent does it)
             for h in range(nt):
                 lv.task_value[k, h] = 0.0
-            task_done(tree, hands, boards, lv, k, trav, nt)
+            task_done(refs, k, trav, nt)
             continue
         w = tree.chance_weight[node]
         cb = tree.board[node]
@@ -134,4 +152,4 @@ def next_task(
             touched += zero_update(tree, hands, np.int64(node), trav, co, st, lk, sc, np.int64(1))
         for h in range(nt):
             lv.task_value[k, h] = 0.0
-        task_done(tree, hands, boards, lv, k, trav, nt)
+        task_done(refs, k, trav, nt)

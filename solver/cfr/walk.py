@@ -39,7 +39,7 @@ from typing import NamedTuple
 import numpy as np
 import numpy.typing as npt
 
-from solver.cfr.borrow import borrow
+from solver.cfr.borrow import borrow, by_ref
 from solver.cfr.chance import add_chance_rows, chance_child, draw_child, free_chance_child
 from solver.cfr.decision import (
     action_values_up,
@@ -72,7 +72,7 @@ from solver.cfr.locks import Locks, keep_cells, locked_values, play_locked, rest
 from solver.cfr.multi import chance_rows, opponent_rows, start_rows, terminal_rows
 from solver.cfr.pruning.state import RBPState, has_pruned, rbp_node, record_node
 from solver.cfr.rules import DERIVE
-from solver.cfr.tasks import next_task, task_done
+from solver.cfr.tasks import TaskTables, next_task, task_done
 from solver.cfr.terminal import (
     FoldTables,
     ShowdownTables,
@@ -244,8 +244,9 @@ def walk(
     leaf, touched, ti = fl.leaf, 0, 0
     multi = start_rows(mw, RE, nt)  # more than two players: a reach row each (cfr/multi.py)
     tasks = leaf == LEAF_TASKS  # start is a thread: walk the tasks it claims one by one
+    tw = by_ref(TaskTables(tree, hands, boards, lv, st, lk, sc))
     if tasks:  # (a loop here, not a walk per task: the set-up above would run per task)
-        ti, touched = next_task(tree, hands, boards, lv, fl, co, st, lk, sc, start)
+        ti, touched = next_task(tw, fl, co, start)
         if ti < 0:
             return touched
         leaf = LEAF_OFF  # nothing below a task is slotted
@@ -254,8 +255,7 @@ def walk(
             sc.live[0, h] = 1.0
     if sw.rnr:  # a restricted Nash response: the learner's free reach beside the mixture
         start_free_reach(sc, no)
-    raked, pq_next = False, -1  # a raked terminal's rake term to add; see have_pq below
-    d = 0
+    raked, pq_next, d = False, -1, 0  # a raked terminal's rake term to add; see have_pq below
     stack[0] = lv.task_node[ti] if tasks else start
     nxt[0] = -1
     rrow[0] = 0
@@ -456,8 +456,8 @@ def walk(
                 return touched
             for h in range(nt):
                 lv.task_value[ti, h] = VA[0, h]
-            task_done(tree, hands, boards, lv, ti, trav, nt)
-            ti, z = next_task(tree, hands, boards, lv, fl, co, st, lk, sc, start)
+            task_done(tw, ti, trav, nt)
+            ti, z = next_task(tw, fl, co, start)
             touched += z
             if ti < 0:
                 return touched

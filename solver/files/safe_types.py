@@ -48,6 +48,7 @@ NUMBA_TYPES = frozenset(
         ("numba.core.types.containers", "Tuple"),
         ("numba.core.types.containers", "UniTuple"),
         ("numba.core.types.misc", "NoneType"),
+        ("numba.core.types.misc", "CPointer"),  # a tuple passed by reference (cfr/borrow.py)
         ("numba.core.types.misc", "Omitted"),
     }
 )
@@ -214,5 +215,5 @@ def _check(t: Any, types: Any, depth: int = 0) -> None:
             raise TypesError(f"a tuple type of {len(t)} members (at most {MAX_TUPLE})")
         for member in t:
             _check(member, types, depth + 1)
-    elif isinstance(t, types.Array):
+    elif isinstance(t, (types.Array, types.CPointer)):
         _check(t.dtype, types, depth + 1)
