@@ -15,11 +15,13 @@ import numba
 import numpy as np
 import numpy.typing as npt
 
+from solver.cfr.borrow import by_ref
 from solver.cfr.chance import add_chance_rows, chance_child
 from solver.cfr.decision import action_values_up, mixed_values, opponent_child, values_sum_up
 from solver.cfr.layout import GameArrays, Scratch, Storage
 from solver.cfr.terminal import (
     FoldTables,
+    ShowdownRef,
     ShowdownTables,
     fixed_payoff,
     fold_prefix,
@@ -221,7 +223,7 @@ def chance_values(game: GameArrays, trav: int, nodes: I64, depth: I64, sc: Scrat
 
 
 @numba.njit(**_JIT)
-def _rake(game: GameArrays, ft: FoldTables, sdt: ShowdownTables, trav: int, node: int, d: int,
+def _rake(game: GameArrays, ft: FoldTables, sdt: ShowdownRef, trav: int, node: int, d: int,
           sc: Scratch) -> None:  # fmt: skip
     """A raked showdown or runout's −r/2 term, added as the walk adds it (a showdown's from
     its prefix sums, still in ``sc.sd64``)."""
@@ -251,8 +253,8 @@ def terminals(game: GameArrays, trav: int, nodes: I64, depth: I64, sc: Scratch, 
     no = hands.num_hands[opp]
     nt = hands.num_hands[trav]
     ft = FoldTables(hands.cards, hands.same, hands.pack, boards.valid)  # (as the walk's)
-    sdt = ShowdownTables(boards.valid, boards.order, boards.sd_row, boards.sd_src,
-                         boards.sd_cstart, boards.sd_pack, hands.pack)  # fmt: skip
+    sdt = by_ref(ShowdownTables(boards.valid, boards.order, boards.sd_row, boards.sd_src,
+                                boards.sd_cstart, boards.sd_pack, hands.pack))  # fmt: skip
     for i in range(nodes.shape[0]):
         node = nodes[i]
         d = depth[node]

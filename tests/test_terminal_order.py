@@ -11,7 +11,9 @@ from typing import Any
 
 import numpy as np
 import pytest
+from numba import njit
 
+from solver.cfr.borrow import by_ref
 from solver.cfr.layout import make_scratch
 from solver.cfr.terminal import ShowdownTables, fold_prefix, fold_values, showdown_values
 from solver.games.holdem import HoldemSpec, build_holdem
@@ -152,6 +154,12 @@ def _compatible(g: Game, trav: int, reach: np.ndarray) -> np.ndarray:
     return out * g.boards.valid[0, trav, : h.num_hands[trav]]
 
 
+@njit
+def _fold_prefix(sdt: ShowdownTables, *args: Any) -> None:
+    """fold_prefix as the walk calls it: the tables by reference."""
+    fold_prefix(by_ref(sdt), *args)
+
+
 @pytest.mark.parametrize("seed", range(3))
 def test_a_fold_from_the_showdowns_prefix_sums(seed: int) -> None:
     rng = np.random.default_rng(200 + seed)
@@ -167,7 +175,7 @@ def test_a_fold_from_the_showdowns_prefix_sums(seed: int) -> None:
         sbuf, expect = _fold_from_prefix_reference(g, trav, -37.5, reach)
         out = np.zeros((1, reach.shape[1]))
         board: Any = np.int32(0)  # an int32 index, as the walk passes it (a warm-up signature)
-        fold_prefix(sdt, board, trav, nt, no, -37.5, reach, 0, out, 0, sc.card_sum, sbuf)
+        _fold_prefix(sdt, board, trav, nt, no, -37.5, reach, 0, out, 0, sc.card_sum, sbuf)
         assert out[0, :nt].tobytes() == expect.tobytes()
         # the same values as the fold's own pass and as every pair summed, to the rounding
         # of sums whose terms reach the opponent's total reach

@@ -23,6 +23,7 @@ from typing import NamedTuple
 import numpy as np
 import numpy.typing as npt
 
+from solver.cfr.borrow import Ref, by_ref, deref
 from solver.cfr.floats import Floats
 from solver.games.model import Boards, Hands
 from solver.jit import called_kernel, kernel, node_kernel
@@ -54,6 +55,10 @@ class ShowdownTables(NamedTuple):
     sd_cstart: npt.NDArray[np.int32]  # (R, 2, C + 1) each card's group
     sd_pack: npt.NDArray[np.uint64]  # (R, 2, H) the counts below/above, packed
     pack: npt.NDArray[np.uint64]  # (2, H) Hands.pack: each hand's cards (fold_prefix)
+
+
+# how the walk hands them to the showdown's and fold's calls (:func:`~solver.cfr.borrow.by_ref`)
+ShowdownRef = Ref[ShowdownTables]
 
 
 @called_kernel
@@ -324,24 +329,26 @@ def showdown_2card(
     ``sbuf`` is (2, 2H + 1) scratch: P in row 0, Q in row 1; ``cs`` (≥ C,). The two steps,
     :func:`showdown_prefix` then :func:`showdown_rows`, are the walk's own: a fold beside
     the showdown reads the same prefix sums (:func:`fold_prefix`)."""
-    showdown_prefix(sdt, b, trav, no, reach2, rrow, sbuf)
-    showdown_rows(sdt, b, trav, nt, no, amount, out2, orow, cs, sbuf)
+    sdr = by_ref(sdt)
+    showdown_prefix(sdr, b, trav, no, reach2, rrow, sbuf)
+    showdown_rows(sdr, b, trav, nt, no, amount, out2, orow, cs, sbuf)
 
 
 @node_kernel
 def showdown_prefix(
-    sdt: ShowdownTables, b: Int, trav: Int, no: Int, reach2: Array, rrow: Int, sbuf: Array
+    sdr: ShowdownRef, b: Int, trav: Int, no: Int, reach2: Array, rrow: Int, sbuf: Array
 ) -> None:
     """:func:`showdown_2card`'s prefix sums of the opponent's reach row ``reach2[rrow]`` on
     board ``b``: P (strength order) in ``sbuf[0, :no + 1]``, Q (grouped by card) in
     ``sbuf[1, :2·no + 1]``."""
+    sdt = deref(sdr)
     prefix_sums(reach2, rrow, sdt.order, b, 1 - trav, no, sbuf, np.int64(0))
     prefix_sums(reach2, rrow, sdt.sd_src, sdt.sd_row[b], trav, 2 * no, sbuf, np.int64(1))
 
 
 @called_kernel
 def showdown_rows(
-    sdt: ShowdownTables,
+    sdr: ShowdownRef,
     b: Int,
     trav: Int,
     nt: Int,
@@ -354,6 +361,7 @@ def showdown_rows(
 ) -> None:
     """:func:`showdown_2card`'s values from its prefix sums, already in ``sbuf``
     (:func:`showdown_prefix`): out2[orow, h] for the traverser's ``nt`` hands."""
+    sdt = deref(sdr)
     valid, sd_row, sd_cstart, sd_pack = sdt.valid, sdt.sd_row, sdt.sd_cstart, sdt.sd_pack
     nc = sd_cstart.shape[2] - 1  # the cards in the deck
     row = sd_row[b]
@@ -379,7 +387,7 @@ def showdown_rows(
 
 @called_kernel
 def fold_prefix(
-    sdt: ShowdownTables,
+    sdr: ShowdownRef,
     b: Int,
     trav: Int,
     nt: Int,
@@ -398,6 +406,7 @@ def fold_prefix(
     opponent's hands: the total is P's last entry, each card's reach Q's rise across the
     card's group, then fold_rows' inclusion–exclusion per hand. ``cs`` (≥ C,) scratch. The
     sums run in another order than fold_rows', so the last bits can differ."""
+    sdt = deref(sdr)
     valid, sd_row, sd_cstart, pack = sdt.valid, sdt.sd_row, sdt.sd_cstart, sdt.pack
     nc = sd_cstart.shape[2] - 1
     row = sd_row[b]

@@ -239,8 +239,8 @@ def walk(
     stack, nxt, rrow, CL = sc.stack, sc.next_child, sc.reach_row, sc.clevel
     RE, VA, AV, SG, CQ = sc.reach, sc.value, sc.action_value, sc.strat, sc.cq
     ft = FoldTables(hands.cards, hands.same, hands.pack, boards.valid)
-    sdt = ShowdownTables(boards.valid, boards.order, boards.sd_row, boards.sd_src,
-                         boards.sd_cstart, boards.sd_pack, hands.pack)  # fmt: skip
+    sdt = by_ref(ShowdownTables(boards.valid, boards.order, boards.sd_row, boards.sd_src,
+                                boards.sd_cstart, boards.sd_pack, hands.pack))  # fmt: skip
     leaf, touched, ti = fl.leaf, 0, 0
     multi = start_rows(mw, RE, nt)  # more than two players: a reach row each (cfr/multi.py)
     tasks = leaf == LEAF_TASKS  # start is a thread: walk the tasks it claims one by one
