@@ -14,15 +14,22 @@ from numba import njit
 from solver import Engine, make_rule
 from solver.cfr.borrow import by_ref
 from solver.cfr.drive import run_pass
-from solver.cfr.layout import LEAF_COLLECT, LEAF_TASKS, LEAF_USE, PassFlags, game_arrays
+from solver.cfr.layout import (
+    LEAF_COLLECT,
+    LEAF_TASKS,
+    LEAF_USE,
+    PassFlags,
+    WalkTables,
+    game_arrays,
+)
 from solver.cfr.options import SolveOptions
 from solver.cfr.parallel import make_parallel, split_iterations, task_costs
-from solver.cfr.tasks import Q_END, Q_HEAD, Q_START, QUEUE, TaskTables, next_task
+from solver.cfr.tasks import Q_END, Q_HEAD, Q_START, QUEUE, next_task
 from solver.cfr.walk import SolveState
 
 
 @njit
-def _claim(tables: TaskTables, fl: PassFlags, co: np.ndarray, tid: np.int64) -> tuple[int, int]:
+def _claim(tables: WalkTables, fl: PassFlags, co: np.ndarray, tid: np.int64) -> tuple[int, int]:
     """next_task as the walk calls it: the tables by reference."""
     return next_task(by_ref(tables), fl, co, tid)
 
@@ -76,9 +83,9 @@ def test_a_thread_claims_its_own_queue_first_then_the_next() -> None:
     # a fresh pass: each thread's first claim is its own queue's biggest task (all reached)
     run_pass(g, state, 0, st.strategy, co, u, collect, eng.scratch, lv)
     tables = (game.tree, game.hands, game.boards, lv, st, eng._locks)
-    k1, _ = _claim(TaskTables(*tables, par.scratches[1]), f, co, np.int64(1))
+    k1, _ = _claim(WalkTables(*tables, par.scratches[1]), f, co, np.int64(1))
     assert k1 == lv.order[a1] and heads.tolist() == [0, 1]
-    k0, _ = _claim(TaskTables(*tables, eng.scratch), f, co, np.int64(0))
+    k0, _ = _claim(WalkTables(*tables, eng.scratch), f, co, np.int64(0))
     assert k0 == lv.order[a0] and heads.tolist() == [1, 1]
 
 

@@ -9,7 +9,8 @@ from __future__ import annotations
 import numpy as np
 import numpy.typing as npt
 
-from solver.cfr.layout import Scratch
+from solver.cfr.borrow import deref
+from solver.cfr.layout import Scratch, WalkRef
 from solver.games.model import Boards, Hands, Tree
 from solver.jit import called_kernel, node_kernel
 
@@ -110,10 +111,11 @@ def add_chance_rows(
 
 @called_kernel
 def add_chance_child(
-    tree: Tree, hands: Hands, boards: Boards, child: Int, trav: Int, nt: Int, value: Array,
-    out: Array,
-) -> None:  # fmt: skip
-    """out (H,) += a chance child's values (H,) as :func:`add_chance_rows` adds them."""
+    refs: WalkRef, child: Int, trav: Int, nt: Int, value: Array, out: Array
+) -> None:
+    """out (H,) += a chance child's values (H,) as :func:`add_chance_rows` adds them (the
+    walk's tables by reference: :class:`~solver.cfr.layout.WalkTables`)."""
+    tree, hands, boards = deref(refs)[:3]
     value2 = value.reshape((1, value.shape[0]))
     out2 = out.reshape((1, out.shape[0]))
     add_chance_rows(tree, hands, boards, child, trav, nt, value2, 0, out2, 0)

@@ -14,6 +14,8 @@ from typing import Any, NamedTuple
 import numpy as np
 import numpy.typing as npt
 
+from solver.cfr.borrow import Ref
+from solver.cfr.locks import Locks
 from solver.cfr.multi import NO_MULTI
 from solver.cfr.rules import Rule
 from solver.games.model import DECISION, Boards, Game, Hands, Tree, auto_precision
@@ -149,6 +151,23 @@ class Leaves(NamedTuple):
     # (L,): how many of each slot's tasks are done (atomic adds); the thread that finishes a
     # slot's last task sums its values into ``value[slot]``, in task order
     slot_done: npt.NDArray[np.int64] = _I64
+
+
+class WalkTables(NamedTuple):
+    """The walk's tables as it hands them to the kernels it calls by address (the tasks',
+    the zero update's), by reference (:func:`~solver.cfr.borrow.by_ref`): one word a call;
+    as arguments they were over 600."""
+
+    tree: Tree
+    hands: Hands
+    boards: Boards
+    lv: Leaves
+    st: Storage
+    lk: Locks
+    sc: Scratch
+
+
+WalkRef = Ref[WalkTables]
 
 
 class PassFlags(NamedTuple):

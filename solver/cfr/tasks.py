@@ -7,27 +7,22 @@ per task, off the common path.
 
 from __future__ import annotations
 
-from typing import NamedTuple
-
 import numpy as np
 import numpy.typing as npt
 
 from solver.cfr.atomic import fetch_add, load_acquire
-from solver.cfr.borrow import Ref, deref
+from solver.cfr.borrow import deref
 from solver.cfr.chance import add_chance_child
 from solver.cfr.layout import (
     MODE_BR,
     MODE_EVAL,
     MODE_UPDATE,
     PRUNE_NONE,
-    Leaves,
     PassFlags,
-    Scratch,
-    Storage,
+    WalkRef,
 )
-from solver.cfr.locks import Locks
 from solver.cfr.update import zero_update, zero_update_is_noop
-from solver.games.model import RUNOUT, Boards, Hands, Tree
+from solver.games.model import RUNOUT
 from solver.jit import called_kernel
 
 Array = npt.NDArray[np.float64]
@@ -40,30 +35,14 @@ Int = int | np.int64
 QUEUE, Q_HEAD, Q_START, Q_END = 8, 0, 1, 2
 
 
-class TaskTables(NamedTuple):
-    """What the walk hands the task kernels, by reference (:func:`~solver.cfr.borrow.by_ref`:
-    one word a call; as arguments, these were 600)."""
-
-    tree: Tree
-    hands: Hands
-    boards: Boards
-    lv: Leaves
-    st: Storage
-    lk: Locks
-    sc: Scratch
-
-
-TaskRefs = Ref[TaskTables]
-
-
 @called_kernel
-def task_done(refs: TaskRefs, k: Int, trav: Int, nt: Int) -> None:
+def task_done(refs: WalkRef, k: Int, trav: Int, nt: Int) -> None:
     """Task ``k``'s values are in ``lv.task_value[k]``: count it done for its slot (an
     atomic add, after the values are written); the thread that counts a slot's last task
     puts the slot's values in ``lv.value[slot]`` — a runout's own, or a chance node's
     children's summed in task order (:func:`~solver.cfr.chance.add_chance_child`), as the
-    serial walk sums them. ``refs``: the walk's tables, :data:`TaskRefs`."""
-    tree, hands, boards, lv, _, _, _ = deref(refs)
+    serial walk sums them. ``refs``: the walk's tables (:class:`~solver.cfr.layout.WalkTables`)."""
+    lv = deref(refs).lv
     s = lv.task_slot[k]
     k0 = lv.slot_start[s]
     k1 = lv.slot_start[s + 1]
@@ -76,12 +55,12 @@ def task_done(refs: TaskRefs, k: Int, trav: Int, nt: Int) -> None:
     for h in range(nt):
         lv.value[s, h] = 0.0
     for j in range(k0, k1):
-        add_chance_child(tree, hands, boards, lv.task_node[j], trav, nt, lv.task_value[j],
+        add_chance_child(refs, lv.task_node[j], trav, nt, lv.task_value[j],
                          lv.value[s])  # fmt: skip
 
 
 @called_kernel
-def next_task(refs: TaskRefs, fl: PassFlags, co: Array, tid: Int) -> tuple[int, int]:
+def next_task(refs: WalkRef, fl: PassFlags, co: Array, tid: Int) -> tuple[int, int]:
     """The next task thread ``tid`` claims (an atomic add on its queue's count in
     ``lv.claimed``, :data:`QUEUE`: its own queue first, then the next threads' in turn, so
     the threads work apart until one runs out) that the opponent reaches, its reach
@@ -90,8 +69,8 @@ def next_task(refs: TaskRefs, fl: PassFlags, co: Array, tid: Int) -> tuple[int, 
     left, the nodes touched on the way). A task the opponent does not reach is skipped as
     the serial walk skips it — values 0, and the zero update when its chance node was
     reached (else, and for a river's cut node, the upper walk's covers it). ``refs``: the
-    walk's tables, :data:`TaskRefs`."""
-    tree, hands, boards, lv, st, lk, sc = deref(refs)
+    walk's tables (:class:`~solver.cfr.layout.WalkTables`)."""
+    tree, hands, boards, lv, _, _, sc = deref(refs)
     trav = fl.trav
     mode = fl.mode
     opp = 1 - trav
@@ -149,7 +128,7 @@ def next_task(refs: TaskRefs, fl: PassFlags, co: Array, tid: Int) -> tuple[int, 
             return int(k), touched
         if mode == MODE_UPDATE and arrived > 0.0 and not zero_update_is_noop(co):
             # (int64 node and row: the walk's own call's types, one compilation for both)
-            touched += zero_update(tree, hands, np.int64(node), trav, co, st, lk, sc, np.int64(1))
+            touched += zero_update(refs, np.int64(node), trav, co, np.int64(1))
         for h in range(nt):
             lv.task_value[k, h] = 0.0
         task_done(refs, k, trav, nt)

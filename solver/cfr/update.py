@@ -26,9 +26,10 @@ from typing import NamedTuple
 import numpy as np
 import numpy.typing as npt
 
+from solver.cfr.borrow import deref
 from solver.cfr.floats import Floats, like, pick
-from solver.cfr.layout import Scratch, Storage
-from solver.cfr.locks import Locks, keep_cells, restore_locked
+from solver.cfr.layout import Scratch, Storage, WalkRef
+from solver.cfr.locks import keep_cells, restore_locked
 from solver.cfr.rules import (
     ADAPTIVE,
     ALPHA_MAX,
@@ -501,17 +502,16 @@ def zero_update_is_noop(co: Array) -> bool:
 
 
 @called_kernel
-def zero_update(
-    tree: Tree, hands: Hands, root: Int, trav: Int, co: Array, st: Storage, lk: Locks,
-    sc: Scratch, row: Int,
-) -> int:  # fmt: skip
+def zero_update(refs: WalkRef, root: Int, trav: Int, co: Array, row: Int) -> int:
     """The CFR update of ``trav``'s pass over the subtree of ``root`` when the opponent's
     reach there is zero: every counterfactual value is 0, so the traverser's infosets get
     the rule's update with zero regrets (discounts, the next strategy) and the opponent's
     strategy sums only their decay. One sweep over the subtree's decision nodes (contiguous
     in ``tree.pre_order``); bit for bit what the full walk would do. Scratch row ``row`` of
     ``sc.action_value`` and ``sc.value`` is overwritten; locked hands keep their cells
-    (``sc.keep``). Returns the decision nodes updated."""
+    (``sc.keep``). Returns the decision nodes updated. ``refs``: the walk's tables
+    (:class:`~solver.cfr.layout.WalkTables`), by reference."""
+    tree, hands, _, _, st, lk, sc = deref(refs)
     AV, VA, blk, keep = sc.action_value, sc.value, sc.blk, sc.keep
     nt = hands.num_hands[trav]
     no = hands.num_hands[1 - trav]

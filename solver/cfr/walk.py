@@ -67,12 +67,13 @@ from solver.cfr.layout import (
     PassFlags,
     Scratch,
     Storage,
+    WalkTables,
 )
 from solver.cfr.locks import Locks, keep_cells, locked_values, play_locked, restore_locked
 from solver.cfr.multi import chance_rows, opponent_rows, start_rows, terminal_rows
 from solver.cfr.pruning.state import RBPState, has_pruned, rbp_node, record_node
 from solver.cfr.rules import DERIVE
-from solver.cfr.tasks import TaskTables, next_task, task_done
+from solver.cfr.tasks import next_task, task_done
 from solver.cfr.terminal import (
     FoldTables,
     ShowdownTables,
@@ -244,7 +245,7 @@ def walk(
     leaf, touched, ti = fl.leaf, 0, 0
     multi = start_rows(mw, RE, nt)  # more than two players: a reach row each (cfr/multi.py)
     tasks = leaf == LEAF_TASKS  # start is a thread: walk the tasks it claims one by one
-    tw = by_ref(TaskTables(tree, hands, boards, lv, st, lk, sc))
+    tw = by_ref(WalkTables(tree, hands, boards, lv, st, lk, sc))
     if tasks:  # (a loop here, not a walk per task: the set-up above would run per task)
         ti, touched = next_task(tw, fl, co, start)
         if ti < 0:
@@ -403,7 +404,7 @@ def walk(
                 if not reached and sw.skip_zero:
                     # the opponent never reaches the child: every value below is 0
                     if sw.update and not sw.zero_noop:
-                        touched += zero_update(tree, hands, child, trav, co, st, lk, sc, d + 1)
+                        touched += zero_update(tw, child, trav, co, d + 1)
                     nxt[d] = na if (kind == CHANCE and sw.sampled) else k + 1
                     continue
                 if sw.rbp and not mine:
