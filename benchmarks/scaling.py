@@ -178,7 +178,7 @@ def task_times(game: Game, warmup: int, reps: int = 5) -> dict[str, npt.NDArray[
     best of ``reps``, less an empty call's time; ``order`` (K,) the claim order,
     ``task_slot`` (K,), ``cost`` (K,) the hand-cells the order is sorted by."""
     from solver.cfr.drive import run_pass
-    from solver.cfr.layout import LEAF_COLLECT, LEAF_TASKS, WalkTables
+    from solver.cfr.layout import LEAF_COLLECT, LEAF_TASKS, SlotTables
     from solver.cfr.parallel import task_costs as costs_of
     from solver.cfr.tasks import Q_END, Q_START, QUEUE
 
@@ -197,7 +197,7 @@ def task_times(game: Game, warmup: int, reps: int = 5) -> dict[str, npt.NDArray[
 
     def done(trav: int, k: int, s: int, before: int) -> None:
         lv.slot_done[s] = before
-        tables = WalkTables(game.tree, game.hands, game.boards, lv, eng.storage, eng._locks, sc)
+        tables = SlotTables(game.tree, game.hands, game.boards, lv)
         _task_done(tables, np.int64(k), np.int64(trav), np.int64(game.hands.num_hands[trav]))
 
     for trav in (0, 1):

@@ -10,7 +10,7 @@ import numpy as np
 import numpy.typing as npt
 
 from solver.cfr.borrow import deref
-from solver.cfr.layout import Scratch, WalkRef
+from solver.cfr.layout import Scratch, SlotRef
 from solver.games.model import Boards, Hands, Tree
 from solver.jit import called_kernel, node_kernel
 
@@ -111,10 +111,10 @@ def add_chance_rows(
 
 @called_kernel
 def add_chance_child(
-    refs: WalkRef, child: Int, trav: Int, nt: Int, value: Array, out: Array
+    refs: SlotRef, child: Int, trav: Int, nt: Int, value: Array, out: Array
 ) -> None:
     """out (H,) += a chance child's values (H,) as :func:`add_chance_rows` adds them (the
-    walk's tables by reference: :class:`~solver.cfr.layout.WalkTables`)."""
+    tables by reference: :class:`~solver.cfr.layout.SlotTables`)."""
     tree, hands, boards = deref(refs)[:3]
     value2 = value.reshape((1, value.shape[0]))
     out2 = out.reshape((1, out.shape[0]))

@@ -170,6 +170,20 @@ class WalkTables(NamedTuple):
 WalkRef = Ref[WalkTables]
 
 
+class SlotTables(NamedTuple):
+    """What a split pass's slot sum reads (:func:`~solver.cfr.tasks.task_done`,
+    :func:`~solver.cfr.chance.add_chance_child`), by reference: fewer types than
+    :class:`WalkTables` (its storage, locks and scratch), so fewer signatures."""
+
+    tree: Tree
+    hands: Hands
+    boards: Boards
+    lv: Leaves
+
+
+SlotRef = Ref[SlotTables]
+
+
 class PassFlags(NamedTuple):
     """What one pass does, decided by the engine (not by the rule), read once per walk."""
 

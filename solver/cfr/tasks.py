@@ -11,7 +11,7 @@ import numpy as np
 import numpy.typing as npt
 
 from solver.cfr.atomic import fetch_add, load_acquire
-from solver.cfr.borrow import deref
+from solver.cfr.borrow import by_ref, deref
 from solver.cfr.chance import add_chance_child
 from solver.cfr.layout import (
     MODE_BR,
@@ -19,6 +19,8 @@ from solver.cfr.layout import (
     MODE_UPDATE,
     PRUNE_NONE,
     PassFlags,
+    SlotRef,
+    SlotTables,
     WalkRef,
 )
 from solver.cfr.update import zero_update, zero_update_is_noop
@@ -36,12 +38,12 @@ QUEUE, Q_HEAD, Q_START, Q_END = 8, 0, 1, 2
 
 
 @called_kernel
-def task_done(refs: WalkRef, k: Int, trav: Int, nt: Int) -> None:
+def task_done(refs: SlotRef, k: Int, trav: Int, nt: Int) -> None:
     """Task ``k``'s values are in ``lv.task_value[k]``: count it done for its slot (an
     atomic add, after the values are written); the thread that counts a slot's last task
     puts the slot's values in ``lv.value[slot]`` — a runout's own, or a chance node's
     children's summed in task order (:func:`~solver.cfr.chance.add_chance_child`), as the
-    serial walk sums them. ``refs``: the walk's tables (:class:`~solver.cfr.layout.WalkTables`)."""
+    serial walk sums them. ``refs``: :class:`~solver.cfr.layout.SlotTables`."""
     lv = deref(refs).lv
     s = lv.task_slot[k]
     k0 = lv.slot_start[s]
@@ -112,7 +114,7 @@ def next_task(refs: WalkRef, fl: PassFlags, co: Array, tid: Int) -> tuple[int, i
             # serial walk's parent does it)
             for h in range(nt):
                 lv.task_value[k, h] = 0.0
-            task_done(refs, k, trav, nt)
+            task_done(by_ref(SlotTables(tree, hands, boards, lv)), k, trav, nt)
             continue
         w = tree.chance_weight[node]
         cb = tree.board[node]
@@ -131,4 +133,4 @@ def next_task(refs: WalkRef, fl: PassFlags, co: Array, tid: Int) -> tuple[int, i
             touched += zero_update(refs, np.int64(node), trav, co, np.int64(1))
         for h in range(nt):
             lv.task_value[k, h] = 0.0
-        task_done(refs, k, trav, nt)
+        task_done(by_ref(SlotTables(tree, hands, boards, lv)), k, trav, nt)

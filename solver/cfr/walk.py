@@ -66,6 +66,7 @@ from solver.cfr.layout import (
     Leaves,
     PassFlags,
     Scratch,
+    SlotTables,
     Storage,
     WalkTables,
 )
@@ -457,7 +458,7 @@ def walk(
                 return touched
             for h in range(nt):
                 lv.task_value[ti, h] = VA[0, h]
-            task_done(tw, ti, trav, nt)
+            task_done(by_ref(SlotTables(tree, hands, boards, lv)), ti, trav, nt)
             ti, z = next_task(tw, fl, co, start)
             touched += z
             if ti < 0:
