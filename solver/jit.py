@@ -535,15 +535,39 @@ _install_by_address()
 F = TypeVar("F", bound=Callable[..., Any])
 
 
+_KERNELS_ONLY: dict[type, type] = {}
+
+
+def _kernels_only_class(base: type) -> type:
+    """A subclass of Numba's dispatcher class ``base`` for kernels compiled without a CPython
+    wrapper: Numba would call a null entry from Python (a segmentation fault), so the call
+    raises instead. Kernels still call it (their calls are typed and linked, never made
+    through ``__call__``)."""
+
+    def __call__(self: Any, *args: Any, **kws: Any) -> Any:
+        py = self.py_func
+        raise TypeError(
+            f"{py.__module__}.{py.__qualname__} is compiled only to be inlined into kernels "
+            "(solver.jit.node_kernel): call it from a kernel, or declare it node_kernel_py"
+        )
+
+    if base not in _KERNELS_ONLY:
+        _KERNELS_ONLY[base] = type("KernelsOnly" + base.__name__, (base,), {"__call__": __call__})
+    return _KERNELS_ONLY[base]
+
+
 def _typed_by_kind(options: dict[str, Any], by_address: bool = False) -> Callable[[F], F]:
     """``njit(**options)`` whose kernels compile for the kinds of their arguments, never for
     a constant's value: a call from another kernel with a literal (``f(x, 0)``) would
     otherwise compile a second signature (``Literal[int](0)`` beside ``int64``) of the
     callee and of everything it calls with it."""
     decorate = njit(**options)
+    kernels_only = bool(options.get("no_cpython_wrapper"))
 
     def wrap(fn: F) -> F:
         disp = decorate(fn)
+        if kernels_only:
+            disp.__class__ = _kernels_only_class(type(disp))
         resolve = disp.get_call_template
 
         def get_call_template(args: tuple, kws: dict) -> Any:
@@ -558,20 +582,29 @@ def _typed_by_kind(options: dict[str, Any], by_address: bool = False) -> Callabl
     return wrap
 
 
-_OPTIONS: dict[str, Any] = {"cache": True, "nogil": True, "fastmath": False}
+# No kernel is used as a C function pointer (callees by address take the internal entry:
+# :func:`bind`), so none gets the C-callable wrapper Numba would optimise and compile for it.
+_OPTIONS: dict[str, Any] = {
+    "cache": True, "nogil": True, "fastmath": False, "no_cfunc_wrapper": True
+}  # fmt: skip
 kernel = _typed_by_kind(_OPTIONS)
 # The helpers the walk calls at every node: kernels of their own, typed once per signature,
 # that LLVM always inlines into the walk (``forceinline``). Inlining them at Numba's IR level
 # instead ran the walk's type inference over every copy (~3x the walk's compile time), and
-# leaving the inlining to LLVM's judgement measured 8-15 % slower per T1 iteration.
-node_kernel = _typed_by_kind({**_OPTIONS, "forceinline": True})
+# leaving the inlining to LLVM's judgement measured 8-15 % slower per T1 iteration. Only
+# kernels call them, so they get no CPython wrapper either (each was a standalone function
+# unboxing every array of its tuples, optimised and compiled for nothing: BENCHMARKS.md,
+# "Compile time"); a call from Python raises (:func:`_kernels_only_class`). The few Python
+# calls (tests, the warm-up's ``parts``) are ``node_kernel_py``'s.
+node_kernel = _typed_by_kind({**_OPTIONS, "forceinline": True, "no_cpython_wrapper": True})
+node_kernel_py = _typed_by_kind({**_OPTIONS, "forceinline": True})
 # Big helpers called at a few places per node: compiled once on their own and called by
 # address from every kernel, never compiled again inside a caller's module (:func:`_externalize`):
 # the walk's driver compiles alone while a cold first solve waits.
 called_kernel = _typed_by_kind(_OPTIONS, by_address=True)
-# A kernel Python calls and no kernel does (the walk's driver): no C-callable wrapper is
-# made for it (the driver's was ~1,150 LLVM instructions to optimise and compile again).
-entry_kernel = _typed_by_kind({**_OPTIONS, "no_cfunc_wrapper": True})
+# A kernel Python calls and no kernel does (the walk's driver; its C-callable wrapper was
+# ~1,150 LLVM instructions to optimise and compile again, before no kernel had one).
+entry_kernel = kernel
 # Inlined at Numba's IR level: the walk into its one caller (solver.cfr.drive), which would
 # otherwise compile it twice, once on its own and once again linked into the caller.
 ir_inline = _typed_by_kind({**_OPTIONS, "inline": "always"})

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import llvmlite.binding as ll
 import numpy as np
+import pytest
 
 from solver import jit
 
@@ -136,8 +137,9 @@ def test_a_caller_of_an_inlined_kernel_from_the_cache_binds_its_callee(tmp_path:
         PYTHONPATH=os.pathsep.join([str(tmp_path), str(ROOT)]),
     )
     head = "import numpy as np, jl_inl; x = np.arange(6.0); "
+    alone = "from numba import types; jl_inl.mid.compile((types.float64[::1],)); "
     steps = [
-        head + "print(repr(jl_inl.mid(x)))",  # the node_kernel alone, cached
+        head + alone + "print('ok')",  # the node_kernel alone, cached
         head + "print(repr(jl_inl.outer(x)), jl_inl.outer.stats.cache_hits.most_common(1))",
         head + "print(repr(jl_inl.outer(x)), jl_inl.outer.stats.cache_hits.most_common(1))",
     ]
@@ -150,7 +152,38 @@ def test_a_caller_of_an_inlined_kernel_from_the_cache_binds_its_callee(tmp_path:
     for r in runs:
         assert r.returncode == 0, (r.returncode, r.stderr[-2000:])
     mid = sum(v * 2.0 + i for i, v in enumerate(float(v) for v in range(6))) + 1.0
-    assert runs[0].stdout.split()[0] == repr(mid)
+    assert runs[0].stdout.split()[0] == "ok"
     assert runs[1].stdout.split()[0] == runs[2].stdout.split()[0] == repr(mid * 3.0)
     assert "[]" in runs[1].stdout  # outer compiled in the second process, mid loaded
     assert "1)]" in runs[2].stdout  # and came from the cache in the third
+
+
+NODE = textwrap.dedent(
+    """
+    from solver.jit import node_kernel, node_kernel_py
+
+    @node_kernel
+    def inlined_only(x):
+        return x + 1.0
+
+    @node_kernel_py
+    def inlined_too(x):
+        return x + 2.0
+    """
+)
+
+
+def test_a_node_kernel_called_from_python_raises_instead_of_crashing(
+    tmp_path: Path, monkeypatch: object
+) -> None:
+    """A node_kernel has no CPython wrapper (only kernels call it): a call from Python
+    raises, naming the kernel, before anything compiles (Numba would call a null entry);
+    node_kernel_py keeps the wrapper for the few that Python calls too."""
+    (tmp_path / "jl_node.py").write_text(NODE)
+    monkeypatch.syspath_prepend(str(tmp_path))  # type: ignore[attr-defined]
+    import jl_node
+
+    with pytest.raises(TypeError, match=r"jl_node\.inlined_only .* node_kernel_py"):
+        jl_node.inlined_only(1.0)
+    assert not jl_node.inlined_only.overloads  # refused before compiling
+    assert jl_node.inlined_too(1.0) == 3.0

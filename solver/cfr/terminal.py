@@ -26,7 +26,7 @@ import numpy.typing as npt
 from solver.cfr.borrow import Ref, by_ref, deref
 from solver.cfr.floats import Floats
 from solver.games.model import Boards, Hands
-from solver.jit import called_kernel, kernel, node_kernel
+from solver.jit import called_kernel, kernel, node_kernel, node_kernel_py
 
 Array = npt.NDArray[np.float64]
 # Integer arguments that recursive kernel calls pass as ``np.int64(...)``: a plain literal
@@ -426,7 +426,7 @@ def fold_prefix(
         out2[orow, h] = u * x * valid[b, trav, h]
 
 
-@node_kernel
+@node_kernel_py
 def runout_rows(
     eq_opp: Array, amount: float, nt: Int, no: Int, reach2: Floats, rrow: Int, out2: Floats,
     orow: Int, acc2: Array,

@@ -47,7 +47,7 @@ from solver.cfr.rules import (
     SCALE,
 )
 from solver.games.model import DECISION, Hands, Tree
-from solver.jit import called_kernel, kernel, node_kernel
+from solver.jit import called_kernel, kernel, node_kernel, node_kernel_py
 
 Array = npt.NDArray[np.float64]
 Int = int | np.int64
@@ -180,7 +180,7 @@ def regret_matching(
             out2[orow, np.uint64(obase + k)] = (r / t if r > 0.0 else 0.0) if t > 0.0 else u
 
 
-@node_kernel
+@node_kernel_py
 def strategy_rows(
     R: Floats, off: Int, na: Int, nh: Int, out2: Floats, orow: Int, tot2: Floats, trow: Int
 ) -> None:
