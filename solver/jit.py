@@ -547,8 +547,9 @@ def _kernels_only_class(base: type) -> type:
     def __call__(self: Any, *args: Any, **kws: Any) -> Any:
         py = self.py_func
         raise TypeError(
-            f"{py.__module__}.{py.__qualname__} is compiled only to be inlined into kernels "
-            "(solver.jit.node_kernel): call it from a kernel, or declare it node_kernel_py"
+            f"{py.__module__}.{py.__qualname__} is compiled only for kernels to call "
+            "(solver.jit: node_kernel, called_kernel): call it from a kernel, or declare it "
+            "with the kind's _py variant (node_kernel_py, called_kernel_py)"
         )
 
     if base not in _KERNELS_ONLY:
@@ -600,8 +601,11 @@ node_kernel = _typed_by_kind({**_OPTIONS, "forceinline": True, "no_cpython_wrapp
 node_kernel_py = _typed_by_kind({**_OPTIONS, "forceinline": True})
 # Big helpers called at a few places per node: compiled once on their own and called by
 # address from every kernel, never compiled again inside a caller's module (:func:`_externalize`):
-# the walk's driver compiles alone while a cold first solve waits.
-called_kernel = _typed_by_kind(_OPTIONS, by_address=True)
+# the walk's driver compiles alone while a cold first solve waits. Kernels call them at their
+# own entry, so they get no CPython wrapper either, but for ``called_kernel_py``'s (the fold's
+# public entry, which the warm-up and tests call from Python).
+called_kernel = _typed_by_kind({**_OPTIONS, "no_cpython_wrapper": True}, by_address=True)
+called_kernel_py = _typed_by_kind(_OPTIONS, by_address=True)
 # A kernel Python calls and no kernel does (the walk's driver; its C-callable wrapper was
 # ~1,150 LLVM instructions to optimise and compile again, before no kernel had one).
 entry_kernel = kernel

@@ -160,7 +160,7 @@ def test_a_caller_of_an_inlined_kernel_from_the_cache_binds_its_callee(tmp_path:
 
 NODE = textwrap.dedent(
     """
-    from solver.jit import node_kernel, node_kernel_py
+    from solver.jit import called_kernel, kernel, node_kernel, node_kernel_py
 
     @node_kernel
     def inlined_only(x):
@@ -169,6 +169,14 @@ NODE = textwrap.dedent(
     @node_kernel_py
     def inlined_too(x):
         return x + 2.0
+
+    @called_kernel
+    def by_address_only(x):
+        return x * 3.0
+
+    @kernel
+    def through_both(x):
+        return by_address_only(inlined_only(x))
     """
 )
 
@@ -176,14 +184,19 @@ NODE = textwrap.dedent(
 def test_a_node_kernel_called_from_python_raises_instead_of_crashing(
     tmp_path: Path, monkeypatch: object
 ) -> None:
-    """A node_kernel has no CPython wrapper (only kernels call it): a call from Python
-    raises, naming the kernel, before anything compiles (Numba would call a null entry);
-    node_kernel_py keeps the wrapper for the few that Python calls too."""
+    """A node_kernel or called_kernel has no CPython wrapper (only kernels call it): a call
+    from Python raises, naming the kernel, before anything compiles (Numba would call a null
+    entry), and a kernel still calls it; node_kernel_py keeps the wrapper for the few that
+    Python calls too."""
     (tmp_path / "jl_node.py").write_text(NODE)
     monkeypatch.syspath_prepend(str(tmp_path))  # type: ignore[attr-defined]
     import jl_node
 
-    with pytest.raises(TypeError, match=r"jl_node\.inlined_only .* node_kernel_py"):
+    with pytest.raises(TypeError, match=r"jl_node\.inlined_only .*node_kernel_py"):
         jl_node.inlined_only(1.0)
+    with pytest.raises(TypeError, match=r"jl_node\.by_address_only .*called_kernel_py"):
+        jl_node.by_address_only(1.0)
     assert not jl_node.inlined_only.overloads  # refused before compiling
+    assert not jl_node.by_address_only.overloads
     assert jl_node.inlined_too(1.0) == 3.0
+    assert jl_node.through_both(1.0) == 6.0

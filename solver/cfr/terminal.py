@@ -26,7 +26,7 @@ import numpy.typing as npt
 from solver.cfr.borrow import Ref, by_ref, deref
 from solver.cfr.floats import Floats
 from solver.games.model import Boards, Hands
-from solver.jit import called_kernel, kernel, node_kernel, node_kernel_py
+from solver.jit import called_kernel, called_kernel_py, kernel, node_kernel, node_kernel_py
 
 Array = npt.NDArray[np.float64]
 # Integer arguments that recursive kernel calls pass as ``np.int64(...)``: a plain literal
@@ -61,7 +61,7 @@ class ShowdownTables(NamedTuple):
 ShowdownRef = Ref[ShowdownTables]
 
 
-@called_kernel
+@called_kernel_py
 def fold_values(
     hands: Hands,
     boards: Boards,
